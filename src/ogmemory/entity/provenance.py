@@ -1,0 +1,86 @@
+"""The provenance read layer (seed 001 §5, seed 000 §6.3): what distillation reads.
+
+The pipeline reads DAG nodes directly, tool nodes included, never a rendered transcript.
+A cursor maps each session id to the highest node ``seq`` already consumed; only committed
+nodes are yielded, and a session's uncommitted nodes always come after its committed ones,
+so advancing the cursor node by node never skips anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from ..errors import NotFound
+from ..records import CommitInfo, NodeRecord, Provenance
+from .project_git import ProjectRegistry
+from .session_store import DEFAULT_PROJECT, SessionStore
+
+__all__ = ["ProvenanceReader"]
+
+
+class ProvenanceReader:
+    def __init__(self, sessions: SessionStore, projects: ProjectRegistry) -> None:
+        self.sessions = sessions
+        self.projects = projects
+
+    def iter_nodes_since(self, cursor: Mapping[str, int] | None = None) -> Iterator[NodeRecord]:
+        """Committed nodes newer than ``cursor`` across all sessions (oldest session first).
+
+        >>> cursor: dict[str, int] = {}
+        >>> for rec in reader.iter_nodes_since(cursor):  # doctest: +SKIP
+        ...     cursor[rec.session_id] = rec.node.seq
+        """
+        cursor = cursor or {}
+        for info in sorted(self.sessions.list(), key=lambda s: (s.created_at, s.session_id)):
+            done = cursor.get(info.session_id, 0)
+            try:
+                session = self.sessions.open(info.session_id)
+            except NotFound:
+                continue  # deleted meanwhile
+            with session.lock:
+                session.refresh()
+                fresh = [n for n in session.all_nodes() if n.seq > done and n.id in session.node_commit]
+                records = [
+                    NodeRecord(
+                        session_id=info.session_id,
+                        project_id=str(session.meta.get("project_id") or DEFAULT_PROJECT),
+                        agent_id=session.meta.get("agent_id"),
+                        node=node,
+                        commit=session.node_commit[node.id],
+                        turn=session.commit_turn.get(session.node_commit[node.id], 0),
+                    )
+                    for node in fresh
+                ]
+            yield from records
+
+    def node_provenance(self, session_id: str, node_id: str) -> Provenance | None:
+        """Provenance of one node, or ``None`` when the session or node no longer exists
+        (a deleted session leaves derived pointers dangling but harmless, seed 001 §3.7)."""
+        try:
+            session = self.sessions.open(session_id)
+        except NotFound:
+            return None
+        with session.lock:
+            session.refresh()
+            node = session.nodes.get(node_id)
+            if node is None:
+                return None
+            return Provenance(
+                project_id=str(session.meta.get("project_id") or DEFAULT_PROJECT),
+                session_id=session_id,
+                node_ids=(node_id,),
+                commit=session.node_commit.get(node_id),
+                event_time=node.event_time,
+                ingestion_time=node.ingestion_time,
+            )
+
+    def session_commits(self, session_id: str, branch: str | None = None,
+                        limit: int | None = None) -> list[CommitInfo]:
+        session = self.sessions.open(session_id)
+        with session.lock:
+            session.refresh()
+            return session.log(branch, limit)
+
+    def project_commits(self, project_id: str, limit: int = 100, *,
+                        agent_only: bool = False) -> list[CommitInfo]:
+        return self.projects.git(project_id).log(limit, agent_only=agent_only)

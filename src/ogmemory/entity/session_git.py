@@ -1,0 +1,448 @@
+"""One Session-Git repository (seed 001 §2-3): DAG nodes as files, one git commit per turn.
+
+Layout of a session directory::
+
+    <session>/
+      .git/                      real git repository (``git log`` = one commit per turn)
+      meta.json                  mutable metadata (untracked; shared by all branches)
+      history/NNNNNN-<u|a|t>-<id>.json   immutable DAG nodes (tracked)
+      context/commits/<sha>.json per-turn context view (untracked; rebuilt from git if missing)
+      workdir/                   scratch space for the session (untracked)
+
+Only ``history/`` is versioned: a retry is a git branch ``retry-<assistant_id>`` and switching
+the DAG head checks that branch out, so metadata must not travel with checkouts.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+import uuid
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pygit2
+
+from .._files import atomic_write_json, file_lock, read_json
+from ..errors import Conflict, InvalidInput, NotFound, StorageError
+from ..records import CommitInfo, Node
+from ..tenancy import validate_id
+
+__all__ = ["GitSession", "is_valid_session_dir"]
+
+log = logging.getLogger(__name__)
+
+HISTORY = "history"
+MAIN = "main"
+_EXCLUDE = "meta.json\ncontext/\nworkdir/\n.tmp-*\n.ogmemory.lock\n"
+_SIGNATURE = ("ogmemory", "ogmemory@localhost")
+
+
+def is_valid_session_dir(path: Path) -> dict[str, Any] | None:
+    """Seed 001 §3.2: a session is valid iff the directory exists and holds a parsable meta.json."""
+    meta = read_json(path / "meta.json")
+    return meta if isinstance(meta, dict) else None
+
+
+class GitSession:
+    """An open session repository with its in-memory node index.
+
+    Thread safety: callers hold :attr:`lock` (re-entrant) around compound operations; every
+    mutating method also takes a cross-process file lock.
+    """
+
+    def __init__(self, path: Path, session_id: str, *, fsync: bool = False) -> None:
+        self.path = path
+        self.session_id = session_id
+        self.fsync = fsync
+        self.lock = threading.RLock()
+        try:
+            self.repo = pygit2.Repository(str(path))
+        except pygit2.GitError as exc:
+            raise StorageError(f"session {session_id}: not a git repository ({exc})") from exc
+        self._stamp: tuple[int, str | None] = (-1, None)
+        self._load()
+
+    # ------------------------------------------------------------------ creation
+
+    @classmethod
+    def create(cls, path: Path, session_id: str, meta: dict[str, Any], *, fsync: bool = False) -> GitSession:
+        """``git init`` a new session repository and write its ``meta.json`` last.
+
+        meta.json is what makes the directory a valid session, so a crash before it leaves an
+        invalid directory that discovery skips.
+        """
+        path.mkdir(parents=True, exist_ok=True)
+        repo = pygit2.init_repository(str(path), initial_head=MAIN)
+        (Path(repo.path) / "info").mkdir(exist_ok=True)
+        (Path(repo.path) / "info" / "exclude").write_text(_EXCLUDE)
+        for sub in (HISTORY, "context/commits", "workdir"):
+            (path / sub).mkdir(parents=True, exist_ok=True)
+        atomic_write_json(path / "meta.json", meta, fsync=fsync)
+        return cls(path, session_id, fsync=fsync)
+
+    # ------------------------------------------------------------------ loading
+
+    def _history_stamp(self) -> tuple[int, str | None]:
+        try:
+            mtime = os.stat(self.path / HISTORY).st_mtime_ns
+        except FileNotFoundError:
+            mtime = 0
+        try:
+            head = str(self.repo.head.target) if not self.repo.head_is_unborn else None
+        except pygit2.GitError:
+            head = None
+        return mtime, head
+
+    def refresh(self) -> None:
+        """Reload if another process changed the repository since we last looked."""
+        with self.lock:
+            if self._history_stamp() != self._stamp:
+                self._load()
+
+    def _load(self) -> None:
+        self.nodes: dict[str, Node] = {}
+        self._worktree: set[str] = set()
+        hist = self.path / HISTORY
+        hist.mkdir(exist_ok=True)
+        for entry in os.scandir(hist):
+            if not entry.name.endswith(".json") or entry.name.startswith("."):
+                continue
+            data = read_json(Path(entry.path))
+            if not isinstance(data, dict):
+                log.warning("session %s: skipping unreadable node %s", self.session_id, entry.name)
+                continue
+            node = Node.from_dict(data)
+            self.nodes[node.id] = node
+            self._worktree.add(node.id)
+        # Nodes of other branches live only in git objects.
+        current = self.branch
+        for name in self.repo.branches.local:
+            if name == current:
+                continue
+            tree = self.repo.branches.local[name].peel(pygit2.Commit).tree
+            for node in self._tree_nodes(tree):
+                self.nodes.setdefault(node.id, node)
+        self._load_commits()
+        meta = self.read_meta()
+        self.meta = meta
+        self._next_seq = max((n.seq for n in self.nodes.values()), default=0) + 1
+        self.head = self._initial_head(meta)
+        self._stamp = self._history_stamp()
+
+    def _tree_nodes(self, tree: pygit2.Tree) -> Iterable[Node]:
+        if HISTORY not in tree:
+            return
+        for entry in self.repo[tree[HISTORY].id]:  # type: ignore[attr-defined]
+            blob = self.repo[entry.id]
+            try:
+                yield Node.from_dict(json.loads(blob.data))  # type: ignore[attr-defined]
+            except (ValueError, TypeError):
+                log.warning("session %s: skipping unreadable node blob %s", self.session_id, entry.name)
+
+    def _load_commits(self) -> None:
+        """Map every committed node to the turn commit that added it (all branches)."""
+        self.node_commit: dict[str, str] = {}
+        self.commit_turn: dict[str, int] = {}
+        self.commit_nodes: dict[str, tuple[str, ...]] = {}
+        seen: set[str] = set()
+        for name in self.repo.branches.local:
+            tip = self.repo.branches.local[name].peel(pygit2.Commit)
+            chain = []
+            for commit in self.repo.walk(tip.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE):
+                chain.append(commit)
+            for turn, commit in enumerate(chain, start=1):
+                sha = str(commit.id)
+                if sha in seen:
+                    continue
+                seen.add(sha)
+                ctx = read_json(self.path / "context" / "commits" / f"{sha}.json")
+                if isinstance(ctx, dict) and isinstance(ctx.get("node_ids"), list):
+                    node_ids = tuple(ctx["node_ids"])
+                else:
+                    node_ids = self._added_nodes(commit)
+                    self._write_context(sha, turn, node_ids, name, None)
+                self.commit_turn[sha] = turn
+                self.commit_nodes[sha] = node_ids
+                for nid in node_ids:
+                    self.node_commit.setdefault(nid, sha)
+
+    def _added_nodes(self, commit: pygit2.Commit) -> tuple[str, ...]:
+        new = {n.id for n in self._tree_nodes(commit.tree)}
+        if commit.parents:
+            new -= {n.id for n in self._tree_nodes(commit.parents[0].tree)}
+        return tuple(sorted(new, key=lambda i: self.nodes[i].seq if i in self.nodes else 0))
+
+    def _initial_head(self, meta: dict[str, Any]) -> str | None:
+        mark = int(meta.get("head_mark", 0))
+        newest = [self.nodes[i] for i in self._worktree if self.nodes[i].seq >= mark]
+        if newest:
+            return max(newest, key=lambda n: n.seq).id
+        head = meta.get("head")
+        if isinstance(head, str) and head in self.nodes:
+            return head
+        wt = [self.nodes[i] for i in self._worktree]
+        return max(wt, key=lambda n: n.seq).id if wt else None
+
+    # ------------------------------------------------------------------ metadata
+
+    def read_meta(self) -> dict[str, Any]:
+        meta = read_json(self.path / "meta.json")
+        if not isinstance(meta, dict):
+            raise StorageError(f"session {self.session_id}: meta.json is missing or unreadable")
+        return meta
+
+    def write_meta(self, **changes: Any) -> dict[str, Any]:
+        """Merge ``changes`` into meta.json atomically (read-modify-write under the file lock)."""
+        with self.lock, self._file_lock():
+            meta = self.read_meta()
+            meta.update(changes)
+            atomic_write_json(self.path / "meta.json", meta, fsync=self.fsync)
+            self.meta = meta
+            return meta
+
+    # ------------------------------------------------------------------ properties
+
+    @property
+    def branch(self) -> str:
+        try:
+            ref = self.repo.lookup_reference("HEAD").target
+        except (KeyError, pygit2.GitError):
+            return MAIN
+        return str(ref).removeprefix("refs/heads/")
+
+    @property
+    def turns(self) -> int:
+        if self.repo.head_is_unborn:
+            return 0
+        return self.commit_turn.get(str(self.repo.head.target), 0)
+
+    @property
+    def uncommitted(self) -> list[Node]:
+        return sorted(
+            (self.nodes[i] for i in self._worktree if i not in self.node_commit), key=lambda n: n.seq
+        )
+
+    def branches(self) -> list[str]:
+        return sorted(self.repo.branches.local)
+
+    # ------------------------------------------------------------------ writes
+
+    def _file_lock(self) -> Any:
+        return file_lock(Path(self.repo.path) / "ogmemory.lock")
+
+    def _clear_stale_git_locks(self) -> None:
+        # Called while holding the cross-process lock: any git lock file left is from a writer
+        # that died (e.g. SIGKILL in the middle of a commit).
+        gitdir = Path(self.repo.path)
+        for lock in [gitdir / "index.lock", gitdir / "HEAD.lock", *gitdir.glob("refs/heads/*.lock")]:
+            try:
+                lock.unlink()
+                log.warning("session %s: removed stale %s", self.session_id, lock.name)
+            except FileNotFoundError:
+                pass
+
+    def append(self, fields: dict[str, Any]) -> Node:
+        """Write one node file (synchronously, atomically) and make it the DAG head."""
+        with self.lock, self._file_lock():
+            self.refresh()
+            node_id = fields.pop("id", None) or uuid.uuid4().hex[:12]
+            validate_id(node_id, "node id")
+            if node_id in self.nodes:
+                raise Conflict(f"session {self.session_id}: node {node_id} already exists")
+            parent_id = fields.pop("parent_id", None) or self.head
+            if parent_id is not None and parent_id not in self.nodes:
+                raise InvalidInput(f"session {self.session_id}: parent node {parent_id} does not exist")
+            if fields["role"] == "tool":
+                fields["called_by"] = self._caller_of(parent_id, fields.get("tool_call_id"))
+            now = time.time()
+            fields.setdefault("event_time", now)
+            node = Node(id=node_id, seq=self._next_seq, parent_id=parent_id, ingestion_time=now, **fields)
+            atomic_write_json(self.path / HISTORY / node.filename, node.to_dict(), fsync=self.fsync)
+            self._next_seq += 1
+            self.nodes[node.id] = node
+            self._worktree.add(node.id)
+            self.head = node.id
+            self._stamp = self._history_stamp()
+            return node
+
+    def _caller_of(self, parent_id: str | None, tool_call_id: str | None) -> str | None:
+        nearest = None
+        for node in self._ancestors(parent_id):
+            if node.role != "assistant":
+                continue
+            nearest = nearest or node.id
+            ids = {c.get("id") for c in node.tool_calls or [] if isinstance(c, dict)}
+            if tool_call_id is not None and tool_call_id in ids:
+                return node.id
+        return nearest
+
+    def _ancestors(self, node_id: str | None) -> Iterable[Node]:
+        seen: set[str] = set()
+        while node_id is not None and node_id in self.nodes and node_id not in seen:
+            seen.add(node_id)
+            node = self.nodes[node_id]
+            yield node
+            node_id = node.parent_id
+
+    def commit(self, message: str, *, context: Any = None) -> tuple[str | None, int, tuple[str, ...]]:
+        """Commit every uncommitted node as one turn. Returns ``(sha, turn, node_ids)``.
+
+        With nothing to commit, returns ``(None, current_turn, ())`` and makes no commit.
+        """
+        with self.lock, self._file_lock():
+            self.refresh()
+            pending = self.uncommitted
+            if not pending:
+                return None, self.turns, ()
+            self._clear_stale_git_locks()
+            turn = self.turns + 1
+            index = self.repo.index
+            index.read(True)
+            for node in pending:
+                index.add(f"{HISTORY}/{node.filename}")
+            tree = index.write_tree()
+            parents = [] if self.repo.head_is_unborn else [self.repo.head.target]
+            sig = pygit2.Signature(*_SIGNATURE)
+            oid = self.repo.create_commit("HEAD", sig, sig, message, tree, parents)
+            index.write()
+            sha = str(oid)
+            node_ids = tuple(n.id for n in pending)
+            self.commit_turn[sha] = turn
+            self.commit_nodes[sha] = node_ids
+            for nid in node_ids:
+                self.node_commit[nid] = sha
+            self._write_context(sha, turn, node_ids, self.branch, context)
+            now = time.time()
+            meta = self.read_meta()
+            meta.update(updated_at=now, turns=turn, head=self.head, head_mark=self._next_seq,
+                        last_commit=sha)
+            atomic_write_json(self.path / "meta.json", meta, fsync=self.fsync)
+            self.meta = meta
+            self._stamp = self._history_stamp()
+            return sha, turn, node_ids
+
+    def _write_context(self, sha: str, turn: int, node_ids: tuple[str, ...], branch: str,
+                       context: Any) -> None:
+        last = node_ids[-1] if node_ids else None
+        view = {
+            "commit": sha,
+            "turn": turn,
+            "branch": branch,
+            "node_ids": list(node_ids),
+            # The branch path the model saw for this turn (root .. last node of the turn).
+            "path": [n.id for n in self.branch_nodes(last)] if last in self.nodes else [],
+            "context": context,
+        }
+        atomic_write_json(self.path / "context" / "commits" / f"{sha}.json", view, fsync=self.fsync)
+
+    # ------------------------------------------------------------------ branches
+
+    def retry(self, assistant_id: str) -> str:
+        """Start a retry of an assistant message: branch ``retry-<id>``, head = its parent."""
+        with self.lock, self._file_lock():
+            self.refresh()
+            node = self.nodes.get(assistant_id)
+            if node is None or node.role != "assistant":
+                raise NotFound(f"session {self.session_id}: no assistant node {assistant_id}")
+            self._require_clean("retry")
+            name = f"retry-{assistant_id}"
+            if name in self.repo.branches.local:
+                raise Conflict(f"session {self.session_id}: branch {name} already exists")
+            tip = self._commit_containing(assistant_id)
+            self.repo.branches.local.create(name, tip)
+            self._checkout(name)
+            self._set_head(node.parent_id)
+            return name
+
+    def switch_head(self, node_id: str) -> str:
+        """Make ``node_id`` the DAG head, checking out a branch that contains it."""
+        with self.lock, self._file_lock():
+            self.refresh()
+            if node_id not in self.nodes:
+                raise NotFound(f"session {self.session_id}: no node {node_id}")
+            if node_id not in self._worktree:
+                self._require_clean("switch head")
+                target = next(
+                    (b for b in self.branches() if any(
+                        n.id == node_id for n in self._tree_nodes(
+                            self.repo.branches.local[b].peel(pygit2.Commit).tree))),
+                    None,
+                )
+                if target is None:
+                    raise NotFound(f"session {self.session_id}: node {node_id} is on no branch")
+                self._checkout(target)
+            self._set_head(node_id)
+            return self.branch
+
+    def checkout(self, branch: str) -> None:
+        """Check out ``branch``; the head becomes its newest node."""
+        with self.lock, self._file_lock():
+            self.refresh()
+            if branch not in self.repo.branches.local:
+                raise NotFound(f"session {self.session_id}: no branch {branch}")
+            self._require_clean("checkout")
+            self._checkout(branch)
+            newest = max((self.nodes[i] for i in self._worktree), key=lambda n: n.seq, default=None)
+            self._set_head(newest.id if newest else None)
+
+    def _commit_containing(self, node_id: str) -> pygit2.Commit:
+        if node_id not in self.node_commit:
+            raise Conflict(f"session {self.session_id}: node {node_id} is not committed yet")
+        if node_id not in self._worktree:
+            raise Conflict(f"session {self.session_id}: node {node_id} is on another branch; "
+                           "switch to it first")
+        return self.repo.head.peel(pygit2.Commit)
+
+    def _require_clean(self, what: str) -> None:
+        if self.uncommitted:
+            raise Conflict(f"session {self.session_id}: commit the current turn before {what}")
+
+    def _checkout(self, branch: str) -> None:
+        self._clear_stale_git_locks()
+        ref = f"refs/heads/{branch}"
+        self.repo.checkout(ref, strategy=pygit2.enums.CheckoutStrategy.FORCE)
+        self._worktree = {n.id for n in self._tree_nodes(self.repo.head.peel(pygit2.Commit).tree)}
+
+    def _set_head(self, node_id: str | None) -> None:
+        self.head = node_id
+        meta = self.read_meta()
+        meta.update(head=node_id, head_mark=self._next_seq, branch=self.branch)
+        atomic_write_json(self.path / "meta.json", meta, fsync=self.fsync)
+        self.meta = meta
+        self._stamp = self._history_stamp()
+
+    # ------------------------------------------------------------------ reads
+
+    def branch_nodes(self, head_id: str | None = None) -> list[Node]:
+        """Nodes from the root to ``head_id`` (default: the current head), following parent ids."""
+        head_id = self.head if head_id is None else head_id
+        if head_id is not None and head_id not in self.nodes:
+            raise NotFound(f"session {self.session_id}: no node {head_id}")
+        return list(reversed(list(self._ancestors(head_id))))
+
+    def all_nodes(self) -> list[Node]:
+        return sorted(self.nodes.values(), key=lambda n: n.seq)
+
+    def log(self, branch: str | None = None, limit: int | None = None) -> list[CommitInfo]:
+        """Turn commits of ``branch`` (default: current), newest first."""
+        if self.repo.head_is_unborn:
+            return []
+        name = branch or self.branch
+        if name not in self.repo.branches.local:
+            raise NotFound(f"session {self.session_id}: no branch {name}")
+        tip = self.repo.branches.local[name].peel(pygit2.Commit)
+        out: list[CommitInfo] = []
+        for commit in self.repo.walk(tip.id, pygit2.enums.SortMode.TOPOLOGICAL):
+            sha = str(commit.id)
+            out.append(CommitInfo(
+                sha=sha, message=commit.message.strip(), author=commit.author.name,
+                time=float(commit.commit_time), node_ids=self.commit_nodes.get(sha, ()), branch=name,
+            ))
+            if limit is not None and len(out) >= limit:
+                break
+        return out

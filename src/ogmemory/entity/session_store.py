@@ -1,0 +1,262 @@
+"""The sessions of one tenant (seed 001 §3): discovery, LRU cache, locks, metadata, deletion."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from .._files import atomic_write_json, file_lock, read_json
+from ..errors import Conflict, InvalidInput, SessionNotFound
+from ..records import SessionInfo
+from ..tenancy import TenantRoot, validate_id
+from .project_git import PROJECT_STATE_DIR
+from .session_git import HISTORY, GitSession, is_valid_session_dir
+from .titles import PLACEHOLDER_TITLES, display_title, preview
+
+__all__ = ["SessionStore"]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PROJECT = "default"
+_UPDATABLE = {"title", "project_id", "agent_id", "model", "tags"}
+
+
+class SessionStore:
+    """Creates, finds, caches and deletes the session repositories of one tenant.
+
+    Open sessions live in an LRU of ``cap`` entries; eviction loses nothing because every write
+    is on disk before the call returns. A store lock guards the cache and ``locations.json``;
+    each session has its own lock for appends and commits.
+    """
+
+    def __init__(self, tenant: TenantRoot, *, cap: int = 256, fsync: bool = False) -> None:
+        if cap < 1:
+            raise InvalidInput("session cache cap must be at least 1")
+        self.tenant = tenant
+        self.cap = cap
+        self.fsync = fsync
+        self._cache: OrderedDict[str, GitSession] = OrderedDict()
+        self._lock = threading.RLock()
+        self._creating: dict[str, threading.Lock] = {}
+
+    # ------------------------------------------------------------------ locations.json
+
+    def _locations(self) -> dict[str, str]:
+        data = read_json(self.tenant.locations_file)
+        return {k: v for k, v in data.items() if isinstance(v, str)} if isinstance(data, dict) else {}
+
+    def _edit_locations(self, session_id: str, path: str | None) -> None:
+        with file_lock(self.tenant.sessions_dir / ".locations.lock"):
+            data = self._locations()
+            if path is None:
+                if data.pop(session_id, None) is None:
+                    return
+            else:
+                data[session_id] = path
+            atomic_write_json(self.tenant.locations_file, data, fsync=self.fsync)
+
+    # ------------------------------------------------------------------ discovery
+
+    def locate(self, session_id: str) -> Path | None:
+        """The directory of a valid session, or ``None`` (seed 001 §3.2 validity)."""
+        validate_id(session_id, "session id")
+        home = self.tenant.session_dir(session_id)
+        if is_valid_session_dir(home) is not None:
+            return home
+        other = self._locations().get(session_id)
+        if other and is_valid_session_dir(Path(other)) is not None:
+            return Path(other)
+        return None
+
+    def exists(self, session_id: str) -> bool:
+        return self.locate(session_id) is not None
+
+    def list(self) -> list[SessionInfo]:
+        """Every valid session: directory scan + locations.json, de-duplicated, newest first."""
+        found: dict[str, SessionInfo] = {}
+        candidates: list[tuple[str, Path]] = []
+        if self.tenant.sessions_dir.is_dir():
+            for entry in os.scandir(self.tenant.sessions_dir):
+                if entry.is_dir() and not entry.name.startswith("."):
+                    candidates.append((entry.name, Path(entry.path)))
+        candidates += [(sid, Path(p)) for sid, p in self._locations().items()]
+        for sid, path in candidates:
+            if sid in found:
+                continue
+            meta = is_valid_session_dir(path)
+            if meta is None:
+                continue  # invalid directories are skipped silently
+            found[sid] = self._info(sid, path, meta)
+        return sorted(found.values(), key=lambda s: s.updated_at, reverse=True)
+
+    def info(self, session_id: str) -> SessionInfo:
+        path = self.locate(session_id)
+        meta = is_valid_session_dir(path) if path else None
+        if path is None or meta is None:
+            raise SessionNotFound(session_id)
+        return self._info(session_id, path, meta)
+
+    def _info(self, session_id: str, path: Path, meta: dict[str, Any]) -> SessionInfo:
+        if not meta.get("preview") and str(meta.get("title") or "").lower() in PLACEHOLDER_TITLES:
+            meta = {**meta, "preview": _first_user_preview(path)}
+        return SessionInfo(
+            session_id=session_id,
+            title=str(meta.get("title") or ""),
+            display_title=display_title(meta),
+            project_id=str(meta.get("project_id") or DEFAULT_PROJECT),
+            agent_id=meta.get("agent_id"),
+            created_at=float(meta.get("created_at") or 0.0),
+            updated_at=float(meta.get("updated_at") or 0.0),
+            turns=int(meta.get("turns") or 0),
+            path=str(path),
+            meta=meta,
+        )
+
+    # ------------------------------------------------------------------ open / create
+
+    def open(self, session_id: str) -> GitSession:
+        """The open session (from the LRU, or from disk); ``SessionNotFound`` if there is none."""
+        validate_id(session_id, "session id")
+        with self._lock:
+            session = self._cache.get(session_id)
+            if session is not None:
+                if session.path.exists():
+                    self._cache.move_to_end(session_id)
+                    return session
+                del self._cache[session_id]
+        path = self.locate(session_id)
+        if path is None:
+            raise SessionNotFound(session_id)
+        session = GitSession(path, session_id, fsync=self.fsync)
+        return self._remember(session)
+
+    def _remember(self, session: GitSession) -> GitSession:
+        with self._lock:
+            existing = self._cache.get(session.session_id)
+            if existing is not None:
+                self._cache.move_to_end(session.session_id)
+                return existing
+            self._cache[session.session_id] = session
+            while len(self._cache) > self.cap:
+                self._cache.popitem(last=False)
+            return session
+
+    def create(self, session_id: str | None = None, *, project_path: Path | None = None,
+               project_id: str | None = None, agent_id: str | None = None,
+               title: str | None = None, model: str | None = None,
+               extra: dict[str, Any] | None = None) -> GitSession:
+        """Create a session (``git init`` + meta.json); ``Conflict`` if the id is taken."""
+        session_id = validate_id(session_id or f"s_{uuid.uuid4().hex[:12]}", "session id")
+        if agent_id is not None:
+            validate_id(agent_id, "agent id")
+        with self._lock:
+            gate = self._creating.setdefault(session_id, threading.Lock())
+        with gate:
+            if self.exists(session_id):
+                raise Conflict(f"session already exists: {session_id}")
+            if project_path is not None:
+                path = project_path / PROJECT_STATE_DIR / "sessions" / session_id
+            else:
+                path = self.tenant.session_dir(session_id)
+            now = time.time()
+            meta: dict[str, Any] = {
+                "session_id": session_id,
+                "title": title or "",
+                "title_manual": bool(title),
+                "_titled": False,
+                "agent_id": agent_id,
+                "project_id": project_id or DEFAULT_PROJECT,
+                "model": model,
+                "created_at": now,
+                "updated_at": now,
+                "turns": 0,
+                "preview": "",
+                **(extra or {}),
+            }
+            if path.exists() and any(path.iterdir()):
+                # An invalid leftover (no meta.json): move it aside rather than mix histories.
+                path.rename(path.with_name(f".invalid-{session_id}-{uuid.uuid4().hex[:6]}"))
+            session = GitSession.create(path, session_id, meta, fsync=self.fsync)
+            if project_path is not None:
+                self._edit_locations(session_id, str(path))
+            return self._remember(session)
+
+    def open_or_create(self, session_id: str, **create_kwargs: Any) -> GitSession:
+        """Lazy creation on the first message (seed 001 §3.1)."""
+        try:
+            return self.open(session_id)
+        except SessionNotFound:
+            try:
+                return self.create(session_id, **create_kwargs)
+            except Conflict:  # another thread created it first
+                return self.open(session_id)
+
+    # ------------------------------------------------------------------ management
+
+    def update(self, session_id: str, **fields: Any) -> SessionInfo:
+        """Seed 001 §3.6 ``update_session``: write meta.json; a title set here is manual."""
+        unknown = set(fields) - _UPDATABLE
+        if unknown:
+            raise InvalidInput(f"cannot update session field(s): {', '.join(sorted(unknown))}; "
+                               f"allowed: {', '.join(sorted(_UPDATABLE))}")
+        session = self.open(session_id)
+        changes = {k: v for k, v in fields.items() if v is not None}
+        if "title" in changes:
+            title = str(changes["title"]).strip()
+            if not title:
+                raise InvalidInput("title must not be empty")
+            changes.update(title=title[:200], title_manual=True)
+        if "agent_id" in changes:
+            validate_id(changes["agent_id"], "agent id")
+        if "project_id" in changes:
+            validate_id(changes["project_id"], "project id")
+        changes["updated_at"] = time.time()
+        session.write_meta(**changes)
+        return self.info(session_id)
+
+    def set_auto_title(self, session_id: str, title: str, *, llm: bool) -> bool:
+        """Apply an automatic title unless a manual one exists (or an LLM title already ran)."""
+        session = self.open(session_id)
+        with session.lock:
+            meta = session.read_meta()
+            if meta.get("title_manual") or (llm and meta.get("_titled")):
+                return False
+            changes: dict[str, Any] = {"title": title}
+            if llm:
+                changes["_titled"] = True
+            session.write_meta(**changes)
+            return True
+
+    def delete(self, session_id: str) -> None:
+        """Seed 001 §3.7: drop from the cache, remove the directory, drop the locations entry."""
+        path = self.locate(session_id)
+        if path is None:
+            raise SessionNotFound(session_id)
+        with self._lock:
+            session = self._cache.pop(session_id, None)
+        if session is not None:
+            with session.lock:
+                shutil.rmtree(path)
+        else:
+            shutil.rmtree(path)
+        self._edit_locations(session_id, None)
+
+
+def _first_user_preview(path: Path) -> str:
+    hist = path / HISTORY
+    try:
+        names = sorted(n for n in os.listdir(hist) if "-u-" in n and n.endswith(".json"))
+    except OSError:
+        return ""
+    for name in names:
+        data = read_json(hist / name)
+        if isinstance(data, dict) and isinstance(data.get("content"), str):
+            return preview(data["content"])
+    return ""

@@ -1,0 +1,81 @@
+"""Session titles, seed 001 §3.3.
+
+Priority: a manual rename wins forever; otherwise the first-line fallback is set at once when
+the first turn ends, then an LLM title is generated once in a background thread (``_titled``
+marks it; failures are only logged). Listing falls back to an 80-character preview.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ..config import LLMSettings
+from ..llm.client import ChatClient
+
+__all__ = ["PLACEHOLDER_TITLES", "display_title", "fallback_title", "generate_llm_title", "preview"]
+
+log = logging.getLogger(__name__)
+
+PLACEHOLDER_TITLES = frozenset({"", "new conversation", "untitled"})
+TITLE_PROMPT = ("Generate a short, descriptive title (3-7 words) for this conversation. "
+                "Return ONLY the title, no quotes, no prefix.")
+
+
+def fallback_title(first_user_text: str) -> str:
+    """First line of the first user message, cut to 50 characters + "…"."""
+    line = first_user_text.strip().splitlines()[0].strip() if first_user_text.strip() else ""
+    return line if len(line) <= 50 else line[:50] + "…"
+
+
+def preview(first_user_text: str) -> str:
+    """The first 80 characters of the first user message (display fallback)."""
+    return " ".join(first_user_text.split())[:80]
+
+
+def display_title(meta: dict[str, Any]) -> str:
+    title = str(meta.get("title") or "")
+    if title.strip().lower() in PLACEHOLDER_TITLES:
+        return str(meta.get("preview") or "")
+    return title
+
+
+def clean_llm_title(raw: str) -> str:
+    """Strip quotes and a "Title:" prefix; cut to 80 characters."""
+    text = raw.strip().splitlines()[0] if raw.strip() else ""
+    text = re.sub(r"^\s*title\s*:\s*", "", text, flags=re.IGNORECASE)
+    text = text.strip().strip("\"'“”‘’`").strip()
+    return text[:80]
+
+
+def generate_llm_title(settings: LLMSettings, user_text: str, assistant_text: str) -> str:
+    client = ChatClient(settings)
+    try:
+        raw = client.complete(
+            [{"role": "system", "content": TITLE_PROMPT},
+             {"role": "user", "content": f"User: {user_text[:500]}\n\nAssistant: {assistant_text[:500]}"}],
+            max_tokens=50, temperature=0.3,
+        )
+    finally:
+        client.close()
+    return clean_llm_title(raw)
+
+
+def start_title_thread(settings: LLMSettings, user_text: str, assistant_text: str,
+                       apply: Callable[[str], None]) -> threading.Thread:
+    """Generate a title in a daemon thread; ``apply`` is called with it on success."""
+
+    def run() -> None:
+        try:
+            title = generate_llm_title(settings, user_text, assistant_text)
+            if title:
+                apply(title)
+        except Exception:  # background work: a failure must never reach the user
+            log.warning("LLM title generation failed", exc_info=True)
+
+    thread = threading.Thread(target=run, name="ogmem-title", daemon=True)
+    thread.start()
+    return thread

@@ -1,0 +1,5 @@
+"""Clients for OpenAI-compatible LLM endpoints."""
+
+from .client import ChatClient, LLMError
+
+__all__ = ["ChatClient", "LLMError"]
