@@ -54,7 +54,10 @@ class Memory:
         if home is not None:
             settings = Settings(**{**settings.__dict__, "home": Path(home).expanduser()})
         if account is not None or space is not None:
-            settings = settings.with_tenant(account or settings.account, space or settings.space)
+            # ``is None``, not falsiness: an empty account/space must be rejected by
+            # validation, never silently mapped to the default tenant.
+            settings = settings.with_tenant(settings.account if account is None else account,
+                                            settings.space if space is None else space)
         self.settings = settings
         self.tenant = TenantRoot(settings.home, settings.account, settings.space)
         self._sessions: SessionRepository = SessionStore(

@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..errors import InvalidInput
+from ..tenancy import validate_id
 
 __all__ = ["message_fields", "parse_time"]
 
@@ -81,7 +82,9 @@ def message_fields(msg: Any) -> dict[str, Any]:
         if msg.get(key) is not None:
             if not isinstance(msg[key], str):
                 raise InvalidInput(f"message {key} must be a string")
-            fields[key] = msg[key]
+            # Checked here, before the session is lazily created: a bad node id must write
+            # nothing (it becomes part of a file name).
+            fields[key] = validate_id(msg[key], f"message {key}")
     try:
         json.dumps(fields)
     except (TypeError, ValueError) as exc:

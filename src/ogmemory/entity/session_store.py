@@ -153,7 +153,10 @@ class SessionStore:
                title: str | None = None, model: str | None = None,
                extra: dict[str, Any] | None = None) -> GitSession:
         """Create a session (``git init`` + meta.json); ``Conflict`` if the id is taken."""
-        session_id = validate_id(session_id or f"s_{uuid.uuid4().hex[:12]}", "session id")
+        # Only ``None`` means "make one up": an empty id is invalid input, not a request.
+        if session_id is None:
+            session_id = f"s_{uuid.uuid4().hex[:12]}"
+        session_id = validate_id(session_id, "session id")
         if agent_id is not None:
             validate_id(agent_id, "agent id")
         with self._lock:
@@ -180,6 +183,10 @@ class SessionStore:
                 "preview": "",
                 **(extra or {}),
             }
+            if is_valid_session_dir(path) is not None:
+                # A valid session we do not know: another tenant's session in a shared project
+                # directory (or a lost locations.json entry). Never move it aside.
+                raise Conflict(f"{path} already holds a session of another tenant or store")
             if path.exists() and any(path.iterdir()):
                 # An invalid leftover (no meta.json): move it aside rather than mix histories.
                 path.rename(path.with_name(f".invalid-{session_id}-{uuid.uuid4().hex[:6]}"))
@@ -196,6 +203,8 @@ class SessionStore:
             try:
                 return self.create(session_id, **create_kwargs)
             except Conflict:  # another thread created it first
+                if not self.exists(session_id):
+                    raise  # the directory belongs to someone else
                 return self.open(session_id)
 
     # ------------------------------------------------------------------ management

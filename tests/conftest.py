@@ -1,0 +1,79 @@
+"""Shared fixtures: a real ``Memory`` on a temporary home, real git repositories via the CLI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ogmemory import Memory
+
+# The git CLI must work the same on any machine: no user config, a fixed identity.
+_GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test User",
+    "GIT_AUTHOR_EMAIL": "user@example.com",
+    "GIT_COMMITTER_NAME": "Test User",
+    "GIT_COMMITTER_EMAIL": "user@example.com",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+}
+
+
+def git(path: Path | str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run the real ``git`` CLI in ``path``."""
+    env = {**os.environ, **_GIT_ENV}
+    return subprocess.run(["git", "-C", str(path), *args], capture_output=True, text=True,
+                          env=env, check=check)
+
+
+def git_out(path: Path | str, *args: str) -> str:
+    return git(path, *args).stdout.strip()
+
+
+def fsck(path: Path | str) -> None:
+    """``git fsck --strict`` must accept the repository."""
+    res = git(path, "fsck", "--strict", check=False)
+    assert res.returncode == 0, f"git fsck failed in {path}:\n{res.stdout}\n{res.stderr}"
+
+
+def commit_count(path: Path | str, rev: str = "HEAD") -> int:
+    return int(git_out(path, "rev-list", "--count", rev))
+
+
+def make_project(root: Path, name: str = "proj") -> Path:
+    """A real project repository with one commit made by the user through the git CLI."""
+    path = root / name
+    path.mkdir(parents=True)
+    git(path, "init", "-q", "-b", "main")
+    (path / "README.md").write_text("# hello\n")
+    (path / "app.py").write_text("print('hi')\n")
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "user: initial commit")
+    return path
+
+
+def turn(mem: Memory, sid: str, user: str, reply: str = "ok", **kwargs: object) -> object:
+    """Append one user + assistant message and commit them as a turn."""
+    mem.append_message(sid, {"role": "user", "content": user}, **kwargs)  # type: ignore[arg-type]
+    mem.append_message(sid, {"role": "assistant", "content": reply})
+    return mem.commit_turn(sid)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def mem(home: Path) -> Iterator[Memory]:
+    m = Memory(home=home)
+    yield m
+    m.close()
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return make_project(tmp_path)
