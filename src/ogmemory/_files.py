@@ -11,17 +11,29 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["atomic_write_json", "file_lock", "read_json"]
+__all__ = ["atomic_write_bytes", "atomic_write_json", "dump_json", "file_lock", "read_json"]
+
+
+def dump_json(data: Any) -> bytes:
+    """The canonical on-disk JSON encoding (UTF-8, sorted keys, one space indent)."""
+    return (json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode()
 
 
 def atomic_write_json(path: Path, data: Any, *, fsync: bool = False) -> None:
     """Write JSON so that readers see either the old file or the whole new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
+    atomic_write_bytes(path, dump_json(data), fsync=fsync)
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = False) -> None:
+    """Write via a temporary file and ``os.replace``: never a torn file under ``path``."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False, indent=1, sort_keys=True)
-            fh.write("\n")
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             if fsync:
                 fh.flush()
                 os.fsync(fh.fileno())

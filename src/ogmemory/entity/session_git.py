@@ -27,7 +27,7 @@ from typing import Any
 
 import pygit2
 
-from .._files import atomic_write_json, file_lock, read_json
+from .._files import atomic_write_bytes, atomic_write_json, dump_json, file_lock, read_json
 from ..errors import Conflict, InvalidInput, NotFound, StorageError
 from ..records import CommitInfo, Node
 from ..tenancy import validate_id
@@ -65,6 +65,7 @@ class GitSession:
         except pygit2.GitError as exc:
             raise StorageError(f"session {session_id}: not a git repository ({exc})") from exc
         self._stamp: tuple[int, str | None] = (-1, None)
+        self._raw: dict[str, bytes] = {}  # serialised nodes not yet committed
         self._load()
 
     # ------------------------------------------------------------------ creation
@@ -78,6 +79,8 @@ class GitSession:
         """
         path.mkdir(parents=True, exist_ok=True)
         repo = pygit2.init_repository(str(path), initial_head=MAIN)
+        # Turn commits are the history; reflogs would only double the writes per turn.
+        repo.config["core.logAllRefUpdates"] = False
         (Path(repo.path) / "info").mkdir(exist_ok=True)
         (Path(repo.path) / "info" / "exclude").write_text(_EXCLUDE)
         for sub in (HISTORY, "context/commits", "workdir"):
@@ -262,7 +265,9 @@ class GitSession:
             now = time.time()
             fields.setdefault("event_time", now)
             node = Node(id=node_id, seq=self._next_seq, parent_id=parent_id, ingestion_time=now, **fields)
-            atomic_write_json(self.path / HISTORY / node.filename, node.to_dict(), fsync=self.fsync)
+            raw = dump_json(node.to_dict())
+            atomic_write_bytes(self.path / HISTORY / node.filename, raw, fsync=self.fsync)
+            self._raw[node.id] = raw
             self._next_seq += 1
             self.nodes[node.id] = node
             self._worktree.add(node.id)
@@ -301,14 +306,30 @@ class GitSession:
                 return None, self.turns, ()
             self._clear_stale_git_locks()
             turn = self.turns + 1
-            index = self.repo.index
-            index.read(True)
+            # Build the trees directly (TreeBuilder) and add index entries by id: the cost of a
+            # turn stays proportional to the turn, not to the size of the history.
+            repo = self.repo
+            head = None if repo.head_is_unborn else repo.head.peel(pygit2.Commit)
+            root = repo.TreeBuilder(head.tree) if head else repo.TreeBuilder()
+            if head is not None and HISTORY in head.tree:
+                hist = repo.TreeBuilder(repo[head.tree[HISTORY].id])
+            else:
+                hist = repo.TreeBuilder()
+            index = repo.index
+            index.read(False)
             for node in pending:
-                index.add(f"{HISTORY}/{node.filename}")
-            tree = index.write_tree()
-            parents = [] if self.repo.head_is_unborn else [self.repo.head.target]
+                raw = self._raw.pop(node.id, None)
+                if raw is None:
+                    raw = (self.path / HISTORY / node.filename).read_bytes()
+                blob = repo.create_blob(raw)
+                hist.insert(node.filename, blob, pygit2.enums.FileMode.BLOB)
+                index.add(pygit2.IndexEntry(f"{HISTORY}/{node.filename}", blob,
+                                            pygit2.enums.FileMode.BLOB))
+            root.insert(HISTORY, hist.write(), pygit2.enums.FileMode.TREE)
+            tree = root.write()
+            parents = [head.id] if head is not None else []
             sig = pygit2.Signature(*_SIGNATURE)
-            oid = self.repo.create_commit("HEAD", sig, sig, message, tree, parents)
+            oid = repo.create_commit("HEAD", sig, sig, message, tree, parents)
             index.write()
             sha = str(oid)
             node_ids = tuple(n.id for n in pending)
@@ -334,8 +355,9 @@ class GitSession:
             "turn": turn,
             "branch": branch,
             "node_ids": list(node_ids),
-            # The branch path the model saw for this turn (root .. last node of the turn).
-            "path": [n.id for n in self.branch_nodes(last)] if last in self.nodes else [],
+            # The DAG head after the turn: get_branch(head) renders the conversation the model
+            # saw; ``context`` is what the caller actually sent, when it says so.
+            "head": last,
             "context": context,
         }
         atomic_write_json(self.path / "context" / "commits" / f"{sha}.json", view, fsync=self.fsync)
