@@ -103,7 +103,10 @@ class ProjectGit:
         if self.repo.head_is_unborn:
             return []
         out: list[CommitInfo] = []
-        for commit in self.repo.walk(self.repo.head.target, pygit2.enums.SortMode.TIME):
+        # TIME alone is unstable for commits made within the same second (git times have
+        # one-second resolution); TOPOLOGICAL keeps children before their parents.
+        sort = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME
+        for commit in self.repo.walk(self.repo.head.target, sort):
             if agent_only and not _AGENT_RE.match(commit.author.name):
                 continue
             out.append(CommitInfo(
