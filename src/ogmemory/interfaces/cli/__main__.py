@@ -1,0 +1,5 @@
+"""``python -m ogmemory.interfaces.cli`` runs ``ogmem``."""
+
+from . import main
+
+main()

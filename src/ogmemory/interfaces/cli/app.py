@@ -1,0 +1,100 @@
+"""The ``ogmem`` application: the command tree, and the one place errors become exit codes.
+
+Exit codes: 0 success; 1 something named does not exist (``NotFound``), the request conflicts
+with the current state (``Conflict``) or another ogmemory error; 2 bad input (``InvalidInput``,
+and usage errors found while parsing the command line). User errors print one line on stderr,
+never a traceback.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperGroup
+
+from ... import __version__
+from ...errors import Conflict, InvalidInput, NotFound, OgmemError
+from .demo import demo
+from .imports import import_app
+from .projects import project_app
+from .sessions import sessions_app
+
+__all__ = ["EXIT_CODES", "app", "exit_code", "main"]
+
+#: Checked in order; the first matching class decides the exit code.
+EXIT_CODES: tuple[tuple[type[Exception], int], ...] = (
+    (InvalidInput, 2),
+    (NotFound, 1),
+    (Conflict, 1),
+    (OgmemError, 1),
+    (OSError, 1),
+)
+
+
+def exit_code(exc: Exception) -> int:
+    """The exit code for an error raised by a command.
+
+    >>> exit_code(InvalidInput("bad"))
+    2
+    """
+    return next(code for kind, code in EXIT_CODES if isinstance(exc, kind))
+
+
+class _OgmemGroup(TyperGroup):
+    """The root group: every subcommand runs inside its ``invoke``, so errors are mapped here."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise  # the reader went away (``ogmem ... | head``); the runner exits quietly
+        except (OgmemError, OSError) as exc:
+            typer.echo(f"Error: {_describe(exc)}", err=True)
+            raise typer.Exit(exit_code(exc)) from None
+
+
+def _describe(exc: Exception) -> str:
+    if isinstance(exc, OSError) and not isinstance(exc, OgmemError) and exc.strerror:
+        return f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
+    return str(exc)
+
+
+app = typer.Typer(
+    name="ogmem",
+    cls=_OgmemGroup,
+    help="ogmemory: local-first long-term memory for LLM agents. Sessions are git "
+    "repositories; everything lives under --home (default $OGMEM_HOME or ~/.ogmemory).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_show_locals=False,
+)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"ogmem {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """ogmemory: local-first long-term memory for LLM agents."""
+
+
+app.add_typer(sessions_app)
+app.add_typer(project_app)
+app.add_typer(import_app)
+app.command("demo")(demo)
+
+
+def main() -> None:
+    """Entry point of the ``ogmem`` script."""
+    app()

@@ -1,0 +1,120 @@
+"""What every ``ogmem`` command shares: the tenant options, opening ``Memory``, and output.
+
+Results go to stdout (a rich table, or JSON with ``--json``); notices and progress go to stderr,
+so ``ogmem ... --json | jq`` always sees clean JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ...config import Settings
+from ...memory import Memory
+
+__all__ = [
+    "AccountOption",
+    "HomeOption",
+    "JsonOption",
+    "SpaceOption",
+    "emit_json",
+    "fmt_time",
+    "notice",
+    "open_memory",
+    "stderr_console",
+    "stdout_console",
+    "table",
+]
+
+HomeOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--home",
+        envvar="OGMEM_HOME",
+        file_okay=False,
+        show_default=False,
+        help="State directory holding every tenant's memory. \\[default: ~/.ogmemory]",
+    ),
+]
+AccountOption = Annotated[
+    str | None,
+    typer.Option(
+        "--account",
+        envvar="OGMEM_ACCOUNT",
+        show_default=False,
+        help="Tenant account to act in. \\[default: local]",
+    ),
+]
+SpaceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--space",
+        envvar="OGMEM_SPACE",
+        show_default=False,
+        help="Space within the account. \\[default: default]",
+    ),
+]
+JsonOption = Annotated[
+    bool,
+    typer.Option("--json", help="Print machine-readable JSON on stdout instead of a table."),
+]
+
+
+def open_memory(home: Path | None, account: str | None, space: str | None) -> Memory:
+    """The facade for one tenant; the environment fills in whatever the options left unset.
+
+    >>> with open_memory(Path("/tmp/ogm"), None, None) as mem:  # doctest: +SKIP
+    ...     mem.list_sessions()
+    []
+    """
+    settings = Settings.from_env(home=home, account=account, space=space)
+    return Memory(settings=settings)
+
+
+def stdout_console() -> Console:
+    """A console on the current stdout (created per call, so test runners can swap streams)."""
+    return Console(highlight=False)
+
+
+def stderr_console() -> Console:
+    """A console on the current stderr, for notices and progress bars."""
+    return Console(stderr=True, highlight=False)
+
+
+def notice(message: str) -> None:
+    """Tell the user something on stderr, unwrapped (``message`` is plain text, not markup)."""
+    typer.echo(message, err=True)
+
+
+def emit_json(data: Any) -> None:
+    """Print ``data`` as indented JSON on stdout."""
+    typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+def fmt_time(ts: float | None) -> str:
+    """Epoch seconds as local ``YYYY-MM-DD HH:MM`` (``-`` when unknown).
+
+    >>> fmt_time(None)
+    '-'
+    """
+    if not ts:
+        return "-"
+    return datetime.fromtimestamp(ts).astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def table(title: str, columns: Sequence[str], rows: Iterable[Sequence[object]]) -> Table:
+    """A rich table whose cells are plain text: user content is never read as markup."""
+    out = Table(title=Text(title), title_justify="left")
+    for name in columns:
+        out.add_column(name, overflow="fold")
+    for row in rows:
+        out.add_row(*(Text("" if cell is None else str(cell)) for cell in row))
+    return out

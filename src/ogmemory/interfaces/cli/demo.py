@@ -1,0 +1,144 @@
+"""``ogmem demo``: import the LoCoMo development conversations and show the sessions recorded.
+
+Where the data comes from, in order: ``--data``; ``$OGMEM_LOCOMO``; the first
+``shared/data/locomo/locomo-dev.json`` found walking up from the current directory; else the
+small sample bundled with the package (``ogmemory/data/sample_locomo.json``).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ...errors import InvalidInput
+from ...importers import parse_locomo, read_locomo
+from .common import (
+    AccountOption,
+    JsonOption,
+    SpaceOption,
+    emit_json,
+    fmt_time,
+    notice,
+    open_memory,
+    stdout_console,
+    table,
+)
+from .imports import print_summary, run_import
+
+__all__ = ["BUNDLED_SAMPLE", "DEV_SET", "demo", "find_locomo", "load_samples"]
+
+#: Where the development set sits relative to some ancestor of the working directory.
+DEV_SET = Path("shared", "data", "locomo", "locomo-dev.json")
+#: The sample shipped inside the package, used when the development set is not around.
+BUNDLED_SAMPLE = ("data", "sample_locomo.json")
+DEMO_HOME = "demo-home"
+
+
+def find_locomo(start: Path, env: Mapping[str, str]) -> Path | None:
+    """``$OGMEM_LOCOMO``, else ``shared/data/locomo/locomo-dev.json`` under ``start`` or one of
+    its ancestors, else ``None``.
+
+    >>> find_locomo(Path("/nonexistent/dir"), {}) is None
+    True
+    """
+    configured = env.get("OGMEM_LOCOMO")
+    if configured:
+        path = Path(configured).expanduser()
+        if not path.is_file():
+            raise InvalidInput(f"OGMEM_LOCOMO points to {path}, which is not a file")
+        return path
+    for directory in (start, *start.parents):
+        candidate = directory / DEV_SET
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_samples(data: Path | None) -> tuple[list[dict[str, Any]], Path | None]:
+    """The LoCoMo samples to import, and the file they came from (``None``: the bundled one)."""
+    found = data or find_locomo(Path.cwd(), os.environ)
+    if found is not None:
+        return read_locomo(found), found
+    resource = resources.files("ogmemory").joinpath(*BUNDLED_SAMPLE)
+    with resources.as_file(resource) as path:
+        return read_locomo(path), None
+
+
+def demo(
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            "--data",
+            exists=True,
+            dir_okay=False,
+            readable=True,
+            help="A LoCoMo-format file to import. \\[default: $OGMEM_LOCOMO, else "
+            "shared/data/locomo/locomo-dev.json above the current directory, else the "
+            "bundled sample]",
+        ),
+    ] = None,
+    home: Annotated[
+        Path | None,
+        typer.Option(
+            "--home",
+            envvar="OGMEM_HOME",
+            file_okay=False,
+            show_default=False,
+            help="State directory for the demo. \\[default: ./demo-home]",
+        ),
+    ] = None,
+    account: AccountOption = None,
+    space: SpaceOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Import the LoCoMo development conversations and show the sessions recorded.
+
+    Running it again is harmless: sessions already imported are skipped.
+    """
+    samples, found = load_samples(data)
+    if found is None:
+        source = "the bundled sample"
+        notice(
+            "LoCoMo development set not found (pass --data, set OGMEM_LOCOMO, or run from "
+            f"below a directory holding {DEV_SET}); using the bundled sample."
+        )
+    else:
+        source = str(found)
+        notice(f"Using LoCoMo data from {source}")
+    conversations = list(parse_locomo(samples))
+    home = home or Path.cwd() / DEMO_HOME
+    notice(f"Memory home: {home}")
+    with open_memory(home, account, space) as mem:
+        result = run_import(mem, conversations)
+        by_id = {s.session_id: s for s in mem.list_sessions()}
+    sessions = [by_id[c.session_id] for c in conversations if c.session_id in by_id]
+    if as_json:
+        emit_json(
+            {
+                "source": str(found) if found else None,
+                "bundled_sample": found is None,
+                "home": str(home),
+                "import": result.to_dict(),
+                "sessions": [s.to_dict() for s in sessions],
+            }
+        )
+        return
+    rows = [(s.session_id, s.display_title, s.turns, fmt_time(s.updated_at)) for s in sessions]
+    stdout_console().print(
+        table(
+            f"{len(sessions)} session(s) recorded from {source}",
+            ("ID", "Title", "Turns", "Updated"),
+            rows,
+        )
+    )
+    print_summary(result)
+    if sessions:
+        typer.echo(
+            f"Next: ogmem sessions show {sessions[0].session_id} --home {shlex.quote(str(home))}"
+        )
