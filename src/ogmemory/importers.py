@@ -46,8 +46,8 @@ def split_turns(messages: Iterable[dict[str, Any]]) -> list[list[dict[str, Any]]
 
 
 def _slug(text: str) -> str:
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")
-    slug = slug.replace("..", ".")
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", text)
+    slug = re.sub(r"\.{2,}", ".", slug).strip("-._")
     return (slug or "imported")[:100]
 
 

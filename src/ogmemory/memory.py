@@ -15,7 +15,7 @@ from .entity.project_git import ProjectRegistry, agent_author
 from .entity.provenance import ProvenanceReader
 from .entity.session_store import DEFAULT_PROJECT, SessionStore
 from .entity.titles import fallback_title, preview, start_title_thread
-from .errors import NotFound, ProjectNotFound, StorageError
+from .errors import InvalidInput, NotFound, ProjectNotFound, StorageError
 from .importers import Conversation
 from .records import CommitInfo, Node, NodeRecord, Project, Provenance, SessionInfo, TurnResult
 from .storage.protocols import NodeLog, ProjectStore, ProvenanceSource, SessionRepository
@@ -298,6 +298,12 @@ class Memory:
         so importing the same file twice is harmless."""
         created = skipped = turns = messages = dropped = 0
         for conv in conversations:
+            validate_id(conv.session_id, "session id")
+            for i, msg in enumerate(conv.messages):
+                try:  # check the whole conversation first: never leave it half-imported
+                    message_fields(msg)
+                except InvalidInput as exc:
+                    raise InvalidInput(f"session {conv.session_id}, message {i + 1}: {exc}") from None
             if self._sessions.exists(conv.session_id):
                 skipped += 1
                 if on_session:
