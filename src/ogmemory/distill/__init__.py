@@ -1,0 +1,1 @@
+"""Distillation (seed 000 §6): collect → extract → link → reconcile → project."""

@@ -1,0 +1,1 @@
+"""Extractors: rule-based (default, no LLM), LLM (OpenAI-compatible), ReAct loop."""
