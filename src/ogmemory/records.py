@@ -135,10 +135,12 @@ class CommitInfo:
     time: float
     node_ids: tuple[str, ...] = ()
     branch: str | None = None
+    files: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["node_ids"] = list(self.node_ids)
+        d["files"] = list(self.files)
         return d
 
 

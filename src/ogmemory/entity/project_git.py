@@ -118,6 +118,29 @@ class ProjectGit:
         return out
 
 
+    def commits_since(self, since: str | None, limit: int = 200) -> list[CommitInfo]:
+        """Commits on HEAD after ``since`` (exclusive), oldest first, with changed files."""
+        if self.repo.head_is_unborn:
+            return []
+        out: list[CommitInfo] = []
+        sort = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME
+        for commit in self.repo.walk(self.repo.head.target, sort):
+            if since is not None and str(commit.id) == since:
+                break
+            if commit.parents:
+                diff = self.repo.diff(commit.parents[0], commit)
+            else:
+                diff = commit.tree.diff_to_tree(swap=True)
+            files = tuple(sorted({d.delta.new_file.path for d in diff}))
+            out.append(CommitInfo(
+                sha=str(commit.id), message=commit.message.strip(), author=commit.author.name,
+                time=float(commit.commit_time), files=files,
+            ))
+            if len(out) >= limit:
+                break
+        return list(reversed(out))
+
+
 class ProjectRegistry:
     """``projects/projects.json``: project id → name, path. Thread- and process-safe."""
 

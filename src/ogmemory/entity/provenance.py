@@ -8,7 +8,7 @@ so advancing the cursor node by node never skips anything.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from ..errors import NotFound
 from ..records import CommitInfo, NodeRecord, Provenance
@@ -23,7 +23,8 @@ class ProvenanceReader:
         self.sessions = sessions
         self.projects = projects
 
-    def iter_nodes_since(self, cursor: Mapping[str, int] | None = None) -> Iterator[NodeRecord]:
+    def iter_nodes_since(self, cursor: Mapping[str, int] | None = None, *,
+                         session_ids: Iterable[str] | None = None) -> Iterator[NodeRecord]:
         """Committed nodes newer than ``cursor`` across all sessions (oldest session first).
 
         >>> cursor: dict[str, int] = {}
@@ -31,10 +32,15 @@ class ProvenanceReader:
         ...     cursor[rec.session_id] = rec.node.seq
         """
         cursor = cursor or {}
-        for info in sorted(self.sessions.list(), key=lambda s: (s.created_at, s.session_id)):
-            done = cursor.get(info.session_id, 0)
+        if session_ids is None:
+            order = [s.session_id for s in
+                     sorted(self.sessions.list(), key=lambda s: (s.created_at, s.session_id))]
+        else:
+            order = list(session_ids)
+        for session_id in order:
+            done = cursor.get(session_id, 0)
             try:
-                session = self.sessions.open(info.session_id)
+                session = self.sessions.open(session_id)
             except NotFound:
                 continue  # deleted meanwhile
             with session.lock:
@@ -42,7 +48,7 @@ class ProvenanceReader:
                 fresh = [n for n in session.all_nodes() if n.seq > done and n.id in session.node_commit]
                 records = [
                     NodeRecord(
-                        session_id=info.session_id,
+                        session_id=session_id,
                         project_id=str(session.meta.get("project_id") or DEFAULT_PROJECT),
                         agent_id=session.meta.get("agent_id"),
                         node=node,
@@ -84,3 +90,8 @@ class ProvenanceReader:
     def project_commits(self, project_id: str, limit: int = 100, *,
                         agent_only: bool = False) -> list[CommitInfo]:
         return self.projects.git(project_id).log(limit, agent_only=agent_only)
+
+    def project_commits_since(self, project_id: str, since: str | None,
+                              limit: int = 200) -> list[CommitInfo]:
+        """Commits of a project after ``since`` (oldest first), with the files each changed."""
+        return self.projects.git(project_id).commits_since(since, limit)

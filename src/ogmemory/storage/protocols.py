@@ -6,7 +6,7 @@ The entity layer is git by design (DESIGN.md §2.2); these Protocols are what a 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -72,9 +72,12 @@ class ProjectStore(Protocol):
 class ProvenanceSource(Protocol):
     """What the distillation pipeline reads (seed 000 §6.3)."""
 
-    def iter_nodes_since(self, cursor: Mapping[str, int] | None = None) -> Iterator[NodeRecord]: ...
+    def iter_nodes_since(self, cursor: Mapping[str, int] | None = None, *,
+                         session_ids: Iterable[str] | None = None) -> Iterator[NodeRecord]: ...
     def node_provenance(self, session_id: str, node_id: str) -> Provenance | None: ...
     def session_commits(self, session_id: str, branch: str | None = None,
                         limit: int | None = None) -> list[CommitInfo]: ...
     def project_commits(self, project_id: str, limit: int = 100, *,
                         agent_only: bool = False) -> list[CommitInfo]: ...
+    def project_commits_since(self, project_id: str, since: str | None,
+                              limit: int = 200) -> list[CommitInfo]: ...
