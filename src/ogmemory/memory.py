@@ -107,6 +107,7 @@ class Memory:
         session = self._sessions.open_or_create(
             session_id, **self._create_kwargs(project, agent_id, None, model))
         with self._lock_of(session):
+            session.refresh()  # another process may have appended or committed meanwhile
             starts_turn = not _has_pending(session)
             if starts_turn:
                 self._note_turn_start(session)
@@ -123,6 +124,7 @@ class Memory:
         """
         session = self._sessions.open(session_id)
         with self._lock_of(session):
+            session.refresh()  # see other writers' nodes before deciding what this turn holds
             pending = _pending(session)
             if not pending:
                 return TurnResult(session_id, session.turns, None, (),

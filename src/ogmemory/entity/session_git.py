@@ -64,7 +64,7 @@ class GitSession:
             self.repo = pygit2.Repository(str(path))
         except pygit2.GitError as exc:
             raise StorageError(f"session {session_id}: not a git repository ({exc})") from exc
-        self._stamp: tuple[int, str | None] = (-1, None)
+        self._stamp: tuple[int, int, str | None, str] = (-1, -1, None, "")
         self._raw: dict[str, bytes] = {}  # serialised nodes not yet committed
         self._load()
 
@@ -90,16 +90,26 @@ class GitSession:
 
     # ------------------------------------------------------------------ loading
 
-    def _history_stamp(self) -> tuple[int, str | None]:
+    def _history_stamp(self) -> tuple[int, int, str | None, str]:
+        """What changes whenever anyone (another process, or another ``GitSession`` object
+        of this process after an LRU eviction) appends, commits or checks out.
+
+        The directory mtime alone is not enough: it has the kernel's coarse clock granularity
+        (milliseconds), so two appends within one tick look identical and a stale writer would
+        reuse a ``seq``. The number of node files only grows between checkouts, and a
+        checkout changes the HEAD commit or branch.
+        """
         try:
+            with os.scandir(self.path / HISTORY) as entries:
+                count = sum(1 for e in entries if not e.name.startswith("."))
             mtime = os.stat(self.path / HISTORY).st_mtime_ns
         except FileNotFoundError:
-            mtime = 0
+            count = mtime = 0
         try:
             head = str(self.repo.head.target) if not self.repo.head_is_unborn else None
         except pygit2.GitError:
             head = None
-        return mtime, head
+        return mtime, count, head, self.branch
 
     def refresh(self) -> None:
         """Reload if another process changed the repository since we last looked."""
@@ -108,6 +118,9 @@ class GitSession:
                 self._load()
 
     def _load(self) -> None:
+        # Stamp first: a write that lands while we scan then shows up as a change next time,
+        # instead of being hidden behind a stamp taken after it.
+        stamp = self._history_stamp()
         self.nodes: dict[str, Node] = {}
         self._worktree: set[str] = set()
         hist = self.path / HISTORY
@@ -135,7 +148,7 @@ class GitSession:
         self.meta = meta
         self._next_seq = max((n.seq for n in self.nodes.values()), default=0) + 1
         self.head = self._initial_head(meta)
-        self._stamp = self._history_stamp()
+        self._stamp = stamp
 
     def _tree_nodes(self, tree: pygit2.Tree) -> Iterable[Node]:
         if HISTORY not in tree:
