@@ -498,3 +498,39 @@ def test_tenants_sharing_a_project_keep_their_sessions(home: Path, tmp_path: Pat
                for r in alice.iter_nodes_since())
     with pytest.raises(SessionNotFound):
         alice.get_nodes("bob-only")
+
+
+def test_discovery_tolerates_odd_but_parsable_metadata(mem: Memory) -> None:
+    turn(mem, "good", "hello")
+    sdir = mem.tenant.sessions_dir
+    (sdir / "odd").mkdir()  # parsable meta.json with wrong types, and no git repository
+    (sdir / "odd" / "meta.json").write_text(json.dumps(
+        {"created_at": "yesterday", "updated_at": None, "turns": "many", "title": 5}))
+    (sdir / "bad name").mkdir()  # not an id the API could ever address
+    (sdir / "bad name" / "meta.json").write_text("{}")
+    listed = {s.session_id: s for s in mem.list_sessions()}
+    assert sorted(listed) == ["good", "odd"]
+    assert listed["odd"].turns == 0 and listed["odd"].updated_at == 0.0
+    assert [s.session_id for s in mem.list_sessions()][0] == "good"
+    # Distillation reads past an unreadable session instead of failing on it.
+    assert [r.session_id for r in mem.iter_nodes_since()] == ["good", "good"]
+
+
+def test_unparsable_node_files_are_skipped(mem: Memory) -> None:
+    turn(mem, "s1", "hello")
+    hist = session_dir(mem, "s1") / "history"
+    (hist / "000090-u-bogus.json").write_text('{"not": "a node"}')
+    (hist / "000091-u-bogus2.json").write_text("[1, 2]")
+    (hist / "000092-u-torn.json").write_text('{"id": "torn", "se')
+    fresh = Memory(home=mem.settings.home)
+    assert [n.content for n in fresh.get_nodes("s1")] == ["hello", "ok"]
+    assert len(fresh.session_commits("s1")) == 1
+
+
+def test_reserved_session_id(mem: Memory, tmp_path: Path) -> None:
+    project = make_project(tmp_path)
+    turn(mem, "p", "bound", project=project)
+    with pytest.raises(InvalidId):
+        mem.append_message("locations.json", {"role": "user", "content": "x"})
+    assert (mem.tenant.locations_file).is_file()
+    assert [s.session_id for s in mem.list_sessions()] == ["p"]

@@ -74,8 +74,14 @@ class Node:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Node:
+        """Raises ``TypeError``/``ValueError`` for data that is not a node (readers skip it)."""
         known = cls.__dataclass_fields__
-        return cls(**{k: v for k, v in data.items() if k in known})
+        node = cls(**{k: v for k, v in data.items() if k in known})
+        # A stray or hand-edited file must not poison the index (seq ordering, file names).
+        if not isinstance(node.id, str) or node.role not in ROLE_CODES or \
+                not isinstance(node.seq, int) or isinstance(node.seq, bool):
+            raise ValueError(f"not a DAG node: id={node.id!r} seq={node.seq!r} role={node.role!r}")
+        return node
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ from .errors import InvalidId
 __all__ = ["MAX_ID_LEN", "TenantRoot", "validate_id"]
 
 MAX_ID_LEN = 128
+#: Names of files that live beside the session directories.
+RESERVED_SESSION_NAMES = frozenset({"locations.json"})
 _ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
@@ -71,4 +73,8 @@ class TenantRoot:
         return self.root / "memory"
 
     def session_dir(self, session_id: str) -> Path:
-        return self.sessions_dir / validate_id(session_id, "session id")
+        validate_id(session_id, "session id")
+        if session_id in RESERVED_SESSION_NAMES:
+            # It would be the same path as the tenant's locations index.
+            raise InvalidId("session id", session_id, "reserved name")
+        return self.sessions_dir / session_id

@@ -8,14 +8,17 @@ so advancing the cursor node by node never skips anything.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Iterator, Mapping
 
-from ..errors import NotFound
+from ..errors import NotFound, StorageError
 from ..records import CommitInfo, NodeRecord, Provenance
 from .project_git import ProjectRegistry
 from .session_store import DEFAULT_PROJECT, SessionStore
 
 __all__ = ["ProvenanceReader"]
+
+log = logging.getLogger(__name__)
 
 
 class ProvenanceReader:
@@ -43,6 +46,9 @@ class ProvenanceReader:
                 session = self.sessions.open(session_id)
             except NotFound:
                 continue  # deleted meanwhile
+            except StorageError as exc:  # listed (meta.json parses) but not a readable repo
+                log.warning("skipping unreadable session %s: %s", session_id, exc)
+                continue
             with session.lock:
                 session.refresh()
                 fresh = [n for n in session.all_nodes() if n.seq > done and n.id in session.node_commit]

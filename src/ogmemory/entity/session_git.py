@@ -129,10 +129,13 @@ class GitSession:
             if not entry.name.endswith(".json") or entry.name.startswith("."):
                 continue
             data = read_json(Path(entry.path))
-            if not isinstance(data, dict):
+            try:
+                if not isinstance(data, dict):
+                    raise ValueError("not a JSON object")
+                node = Node.from_dict(data)
+            except (TypeError, ValueError):  # a stray or hand-edited file: readers skip it
                 log.warning("session %s: skipping unreadable node %s", self.session_id, entry.name)
                 continue
-            node = Node.from_dict(data)
             self.nodes[node.id] = node
             self._worktree.add(node.id)
         # Nodes of other branches live only in git objects.

@@ -84,7 +84,9 @@ class SessionStore:
         candidates: list[tuple[str, Path]] = []
         if self.tenant.sessions_dir.is_dir():
             for entry in os.scandir(self.tenant.sessions_dir):
-                if entry.is_dir() and not entry.name.startswith("."):
+                # A directory whose name is not a valid id could never be opened: skip it
+                # like any other unrelated directory (this also skips ``.invalid-*``).
+                if entry.is_dir() and _is_id(entry.name):
                     candidates.append((entry.name, Path(entry.path)))
         candidates += [(sid, Path(p)) for sid, p in self._locations().items()]
         for sid, path in candidates:
@@ -112,9 +114,10 @@ class SessionStore:
             display_title=display_title(meta),
             project_id=str(meta.get("project_id") or DEFAULT_PROJECT),
             agent_id=meta.get("agent_id"),
-            created_at=float(meta.get("created_at") or 0.0),
-            updated_at=float(meta.get("updated_at") or 0.0),
-            turns=int(meta.get("turns") or 0),
+            # meta.json only has to parse to be valid (§3.2): wrong types must not break listing.
+            created_at=_number(meta.get("created_at")),
+            updated_at=_number(meta.get("updated_at")),
+            turns=int(_number(meta.get("turns"))),
             path=str(path),
             meta=meta,
         )
@@ -256,6 +259,20 @@ class SessionStore:
         else:
             shutil.rmtree(path)
         self._edit_locations(session_id, None)
+
+
+def _is_id(name: str) -> bool:
+    try:
+        validate_id(name, "session id")
+    except InvalidInput:
+        return False
+    return True
+
+
+def _number(value: Any) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return 0.0
 
 
 def _first_user_preview(path: Path) -> str:
