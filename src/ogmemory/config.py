@@ -45,6 +45,16 @@ class Settings:
     llm: LLMSettings | None = None
     #: fsync node files and metadata before returning (power-loss durability, slower).
     fsync: bool = False
+    #: Stage-2 extractor: "rules" (default, no LLM), "llm" or "react" (both need ``llm``).
+    extractor: str = "rules"
+    #: Fast path: distill a session's new turns in the background right after each commit.
+    distill_on_turn: bool = True
+    #: Slow path batch bound (nodes per batch; whole turns are never split).
+    distill_batch_nodes: int = 200
+    #: Idle watcher: a session untouched this long gets distilled by ``ogmem daemon``.
+    idle_minutes: float = 30.0
+    #: Daily sleep (light then deep) at this local time, "HH:MM".
+    daily_sleep_at: str = "03:00"
 
     def with_tenant(self, account: str, space: str) -> Settings:
         return replace(self, account=account, space=space)
@@ -68,6 +78,10 @@ class Settings:
             "session_cache_cap": int(env.get("OGMEM_SESSION_CACHE_CAP", "256")),
             "llm": llm,
             "fsync": env.get("OGMEM_FSYNC", "") in ("1", "true", "yes"),
+            "extractor": env.get("OGMEM_EXTRACTOR", "rules"),
+            "distill_on_turn": env.get("OGMEM_DISTILL_ON_TURN", "1") not in ("0", "false", "no"),
+            "idle_minutes": float(env.get("OGMEM_IDLE_MINUTES", "30")),
+            "daily_sleep_at": env.get("OGMEM_DAILY_SLEEP_AT", "03:00"),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]

@@ -17,6 +17,7 @@ from .entity.session_store import DEFAULT_PROJECT, SessionStore
 from .entity.titles import fallback_title, preview, start_title_thread
 from .errors import InvalidInput, NotFound, ProjectNotFound, StorageError
 from .importers import Conversation
+from .knowledge_api import KnowledgeAPI
 from .records import CommitInfo, Node, NodeRecord, Project, Provenance, SessionInfo, TurnResult
 from .storage.protocols import NodeLog, ProjectStore, ProvenanceSource, SessionRepository
 from .tenancy import TenantRoot, validate_id
@@ -38,7 +39,7 @@ class ImportResult:
         return dict(self.__dict__)
 
 
-class Memory:
+class Memory(KnowledgeAPI):
     """Long-term memory of one tenant ``(account, space)``.
 
     >>> mem = Memory(home="/tmp/ogm-doc")                     # doctest: +SKIP
@@ -66,6 +67,7 @@ class Memory:
         self._projects: ProjectStore = self._registry
         self._provenance: ProvenanceSource = ProvenanceReader(self._sessions, self._registry)  # type: ignore[arg-type]
         self._background: list[threading.Thread] = []
+        self._knowledge_init()
 
     # ================================================================== sessions: writes
 
@@ -140,6 +142,8 @@ class Memory:
             project_commit, warnings = self._commit_project(session, turn, user_text, model)
         if turn == 1 or not session.meta.get("preview"):
             self._after_first_turn(session, pending)
+        if self.settings.distill_on_turn:
+            self._distill_soon(session_id)
         return TurnResult(session_id, turn, sha, node_ids, project_commit, tuple(warnings))
 
     def _lock_of(self, session: NodeLog) -> Any:
@@ -196,7 +200,8 @@ class Memory:
             self._background.append(thread)
 
     def wait_background(self, timeout: float | None = None) -> None:
-        """Wait for background work (LLM titles) started by this instance."""
+        """Wait for background work (LLM titles, fast-path distillation) of this instance."""
+        self._wait_distill(timeout)
         for thread in list(self._background):
             thread.join(timeout)
         self._background = [t for t in self._background if t.is_alive()]

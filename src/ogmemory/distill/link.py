@@ -1,0 +1,245 @@
+"""Stages 3 and 4: link entity names to graph entities, reconcile new facts with old ones.
+
+Linking resolves a name through the entity's name and aliases (normalised), a small table of
+well-known aliases, and alias statements in the evidence ("the worker, aka the daemon"); when
+one entity turns out to be another's alias, the younger one is merged into the older
+(``merged_into``), so both names resolve to one node and nothing is deleted.
+
+Reconciling applies seed 003's rule: a new fact that contradicts a current one does not replace
+it; the old edge's validity ends where the new one's begins (``valid_to``, ``superseded_by``)
+and both stay queryable at their times. Re-extracting a known fact adds support, not a copy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import replace
+from typing import Any
+
+from ..knowledge.models import Edge, Entity, TimelineEvent, from_dict
+from ..knowledge.store import KnowledgeBatch, KnowledgeBase, normalize_name
+from ..records import Provenance
+from .types import Candidate, EntityRef
+
+__all__ = ["KNOWN_ALIASES", "Linker", "Reconciler", "slugify"]
+
+#: Well-known alternative names (normalised) → canonical name.
+KNOWN_ALIASES = {
+    "js": "JavaScript", "javascript": "JavaScript", "ts": "TypeScript", "typescript": "TypeScript",
+    "postgres": "PostgreSQL", "postgresql": "PostgreSQL", "pg": "PostgreSQL", "psql": "PostgreSQL",
+    "k8s": "Kubernetes", "kubernetes": "Kubernetes", "py": "Python", "python": "Python",
+    "golang": "Go", "nodejs": "Node.js", "node": "Node.js", "reactjs": "React", "vuejs": "Vue",
+    "nextjs": "Next.js", "mongo": "MongoDB", "mongodb": "MongoDB", "gcp": "Google Cloud",
+    "aws": "AWS", "vscode": "VS Code", "visualstudiocode": "VS Code",
+}
+
+_OPPOSITE = {"prefers": "dislikes", "dislikes": "prefers", "likes": "dislikes"}
+
+
+def slugify(name: str) -> str:
+    """A stable, readable id part: ASCII slug, or a short hash for names without ASCII letters."""
+    text = unicodedata.normalize("NFKC", name).casefold()
+    slug = re.sub(r"[^a-z0-9]+", "-", text).strip("-")[:48]
+    if len(slug) < max(1, len(normalize_name(name)) // 3) or not slug:
+        digest = hashlib.sha1(normalize_name(name).encode()).hexdigest()[:8]
+        slug = f"{slug}-{digest}" if slug else f"x{digest}"
+    return slug
+
+
+class Linker:
+    """Resolves ``EntityRef`` names to entity ids inside one batch (read-your-writes)."""
+
+    def __init__(self, kb: KnowledgeBase, batch: KnowledgeBatch) -> None:
+        self.kb = kb
+        self.batch = batch
+        self._local: dict[str, str] = {}  # normalised name -> id, for entities new in this batch
+        self.touched: set[str] = set()
+
+    def _find(self, name: str) -> str | None:
+        key = normalize_name(name)
+        if not key:
+            return None
+        if key in self._local:
+            return self._resolve(self._local[key])
+        ent = self.kb.lookup(name)
+        if ent is not None:
+            return self._resolve(ent.id)
+        canonical = KNOWN_ALIASES.get(key)
+        if canonical and normalize_name(canonical) != key:
+            return self._find(canonical)
+        return None
+
+    def _resolve(self, eid: str) -> str:
+        seen = set()
+        while eid not in seen:
+            seen.add(eid)
+            rec = self.batch.get("entity", eid)
+            if rec is None or not rec.get("merged_into"):
+                return eid
+            eid = rec["merged_into"]
+        return eid
+
+    def link(self, ref: EntityRef, *, scope: str, support: str | None) -> str:
+        """The id of the entity ``ref`` names, creating or extending it in this batch."""
+        name = KNOWN_ALIASES.get(normalize_name(ref.name), ref.name.strip())
+        eid = self._find(ref.name)
+        if eid is None:
+            eid = self._new_id(ref.type, name)
+            entity = Entity(id=eid, type=ref.type, name=name, scope=scope,
+                            ingestion_time=self.batch.now, attrs=dict(ref.attrs))
+        else:
+            entity = from_dict(Entity, self.batch.get("entity", eid) or {})
+        aliases = list(entity.aliases)
+        for alias in (ref.name, *ref.aliases):
+            alias = alias.strip()
+            if alias and normalize_name(alias) != normalize_name(entity.name) and alias not in aliases:
+                other = self._find(alias)
+                if other is not None and other != eid:
+                    eid, entity = self._merge(eid, entity, other)
+                    aliases = list(entity.aliases)
+                if alias not in aliases and normalize_name(alias) != normalize_name(entity.name):
+                    aliases.append(alias)
+        support_ids = tuple(entity.support)
+        if support and support not in support_ids:
+            support_ids = (*support_ids, support)
+        attrs = {**entity.attrs, **{k: v for k, v in ref.attrs.items() if k not in entity.attrs}}
+        updated = replace(entity, aliases=tuple(aliases), support=support_ids, attrs=attrs)
+        if updated != entity or self.batch.get("entity", eid) is None:
+            self.batch.put_entity(updated)
+        for key in [entity.name, *aliases]:
+            self._local[normalize_name(key)] = eid
+        self.touched.add(eid)
+        return eid
+
+    def _new_id(self, etype: str, name: str) -> str:
+        base = f"{etype}.{slugify(name)}"
+        eid, n = base, 2
+        while self.batch.get("entity", eid) is not None:
+            eid, n = f"{base}-{n}", n + 1
+        return eid
+
+    def _merge(self, eid: str, entity: Entity, other_id: str) -> tuple[str, Entity]:
+        """Merge the younger of two entities into the older; return the survivor."""
+        other = from_dict(Entity, self.batch.get("entity", other_id) or {})
+        older, younger = (other, entity) if other.ingestion_time <= entity.ingestion_time else (entity, other)
+        if self.batch.get("entity", younger.id) is not None:
+            self.batch.put_entity(replace(younger, merged_into=older.id))
+        names = [younger.name, *younger.aliases, *older.aliases]
+        aliases = tuple(dict.fromkeys(n for n in names if normalize_name(n) != normalize_name(older.name)))
+        survivor = replace(older, aliases=aliases, support=tuple(dict.fromkeys((*older.support, *younger.support))))
+        self.batch.put_entity(survivor)
+        for key in [survivor.name, *aliases]:
+            self._local[normalize_name(key)] = survivor.id
+        self.touched.update({older.id, younger.id})
+        return survivor.id, survivor
+
+
+class Reconciler:
+    """Writes edges and timeline events for linked candidates, ending contradicted facts."""
+
+    def __init__(self, kb: KnowledgeBase, batch: KnowledgeBatch, linker: Linker) -> None:
+        self.kb = kb
+        self.batch = batch
+        self.linker = linker
+        self._edges: dict[str, Edge] | None = None
+        self._events: dict[str, str] | None = None
+        self.stats: dict[str, int] = {"edges_new": 0, "edges_supported": 0, "edges_ended": 0,
+                                      "events_new": 0, "events_superseded": 0}
+
+    # edges as this batch would leave them (current and historical)
+    def _all_edges(self) -> dict[str, Edge]:
+        if self._edges is None:
+            self._edges = {e.id: e for e in (Edge.from_json(r) for r in self.kb.log.all("edge"))}
+        return self._edges
+
+    def _put_edge(self, edge: Edge) -> None:
+        self._all_edges()[edge.id] = edge
+        self.batch.put_edge(edge)
+
+    def edge(self, cand: Candidate, src: str, dst: str, prov: Provenance, *, scope: str,
+             support: str) -> Edge:
+        when = cand.valid_from or cand.event_time or prov.event_time
+        resolve = self.linker._resolve
+        same = [e for e in self._all_edges().values()
+                if e.current and e.relation == cand.relation and resolve(e.src) == src
+                and resolve(e.dst) == dst and e.scope == scope]
+        if same:
+            old = same[0]
+            new = replace(old, support=tuple(dict.fromkeys((*old.support, support))),
+                          confidence=max(old.confidence, cand.confidence))
+            if cand.valid_until is not None and cand.valid_until >= old.valid_from:
+                new = replace(new, valid_to=cand.valid_until)  # "used X until last week"
+                self.stats["edges_ended"] += 1
+            if new != old:
+                self._put_edge(new)
+            self.stats["edges_supported"] += 1
+            return new
+        digest = hashlib.sha1(f"{src}|{cand.relation}|{dst}|{when}|{prov.node_ids}".encode()).hexdigest()
+        edge = Edge(
+            id=f"e_{digest[:14]}", src=src, dst=dst, relation=str(cand.relation), fact=cand.text,
+            provenance=prov, event_time=cand.event_time or prov.event_time,
+            ingestion_time=self.batch.now, valid_from=when, valid_to=cand.valid_until,
+            confidence=cand.confidence, scope=scope, slot=cand.slot, support=(support,),
+            language=cand.language,
+        )
+        if edge.id in self._all_edges():
+            return self._all_edges()[edge.id]
+        replaced = self.linker._find(cand.replaces.name) if cand.replaces else None
+        for old in list(self._all_edges().values()):
+            if not old.current or resolve(old.src) != src or old.scope != scope:
+                continue
+            if old.valid_from > when:
+                continue  # a newer fact already holds; this one is history
+            old_dst = resolve(old.dst)
+            contradicts = (
+                (cand.slot and old.slot == cand.slot and old.relation == cand.relation
+                 and old_dst != dst)
+                or (replaced is not None and old_dst == replaced and old.relation in
+                    (cand.relation, "uses", "prefers", "decided"))
+                or (old_dst == dst and _OPPOSITE.get(str(cand.relation)) == old.relation)
+            )
+            if contradicts:
+                self._put_edge(replace(old, valid_to=when, superseded_by=edge.id))
+                self.stats["edges_ended"] += 1
+        self._put_edge(edge)
+        self.stats["edges_new"] += 1
+        return edge
+
+    def event(self, cand: Candidate, kind: str, entity_ids: list[str], prov: Provenance, *,
+              scope: str, support: str) -> TimelineEvent:
+        if self._events is None:
+            self._events = {}
+            for rec in self.kb.log.all("event"):
+                if not rec.get("superseded_by"):
+                    self._events[_event_key(rec["summary"], rec.get("event_time", 0))] = rec["id"]
+        when = cand.event_time or prov.event_time
+        key = _event_key(cand.text, when)
+        digest = hashlib.sha1(f"{key}|{prov.session_id}|{prov.node_ids}".encode()).hexdigest()
+        ev = TimelineEvent(
+            id=f"ev_{digest[:14]}", summary=cand.text, kind=kind, provenance=prov,
+            event_time=when, ingestion_time=self.batch.now, entities=tuple(entity_ids),
+            scope=scope, importance=cand.importance, support=(support,), language=cand.language,
+            attrs=dict(cand.attrs),
+        )
+        old_id = self._events.get(key)
+        if old_id == ev.id:
+            return ev
+        if old_id is not None:
+            old = self.batch.get("event", old_id)
+            if old is not None and not old.get("superseded_by"):
+                # Seed 000 §2.4: the same fact re-extracted supersedes the old record.
+                old_ev = from_dict(TimelineEvent, old)
+                ev = replace(ev, support=tuple(dict.fromkeys((*old_ev.support, support))))
+                self.batch.put_event(replace(old_ev, superseded_by=ev.id))
+                self.stats["events_superseded"] += 1
+        self.batch.put_event(ev)
+        self._events[key] = ev.id
+        self.stats["events_new"] += 1
+        return ev
+
+
+def _event_key(summary: str, when: Any) -> str:
+    day = int(float(when or 0) // 86400)
+    return f"{normalize_name(summary)}@{day}"

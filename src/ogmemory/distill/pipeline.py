@@ -1,0 +1,339 @@
+"""The five-stage distillation pipeline (seed 000 §6, seed 003 "Dream").
+
+    collect    committed DAG nodes since the persisted cursor (tool nodes included) and
+               project commits since the last one seen
+    extract    an Extractor turns them into candidate memories with exact evidence
+    link       entity names → graph entities (alias resolution, merges)
+    reconcile  contradictions end old facts; known facts gain support instead of copies
+    project    entity views (and core.md on deep sleep)
+
+Each batch is bounded (whole turns, about ``batch_nodes`` nodes) and atomic: its memories,
+evidence, entities, edges and events become visible together with its commit marker, which
+also carries the advanced cursor. A crash anywhere before the marker leaves nothing visible
+and the next run redoes the same nodes; a crash after it loses nothing. One run at a time per
+tenant (a file lock), so two processes never distill the same nodes.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .._files import atomic_write_bytes, file_lock
+from ..errors import Conflict
+from ..knowledge.models import MemoryItem, from_dict
+from ..knowledge.schema import MemoryType, SchemaRegistry
+from ..knowledge.store import KnowledgeBase, KnowledgeBatch, normalize_name
+from ..knowledge.views import render_core, write_entity_views
+from ..records import CommitInfo, Node, NodeRecord, Provenance
+from ..storage.protocols import ProjectStore, ProvenanceSource
+from .link import Linker, Reconciler
+from .types import Candidate, EntityRef, Extractor
+
+__all__ = ["DistillReport", "Distiller"]
+
+log = logging.getLogger(__name__)
+
+_AGENT_MSG = re.compile(r"^\[agent (?P<sid>[A-Za-z0-9._-]+)\]")
+
+
+@dataclass
+class DistillReport:
+    """What one run did (summed over its batches)."""
+
+    batches: list[str] = field(default_factory=list)
+    nodes: int = 0
+    project_commits: int = 0
+    candidates: int = 0
+    stats: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def add(self, stats: dict[str, int]) -> None:
+        for key, value in stats.items():
+            self.stats[key] = self.stats.get(key, 0) + value
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"batches": self.batches, "nodes": self.nodes, "project_commits": self.project_commits,
+                "candidates": self.candidates, "stats": self.stats, "seconds": round(self.seconds, 3)}
+
+
+class Distiller:
+    """Runs the pipeline for one tenant."""
+
+    def __init__(self, kb: KnowledgeBase, source: ProvenanceSource, projects: ProjectStore,
+                 registry: SchemaRegistry, extractor: Extractor, *, batch_nodes: int = 200) -> None:
+        self.kb = kb
+        self.source = source
+        self.projects = projects
+        self.registry = registry
+        self.extractor = extractor
+        self.batch_nodes = max(1, batch_nodes)
+
+    @property
+    def views_dir(self) -> Path:
+        return self.kb.root / "graph" / "views" / "entity"
+
+    @property
+    def core_path(self) -> Path:
+        return self.kb.root / "core.md"
+
+    # ================================================================== stage 1: collect
+
+    def cursor(self) -> dict[str, Any]:
+        cursor = self.kb.log.last_meta("cursor")
+        if not isinstance(cursor, dict):
+            cursor = {}
+        return {"sessions": dict(cursor.get("sessions") or {}),
+                "projects": dict(cursor.get("projects") or {})}
+
+    def _collect(self, cursor: dict[str, Any], session_ids: Sequence[str] | None,
+                 ) -> list[NodeRecord]:
+        """Whole turns, oldest session first, until about ``batch_nodes`` nodes."""
+        out: list[NodeRecord] = []
+        last_turn: tuple[str, str] | None = None
+        for rec in self.source.iter_nodes_since(cursor["sessions"], session_ids=session_ids):
+            turn = (rec.session_id, rec.commit)
+            if len(out) >= self.batch_nodes and turn != last_turn:
+                break
+            out.append(rec)
+            last_turn = turn
+        return out
+
+    def _collect_commits(self, cursor: dict[str, Any]) -> list[tuple[str, CommitInfo]]:
+        found = []
+        for project in self.projects.all():
+            try:
+                commits = self.source.project_commits_since(
+                    project.project_id, cursor["projects"].get(project.project_id), limit=50)
+            except Exception as exc:  # an unreadable user repository must not stop distillation
+                log.warning("project %s: cannot read commits: %s", project.project_id, exc)
+                continue
+            found += [(project.project_id, c) for c in commits]
+        return found
+
+    def pending(self) -> int:
+        """How many committed nodes are not distilled yet."""
+        return sum(1 for _ in self.source.iter_nodes_since(self.cursor()["sessions"]))
+
+    # ================================================================== running
+
+    def run(self, *, session_ids: Sequence[str] | None = None, max_batches: int | None = None,
+            include_projects: bool = True) -> DistillReport:
+        """Distill everything pending (or only ``session_ids``), batch by batch."""
+        report = DistillReport()
+        start = time.perf_counter()
+        with file_lock(self.kb.root / ".distill.lock"):
+            while max_batches is None or len(report.batches) < max_batches:
+                done = self._one_batch(report, session_ids, include_projects)
+                if not done:
+                    break
+        report.seconds = time.perf_counter() - start
+        return report
+
+    def _one_batch(self, report: DistillReport, session_ids: Sequence[str] | None,
+                   include_projects: bool) -> bool:
+        for attempt in range(3):
+            self.kb.refresh()
+            cursor = self.cursor()
+            records = self._collect(cursor, session_ids)
+            commits = self._collect_commits(cursor) if include_projects and session_ids is None else []
+            if not records and not commits:
+                return False
+            result = self.extractor.extract(records) if records else None
+            candidates = list(result.candidates) if result else []
+            batch = self.kb.begin(f"distill ({self.extractor.name})")
+            linker = Linker(self.kb, batch)
+            reconciler = Reconciler(self.kb, batch, linker)
+            stats = dict(result.stats) if result else {}
+            applier = _Applier(self, batch, linker, reconciler, records)
+            for cand in candidates:
+                applier.apply(cand)
+            for project_id, commit in commits:
+                applier.apply_commit(project_id, commit)
+            for rec in records:
+                cursor["sessions"][rec.session_id] = max(
+                    cursor["sessions"].get(rec.session_id, 0), rec.node.seq)
+            for project_id, commit in commits:
+                cursor["projects"][project_id] = commit.sha
+            stats.update({k: v for k, v in applier.stats.items() if v})
+            stats.update({k: v for k, v in reconciler.stats.items() if v})
+            try:
+                info = batch.commit(cursor=cursor, stats=stats, extractor=self.extractor.name,
+                                    nodes=len(records), force_marker=True)
+            except Conflict as exc:  # a concurrent writer changed a mutable record: redo
+                log.info("distill batch conflict (attempt %d): %s", attempt + 1, exc)
+                continue
+            assert info is not None
+            report.batches.append(info.id)
+            report.nodes += len(records)
+            report.project_commits += len(commits)
+            report.candidates += len(candidates)
+            report.add(stats)
+            self._project(linker.touched)
+            return True
+        raise Conflict("distillation kept conflicting with concurrent writers; try again")
+
+    # ================================================================== stage 5: project
+
+    def _project(self, entity_ids: Iterable[str]) -> None:
+        try:
+            write_entity_views(self.kb, self.views_dir, entity_ids)
+        except OSError as exc:  # views are derived; a failure here must not lose the batch
+            log.warning("could not write entity views: %s", exc)
+
+    def project_all(self, *, scopes: Sequence[str] | None = None, project: str | None = None) -> str:
+        """Deep-sleep projection: every entity view and core.md. Returns core.md."""
+        write_entity_views(self.kb, self.views_dir)
+        core = render_core(self.kb, scopes=scopes, project=project)
+        atomic_write_bytes(self.core_path, core.encode())
+        return core
+
+    def distill_memory(self, memory: MemoryItem) -> dict[str, int]:
+        """Derive graph facts from a memory the user wrote; they are supported by that memory."""
+        node = Node(id=memory.id, seq=0, role="user", content=memory.text, parent_id=None,
+                    event_time=memory.created_at, ingestion_time=memory.created_at, name="user")
+        rec = NodeRecord(session_id="", project_id="default", agent_id=None, node=node,
+                         commit="", turn=0)
+        result = self.extractor.extract([rec])
+        batch = self.kb.begin("distill memory")
+        linker = Linker(self.kb, batch)
+        reconciler = Reconciler(self.kb, batch, linker)
+        applier = _Applier(self, batch, linker, reconciler, [rec], fixed_memory=memory)
+        for cand in result.candidates:
+            applier.apply(cand)
+        batch.commit(memory_id=memory.id)
+        self._project(linker.touched)
+        return {**applier.stats, **reconciler.stats}
+
+
+class _Applier:
+    """Turns candidates into memory-list entries, entities, edges and events in one batch."""
+
+    def __init__(self, distiller: Distiller, batch: KnowledgeBatch, linker: Linker,
+                 reconciler: Reconciler, records: Sequence[NodeRecord], *,
+                 fixed_memory: MemoryItem | None = None) -> None:
+        self.d = distiller
+        self.batch = batch
+        self.linker = linker
+        self.reconciler = reconciler
+        self.nodes = {r.node.id: r for r in records}
+        self.fixed = fixed_memory
+        self.stats = {"memories_new": 0, "memories_supported": 0, "memories_updated": 0,
+                      "candidates_invalid": 0}
+        self._index: dict[tuple[str, ...], str] | None = None
+        self._ev_nodes: dict[str, set[str]] | None = None
+
+    def _memory_index(self) -> dict[tuple[str, ...], str]:
+        if self._index is None:
+            self._index = {}
+            for mem in self.d.kb.memories(include_disabled=True):
+                key = mem.attrs.get("key")
+                self._index[tuple(key) if isinstance(key, list) else (mem.type, normalize_name(mem.text))] = mem.id
+        return self._index
+
+    def _evidence_nodes(self) -> dict[str, set[str]]:
+        if self._ev_nodes is None:
+            self._ev_nodes = {}
+            for ev in self.d.kb.log.all("evidence"):
+                nodes = (ev.get("provenance") or {}).get("node_ids") or []
+                self._ev_nodes.setdefault(ev["memory_id"], set()).update(nodes)
+        return self._ev_nodes
+
+    def _scope(self, cand: Candidate, mtype: MemoryType, rec: NodeRecord) -> str:
+        if cand.scope:
+            return cand.scope
+        if mtype.scope == "project" and rec.project_id != "default":
+            return f"project:{rec.project_id}"
+        if mtype.scope == "agent" and rec.agent_id:
+            return f"agent:{rec.agent_id}"
+        return "global"
+
+    def apply(self, cand: Candidate) -> None:
+        recs = [self.nodes[n] for n in cand.node_ids if n in self.nodes]
+        if cand.type not in self.d.registry or not recs or not cand.text.strip():
+            self.stats["candidates_invalid"] += 1
+            return
+        mtype = self.d.registry.get(cand.type)
+        last = recs[-1]
+        prov = Provenance(project_id=last.project_id, session_id=last.session_id,
+                          node_ids=tuple(r.node.id for r in recs), commit=last.commit or None,
+                          event_time=recs[0].node.event_time, ingestion_time=self.batch.now)
+        scope = self._scope(cand, mtype, last)
+        quote = " / ".join(f"{r.node.name or r.node.role}: {r.node.text}" for r in recs)[:1000]
+        memory_id = self._memory(cand, mtype, prov, scope, quote)
+        subject = self.linker.link(cand.subject, scope=scope, support=memory_id) if cand.subject else None
+        obj = self.linker.link(cand.object, scope=scope, support=memory_id) if cand.object else None
+        others = [self.linker.link(e, scope=scope, support=memory_id) for e in cand.entities]
+        if cand.replaces is not None:
+            self.linker.link(cand.replaces, scope=scope, support=memory_id)
+        if cand.relation and subject and obj:
+            self.reconciler.edge(cand, subject, obj, prov, scope=scope, support=memory_id)
+        kind = cand.kind or mtype.timeline_kind
+        if kind:
+            ids = [i for i in (subject, obj, *others) if i]
+            self.reconciler.event(cand, kind, list(dict.fromkeys(ids)), prov, scope=scope,
+                                  support=memory_id)
+
+    def _memory(self, cand: Candidate, mtype: MemoryType, prov: Provenance, scope: str,
+                quote: str) -> str:
+        if self.fixed is not None:
+            return self.fixed.id
+        index = self._memory_index()
+        if mtype.mutable and cand.subject and cand.relation:
+            key: tuple[str, ...] = (mtype.name, normalize_name(cand.subject.name), cand.relation)
+        else:
+            key = (mtype.name, normalize_name(cand.text))
+        existing = index.get(key)
+        if existing is not None:
+            rec = self.batch.get("memory", existing)
+            if rec is not None and not rec.get("deleted"):
+                mem = from_dict(MemoryItem, rec)
+                if mtype.mutable and normalize_name(mem.text) != normalize_name(cand.text):
+                    # Mutable lifecycle: the record is updated in place under a version check.
+                    new = mem.evolve(text=cand.text, version=mem.version + 1,
+                                     updated_at=self.batch.now)
+                    self.batch.put("memory", new.to_dict(), check_version=True,
+                                   expect_version=mem.version)
+                    self.batch.add_evidence(existing, prov, quote)
+                    self.stats["memories_updated"] += 1
+                    return existing
+                known = self._evidence_nodes().setdefault(existing, set())
+                if not set(prov.node_ids) <= known or not prov.node_ids:
+                    self.batch.add_evidence(existing, prov, quote)
+                    known.update(prov.node_ids)
+                self.stats["memories_supported"] += 1
+                return existing
+        mem = self.batch.new_memory(
+            cand.text, type=mtype.name, scope=scope, provenance=prov, quote=quote,
+            source="distilled", importance=max(cand.importance, 0.0), language=cand.language,
+            attrs={"key": list(key), "confidence": cand.confidence},
+        )
+        index[key] = mem.id
+        self.stats["memories_new"] += 1
+        return mem.id
+
+    def apply_commit(self, project_id: str, commit: CommitInfo) -> None:
+        """A project commit becomes a work event (and a case memory) with the commit as evidence."""
+        match = _AGENT_MSG.match(commit.message)
+        session_id = match.group("sid") if match else ""
+        files = ", ".join(commit.files[:8]) + (" …" if len(commit.files) > 8 else "")
+        headline = commit.message.splitlines()[0] if commit.message else commit.sha[:7]
+        text = f"{headline} ({files})" if files else headline
+        prov = Provenance(project_id=project_id, session_id=session_id, node_ids=(),
+                          commit=commit.sha, event_time=commit.time, ingestion_time=self.batch.now)
+        mtype = self.d.registry.get("case") if "case" in self.d.registry else None
+        if mtype is None:
+            return
+        scope = f"project:{project_id}"
+        memory_id = self._memory(Candidate(type="case", text=text, session_id=session_id,
+                                           node_ids=()), mtype, prov, scope, commit.message[:1000])
+        ents = [self.linker.link(EntityRef(name=f, type="resource"), scope=scope, support=memory_id)
+                for f in commit.files[:8]]
+        cand = Candidate(type="case", text=text, session_id=session_id, node_ids=(), kind="work",
+                         event_time=commit.time, importance=0.5, attrs={"files": list(commit.files)})
+        self.reconciler.event(cand, "work", ents, prov, scope=scope, support=memory_id)

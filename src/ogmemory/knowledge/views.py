@@ -1,0 +1,153 @@
+"""Stage 5 projections: core.md (seed 000 §4) and ``graph/views/entity/<slug>.md``.
+
+Views are read-time projections written to files for people and agents to read; they are
+regenerated from the logs (never edited), and only show what is visible: facts supported by an
+enabled memory, within the requested scopes.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .._files import atomic_write_bytes
+from ..records import Provenance
+from .models import Edge, Entity
+from .store import KnowledgeBase
+
+__all__ = ["CORE_LIMIT_BYTES", "pointer", "render_core", "render_entity_view", "write_entity_views"]
+
+CORE_LIMIT_BYTES = 2048
+_RULE = "═" * 48
+
+
+def pointer(prov: Provenance) -> str:
+    """``↪ session:<id>@<commit7>``: what a navigation tool needs to open the evidence."""
+    commit = f"@{prov.commit[:7]}" if prov.commit else ""
+    return f"↪ session:{prov.session_id}{commit}"
+
+
+def _day(t: float) -> str:
+    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d")
+
+
+def _fit(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def render_core(kb: KnowledgeBase, *, scopes: Sequence[str] | None = None,
+                project: str | None = None, now: float | None = None,
+                limit: int = CORE_LIMIT_BYTES) -> str:
+    """The ≤ 2 KB snapshot injected into every prompt; every fact line ends with a pointer."""
+    events = kb.events(scopes=scopes)
+    edges = kb.edges(scopes=scopes)
+    ref = max([e.event_time for e in events] + [e.valid_from for e in edges] + [0.0])
+    ref = ref or (now or time.time())
+    zh = _mostly_chinese([e.summary for e in events] + [e.fact for e in edges])
+
+    def recency(t: float) -> float:
+        return math.exp(-max(0.0, ref - t) / (30 * 86400))
+
+    ranked_events = sorted(events, key=lambda e: recency(e.event_time) * (0.5 + e.importance),
+                           reverse=True)
+    ranked_edges = sorted(
+        edges, key=lambda e: e.confidence * (1 + math.log1p(len(e.support))) * (0.5 + recency(e.valid_from)),
+        reverse=True)
+    label = f"项目: {project}" if zh and project else (f"project: {project}" if project else "")
+    when = _day(now or time.time())
+    title = (f"ogmemory 记忆 — {label + ', ' if label else ''}最后整理 {when}" if zh
+             else f"ogmemory memory — {label + ', ' if label else ''}consolidated {when}")
+    head = [_RULE, title, _RULE]
+    tail = ["需要细节: memory_open_session(<id>) / memory_git_log(<project>)" if zh
+            else "Details: memory_open_session(<id>) / memory_git_log(<project>)", _RULE]
+    sections = [
+        ("[时间轴 · 最近]" if zh else "[Timeline · recent]",
+         [f"· {_day(e.event_time)} {_fit(e.summary, 90)}  {pointer(e.provenance)}" for e in ranked_events]),
+        ("[图谱 · 当前范围]" if zh else "[Graph · current scope]",
+         [f"· {_fit(e.fact, 100)}  {pointer(e.provenance)}" for e in ranked_edges]),
+    ]
+    budget = limit - _size(head) - _size(tail) - sum(_size([s[0]]) for s in sections)
+    chosen: list[list[str]] = [[], []]
+    # Alternate between the sections so neither crowds the other out.
+    queues = [list(lines) for _, lines in sections]
+    while budget > 0 and any(queues):
+        progressed = False
+        for i, queue in enumerate(queues):
+            while queue:
+                line = queue.pop(0)
+                cost = _size([line])
+                if cost <= budget:
+                    chosen[i].append(line)
+                    budget -= cost
+                    progressed = True
+                    break
+        if not progressed:
+            break
+    body: list[str] = []
+    for (header, _), lines in zip(sections, chosen):
+        if lines:
+            body += [header, *lines]
+    if not body:
+        body = ["(还没有记忆)" if zh else "(nothing remembered yet)"]
+    return "\n".join(head + body + tail) + "\n"
+
+
+def _size(lines: Iterable[str]) -> int:
+    return sum(len(line.encode()) + 1 for line in lines)
+
+
+def _mostly_chinese(texts: list[str]) -> bool:
+    zh = sum(1 for t in texts if any("\u4e00" <= ch <= "\u9fff" for ch in t))
+    return bool(texts) and zh * 2 > len(texts)
+
+
+def render_entity_view(kb: KnowledgeBase, entity: Entity) -> str:
+    """A readable page for one entity: aliases, current relations, history, timeline."""
+    lines = [f"# {entity.name}", "", f"- id: `{entity.id}`", f"- type: {entity.type}",
+             f"- scope: {entity.scope}"]
+    if entity.aliases:
+        lines.append(f"- aliases: {', '.join(entity.aliases)}")
+    for key, value in sorted(entity.attrs.items()):
+        lines.append(f"- {key}: {value}")
+    history = kb.edges(entity=entity.id, include_history=True)
+    current = [e for e in history if e.current]
+    ended = [e for e in history if not e.current]
+    lines += ["", "## Now", *(_edge_line(kb, e) for e in current)] if current else []
+    if ended:
+        lines += ["", "## History", *(_edge_line(kb, e) for e in ended)]
+    events = kb.events(entity=entity.id)
+    if events:
+        lines += ["", "## Timeline", *(f"- {_day(e.event_time)} {e.summary}  {pointer(e.provenance)}"
+                                       for e in events[-50:])]
+    return "\n".join(lines) + "\n"
+
+
+def _edge_line(kb: KnowledgeBase, edge: Edge) -> str:
+    src = kb.lookup(edge.src)
+    dst = kb.lookup(edge.dst)
+    span = f"{_day(edge.valid_from)} → {_day(edge.valid_to) if edge.valid_to else 'now'}"
+    names = f"{src.name if src else edge.src} —{edge.relation}→ {dst.name if dst else edge.dst}"
+    return f"- {names} ({span}): {edge.fact}  {pointer(edge.provenance)}"
+
+
+def write_entity_views(kb: KnowledgeBase, directory: Path, entity_ids: Iterable[str] | None = None,
+                       ) -> int:
+    """(Re)write the views of ``entity_ids`` (default: all); hidden entities lose their page."""
+    visible = {e.id: e for e in kb.entities()}
+    targets = set(entity_ids) if entity_ids is not None else set(visible)
+    if entity_ids is None and directory.is_dir():
+        targets |= {p.stem for p in directory.glob("*.md")}
+    written = 0
+    for eid in sorted(targets):
+        path = directory / f"{eid}.md"
+        ent = visible.get(kb.resolve_id(eid))
+        if ent is None or ent.id != eid:
+            path.unlink(missing_ok=True)
+            continue
+        atomic_write_bytes(path, render_entity_view(kb, ent).encode())
+        written += 1
+    return written
+
