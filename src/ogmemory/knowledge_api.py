@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .distill.pipeline import DistillReport, Distiller
 from .distill.types import Extractor
@@ -121,6 +121,19 @@ class KnowledgeAPI:
         if mode == "deep":
             self.distiller.project_all()
         return report
+
+    def run_daemon(self, *, interval: float = 60.0, stop: threading.Event | None = None,
+                   idle_minutes: float | None = None, daily_at: str | None = None) -> None:
+        """Block running the idle watcher and the daily sleep until ``stop`` is set."""
+        from .distill.triggers import Schedule, run_daemon
+
+        schedule = Schedule(idle_minutes=idle_minutes or self.settings.idle_minutes,
+                            daily_at=daily_at or self.settings.daily_sleep_at)
+        run_daemon(self._sessions_for_daemon, lambda ids: self.distill(ids), self.sleep, schedule,
+                   interval=interval, stop=stop)
+
+    def _sessions_for_daemon(self) -> list[Any]:
+        raise NotImplementedError  # provided by Memory
 
     def pending_nodes(self) -> int:
         """Committed DAG nodes the pipeline has not distilled yet."""

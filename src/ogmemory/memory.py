@@ -236,6 +236,9 @@ class Memory(KnowledgeAPI):
         """Every valid session of this tenant, most recently updated first."""
         return self._sessions.list()
 
+    def _sessions_for_daemon(self) -> list[SessionInfo]:
+        return self._sessions.list()
+
     def get_session(self, session_id: str) -> SessionInfo:
         return self._sessions.info(session_id)
 
