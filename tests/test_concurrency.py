@@ -190,3 +190,21 @@ def test_sigkill_mid_turn_recovers(mem: Memory) -> None:
     assert committed == {n.id for n in fresh.get_nodes("k")}
     assert git(path, "status", "--porcelain").stdout == ""
     assert [m["content"] for m in fresh.get_branch("k")][-2:] == ["after the crash", "still here"]
+
+
+def test_stale_index_after_kill_inside_commit(mem: Memory) -> None:
+    turn(mem, "s", "one")
+    path = Path(mem.get_session("s").path)
+    index = path / ".git" / "index"
+    saved = index.read_bytes()
+    turn(mem, "s", "two")
+    # Killed after the commit object and ref were written, before the index was: the index
+    # on disk is one turn behind HEAD.
+    index.write_bytes(saved)
+    fresh = Memory(home=mem.settings.home)
+    res = turn(fresh, "s", "three")
+    assert res.turn == 3  # type: ignore[attr-defined]
+    contents = check_session(fresh, "s")
+    assert contents == ["one", "ok", "two", "ok", "three", "ok"]
+    assert len(git(path, "ls-tree", "-r", "--name-only", "HEAD").stdout.split()) == 6
+    assert git(path, "status", "--porcelain").stdout == ""

@@ -333,6 +333,14 @@ class GitSession:
                 hist = repo.TreeBuilder()
             index = repo.index
             index.read(False)
+            committed = len(repo[head.tree[HISTORY].id]) if head and HISTORY in head.tree else 0
+            if len(index) != committed:
+                # A writer killed between the commit and the index write left the index behind
+                # HEAD; reset it to HEAD (O(1) check, rare O(n) repair) so `git status` is clean.
+                if head is not None:
+                    index.read_tree(head.tree)
+                else:
+                    index.clear()
             for node in pending:
                 raw = self._raw.pop(node.id, None)
                 if raw is None:
