@@ -534,3 +534,31 @@ def test_reserved_session_id(mem: Memory, tmp_path: Path) -> None:
         mem.append_message("locations.json", {"role": "user", "content": "x"})
     assert (mem.tenant.locations_file).is_file()
     assert [s.session_id for s in mem.list_sessions()] == ["p"]
+
+
+def test_retrying_again_adds_more_siblings(mem: Memory) -> None:
+    u1 = mem.append_message("s1", {"role": "user", "content": "name a colour"})
+    a1 = mem.append_message("s1", {"role": "assistant", "content": "red"})
+    mem.commit_turn("s1")
+    path = session_dir(mem, "s1")
+    b1 = mem.retry("s1", a1.id)
+    a2 = mem.append_message("s1", {"role": "assistant", "content": "green"})
+    mem.commit_turn("s1")
+    # Regenerate the newest reply: a branch of its own.
+    b2 = mem.retry("s1", a2.id)
+    assert b2 == f"retry-{a2.id}" != b1
+    a3 = mem.append_message("s1", {"role": "assistant", "content": "blue"})
+    mem.commit_turn("s1")
+    # Go back to the first reply (from main) and regenerate it once more.
+    mem.checkout("s1", "main")
+    assert mem.retry("s1", a1.id) == b1
+    a4 = mem.append_message("s1", {"role": "assistant", "content": "black"})
+    mem.commit_turn("s1")
+    assert git_out(path, "rev-parse", "--abbrev-ref", "HEAD") == b1
+    assert {a1.parent_id, a2.parent_id, a3.parent_id, a4.parent_id} == {u1.id}
+    for node, text in ((a1, "red"), (a2, "green"), (a3, "blue"), (a4, "black")):
+        mem.switch_head("s1", node.id)
+        assert [m["content"] for m in mem.get_branch("s1")] == ["name a colour", text]
+    assert sorted(mem.branches("s1")) == sorted(["main", b1, b2])
+    assert len({n.seq for n in mem.get_nodes("s1")}) == 5
+    fsck(path)

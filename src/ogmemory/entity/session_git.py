@@ -398,10 +398,13 @@ class GitSession:
             self._require_clean("retry")
             name = f"retry-{assistant_id}"
             if name in self.repo.branches.local:
-                raise Conflict(f"session {self.session_id}: branch {name} already exists")
-            tip = self._commit_containing(assistant_id)
-            self.repo.branches.local.create(name, tip)
-            self._checkout(name)
+                # Regenerating the same reply again: its branch already holds the reply and
+                # the earlier alternatives, so the next sibling goes there too.
+                self._checkout(name)
+            else:
+                tip = self._commit_containing(assistant_id)
+                self.repo.branches.local.create(name, tip)
+                self._checkout(name)
             self._set_head(node.parent_id)
             return name
 
