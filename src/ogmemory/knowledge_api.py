@@ -51,7 +51,8 @@ class KnowledgeAPI:
     _projects: ProjectStore
     _provenance: ProvenanceSource
 
-    def _knowledge_init(self) -> None:
+    def _knowledge_init(self, extractor: Extractor | None = None) -> None:
+        self._custom_extractor = extractor
         self._kb: KnowledgeBase | None = None
         self._schema: SchemaRegistry | None = None
         self._distiller: Distiller | None = None
@@ -79,6 +80,8 @@ class KnowledgeAPI:
         return self._schema
 
     def _make_extractor(self) -> Extractor:
+        if self._custom_extractor is not None:
+            return self._custom_extractor
         from .distill.extractors import default_extractor
 
         rules = default_extractor(self.schema)

@@ -17,6 +17,7 @@ from .entity.session_store import DEFAULT_PROJECT, SessionStore
 from .entity.titles import fallback_title, preview, start_title_thread
 from .errors import InvalidInput, NotFound, ProjectNotFound, StorageError
 from .importers import Conversation
+from .distill.types import Extractor
 from .knowledge_api import KnowledgeAPI
 from .records import CommitInfo, Node, NodeRecord, Project, Provenance, SessionInfo, TurnResult
 from .storage.protocols import NodeLog, ProjectStore, ProvenanceSource, SessionRepository
@@ -50,7 +51,8 @@ class Memory(KnowledgeAPI):
     """
 
     def __init__(self, home: str | Path | None = None, *, account: str | None = None,
-                 space: str | None = None, settings: Settings | None = None) -> None:
+                 space: str | None = None, settings: Settings | None = None,
+                 extractor: Extractor | None = None) -> None:
         settings = settings or Settings()
         if home is not None:
             settings = Settings(**{**settings.__dict__, "home": Path(home).expanduser()})
@@ -67,7 +69,7 @@ class Memory(KnowledgeAPI):
         self._projects: ProjectStore = self._registry
         self._provenance: ProvenanceSource = ProvenanceReader(self._sessions, self._registry)  # type: ignore[arg-type]
         self._background: list[threading.Thread] = []
-        self._knowledge_init()
+        self._knowledge_init(extractor)
 
     # ================================================================== sessions: writes
 
