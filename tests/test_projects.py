@@ -195,3 +195,57 @@ def test_unbind_keeps_history_and_sessions(mem: Memory, project: Path) -> None:
     with pytest.raises(ProjectNotFound):
         mem.unbind_project(proj.project_id)
     fsck(project)
+
+
+def test_new_directories_and_ignored_files(mem: Memory, project: Path) -> None:
+    (project / ".gitignore").write_text("*.log\nbuild/\n")
+    git(project, "add", ".gitignore")
+    git(project, "commit", "-q", "-m", "user: ignore logs")
+
+    def edit() -> None:
+        (project / "src" / "pkg").mkdir(parents=True)
+        (project / "src" / "pkg" / "mod.py").write_text("x = 1\n")
+        (project / "debug.log").write_text("noise\n")
+        (project / "build").mkdir()
+        (project / "build" / "out.bin").write_text("bin\n")
+
+    res = bound_turn(mem, "s1", project, "add a module", edit)
+    assert res.project_commit is not None  # type: ignore[attr-defined]
+    assert git_out(project, "show", "--name-only", "--format=", "HEAD").splitlines() == [
+        "src/pkg/mod.py"]
+    assert (project / "debug.log").exists()  # ignored files are left alone, uncommitted
+    assert git_out(project, "status", "--porcelain") == ""
+
+
+def test_busy_project_index_is_a_warning_not_a_failure(mem: Memory, project: Path) -> None:
+    lock = project / ".git" / "index.lock"
+
+    def edit() -> None:
+        (project / "new.py").write_text("n = 1\n")
+        lock.write_text("")  # the user's own git is running in the project right now
+
+    res = bound_turn(mem, "s1", project, "edit while the user runs git", edit)
+    assert res.commit is not None and res.turn == 1  # type: ignore[attr-defined]
+    assert res.project_commit is None  # type: ignore[attr-defined]
+    project_id = mem.resolve_project(project).project_id
+    assert len(res.warnings) == 1 and project_id in res.warnings[0]  # type: ignore[attr-defined]
+    assert lock.exists()  # never remove a lock that may belong to a live git process
+    lock.unlink()
+    assert commit_count(project) == 1
+    assert git(project, "status", "--porcelain").stdout == "?? new.py\n"
+    assert mem.get_session("s1").turns == 1
+    fsck(project)
+
+
+def test_project_git_dir_gone_is_a_warning(mem: Memory, project: Path) -> None:
+    import shutil
+    bound_turn(mem, "s1", project, "first")
+    shutil.rmtree(project / ".git")
+    mem.append_message("s1", {"role": "user", "content": "second"})
+    (project / "x.txt").write_text("x")
+    mem.append_message("s1", {"role": "assistant", "content": "done"})
+    res = mem.commit_turn("s1")
+    assert res.commit is not None and res.turn == 2
+    assert res.project_commit is None and len(res.warnings) == 1
+    assert not (project / ".git").exists()  # nothing re-created behind the user's back
+    assert [m["content"] for m in mem.get_branch("s1")][-2:] == ["second", "done"]

@@ -167,19 +167,25 @@ class Memory(KnowledgeAPI):
         project_id = str(session.meta.get("project_id") or DEFAULT_PROJECT)
         if project_id == DEFAULT_PROJECT:
             return None, []
+        start = session.meta.get("turn_start") or {}
+        session.write_meta(turn_start=None)
         try:
             git = self._registry.git(project_id)
         except NotFound:
             return None, []
-        start = session.meta.get("turn_start") or {}
-        session.write_meta(turn_start=None)
+        except StorageError as exc:  # the session turn is committed; say why the project is not
+            return None, [f"project {project_id} is not usable ({exc}); "
+                          "the agent's edits were not committed"]
         if git.is_clean():
             return None, []
         if not start.get("project_clean"):
             return None, [f"project {project_id} had uncommitted changes before the agent's turn; "
                           "the agent's edits were not committed"]
         message = f"[agent {session.session_id}] turn {turn}: {_first_line(user_text, 60)}"
-        return git.commit_all(agent_author(model), message), []
+        try:
+            return git.commit_all(agent_author(model), message), []
+        except StorageError as exc:  # e.g. the user's own git holds index.lock right now
+            return None, [f"project {project_id}: could not commit the agent's edits ({exc})"]
 
     def _after_first_turn(self, session: NodeLog, pending: list[Node]) -> None:
         first_user = next((n for n in session.all_nodes() if n.role == "user"), None)

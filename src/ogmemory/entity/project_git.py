@@ -80,6 +80,13 @@ class ProjectGit:
 
     def commit_all(self, author: str, message: str) -> str | None:
         """Stage every change (additions, edits, deletions) and commit; ``None`` if nothing changed."""
+        try:
+            return self._commit_all(author, message)
+        except pygit2.GitError as exc:
+            # Typically index.lock held by the user's own git: never remove it, report it.
+            raise StorageError(f"{self.path}: {exc}") from exc
+
+    def _commit_all(self, author: str, message: str) -> str | None:
         changes = self._changes()
         if not changes:
             return None
