@@ -16,10 +16,15 @@ from ogmemory import Memory, Settings
 # A writer process: ``turns`` turns of user + assistant messages to one session, printing a
 # line after every step so the parent can kill it at a known point.
 WRITER = r"""
-import sys
+import os, sys, time
 from ogmemory import Memory
 home, sid, tag, turns = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+go = sys.argv[5] if len(sys.argv) > 5 else ""
 mem = Memory(home=home)
+if go:  # line the writers up so that their first writes collide
+    print("ready", flush=True)
+    while not os.path.exists(go):
+        time.sleep(0.0005)
 for i in range(turns):
     mem.append_message(sid, {"role": "user", "content": f"{tag} user {i}"})
     print("u", i, flush=True)
@@ -30,9 +35,11 @@ for i in range(turns):
 """
 
 
-def writer(home: Path, sid: str, tag: str, turns: int) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-c", WRITER, str(home), sid, tag, str(turns)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def writer(home: Path, sid: str, tag: str, turns: int,
+           go: Path | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(home), sid, tag, str(turns), str(go or "")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def check_session(mem: Memory, sid: str, *, all_committed: bool = True) -> list[str]:
@@ -208,3 +215,24 @@ def test_stale_index_after_kill_inside_commit(mem: Memory) -> None:
     assert contents == ["one", "ok", "two", "ok", "three", "ok"]
     assert len(git(path, "ls-tree", "-r", "--name-only", "HEAD").stdout.split()) == 6
     assert git(path, "status", "--porcelain").stdout == ""
+
+
+def test_processes_create_the_same_new_session(home: Path, tmp_path: Path) -> None:
+    for attempt in range(2):
+        sid = f"new{attempt}"
+        go = tmp_path / f"go{attempt}"
+        procs = [writer(home, sid, tag, 3, go) for tag in ("p1", "p2", "p3")]
+        for p in procs:
+            assert p.stdout is not None and p.stdout.readline() == "ready\n"
+        go.touch()
+        for p in procs:
+            out, err = p.communicate(timeout=120)
+            assert p.returncode == 0, err
+        fresh = Memory(home=home)
+        contents = check_session(fresh, sid)
+        assert sorted(contents) == sorted(
+            f"{tag} {kind} {i}" for tag in ("p1", "p2", "p3") for i in range(3)
+            for kind in ("user", "reply"))
+    assert sorted(s.session_id for s in Memory(home=home).list_sessions()) == ["new0", "new1"]
+    assert [p.name for p in Memory(home=home).tenant.sessions_dir.iterdir()
+            if p.name.startswith(".invalid")] == []

@@ -164,7 +164,9 @@ class SessionStore:
             validate_id(agent_id, "agent id")
         with self._lock:
             gate = self._creating.setdefault(session_id, threading.Lock())
-        with gate:
+        # The thread gate, then a tenant-wide file lock: two processes creating the same new
+        # session at once would otherwise each see a half-made directory and move it aside.
+        with gate, file_lock(self.tenant.sessions_dir / ".create.lock"):
             if self.exists(session_id):
                 raise Conflict(f"session already exists: {session_id}")
             if project_path is not None:
