@@ -562,3 +562,10 @@ def test_retrying_again_adds_more_siblings(mem: Memory) -> None:
     assert sorted(mem.branches("s1")) == sorted(["main", b1, b2])
     assert len({n.seq for n in mem.get_nodes("s1")}) == 5
     fsck(path)
+
+
+def test_parent_id_on_a_new_session_writes_nothing(mem: Memory) -> None:
+    with pytest.raises(InvalidInput, match="parent"):
+        mem.append_message("s1", {"role": "user", "content": "x", "parent_id": "elsewhere"})
+    assert mem.list_sessions() == []
+    assert not (mem.tenant.sessions_dir / "s1").exists()

@@ -108,6 +108,10 @@ class Memory(KnowledgeAPI):
         """
         validate_id(session_id, "session id")
         fields = message_fields(msg)
+        if "parent_id" in fields and not self._sessions.exists(session_id):
+            # Checked before the lazy creation: a rejected message must write nothing.
+            raise InvalidInput(f"session {session_id}: parent node {fields['parent_id']} "
+                               "does not exist (the session is new)")
         session = self._sessions.open_or_create(
             session_id, **self._create_kwargs(project, agent_id, None, model))
         with self._lock_of(session):
