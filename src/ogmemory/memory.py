@@ -19,6 +19,7 @@ from .errors import InvalidInput, NotFound, ProjectNotFound, StorageError
 from .importers import Conversation
 from .distill.types import Extractor
 from .knowledge_api import KnowledgeAPI
+from .recall_api import RecallAPI
 from .records import CommitInfo, Node, NodeRecord, Project, Provenance, SessionInfo, TurnResult
 from .storage.protocols import NodeLog, ProjectStore, ProvenanceSource, SessionRepository
 from .tenancy import TenantRoot, validate_id
@@ -40,7 +41,7 @@ class ImportResult:
         return dict(self.__dict__)
 
 
-class Memory(KnowledgeAPI):
+class Memory(KnowledgeAPI, RecallAPI):
     """Long-term memory of one tenant ``(account, space)``.
 
     >>> mem = Memory(home="/tmp/ogm-doc")                     # doctest: +SKIP
@@ -70,6 +71,7 @@ class Memory(KnowledgeAPI):
         self._provenance: ProvenanceSource = ProvenanceReader(self._sessions, self._registry)  # type: ignore[arg-type]
         self._background: list[threading.Thread] = []
         self._knowledge_init(extractor)
+        self._recall_init()
 
     # ================================================================== sessions: writes
 
@@ -148,6 +150,7 @@ class Memory(KnowledgeAPI):
             project_commit, warnings = self._commit_project(session, turn, user_text, model)
         if turn == 1 or not session.meta.get("preview"):
             self._after_first_turn(session, pending)
+        self._mark_turns_dirty()
         if self.settings.distill_on_turn:
             self._distill_soon(session_id)
         return TurnResult(session_id, turn, sha, node_ids, project_commit, tuple(warnings))
@@ -346,6 +349,7 @@ class Memory(KnowledgeAPI):
 
     def close(self) -> None:
         self.wait_background(timeout=5)
+        self._stop_worker()
 
     def __enter__(self) -> Memory:
         return self

@@ -1,0 +1,48 @@
+"""LoCoMo recall benchmark beside raw-turn baselines (same process, same budget).
+
+    python bench/bench_locomo.py [--data FILE] [--run-out RUN.jsonl] [--budget 2000]
+
+The same as ``ogmem bench locomo``; see ``ogmemory.benchmarks.locomo``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from rich.console import Console
+
+from ogmemory.benchmarks.locomo import report_tables, run_locomo
+
+
+def find_data(arg: str | None) -> Path:
+    if arg:
+        return Path(arg)
+    if os.environ.get("OGMEM_LOCOMO"):
+        return Path(os.environ["OGMEM_LOCOMO"])
+    for parent in [Path.cwd(), *Path.cwd().parents, *Path(__file__).resolve().parents]:
+        candidate = parent / "shared" / "data" / "locomo" / "locomo-dev.json"
+        if candidate.exists():
+            return candidate
+    raise SystemExit("LoCoMo data not found: pass --data or set OGMEM_LOCOMO")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--data")
+    parser.add_argument("--run-out", type=Path)
+    parser.add_argument("--home", type=Path)
+    parser.add_argument("--budget", type=int, default=2000)
+    parser.add_argument("--samples", type=int)
+    args = parser.parse_args()
+    console = Console()
+    report = run_locomo(find_data(args.data), home=args.home, run_out=args.run_out,
+                        budget=args.budget, samples=args.samples,
+                        progress=lambda msg: console.print(f"[dim]{msg}[/dim]"))
+    for table in report_tables(report):
+        console.print(table)
+
+
+if __name__ == "__main__":
+    main()

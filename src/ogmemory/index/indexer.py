@@ -1,0 +1,229 @@
+"""Keeps the index in step with the files: new turns from the entity layer, new batches from
+the knowledge logs. Everything it writes is derived, in a deterministic order, so a rebuild
+from scratch (``reindex``) gives the same documents and the same answers.
+
+Levels (seed 004): a session has an L0 abstract and an L1 overview whose children are its turns
+(L2 content); a memory, event or fact is an L0 abstract whose children are its evidence turns;
+an entity is an L0 abstract whose children are its facts.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from datetime import datetime, timezone
+from typing import Any
+
+from ..knowledge.models import Edge, Entity, MemoryItem, TimelineEvent, from_dict
+from ..knowledge.store import KnowledgeBase
+from ..records import NodeRecord
+from ..storage.protocols import ProvenanceSource
+from .store import Doc, IndexStore
+
+__all__ = ["Indexer", "turn_doc_id"]
+
+_SESSION_L1_CHARS = 2000
+
+
+def _day(t: float | None) -> str:
+    return datetime.fromtimestamp(t or 0, timezone.utc).strftime("%Y-%m-%d")
+
+
+def turn_doc_id(session_id: str, node_id: str) -> str:
+    return f"turn:{session_id}:{node_id}"
+
+
+def _speaker(rec: NodeRecord) -> str:
+    node = rec.node
+    if node.role == "tool":
+        return f"tool {node.name}" if node.name else "tool"
+    return node.name or node.role
+
+
+class Indexer:
+    """Absorbs what is new since the cursors stored in the index itself."""
+
+    def __init__(self, store: IndexStore, source: ProvenanceSource, kb: KnowledgeBase,
+                 scope_of_project: Any = None) -> None:
+        self.store = store
+        self.source = source
+        self.kb = kb
+        self._lock = threading.Lock()
+
+    def sync(self, *, turns: bool = True) -> dict[str, int]:
+        """Index new turns (when ``turns``) and new knowledge batches. Returns counts."""
+        with self._lock:
+            counts = {"turns": 0, "knowledge": 0}
+            touched_sessions: set[str] = set()
+            if turns:
+                counts["turns"], touched_sessions = self._sync_turns()
+            counts["knowledge"], more = self._sync_knowledge()
+            touched_sessions |= more
+            if touched_sessions:
+                self._sync_sessions(sorted(touched_sessions))
+            return counts
+
+    # ------------------------------------------------------------------ turns
+
+    def _sync_turns(self) -> tuple[int, set[str]]:
+        cursor: dict[str, int] = dict(self.store.get_meta("turn_cursor", {}))
+        docs: list[Doc] = []
+        touched: set[str] = set()
+        total = 0
+        for rec in self.source.iter_nodes_since(cursor):
+            docs.append(self._turn_doc(rec))
+            cursor[rec.session_id] = max(cursor.get(rec.session_id, 0), rec.node.seq)
+            touched.add(rec.session_id)
+            if len(docs) >= 500:
+                total += self.store.write(docs, meta={"turn_cursor": cursor})
+                docs = []
+        if docs:
+            total += self.store.write(docs, meta={"turn_cursor": cursor})
+        return total, touched
+
+    def _turn_doc(self, rec: NodeRecord) -> Doc:
+        node = rec.node
+        body = node.text
+        if node.role == "tool":
+            body = body[:600]
+        cite = node.metadata.get("dia_id") if isinstance(node.metadata.get("dia_id"), str) else None
+        scope = f"project:{rec.project_id}" if rec.project_id != "default" else "global"
+        return Doc(
+            id=turn_doc_id(rec.session_id, node.id), kind="turn", level=2,
+            text=f"[{_day(node.event_time)}] {_speaker(rec)}: {body}", scope=scope,
+            parent=f"session:{rec.session_id}:1", session_id=rec.session_id, seq=node.seq,
+            event_time=node.event_time, node_ids=(node.id,), cites=(cite or node.id,),
+            prov={"session_id": rec.session_id, "project_id": rec.project_id, "commit": rec.commit,
+                  "node_ids": [node.id], "event_time": node.event_time},
+        )
+
+    def _sync_sessions(self, session_ids: list[str]) -> None:
+        """Session L0 abstract and L1 overview (the session's memories, else its opening)."""
+        memories_by_session: dict[str, list[MemoryItem]] = {}
+        for mem in self.kb.memories(include_disabled=True):
+            for ev in self.kb.evidence(mem.id)[:1]:
+                if ev.provenance is not None:
+                    memories_by_session.setdefault(ev.provenance.session_id, []).append(mem)
+        docs = []
+        for sid in session_ids:
+            turns = [d for d in self.store.children(f"session:{sid}:1", limit=100000)]
+            if not turns:
+                continue
+            speakers = list(dict.fromkeys(t.text.split("] ", 1)[-1].split(":", 1)[0] for t in turns))
+            first = turns[0]
+            when = f"{_day(first.event_time)}" + (
+                f" to {_day(turns[-1].event_time)}" if _day(turns[-1].event_time) != _day(first.event_time) else "")
+            opening = " ".join(t.text.split(": ", 1)[-1] for t in turns[:3])[:300]
+            l0 = f"Session {sid} ({when}) with {', '.join(speakers[:4])}: {opening}"
+            mems = memories_by_session.get(sid, [])
+            lines = [m.text for m in mems] or [t.text for t in turns]
+            overview, size = [], 0
+            for line in lines:
+                if size + len(line) > _SESSION_L1_CHARS:
+                    break
+                overview.append(line)
+                size += len(line) + 1
+            common = {"scope": first.scope, "session_id": sid, "event_time": first.event_time,
+                      "prov": {"session_id": sid, "project_id": first.prov.get("project_id"),
+                               "node_ids": [], "event_time": first.event_time}}
+            docs.append(Doc(id=f"session:{sid}:0", kind="session", level=0, text=l0, **common))
+            docs.append(Doc(id=f"session:{sid}:1", kind="session", level=1,
+                            parent=f"session:{sid}:0", text="\n".join(overview), **common))
+        self.store.write(docs)
+
+    # ------------------------------------------------------------------ knowledge
+
+    def _sync_knowledge(self) -> tuple[int, set[str]]:
+        self.kb.refresh()
+        done = int(self.store.get_meta("kb_batches", 0))
+        batches = self.kb.batches()
+        if done >= len(batches):
+            return 0, set()
+        touched: dict[str, set[str]] = {}
+        for info in batches[done:]:
+            for op in info.ops:
+                touched.setdefault(op.kind, set()).add(op.id)
+        # an edge change changes the pages of both of its entities
+        for eid in list(touched.get("edge", ())):
+            rec = self.kb.log.get("edge", eid)
+            if rec:
+                touched.setdefault("entity", set()).update({rec.get("from"), rec.get("to")} - {None})
+        upserts: list[Doc] = []
+        deletes: list[str] = []
+        sessions: set[str] = set()
+        for kind, ids in sorted(touched.items()):
+            for rid in sorted(ids):
+                doc, session = self._knowledge_doc(kind, rid)
+                if session:
+                    sessions.add(session)
+                if doc is None:
+                    deletes.append(f"{kind}:{rid}")
+                else:
+                    upserts.append(doc)
+        n = self.store.write(upserts, deletes, meta={"kb_batches": len(batches)})
+        return n, sessions
+
+    def _cites(self, session_id: str, node_ids: Iterable[str]) -> tuple[str, ...]:
+        ids = [turn_doc_id(session_id, n) for n in node_ids]
+        found = self.store.docs_by_id(ids)
+        return tuple(found[i].cites[0] if i in found and found[i].cites else i.rsplit(":", 1)[-1]
+                     for i in ids)
+
+    def _knowledge_doc(self, kind: str, rid: str) -> tuple[Doc | None, str | None]:
+        rec = self.kb.log.get(kind, rid)
+        if rec is None:
+            return None, None
+        if kind == "memory":
+            mem = from_dict(MemoryItem, rec)
+            if mem.deleted:
+                return None, None
+            evidence = self.kb.evidence(mem.id)
+            prov = next((e.provenance for e in evidence if e.provenance is not None), None)
+            nodes = tuple(dict.fromkeys(n for e in evidence if e.provenance
+                                        for n in e.provenance.node_ids))[:6]
+            sid = prov.session_id if prov else None
+            return Doc(
+                id=f"memory:{mem.id}", kind="memory", level=0, text=mem.text, scope=mem.scope,
+                session_id=sid, event_time=prov.event_time if prov else mem.created_at,
+                importance=mem.importance, support=(mem.id,), node_ids=nodes,
+                cites=self._cites(sid, nodes) if sid else (),
+                prov=prov.to_dict() if prov else {"memory_id": mem.id},
+                parent=f"session:{sid}:1" if sid else None,
+            ), sid
+        if kind == "event":
+            ev = from_dict(TimelineEvent, rec)
+            p = ev.provenance
+            return Doc(
+                id=f"event:{ev.id}", kind="event", level=0,
+                text=f"[{_day(ev.event_time)}] {ev.summary}", scope=ev.scope,
+                session_id=p.session_id or None, event_time=ev.event_time,
+                superseded=bool(ev.superseded_by), importance=ev.importance, support=ev.support,
+                node_ids=p.node_ids, cites=self._cites(p.session_id, p.node_ids) if p.session_id else (),
+                prov={**p.to_dict(), "entities": list(ev.entities)},
+            ), None
+        if kind == "edge":
+            edge = Edge.from_json(rec)
+            p = edge.provenance
+            span = f"{_day(edge.valid_from)} → {_day(edge.valid_to) if edge.valid_to else 'now'}"
+            return Doc(
+                id=f"edge:{edge.id}", kind="fact", level=0, text=f"{edge.fact} ({span})",
+                scope=edge.scope, session_id=p.session_id or None, event_time=edge.event_time,
+                valid_from=edge.valid_from, valid_to=edge.valid_to, superseded=not edge.current,
+                importance=edge.confidence, support=edge.support, node_ids=p.node_ids,
+                cites=self._cites(p.session_id, p.node_ids) if p.session_id else (),
+                prov={**p.to_dict(), "entities": [edge.src, edge.dst], "relation": edge.relation},
+            ), None
+        if kind == "entity":
+            ent = from_dict(Entity, rec)
+            if ent.merged_into:
+                return None, None
+            facts = self.kb.edges(entity=ent.id, include_hidden=True)[:5]
+            aka = f"; aka {', '.join(ent.aliases)}" if ent.aliases else ""
+            text = f"{ent.name} ({ent.type}{aka})" + (": " + "; ".join(f.fact for f in facts)
+                                                       if facts else "")
+            return Doc(
+                id=f"entity:{ent.id}", kind="entity", level=0, text=text[:1500], scope=ent.scope,
+                event_time=ent.ingestion_time, support=ent.support,
+                prov={"entity": ent.id, "node_ids": []},
+            ), None
+        return None, None

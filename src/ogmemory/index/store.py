@@ -1,0 +1,325 @@
+"""The SQLite index of one tenant: documents at three levels, FTS5, vectors, cursors.
+
+A document is one searchable thing: a turn (L2 content), a session (L0 abstract, L1 overview),
+a memory, a timeline event, a fact, an entity (L0, with an L1 page). Writes of documents and the
+embedding jobs they need happen in one transaction (the outbox pattern); vectors arrive later
+from a worker, and until then the document is found by full text. The index is derived: it can
+be deleted and rebuilt from the files at any time.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .outbox import Outbox
+from .text import fts_columns
+
+__all__ = ["Doc", "IndexStore"]
+
+SCHEMA_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS docs(
+  rowid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL,
+  level INTEGER NOT NULL,
+  parent TEXT,
+  session_id TEXT,
+  seq INTEGER,
+  text TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  event_time REAL,
+  valid_from REAL,
+  valid_to REAL,
+  superseded INTEGER NOT NULL DEFAULT 0,
+  importance REAL NOT NULL DEFAULT 0.5,
+  support TEXT NOT NULL DEFAULT '[]',
+  node_ids TEXT NOT NULL DEFAULT '[]',
+  cites TEXT NOT NULL DEFAULT '[]',
+  prov TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS docs_parent ON docs(parent);
+CREATE INDEX IF NOT EXISTS docs_session ON docs(session_id, seq);
+CREATE INDEX IF NOT EXISTS docs_time ON docs(event_time);
+CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(body, cjk,
+  tokenize='unicode61 remove_diacritics 2');
+CREATE TABLE IF NOT EXISTS vecs(doc_rowid INTEGER PRIMARY KEY, dim INTEGER NOT NULL, v BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS vec_log(seq INTEGER PRIMARY KEY AUTOINCREMENT, doc_rowid INTEGER NOT NULL);
+CREATE TRIGGER IF NOT EXISTS vecs_logged AFTER INSERT ON vecs
+  BEGIN INSERT INTO vec_log(doc_rowid) VALUES (new.doc_rowid); END;
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+@dataclass(frozen=True)
+class Doc:
+    """One indexed document. ``cites`` are the evidence labels shown to the model (a node's
+    ``dia_id`` when it has one, else its node id); ``node_ids`` the exact DAG nodes."""
+
+    id: str
+    kind: str  # turn | session | memory | event | fact | entity
+    level: int  # 0 abstract, 1 overview, 2 content
+    text: str
+    scope: str = "global"
+    parent: str | None = None
+    session_id: str | None = None
+    seq: int | None = None
+    event_time: float | None = None
+    valid_from: float | None = None
+    valid_to: float | None = None
+    superseded: bool = False
+    importance: float = 0.5
+    support: tuple[str, ...] = ()
+    node_ids: tuple[str, ...] = ()
+    cites: tuple[str, ...] = ()
+    prov: dict[str, Any] = field(default_factory=dict)
+    rowid: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        for key in ("support", "node_ids", "cites"):
+            data[key] = list(data[key])
+        return data
+
+
+_COLUMNS = ("rowid", "id", "kind", "level", "parent", "session_id", "seq", "text", "scope",
+            "event_time", "valid_from", "valid_to", "superseded", "importance", "support",
+            "node_ids", "cites", "prov")
+
+
+def _row_to_doc(row: Sequence[Any]) -> Doc:
+    d = dict(zip(_COLUMNS, row))
+    return Doc(
+        id=d["id"], kind=d["kind"], level=d["level"], text=d["text"], scope=d["scope"],
+        parent=d["parent"], session_id=d["session_id"], seq=d["seq"], event_time=d["event_time"],
+        valid_from=d["valid_from"], valid_to=d["valid_to"], superseded=bool(d["superseded"]),
+        importance=d["importance"], support=tuple(json.loads(d["support"])),
+        node_ids=tuple(json.loads(d["node_ids"])), cites=tuple(json.loads(d["cites"])),
+        prov=json.loads(d["prov"]), rowid=d["rowid"],
+    )
+
+
+class IndexStore:
+    """Documents, full text and vectors in one SQLite file (WAL; safe across processes)."""
+
+    def __init__(self, path: Path, *, embedder_name: str | None = None) -> None:
+        self.path = path
+        self.embedder_name = embedder_name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._lock = threading.RLock()
+        self._matrix = np.zeros((0, 0), dtype=np.float32)
+        self._matrix_rowids = np.zeros(0, dtype=np.int64)
+        self._vec_seq = 0
+        conn = self.conn()
+        with conn:
+            conn.executescript(_SCHEMA)
+            Outbox.ensure_schema(conn)
+            conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)",
+                         (SCHEMA_VERSION,))
+
+    def conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None,
+                                   check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA busy_timeout=30000")
+            self._local.conn = conn
+        return conn
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    # ------------------------------------------------------------------ meta
+
+    def get_meta(self, key: str, default: Any = None) -> Any:
+        row = self.conn().execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return json.loads(row[0]) if row else default
+
+    @staticmethod
+    def set_meta(conn: sqlite3.Connection, key: str, value: Any) -> None:
+        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                     (key, json.dumps(value, sort_keys=True)))
+
+    # ------------------------------------------------------------------ writes
+
+    def write(self, upserts: Iterable[Doc], deletes: Iterable[str] = (),
+              meta: dict[str, Any] | None = None) -> int:
+        """Upsert and delete documents, enqueue their embedding jobs and set cursors, in one
+        transaction. A document whose text changed gets a new rowid (so vectors only grow)."""
+        conn = self.conn()
+        n = 0
+        with self._lock:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for doc_id in deletes:
+                    self._delete(conn, doc_id)
+                for doc in upserts:
+                    n += self._upsert(conn, doc)
+                for key, value in (meta or {}).items():
+                    self.set_meta(conn, key, value)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        return n
+
+    def _delete(self, conn: sqlite3.Connection, doc_id: str) -> None:
+        row = conn.execute("SELECT rowid FROM docs WHERE id=?", (doc_id,)).fetchone()
+        if row is None:
+            return
+        conn.execute("DELETE FROM docs WHERE rowid=?", (row[0],))
+        conn.execute("DELETE FROM docs_fts WHERE rowid=?", (row[0],))
+        conn.execute("DELETE FROM vecs WHERE doc_rowid=?", (row[0],))
+
+    def _upsert(self, conn: sqlite3.Connection, doc: Doc) -> int:
+        values = (doc.id, doc.kind, doc.level, doc.parent, doc.session_id, doc.seq, doc.text,
+                  doc.scope, doc.event_time, doc.valid_from, doc.valid_to, int(doc.superseded),
+                  doc.importance, json.dumps(list(doc.support)), json.dumps(list(doc.node_ids)),
+                  json.dumps(list(doc.cites)), json.dumps(doc.prov, sort_keys=True))
+        row = conn.execute("SELECT rowid, text FROM docs WHERE id=?", (doc.id,)).fetchone()
+        if row is not None and row[1] == doc.text:
+            conn.execute(
+                "UPDATE docs SET kind=?, level=?, parent=?, session_id=?, seq=?, text=?, scope=?, "
+                "event_time=?, valid_from=?, valid_to=?, superseded=?, importance=?, support=?, "
+                "node_ids=?, cites=?, prov=? WHERE rowid=?", (*values[1:], row[0]))
+            return 0
+        if row is not None:
+            self._delete(conn, doc.id)
+        cur = conn.execute(
+            "INSERT INTO docs(id, kind, level, parent, session_id, seq, text, scope, event_time, "
+            "valid_from, valid_to, superseded, importance, support, node_ids, cites, prov) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values)
+        rowid = cur.lastrowid
+        body, cjk = fts_columns(doc.text)
+        conn.execute("INSERT INTO docs_fts(rowid, body, cjk) VALUES (?, ?, ?)", (rowid, body, cjk))
+        if self.embedder_name:
+            Outbox.enqueue(conn, "embed", doc.id, {"rowid": rowid, "text": doc.text[:2000]})
+        return 1
+
+    # ------------------------------------------------------------------ reads
+
+    def count(self, kind: str | None = None) -> int:
+        if kind is None:
+            return int(self.conn().execute("SELECT count(*) FROM docs").fetchone()[0])
+        return int(self.conn().execute("SELECT count(*) FROM docs WHERE kind=?", (kind,)).fetchone()[0])
+
+    def fts(self, match: str, limit: int) -> list[tuple[int, float]]:
+        """``(rowid, score)`` best first; score = -bm25 (higher is better)."""
+        try:
+            rows = self.conn().execute(
+                "SELECT rowid, bm25(docs_fts, 1.0, 0.6) FROM docs_fts WHERE docs_fts MATCH ? "
+                "ORDER BY rank LIMIT ?", (match, limit)).fetchall()
+        except sqlite3.OperationalError:
+            return []
+        return [(int(r), -float(s)) for r, s in rows]
+
+    def docs(self, rowids: Iterable[int]) -> dict[int, Doc]:
+        ids = list(dict.fromkeys(rowids))
+        out: dict[int, Doc] = {}
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            marks = ",".join("?" * len(chunk))
+            for row in self.conn().execute(
+                    f"SELECT {', '.join(_COLUMNS)} FROM docs WHERE rowid IN ({marks})", chunk):
+                out[row[0]] = _row_to_doc(row)
+        return out
+
+    def docs_by_id(self, ids: Iterable[str]) -> dict[str, Doc]:
+        keys = list(dict.fromkeys(ids))
+        out: dict[str, Doc] = {}
+        for i in range(0, len(keys), 500):
+            chunk = keys[i:i + 500]
+            marks = ",".join("?" * len(chunk))
+            for row in self.conn().execute(
+                    f"SELECT {', '.join(_COLUMNS)} FROM docs WHERE id IN ({marks})", chunk):
+                doc = _row_to_doc(row)
+                out[doc.id] = doc
+        return out
+
+    def children(self, parent: str, limit: int = 200) -> list[Doc]:
+        rows = self.conn().execute(
+            f"SELECT {', '.join(_COLUMNS)} FROM docs WHERE parent=? ORDER BY seq, rowid LIMIT ?",
+            (parent, limit))
+        return [_row_to_doc(r) for r in rows]
+
+    def session_window(self, session_id: str, seq: int, before: int, after: int) -> list[Doc]:
+        """Turn documents of a session around ``seq`` (in order)."""
+        rows = self.conn().execute(
+            f"SELECT {', '.join(_COLUMNS)} FROM docs WHERE session_id=? AND kind='turn' "
+            "AND seq BETWEEN ? AND ? ORDER BY seq", (session_id, seq - before * 4, seq + after * 4))
+        docs = [_row_to_doc(r) for r in rows]
+        idx = next((i for i, d in enumerate(docs) if d.seq == seq), None)
+        if idx is None:
+            return []
+        return docs[max(0, idx - before): idx + after + 1]
+
+    def latest(self, limit: int, kinds: Sequence[str]) -> list[Doc]:
+        marks = ",".join("?" * len(kinds))
+        rows = self.conn().execute(
+            f"SELECT {', '.join(_COLUMNS)} FROM docs WHERE kind IN ({marks}) "
+            "ORDER BY event_time DESC, rowid DESC LIMIT ?", (*kinds, limit))
+        return [_row_to_doc(r) for r in rows]
+
+    # ------------------------------------------------------------------ vectors
+
+    def _load_vectors(self) -> None:
+        rows = self.conn().execute(
+            "SELECT l.seq, v.doc_rowid, v.v FROM vec_log l JOIN vecs v ON v.doc_rowid = l.doc_rowid "
+            "WHERE l.seq > ? ORDER BY l.seq", (self._vec_seq,)).fetchall()
+        if not rows:
+            return
+        new = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+        ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
+        if self._matrix.size == 0:
+            self._matrix, self._matrix_rowids = new.copy(), ids
+        else:
+            self._matrix = np.vstack([self._matrix, new])
+            self._matrix_rowids = np.concatenate([self._matrix_rowids, ids])
+        self._vec_seq = rows[-1][0]
+
+    def vector_count(self) -> int:
+        return int(self.conn().execute("SELECT count(*) FROM vecs").fetchone()[0])
+
+    def dense(self, query_vec: np.ndarray, limit: int) -> list[tuple[int, float]]:
+        """``(rowid, cosine)`` best first, over every embedded document (vectors are unit)."""
+        with self._lock:
+            self._load_vectors()
+            if self._matrix.size == 0:
+                return []
+            scores = self._matrix @ query_vec.astype(np.float32)
+            k = min(limit * 2, len(scores))
+            top = np.argpartition(-scores, k - 1)[:k]
+            top = top[np.argsort(-scores[top])]
+            out: list[tuple[int, float]] = []
+            seen: set[int] = set()
+            for i in top:
+                rowid = int(self._matrix_rowids[i])
+                if rowid not in seen:  # a re-embedded rowid appears twice: keep the best
+                    seen.add(rowid)
+                    out.append((rowid, float(scores[i])))
+                if len(out) >= limit:
+                    break
+            return out
+
+    def size_bytes(self) -> int:
+        total = 0
+        for suffix in ("", "-wal", "-shm"):
+            p = Path(str(self.path) + suffix)
+            if p.exists():
+                total += p.stat().st_size
+        return total

@@ -1,0 +1,345 @@
+"""Bounded recall (seed 003): ≤ 30 candidates → 1-hop expansion → rerank → top 20 in budget.
+
+1. Candidates: one unified search over all levels (L0 abstracts: memories, events, facts,
+   entities, sessions; L1 session overviews; L2 turns), BM25 and dense fused by reciprocal rank.
+   Only what the caller may see: its scopes, enabled memories; turns evidencing a disabled or
+   deleted memory are hidden too.
+2. Expansion: an L0/L1 hit opens its children (a memory's evidence turns, a session's matching
+   turns, an entity's facts) with ``final = α·child + (1 − α)·parent``; a turn opens its
+   neighbours in the conversation.
+3. Rerank: relevance × recency × importance, and time: a question about "May 2023" prefers what
+   happened or held then; facts valid at the asked time outrank superseded ones.
+4. Pack the top items (at most 20) into the token budget, counted by a real BPE tokenizer.
+On any internal failure the deterministic "latest 20" is returned, and the result says so.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+
+from ..index.store import Doc, IndexStore
+from ..index.text import fts_query
+from .when import TimeQuery, parse_time_query
+
+__all__ = ["RECIPES", "RecallConfig", "RecallItem", "RecallResult", "Recaller"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RecallConfig:
+    """Retrieval settings; ``RECIPES`` names the useful combinations."""
+
+    candidates: int = 30
+    top: int = 20
+    fts_limit: int = 60
+    dense_limit: int = 60
+    rrf_k: float = 60.0
+    alpha: float = 0.6  # child weight in final = α·child + (1−α)·parent
+    window: int = 1  # turns on each side of a turn
+    max_cites: int = 3  # an item cites at most this many turns
+    recency_weight: float = 0.1
+    importance_weight: float = 0.2
+    time_weight: float = 0.6
+    superseded_penalty: float = 0.5
+    use_dense: bool = True
+    expand: bool = True
+
+
+RECIPES: dict[str, RecallConfig] = {
+    "default": RecallConfig(),
+    "fulltext": RecallConfig(use_dense=False),
+    "flat": RecallConfig(expand=False, window=0),
+}
+
+
+@dataclass(frozen=True)
+class RecallItem:
+    """One piece of context, with the provenance to follow it up."""
+
+    text: str
+    kind: str
+    score: float
+    cites: tuple[str, ...]
+    node_ids: tuple[str, ...]
+    session_id: str | None
+    commit: str | None
+    event_time: float | None
+    doc_ids: tuple[str, ...]
+    tokens: int = 0
+
+    @property
+    def pointer(self) -> str:
+        if not self.session_id:
+            return ""
+        commit = f"@{self.commit[:7]}" if self.commit else ""
+        return f"↪ session:{self.session_id}{commit}"
+
+    def render(self) -> str:
+        return f"{self.text}  {self.pointer}".rstrip()
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        for key in ("cites", "node_ids", "doc_ids"):
+            data[key] = list(data[key])
+        data["pointer"] = self.pointer
+        return data
+
+
+@dataclass(frozen=True)
+class RecallResult:
+    query: str
+    items: tuple[RecallItem, ...]
+    tokens: int
+    budget: int
+    fallback: bool = False
+    reason: str | None = None
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    def as_context(self) -> str:
+        """The items as one block of text for a prompt (what the budget was counted on)."""
+        return "\n".join(item.render() for item in self.items)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"query": self.query, "items": [i.to_dict() for i in self.items],
+                "tokens": self.tokens, "budget": self.budget, "fallback": self.fallback,
+                "reason": self.reason, "stats": self.stats}
+
+
+@dataclass
+class _Cand:
+    doc: Doc
+    score: float
+    via: str
+
+
+class Recaller:
+    """Runs recall over an ``IndexStore`` for one tenant."""
+
+    def __init__(self, store: IndexStore, *, embed: Callable[[str], np.ndarray] | None,
+                 count_tokens: Callable[[str], int],
+                 visibility: Callable[[], tuple[set[str], set[str]]]) -> None:
+        self.store = store
+        self.embed = embed
+        self.count_tokens = count_tokens
+        # () -> (active memory ids, node ids that evidence an inactive memory)
+        self.visibility = visibility
+
+    # ================================================================== entry point
+
+    def recall(self, query: str, *, budget: int = 2000, scopes: Sequence[str] | None = None,
+               at: float | None = None, config: RecallConfig = RECIPES["default"]) -> RecallResult:
+        start = time.perf_counter()
+        try:
+            result = self._recall(query, budget, scopes, at, config)
+        except Exception as exc:  # recall must always answer: fall back, and say why
+            log.warning("recall failed, falling back to the latest items: %s", exc, exc_info=True)
+            result = self.latest(query, budget=budget, scopes=scopes, config=config,
+                                 reason=f"recall failed ({type(exc).__name__}: {exc}); latest items")
+        result.stats["latency_ms"] = round((time.perf_counter() - start) * 1000, 2)
+        return result
+
+    # ================================================================== stages
+
+    def _visible(self, doc: Doc, scopes: Sequence[str] | None, active: set[str],
+                 hidden_nodes: set[str]) -> bool:
+        if scopes is not None and doc.scope not in scopes:
+            return False
+        if doc.support and not any(s in active for s in doc.support):
+            return False
+        if doc.kind == "turn" and hidden_nodes and any(n in hidden_nodes for n in doc.node_ids):
+            return False
+        return True
+
+    def _recall(self, query: str, budget: int, scopes: Sequence[str] | None, at: float | None,
+                config: RecallConfig) -> RecallResult:
+        active, hidden_nodes = self.visibility()
+        stats: dict[str, Any] = {}
+        # --- 1. candidates: BM25 + dense, fused by reciprocal rank
+        ranks: dict[int, float] = {}
+        match = fts_query(query)
+        fts_hits = self.store.fts(match, config.fts_limit) if match else []
+        for rank, (rowid, _) in enumerate(fts_hits):
+            ranks[rowid] = ranks.get(rowid, 0.0) + 1.0 / (config.rrf_k + rank + 1)
+        dense_hits: list[tuple[int, float]] = []
+        if config.use_dense and self.embed is not None:
+            qvec = self.embed(query)
+            dense_hits = self.store.dense(qvec, config.dense_limit)
+            for rank, (rowid, _) in enumerate(dense_hits):
+                ranks[rowid] = ranks.get(rowid, 0.0) + 1.0 / (config.rrf_k + rank + 1)
+        stats.update(fts=len(fts_hits), dense=len(dense_hits))
+        docs = self.store.docs(ranks)
+        best = max(ranks.values(), default=1.0)
+        cands = [_Cand(d, ranks[r] / best, "search") for r, d in docs.items()
+                 if self._visible(d, scopes, active, hidden_nodes)]
+        cands.sort(key=lambda c: (-c.score, c.doc.rowid or 0))
+        cands = cands[: config.candidates]
+        stats["candidates"] = len(cands)
+        # --- 2. expansion
+        now = at if at is not None else self._now()
+        tq = parse_time_query(query, now)
+        pool: dict[str, _Cand] = {c.doc.id: c for c in cands}
+        if config.expand:
+            self._expand(pool, cands, scopes, active, hidden_nodes, config)
+        stats["expanded"] = len(pool)
+        # --- 3. rerank
+        scored = [(self._rerank(c, tq, now, config), c) for c in pool.values()]
+        scored.sort(key=lambda x: (-x[0], x[1].doc.rowid or 0))
+        # --- 4. items within the budget
+        items = self._pack(scored, budget, config, scopes, active, hidden_nodes)
+        tokens = sum(i.tokens for i in items)
+        if tq.has_range:
+            stats["time_range"] = [tq.start, tq.end]
+        return RecallResult(query, tuple(items), tokens, budget, stats=stats)
+
+    def _now(self) -> float:
+        row = self.store.conn().execute("SELECT max(event_time) FROM docs").fetchone()
+        latest = row[0] if row and row[0] else None
+        return min(time.time(), latest) if latest else time.time()
+
+    def _expand(self, pool: dict[str, _Cand], cands: list[_Cand], scopes: Sequence[str] | None,
+                active: set[str], hidden_nodes: set[str], config: RecallConfig) -> None:
+        a = config.alpha
+        child_ids: dict[str, float] = {}
+        for c in cands:
+            d = c.doc
+            if d.kind in ("memory", "event", "fact") and d.session_id:
+                for nid in d.node_ids[: config.max_cites]:
+                    cid = f"turn:{d.session_id}:{nid}"
+                    child = pool[cid].score if cid in pool else 0.0
+                    child_ids[cid] = max(child_ids.get(cid, 0.0), a * child + (1 - a) * c.score)
+            elif d.kind == "entity":
+                ent = d.prov.get("entity")
+                if ent:
+                    rows = self.store.conn().execute(
+                        "SELECT id FROM docs WHERE kind='fact' AND (prov LIKE ? ) LIMIT 10",
+                        (f'%"{ent}"%',)).fetchall()
+                    for (fid,) in rows:
+                        child_ids[fid] = max(child_ids.get(fid, 0.0), (1 - a) * c.score)
+            elif d.kind == "session":
+                for t in self.store.children(f"session:{d.session_id}:1", limit=400):
+                    if t.id in pool:
+                        pool[t.id].score = max(pool[t.id].score, a * pool[t.id].score + (1 - a) * c.score)
+        found = self.store.docs_by_id(child_ids)
+        for cid, score in child_ids.items():
+            doc = found.get(cid)
+            if doc is None or not self._visible(doc, scopes, active, hidden_nodes):
+                continue
+            if cid in pool:
+                pool[cid].score = max(pool[cid].score, score)
+            else:
+                pool[cid] = _Cand(doc, score, "expand")
+
+    def _rerank(self, c: _Cand, tq: TimeQuery, now: float, config: RecallConfig) -> float:
+        d = c.doc
+        score = c.score
+        if d.event_time:
+            age_days = max(0.0, now - d.event_time) / 86400
+            score *= 1 + config.recency_weight * math.exp(-age_days / 365)
+        score *= 1 + config.importance_weight * (d.importance - 0.5)
+        if d.kind == "session":
+            score *= 0.5  # an abstract points the way; its turns carry the content
+        if tq.has_range:
+            if d.kind == "fact":
+                valid = (d.valid_from or 0) <= (tq.end or 0) and (d.valid_to is None or d.valid_to > (tq.start or 0))
+                score *= 1 + config.time_weight if valid else 1 - config.superseded_penalty
+            elif tq.contains(d.event_time):
+                score *= 1 + config.time_weight
+        elif d.superseded:
+            score *= 1 - config.superseded_penalty
+        if tq.asks_when and d.kind == "event":
+            score *= 1 + config.time_weight / 2
+        return score
+
+    def _pack(self, scored: list[tuple[float, _Cand]], budget: int, config: RecallConfig,
+              scopes: Sequence[str] | None, active: set[str], hidden_nodes: set[str]
+              ) -> list[RecallItem]:
+        items: list[RecallItem] = []
+        covered: set[str] = set()  # turn doc ids already shown
+        used = 0
+        for score, c in scored:
+            if len(items) >= config.top:
+                break
+            d = c.doc
+            if d.kind == "turn":
+                if d.id in covered:
+                    continue
+                window = self._window(d, config, scopes, active, hidden_nodes, covered)
+                docs = window or [d]
+                text = "\n".join(w.text for w in docs)
+                item = RecallItem(
+                    text=text, kind="turns", score=round(score, 6),
+                    cites=tuple(w.cites[0] for w in docs if w.cites)[: config.max_cites],
+                    node_ids=tuple(n for w in docs for n in w.node_ids),
+                    session_id=d.session_id, commit=d.prov.get("commit"),
+                    event_time=d.event_time, doc_ids=tuple(w.id for w in docs))
+            else:
+                if d.kind == "session" and d.level == 1 and not d.text:
+                    continue
+                item = RecallItem(
+                    text=d.text, kind=d.kind, score=round(score, 6),
+                    cites=d.cites[: config.max_cites] if len(d.cites) <= config.max_cites else d.cites,
+                    node_ids=d.node_ids, session_id=d.session_id or d.prov.get("session_id"),
+                    commit=d.prov.get("commit"), event_time=d.event_time, doc_ids=(d.id,))
+            tokens = self.count_tokens(item.render()) + 1
+            if used + tokens > budget:
+                continue  # a smaller item further down may still fit
+            items.append(replace(item, tokens=tokens))
+            used += tokens
+            if item.kind == "turns":
+                covered.update(item.doc_ids)
+        return items
+
+    def _window(self, d: Doc, config: RecallConfig, scopes: Sequence[str] | None,
+                active: set[str], hidden_nodes: set[str], covered: set[str]) -> list[Doc]:
+        if config.window <= 0 or d.session_id is None or d.seq is None:
+            return [d]
+        docs = self.store.session_window(d.session_id, d.seq, config.window, config.window)
+        docs = [w for w in docs if self._visible(w, scopes, active, hidden_nodes)
+                and (w.id == d.id or w.id not in covered)]
+        if len(docs) > config.max_cites:
+            idx = next(i for i, w in enumerate(docs) if w.id == d.id)
+            lo = max(0, min(idx - (config.max_cites // 2), len(docs) - config.max_cites))
+            docs = docs[lo: lo + config.max_cites]
+        return docs
+
+    # ================================================================== fallback
+
+    def latest(self, query: str, *, budget: int, scopes: Sequence[str] | None,
+               config: RecallConfig = RECIPES["default"], reason: str = "latest items") -> RecallResult:
+        """The deterministic "latest 20": newest visible abstracts (else turns) in the budget."""
+        try:
+            active, hidden = self.visibility()
+        except Exception:  # the fallback must not fail on what broke the main path
+            active, hidden = set(), set()
+        items: list[RecallItem] = []
+        used = 0
+        for kinds in (("memory", "event", "fact"), ("turn",)):
+            for d in self.store.latest(config.top * 5, kinds):
+                if len(items) >= config.top:
+                    break
+                if not self._visible(d, scopes, active, hidden):
+                    continue
+                item = RecallItem(text=d.text, kind=d.kind, score=0.0, cites=d.cites[: config.max_cites],
+                                  node_ids=d.node_ids, session_id=d.session_id, commit=d.prov.get("commit"),
+                                  event_time=d.event_time, doc_ids=(d.id,))
+                tokens = self.count_tokens(item.render()) + 1
+                if used + tokens > budget:
+                    continue
+                items.append(replace(item, tokens=tokens))
+                used += tokens
+            if items:
+                break
+        return RecallResult(query, tuple(items), used, budget, fallback=True, reason=reason)
+
+
+def iso_day(t: float) -> str:
+    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d")
