@@ -11,7 +11,7 @@ from pathlib import Path
 
 from conftest import commit_count, fsck, git, turn
 
-from ogmemory import Memory, Settings
+from ogmemory import Memory, SessionNotFound, Settings
 
 # A writer process: ``turns`` turns of user + assistant messages to one session, printing a
 # line after every step so the parent can kill it at a known point.
@@ -236,3 +236,38 @@ def test_processes_create_the_same_new_session(home: Path, tmp_path: Path) -> No
     assert sorted(s.session_id for s in Memory(home=home).list_sessions()) == ["new0", "new1"]
     assert [p.name for p in Memory(home=home).tenant.sessions_dir.iterdir()
             if p.name.startswith(".invalid")] == []
+
+
+def test_delete_while_others_read(home: Path) -> None:
+    for attempt in range(5):
+        sid = f"doomed{attempt}"
+        mem = Memory(home=home)
+        for i in range(3):
+            turn(mem, sid, f"message {i}")
+        stop = threading.Event()
+        errors: list[BaseException] = []
+
+        def reader() -> None:
+            # Readers in other Memory instances open their own objects for the session.
+            while not stop.is_set():
+                try:
+                    other = Memory(home=home)
+                    list(other.iter_nodes_since())
+                    other.node_provenance(sid, "x")
+                except BaseException as exc:  # only "it is gone" is acceptable
+                    if not isinstance(exc, SessionNotFound):
+                        errors.append(exc)
+
+        threads = [threading.Thread(target=reader) for _ in range(2)]
+        for th in threads:
+            th.start()
+        try:
+            mem.delete_session(sid)
+        finally:
+            stop.set()
+            for th in threads:
+                th.join()
+        assert errors == []
+        assert sid not in [s.session_id for s in Memory(home=home).list_sessions()]
+        assert not (mem.tenant.sessions_dir / sid / "meta.json").exists()
+        assert [p.name for p in mem.tenant.sessions_dir.iterdir() if p.name.startswith(".deleted")] == []

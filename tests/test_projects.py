@@ -249,3 +249,24 @@ def test_project_git_dir_gone_is_a_warning(mem: Memory, project: Path) -> None:
     assert res.project_commit is None and len(res.warnings) == 1
     assert not (project / ".git").exists()  # nothing re-created behind the user's back
     assert [m["content"] for m in mem.get_branch("s1")][-2:] == ["second", "done"]
+
+
+def test_projects_are_per_tenant_and_persisted(home: Path, tmp_path: Path) -> None:
+    project = make_project(tmp_path)
+    alice = Memory(home=home, account="alice")
+    bob = Memory(home=home, account="bob")
+    proj = alice.resolve_project(project)
+    bound_turn(alice, "s1", project, "edit", lambda: (project / "a.txt").write_text("a\n"))
+    assert bob.list_projects() == []
+    with pytest.raises(ProjectNotFound) as other:
+        bob.get_project(proj.project_id)
+    with pytest.raises(ProjectNotFound) as missing:
+        bob.get_project("proj_none")
+    assert str(other.value).replace(proj.project_id, "X") == str(missing.value).replace(
+        "proj_none", "X")
+    with pytest.raises(ProjectNotFound):
+        bob.project_log(proj.project_id)
+    fresh = Memory(home=home, account="alice")
+    assert fresh.list_projects() == [proj]
+    assert [c.message for c in fresh.project_log(proj.project_id)] == ["[agent s1] turn 1: edit"]
+    assert fresh.get_session("s1").path == str(project / ".ogmemory" / "sessions" / "s1")

@@ -569,3 +569,13 @@ def test_parent_id_on_a_new_session_writes_nothing(mem: Memory) -> None:
         mem.append_message("s1", {"role": "user", "content": "x", "parent_id": "elsewhere"})
     assert mem.list_sessions() == []
     assert not (mem.tenant.sessions_dir / "s1").exists()
+
+
+def test_custom_commit_message_and_context(mem: Memory) -> None:
+    mem.append_message("s1", {"role": "user", "content": "hi"})
+    res = mem.commit_turn("s1", "my own message", context={"tokens": 12})
+    path = session_dir(mem, "s1")
+    assert git_out(path, "log", "-1", "--format=%B") == "my own message"
+    assert git_out(path, "log", "-1", "--format=%an <%ae>") == "ogmemory <ogmemory@localhost>"
+    view = json.loads((path / "context" / "commits" / f"{res.commit}.json").read_text())
+    assert view["context"] == {"tokens": 12} and view["turn"] == 1

@@ -50,7 +50,10 @@ class ProvenanceReader:
                 log.warning("skipping unreadable session %s: %s", session_id, exc)
                 continue
             with session.lock:
-                session.refresh()
+                try:
+                    session.refresh()
+                except NotFound:
+                    continue  # deleted while we read it
                 fresh = [n for n in session.all_nodes() if n.seq > done and n.id in session.node_commit]
                 records = [
                     NodeRecord(
@@ -73,7 +76,10 @@ class ProvenanceReader:
         except NotFound:
             return None
         with session.lock:
-            session.refresh()
+            try:
+                session.refresh()
+            except NotFound:
+                return None
             node = session.nodes.get(node_id)
             if node is None:
                 return None

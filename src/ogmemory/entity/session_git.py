@@ -28,7 +28,7 @@ from typing import Any
 import pygit2
 
 from .._files import atomic_write_bytes, atomic_write_json, dump_json, file_lock, read_json
-from ..errors import Conflict, InvalidInput, NotFound, StorageError
+from ..errors import Conflict, InvalidInput, NotFound, SessionNotFound, StorageError
 from ..records import CommitInfo, Node
 from ..tenancy import validate_id
 
@@ -66,7 +66,7 @@ class GitSession:
             raise StorageError(f"session {session_id}: not a git repository ({exc})") from exc
         self._stamp: tuple[int, int, str | None, str] = (-1, -1, None, "")
         self._raw: dict[str, bytes] = {}  # serialised nodes not yet committed
-        self._load()
+        self._load_or_gone()
 
     # ------------------------------------------------------------------ creation
 
@@ -115,7 +115,16 @@ class GitSession:
         """Reload if another process changed the repository since we last looked."""
         with self.lock:
             if self._history_stamp() != self._stamp:
-                self._load()
+                self._load_or_gone()
+
+    def _load_or_gone(self) -> None:
+        try:
+            self._load()
+        except (pygit2.GitError, OSError, StorageError) as exc:
+            if is_valid_session_dir(self.path) is None:
+                # Deleted while we read it: say so, instead of a raw git/OS error.
+                raise SessionNotFound(self.session_id) from exc
+            raise
 
     def _load(self) -> None:
         # Stamp first: a write that lands while we scan then shows up as a change next time,

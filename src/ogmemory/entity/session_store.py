@@ -255,12 +255,19 @@ class SessionStore:
             raise SessionNotFound(session_id)
         with self._lock:
             session = self._cache.pop(session_id, None)
+        # Rename first (atomic): from then on the session is gone for every reader, and
+        # readers that still hold it cannot write into the tree rmtree is removing.
+        tomb = path.with_name(f".deleted-{session_id}-{uuid.uuid4().hex[:8]}")
         if session is not None:
             with session.lock:
-                shutil.rmtree(path)
+                path.rename(tomb)
         else:
-            shutil.rmtree(path)
+            path.rename(tomb)
         self._edit_locations(session_id, None)
+        try:
+            shutil.rmtree(tomb)
+        except OSError as exc:  # logically deleted already; the hidden leftover is harmless
+            log.warning("session %s: could not remove %s: %s", session_id, tomb, exc)
 
 
 def _is_id(name: str) -> bool:
