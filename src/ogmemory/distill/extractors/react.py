@@ -309,7 +309,9 @@ class ReActExtractor:
 
     Budgets per batch: ``max_steps`` model calls, ``max_total_tokens`` (prompt + completion as
     reported by the endpoint) and ``max_seconds``. When a budget ends the loop, the candidates
-    accepted so far (each one valid) are kept and ``react_budget_stops`` counts it.
+    accepted so far (each one valid) are kept and ``react_budget_stops`` counts it. The prompt
+    keeps the opening messages and the last ``max_history_steps`` steps, so it fits a small
+    context window however long the loop runs (what was accepted stays in the loop's state).
     """
 
     name = "react"
@@ -318,7 +320,7 @@ class ReActExtractor:
                  fallback: Extractor, *, max_steps: int = 8, max_nodes_per_call: int = 20,
                  max_chars_per_call: int = 6000, max_step_tokens: int = 320,
                  max_total_tokens: int = 40000, max_seconds: float = 180.0,
-                 max_observation_chars: int = 1200) -> None:
+                 max_observation_chars: int = 800, max_history_steps: int = 4) -> None:
         if max_steps < 1 or max_nodes_per_call < 1 or max_step_tokens < 1:
             raise ValueError("max_steps, max_nodes_per_call and max_step_tokens must be >= 1")
         self.settings = settings
@@ -332,6 +334,7 @@ class ReActExtractor:
         self.max_total_tokens = max_total_tokens
         self.max_seconds = max_seconds
         self.max_observation_chars = max_observation_chars
+        self.max_history_steps = max_history_steps
         #: the steps of the last ``extract`` call: batch, step, thought, action, args,
         #: observation (or error / fallback entries)
         self.last_trace: list[dict[str, Any]] = []
@@ -395,7 +398,8 @@ class ReActExtractor:
              trace: list[dict[str, Any]], number: int) -> list[Candidate] | None:
         """One batch's loop: its accepted candidates, or ``None`` for the fallback."""
         loop = self.new_loop(batch, stats)
-        messages = self.messages(loop)
+        opening = self.messages(loop)
+        history: list[dict[str, Any]] = []
         response_format = {"type": "json_object", "schema": self.step_schema(loop.ctx)}
         started, tokens = time.monotonic(), 0
         seen: dict[str, str] = {}  # step key -> observation
@@ -407,6 +411,7 @@ class ReActExtractor:
                 break
             stats["react_calls"] += 1
             try:
+                messages = opening + history[max(0, len(history) - 2 * self.max_history_steps):]
                 reply = client.chat(messages, max_tokens=self.max_step_tokens,
                                     response_format=response_format)
             except LLMError as exc:
@@ -448,9 +453,9 @@ class ReActExtractor:
                 stats["react_stalled"] += 1
                 log.info("ReAct loop stalled (the same step %d times); ending it", run)
                 break
-            messages.append({"role": "assistant", "content": reply.content})
-            messages.append({"role": "user",
-                             "content": f"Observation: {observation}\nNext step as JSON."})
+            history.append({"role": "assistant", "content": reply.content})
+            history.append({"role": "user",
+                            "content": f"Observation: {observation}\nNext step as JSON."})
         return loop.accepted
 
 
