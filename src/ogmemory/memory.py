@@ -207,7 +207,10 @@ class Memory(KnowledgeAPI, RecallAPI):
         if not meta.get("title_manual") and not meta.get("title"):
             self._sessions.set_auto_title(session.session_id, fallback_title(first_user.text), llm=False)
         if self.settings.llm is not None and not meta.get("_titled") and not meta.get("title_manual"):
-            reply = next((n.text for n in pending if n.role == "assistant"), "")
+            # The assistant's response (§3.3): the last reply of the turn, not a tool-call step.
+            replies = [n for n in pending if n.role == "assistant"]
+            reply = next((n.text for n in reversed(replies) if isinstance(n.content, str)
+                          and n.content.strip()), replies[-1].text if replies else "")
             sid = session.session_id
             thread = start_title_thread(
                 self.settings.llm, first_user.text, reply,
