@@ -201,9 +201,12 @@ class KnowledgeAPI:
         """Entities and relations within ``hops`` of ``entity``."""
         return self.kb.neighbors(entity, hops, scopes=scopes_for(scope), at=at)
 
-    def core(self, *, scope: str | Sequence[str] | None = None, regenerate: bool = False) -> str:
+    def core(self, *, scope: str | Sequence[str] | None = None, regenerate: bool = False,
+             session_id: str | None = None) -> str:
         """core.md (≤ 2 KB). The stored file is the deep sleep's; ``regenerate`` (or a scope
-        other than all) renders it now."""
+        other than all) renders it now. A temporary session gets nothing (empty string)."""
+        if session_id is not None and self.is_temporary(session_id):  # type: ignore[attr-defined]
+            return ""
         path = self.distiller.core_path
         if scope is not None:
             return render_core(self.kb, scopes=scopes_for(scope))

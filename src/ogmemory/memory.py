@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import shutil
+import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -15,7 +17,7 @@ from .entity.project_git import ProjectRegistry, agent_author
 from .entity.provenance import ProvenanceReader
 from .entity.session_store import DEFAULT_PROJECT, SessionStore
 from .entity.titles import fallback_title, preview, start_title_thread
-from .errors import InvalidInput, NotFound, ProjectNotFound, StorageError
+from .errors import Conflict, InvalidInput, NotFound, ProjectNotFound, StorageError
 from .importers import Conversation
 from .distill.types import Extractor
 from .knowledge_api import KnowledgeAPI
@@ -70,19 +72,69 @@ class Memory(KnowledgeAPI, RecallAPI):
         self._projects: ProjectStore = self._registry
         self._provenance: ProvenanceSource = ProvenanceReader(self._sessions, self._registry)  # type: ignore[arg-type]
         self._background: list[threading.Thread] = []
+        self._temp_store: SessionRepository | None = None
+        self._temp_dir: Path | None = None
+        self._temp_lock = threading.Lock()
         self._knowledge_init(extractor)
         self._recall_init()
+
+    # ================================================================== temporary sessions
+
+    def _store(self, session_id: str) -> SessionRepository:
+        """The store holding ``session_id``: the temporary one for temporary sessions."""
+        temp = self._temp_store
+        if temp is not None and temp.exists(session_id):
+            return temp
+        return self._sessions
+
+    def is_temporary(self, session_id: str) -> bool:
+        return self._temp_store is not None and self._temp_store.exists(validate_id(
+            session_id, "session id"))
+
+    def _temporary_store(self) -> SessionRepository:
+        with self._temp_lock:
+            if self._temp_store is None:
+                # Outside the state directory, in the system's temporary space: a temporary
+                # conversation is never written where memory lives (seed 003).
+                self._temp_dir = Path(tempfile.mkdtemp(prefix="ogmem-temporary-"))
+                root = TenantRoot(self._temp_dir, self.tenant.account, self.tenant.space)
+                self._temp_store = SessionStore(root, cap=64)
+            return self._temp_store
+
+    def end_session(self, session_id: str) -> None:
+        """The session is over. A temporary session is erased with everything it held; a normal
+        one is distilled now (the session-end fast path)."""
+        if self.is_temporary(session_id):
+            assert self._temp_store is not None
+            self._temp_store.delete(session_id)
+            return
+        self._store(session_id).info(session_id)
+        self._distill_soon(session_id)
 
     # ================================================================== sessions: writes
 
     def create_session(self, session_id: str | None = None, *, project: str | Path | None = None,
                        agent_id: str | None = None, title: str | None = None,
-                       model: str | None = None) -> SessionInfo:
+                       model: str | None = None, temporary: bool = False) -> SessionInfo:
         """Create a session explicitly (``append_message`` also creates one lazily).
 
         ``project`` is a registered project id or a directory (bound via ``resolve_project``);
         such a session's repository lives in ``<project>/.ogmemory/sessions/<id>/``.
+        ``temporary``: a conversation that neither reads memory nor writes it (seed 003): it is
+        kept outside the state directory, never distilled, indexed or recalled, and
+        ``end_session`` (or ``close``) erases it.
         """
+        if temporary:
+            if project is not None:
+                raise InvalidInput("a temporary session cannot be bound to a project")
+            if session_id is not None and self._sessions.exists(validate_id(session_id, "session id")):
+                raise Conflict(f"session already exists: {session_id}")
+            store = self._temporary_store()
+            session = store.create(session_id, agent_id=agent_id, title=title, model=model,
+                                   extra={"temporary": True})
+            return store.info(session.session_id)
+        if session_id is not None and self.is_temporary(session_id):
+            raise Conflict(f"session already exists: {session_id}")
         kwargs = self._create_kwargs(project, agent_id, title, model)
         session = self._sessions.create(session_id, **kwargs)
         return self._sessions.info(session.session_id)
@@ -110,12 +162,16 @@ class Memory(KnowledgeAPI, RecallAPI):
         """
         validate_id(session_id, "session id")
         fields = message_fields(msg)
-        if "parent_id" in fields and not self._sessions.exists(session_id):
+        store = self._store(session_id)
+        if "parent_id" in fields and not store.exists(session_id):
             # Checked before the lazy creation: a rejected message must write nothing.
             raise InvalidInput(f"session {session_id}: parent node {fields['parent_id']} "
                                "does not exist (the session is new)")
-        session = self._sessions.open_or_create(
-            session_id, **self._create_kwargs(project, agent_id, None, model))
+        if store is not self._sessions:
+            session = store.open(session_id)
+        else:
+            session = store.open_or_create(
+                session_id, **self._create_kwargs(project, agent_id, None, model))
         with self._lock_of(session):
             session.refresh()  # another process may have appended or committed meanwhile
             starts_turn = not _has_pending(session)
@@ -132,7 +188,9 @@ class Memory(KnowledgeAPI, RecallAPI):
         bound to a real project, the agent's edits are committed there too when the tree was
         clean before the turn; otherwise a warning says why they were not.
         """
-        session = self._sessions.open(session_id)
+        store = self._store(session_id)
+        temporary = store is not self._sessions
+        session = store.open(session_id)
         with self._lock_of(session):
             session.refresh()  # see other writers' nodes before deciding what this turn holds
             pending = _pending(session)
@@ -150,9 +208,10 @@ class Memory(KnowledgeAPI, RecallAPI):
             project_commit, warnings = self._commit_project(session, turn, user_text, model)
         if turn == 1 or not session.meta.get("preview"):
             self._after_first_turn(session, pending)
-        self._mark_turns_dirty()
-        if self.settings.distill_on_turn:
-            self._distill_soon(session_id)
+        if not temporary:
+            self._mark_turns_dirty()
+            if self.settings.distill_on_turn:
+                self._distill_soon(session_id)
         return TurnResult(session_id, turn, sha, node_ids, project_commit, tuple(warnings))
 
     def _lock_of(self, session: NodeLog) -> Any:
@@ -205,7 +264,7 @@ class Memory(KnowledgeAPI, RecallAPI):
         if changes:
             session.write_meta(**changes)
         if not meta.get("title_manual") and not meta.get("title"):
-            self._sessions.set_auto_title(session.session_id, fallback_title(first_user.text), llm=False)
+            self._store(session.session_id).set_auto_title(session.session_id, fallback_title(first_user.text), llm=False)
         if self.settings.llm is not None and not meta.get("_titled") and not meta.get("title_manual"):
             # The assistant's response (§3.3): the last reply of the turn, not a tool-call step.
             replies = [n for n in pending if n.role == "assistant"]
@@ -214,7 +273,7 @@ class Memory(KnowledgeAPI, RecallAPI):
             sid = session.session_id
             thread = start_title_thread(
                 self.settings.llm, first_user.text, reply,
-                lambda title: self._sessions.set_auto_title(sid, title, llm=True) and None)
+                lambda title: self._store(sid).set_auto_title(sid, title, llm=True) and None)
             self._background.append(thread)
 
     def wait_background(self, timeout: float | None = None) -> None:
@@ -226,27 +285,27 @@ class Memory(KnowledgeAPI, RecallAPI):
 
     def update_session(self, session_id: str, **fields: Any) -> SessionInfo:
         """Change ``title`` (a manual title wins forever), ``project_id``, ``agent_id``, ``model``."""
-        return self._sessions.update(session_id, **fields)
+        return self._store(session_id).update(session_id, **fields)
 
     def rename_session(self, session_id: str, title: str) -> SessionInfo:
-        return self._sessions.update(session_id, title=title)
+        return self._store(session_id).update(session_id, title=title)
 
     def delete_session(self, session_id: str) -> None:
         """Remove the session's directory (and its git history). Derived records that cite it
         keep dangling but harmless pointers (seed 001 §3.7)."""
-        self._sessions.delete(session_id)
+        self._store(session_id).delete(session_id)
 
     def retry(self, session_id: str, assistant_id: str) -> str:
         """Retry an assistant message: git branch ``retry-<assistant_id>``; the next appended
         message becomes a sibling of it. Returns the branch name."""
-        return self._sessions.open(session_id).retry(assistant_id)
+        return self._store(session_id).open(session_id).retry(assistant_id)
 
     def switch_head(self, session_id: str, node_id: str) -> str:
         """Move the DAG head to ``node_id``, checking out the branch holding it."""
-        return self._sessions.open(session_id).switch_head(node_id)
+        return self._store(session_id).open(session_id).switch_head(node_id)
 
     def checkout(self, session_id: str, branch: str) -> None:
-        self._sessions.open(session_id).checkout(branch)
+        self._store(session_id).open(session_id).checkout(branch)
 
     # ================================================================== sessions: reads
 
@@ -258,31 +317,33 @@ class Memory(KnowledgeAPI, RecallAPI):
         return self._sessions.list()
 
     def get_session(self, session_id: str) -> SessionInfo:
-        return self._sessions.info(session_id)
+        return self._store(session_id).info(session_id)
 
     def get_branch(self, session_id: str, head: str | None = None) -> list[dict[str, Any]]:
         """The conversation from the root to ``head`` (default: current head) as messages."""
         return [n.to_message() for n in self.get_branch_nodes(session_id, head)]
 
     def get_branch_nodes(self, session_id: str, head: str | None = None) -> list[Node]:
-        session = self._sessions.open(session_id)
+        session = self._store(session_id).open(session_id)
         with self._lock_of(session):
             session.refresh()
             return session.branch_nodes(head)
 
     def get_nodes(self, session_id: str) -> list[Node]:
         """Every node of the session (all branches, tool calls included), in write order."""
-        session = self._sessions.open(session_id)
+        session = self._store(session_id).open(session_id)
         with self._lock_of(session):
             session.refresh()
             return session.all_nodes()
 
     def branches(self, session_id: str) -> list[str]:
-        return self._sessions.open(session_id).branches()
+        return self._store(session_id).open(session_id).branches()
 
     def session_commits(self, session_id: str, branch: str | None = None,
                         limit: int | None = None) -> list[CommitInfo]:
         """The session's turn commits (git log), newest first."""
+        if self.is_temporary(session_id):
+            return self._store(session_id).open(session_id).log(branch, limit)
         return self._provenance.session_commits(session_id, branch, limit)
 
     # ================================================================== projects
@@ -351,8 +412,13 @@ class Memory(KnowledgeAPI, RecallAPI):
         return ImportResult(created, skipped, turns, messages, dropped)
 
     def close(self) -> None:
+        """Finish background work and erase this instance's temporary sessions."""
         self.wait_background(timeout=5)
         self._stop_worker()
+        if self._temp_dir is not None:
+            shutil.rmtree(self._temp_dir, ignore_errors=True)
+            self._temp_store = None
+            self._temp_dir = None
 
     def __enter__(self) -> Memory:
         return self

@@ -209,10 +209,15 @@ class RecallAPI:
                         count_tokens=count_tokens, visibility=self._visibility)
 
     def recall(self, query: str, *, budget: int = 2000, scope: str | Sequence[str] | None = None,
-               at: float | None = None, recipe: str = "default") -> RecallResult:
+               at: float | None = None, recipe: str = "default",
+               session_id: str | None = None) -> RecallResult:
         """Bounded context for ``query``: at most 20 items within ``budget`` tokens, each with
-        provenance. Never raises for internal failures: it falls back to the latest items."""
+        provenance. Never raises for internal failures: it falls back to the latest items.
+        For a temporary session (``session_id``) memory is not read: the result is empty."""
         from .knowledge_api import scopes_for
+
+        if session_id is not None and self.is_temporary(session_id):  # type: ignore[attr-defined]
+            return RecallResult(query, (), 0, budget, reason="temporary session: memory is not read")
 
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query must be a non-empty string")
