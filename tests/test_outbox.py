@@ -1,0 +1,491 @@
+"""The outbox (durable index-work queue) and the embedders, on real SQLite files and processes.
+
+Worker processes are real ``python`` subprocesses running ``WORKER_SRC``; their handler records
+every application in ``applied(job_key, owner)`` and upserts the job's *effect* into
+``effect(job_key, value)``, which is what an idempotent handler looks like.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ogmemory.embed import Embedder, USEEmbedder, make_embedder
+from ogmemory.errors import InvalidInput
+from ogmemory.index.outbox import (
+    DEAD,
+    DONE,
+    PENDING,
+    Job,
+    Outbox,
+    Worker,
+    WorkerThread,
+    connect,
+    embedding_handler,
+    transaction,
+)
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+WORKER_SRC = r"""
+import json, sys, time
+from pathlib import Path
+from ogmemory.index.outbox import Outbox, Worker, connect, transaction
+
+db, owner, cfg = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+box = Outbox(db, lease_seconds=cfg["lease"], max_attempts=5, backoff_base=0.01)
+conn = connect(db)
+applied = 0
+
+def handler(jobs):
+    global applied
+    for job in jobs:
+        with transaction(conn):
+            conn.execute("INSERT INTO applied(job_key, owner) VALUES (?, ?)", (job.key, owner))
+            conn.execute("INSERT OR REPLACE INTO effect(job_key, value) VALUES (?, ?)",
+                         (job.key, job.payload["n"]))
+        applied += 1
+        if cfg.get("stall_after") is not None and applied >= cfg["stall_after"]:
+            time.sleep(3600)  # hang mid-batch until the test kills us
+    time.sleep(cfg.get("batch_sleep", 0))
+
+if cfg.get("barrier"):  # start together with the other workers
+    Path(cfg["barrier"], "ready-" + owner).touch()
+    while not Path(cfg["barrier"], "go").exists():
+        time.sleep(0.01)
+
+worker = Worker(box, {"work": handler}, owner=owner, batch=cfg["batch"])
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline:
+    if worker.run_once() == 0:
+        st = box.status(dead_limit=0)
+        if st["pending"] == 0 and st["leased"] == 0:
+            sys.exit(0)
+        time.sleep(0.05)
+sys.exit(3)
+"""
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+class Clock:
+    """A wall clock the test moves by hand (starts a little ahead so new jobs are ready)."""
+
+    def __init__(self) -> None:
+        self.t = time.time() + 1.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float = 25.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "condition not reached before the deadline"
+        time.sleep(0.02)
+
+
+def make_queue_db(path: Path) -> Path:
+    conn = connect(path)
+    with transaction(conn):
+        Outbox.ensure_schema(conn)
+        conn.execute("CREATE TABLE applied(job_key TEXT NOT NULL, owner TEXT NOT NULL)")
+        conn.execute("CREATE TABLE effect(job_key TEXT PRIMARY KEY, value INTEGER NOT NULL)")
+    conn.close()
+    return path
+
+
+def enqueue_many(path: Path, n: int, topic: str = "work") -> list[str]:
+    keys = [f"k{i:03d}" for i in range(n)]
+    conn = connect(path)
+    with transaction(conn):
+        for i, key in enumerate(keys):
+            Outbox.enqueue(conn, topic, key, {"n": i})
+    conn.close()
+    return keys
+
+
+def query(path: Path, sql: str, *args: object) -> list[tuple[object, ...]]:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute(sql, args).fetchall()
+    finally:
+        conn.close()
+
+
+def states(path: Path) -> dict[str, str]:
+    return {str(k): str(s) for k, s in query(path, "SELECT key, state FROM outbox")}
+
+
+def spawn_worker(db: Path, owner: str, **cfg: object) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return subprocess.Popen([sys.executable, "-c", WORKER_SRC, str(db), owner, json.dumps(cfg)],
+                            env=env)
+
+
+@pytest.fixture
+def procs() -> Iterator[list[subprocess.Popen[bytes]]]:
+    started: list[subprocess.Popen[bytes]] = []
+    yield started
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def effect_handler(db: Path, owner: str) -> Callable[[list[Job]], None]:
+    conn = connect(db)
+
+    def handle(jobs: list[Job]) -> None:
+        with transaction(conn):
+            for job in jobs:
+                conn.execute("INSERT INTO applied(job_key, owner) VALUES (?, ?)", (job.key, owner))
+                conn.execute("INSERT OR REPLACE INTO effect(job_key, value) VALUES (?, ?)",
+                             (job.key, job.payload["n"]))
+    return handle
+
+
+# ---------------------------------------------------------------------------- enqueue
+
+
+def test_enqueue_commits_and_rolls_back_with_the_callers_transaction(tmp_path: Path) -> None:
+    db = tmp_path / "index.db"
+    box = Outbox(db)
+    conn = connect(db)
+    conn.execute("CREATE TABLE docs(id INTEGER PRIMARY KEY, text TEXT)")
+
+    conn.execute("BEGIN IMMEDIATE")
+    cur = conn.execute("INSERT INTO docs(text) VALUES ('lost')")
+    Outbox.enqueue(conn, "embed", "doc-lost", {"rowid": cur.lastrowid, "text": "lost"})
+    conn.execute("ROLLBACK")
+    assert query(db, "SELECT count(*) FROM outbox") == [(0,)]
+    assert query(db, "SELECT count(*) FROM docs") == [(0,)]
+
+    # A plain sqlite3 connection in its default mode: ``with conn`` commits or rolls back.
+    legacy = sqlite3.connect(db)
+    with pytest.raises(RuntimeError), legacy:
+        legacy.execute("INSERT INTO docs(text) VALUES ('also lost')")
+        Outbox.enqueue(legacy, "embed", "doc-x", {"rowid": 99, "text": "also lost"})
+        raise RuntimeError("the caller's write failed after enqueue")
+    assert query(db, "SELECT count(*) FROM outbox") == [(0,)]
+
+    with legacy:
+        rowid = legacy.execute("INSERT INTO docs(text) VALUES ('kept')").lastrowid
+        Outbox.enqueue(legacy, "embed", "doc-kept", {"rowid": rowid, "text": "kept"})
+    legacy.close()
+    [job] = box.claim("w", 10)
+    assert (job.topic, job.key, job.payload) == ("embed", "doc-kept", {"rowid": rowid,
+                                                                      "text": "kept"})
+    assert query(db, "SELECT count(*) FROM docs") == [(1,)]
+
+
+def test_enqueue_rejects_bad_input(tmp_path: Path) -> None:
+    conn = connect(tmp_path / "q.db")
+    Outbox.ensure_schema(conn)
+    with pytest.raises(InvalidInput, match="not JSON"):
+        Outbox.enqueue(conn, "embed", "k", {"vec": {1, 2}})
+    with pytest.raises(InvalidInput, match="topic"):
+        Outbox.enqueue(conn, "", "k", {})
+    with pytest.raises(InvalidInput, match="key"):
+        Outbox.enqueue(conn, "embed", "", {})
+    with pytest.raises(InvalidInput):
+        Outbox(tmp_path / "q.db", max_attempts=0)
+
+
+# ---------------------------------------------------------------------------- claim / complete
+
+
+def test_claim_complete_and_status(tmp_path: Path) -> None:
+    db = tmp_path / "q.db"
+    clock = Clock()
+    box = Outbox(db, lease_seconds=10, clock=clock)
+    enqueue_many(db, 5)
+
+    a = box.claim("A", 3)
+    b = box.claim("B", 10)
+    assert [j.key for j in a] == ["k000", "k001", "k002"]
+    assert [j.key for j in b] == ["k003", "k004"]
+    assert box.claim("C", 10) == []  # everything is leased
+    st = box.status()
+    assert (st["pending"], st["leased"], st["done"], st["dead"]) == (0, 5, 0, 0)
+
+    assert box.complete("B", a) == 0  # not B's jobs
+    assert box.complete("A", [j.id for j in a]) == 3
+    assert box.complete("A", a) == 0  # already done
+    assert box.complete("B", b) == 2
+    st = box.status()
+    assert (st["pending"], st["leased"], st["done"], st["total"]) == (0, 0, 5, 5)
+    assert st["oldest_pending_age"] is None
+
+    clock.t += 100
+    assert box.purge_done(1000) == 0
+    assert box.purge_done(50) == 5
+    assert box.status()["total"] == 0
+    box.close()
+
+
+def test_expired_lease_is_reclaimed_and_counts_as_an_attempt(tmp_path: Path) -> None:
+    db = tmp_path / "q.db"
+    clock = Clock()
+    box = Outbox(db, lease_seconds=10, max_attempts=2, clock=clock)
+    enqueue_many(db, 1)
+    [first] = box.claim("A", 10)
+    assert box.claim("B", 10) == []
+
+    clock.t += 11  # A died: its lease runs out
+    [again] = box.claim("B", 10)
+    assert (again.id, again.attempts) == (first.id, 1)
+    assert box.complete("A", [first.id]) == 0  # a late A no longer owns it
+    assert box.fail("A", first, "late") is None
+
+    clock.t += 11  # B dies too: the second expiry reaches max_attempts
+    assert box.claim("C", 10) == []
+    [dead] = box.status()["dead_jobs"]
+    assert dead["key"] == "k000" and "expired" in dead["last_error"]
+    assert dead["last_owner"] == "B"
+
+
+def test_fail_backs_off_then_goes_dead(tmp_path: Path) -> None:
+    db = tmp_path / "q.db"
+    clock = Clock()
+    box = Outbox(db, max_attempts=3, backoff_base=2.0, clock=clock)
+    enqueue_many(db, 1)
+    [job] = box.claim("A", 1)
+    assert box.fail("A", job, ValueError("bad text")) == PENDING
+    assert box.claim("A", 1) == []  # backing off for 2 s
+    assert box.status()["ready"] == 0
+    clock.t += 2.0
+    [job] = box.claim("A", 1)
+    assert job.attempts == 1
+    assert box.fail("A", job, "again") == PENDING
+    clock.t += 3.9
+    assert box.claim("A", 1) == []  # second backoff is 4 s
+    clock.t += 0.1
+    [job] = box.claim("A", 1)
+    assert box.fail("A", job, RuntimeError("third strike")) == DEAD
+    clock.t += 1000
+    assert box.claim("A", 1) == []
+    [dead] = box.status()["dead_jobs"]
+    assert dead["attempts"] == 3
+    assert dead["last_error"].startswith("RuntimeError: third strike")
+
+
+def test_jobs_with_the_same_key_run_in_order_one_at_a_time(tmp_path: Path) -> None:
+    db = tmp_path / "q.db"
+    box = Outbox(db)
+    conn = connect(db)
+    Outbox.enqueue(conn, "embed", "doc", {"v": 1})
+    Outbox.enqueue(conn, "embed", "other", {"v": 1})
+    Outbox.enqueue(conn, "embed", "doc", {"v": 2})
+    first = box.claim("A", 10)
+    assert [(j.key, j.payload["v"]) for j in first] == [("doc", 1), ("other", 1)]
+    assert box.claim("B", 10) == []  # doc v2 waits for doc v1
+    box.complete("A", first)
+    [second] = box.claim("B", 10)
+    assert (second.key, second.payload["v"]) == ("doc", 2)
+
+
+# ---------------------------------------------------------------------------- workers
+
+
+def test_poison_job_goes_dead_alone_and_retry_dead_revives_it(tmp_path: Path) -> None:
+    db = make_queue_db(tmp_path / "q.db")
+    box = Outbox(db, max_attempts=3, backoff_base=0.0)
+    keys = enqueue_many(db, 20)
+    apply = effect_handler(db, "w")
+    healed = threading.Event()
+
+    def handler(jobs: list[Job]) -> None:
+        if not healed.is_set() and any(j.key == "k007" for j in jobs):
+            raise ValueError("cannot digest k007")
+        apply(jobs)
+
+    worker = Worker(box, {"work": handler}, owner="w", batch=8)
+    worker.run_until_idle()
+    st = box.status()
+    assert (st["done"], st["dead"], st["pending"], st["leased"]) == (19, 1, 0, 0)
+    [dead] = st["dead_jobs"]
+    assert (dead["key"], dead["attempts"]) == ("k007", 3)
+    assert "ValueError: cannot digest k007" in dead["last_error"]
+    assert {str(k) for (k,) in query(db, "SELECT job_key FROM effect")} == set(keys) - {"k007"}
+
+    assert box.retry_dead([12345]) == 0
+    assert box.retry_dead() == 1
+    assert query(db, "SELECT state, attempts FROM outbox WHERE key='k007'") == [(PENDING, 0)]
+    healed.set()
+    assert worker.run_until_idle() == 1
+    assert set(states(db).values()) == {DONE}
+    assert query(db, "SELECT count(*), count(DISTINCT job_key) FROM effect") == [(20, 20)]
+
+
+def test_unknown_topic_fails_with_a_clear_error(tmp_path: Path) -> None:
+    db = make_queue_db(tmp_path / "q.db")
+    box = Outbox(db, max_attempts=2, backoff_base=0.0)
+    conn = connect(db)
+    Outbox.enqueue(conn, "mystery", "m1", {})
+    enqueue_many(db, 2)
+    Worker(box, {"work": effect_handler(db, "w")}, owner="w").run_until_idle()
+    assert states(db) == {"m1": DEAD, "k000": DONE, "k001": DONE}
+    [dead] = box.status()["dead_jobs"]
+    assert "no handler for topic 'mystery'" in dead["last_error"]
+    assert "work" in dead["last_error"]
+
+
+def test_worker_thread_drains_in_process(tmp_path: Path) -> None:
+    db = make_queue_db(tmp_path / "q.db")
+    box = Outbox(db)
+    worker = Worker(box, {"work": effect_handler(db, "t")}, owner="t", batch=4)
+    with WorkerThread(worker, poll=0.02) as thread:
+        assert thread.daemon
+        enqueue_many(db, 10)  # arrives while the thread is polling
+        wait_for(lambda: box.status()["done"] == 10)
+    assert not thread.is_alive()
+    assert query(db, "SELECT count(*) FROM effect") == [(10,)]
+
+
+def test_at_least_once_when_a_worker_process_is_killed_mid_batch(
+        tmp_path: Path, procs: list[subprocess.Popen[bytes]]) -> None:
+    db = make_queue_db(tmp_path / "q.db")
+    keys = enqueue_many(db, 20)
+
+    doomed = spawn_worker(db, "doomed", lease=1.0, batch=8, stall_after=4)
+    procs.append(doomed)
+    wait_for(lambda: query(db, "SELECT count(*) FROM applied") == [(4,)])
+    doomed.send_signal(signal.SIGKILL)
+    assert doomed.wait(timeout=10) == -signal.SIGKILL
+    half_done = {str(k) for (k,) in query(db, "SELECT job_key FROM applied")}
+    assert len(half_done) == 4
+    assert list(states(db).values()).count("leased") == 8  # its whole batch, uncompleted
+
+    rescuer = spawn_worker(db, "rescuer", lease=1.0, batch=8)
+    procs.append(rescuer)
+    assert rescuer.wait(timeout=40) == 0
+
+    assert set(states(db).values()) == {DONE}  # none lost
+    assert query(db, "SELECT count(*), count(DISTINCT job_key) FROM effect") == [(20, 20)]
+    assert {str(k) for (k,) in query(db, "SELECT job_key FROM effect")} == set(keys)
+    rescued = query(db, "SELECT job_key FROM applied WHERE owner='rescuer'")
+    assert sorted(str(k) for (k,) in rescued) == keys  # every job ran once in the rescuer
+    # the doomed batch came back after its lease expired, one attempt spent
+    retried = query(db, "SELECT count(*) FROM outbox WHERE attempts = 1 "
+                        "AND last_error LIKE '%doomed%expired%'")
+    assert retried == [(8,)]
+
+
+def test_concurrent_worker_processes_never_run_a_job_twice(
+        tmp_path: Path, procs: list[subprocess.Popen[bytes]]) -> None:
+    db = make_queue_db(tmp_path / "q.db")
+    keys = enqueue_many(db, 300)
+    barrier = tmp_path / "barrier"
+    barrier.mkdir()
+    owners = ["p1", "p2", "p3"]
+    for owner in owners:
+        procs.append(spawn_worker(db, owner, lease=60.0, batch=10, batch_sleep=0.01,
+                                  barrier=str(barrier)))
+    wait_for(lambda: len(list(barrier.glob("ready-*"))) == 3)
+    (barrier / "go").touch()
+    assert [p.wait(timeout=60) for p in procs] == [0, 0, 0]
+
+    applied = query(db, "SELECT job_key, owner FROM applied")
+    assert len(applied) == 300
+    assert sorted(str(k) for k, _ in applied) == keys  # each key exactly once
+    assert len({o for _, o in applied}) >= 2  # the work really was shared
+    assert set(states(db).values()) == {DONE}
+    assert query(db, "SELECT count(*) FROM outbox WHERE attempts > 0") == [(0,)]
+
+
+# ---------------------------------------------------------------------------- embedders
+
+
+@pytest.fixture(scope="module")
+def use() -> USEEmbedder:
+    return USEEmbedder()
+
+
+def test_make_embedder() -> None:
+    assert make_embedder("none") is None
+    assert make_embedder(None) is None
+    emb = make_embedder("USE")
+    assert isinstance(emb, USEEmbedder) and isinstance(emb, Embedder)
+    assert (emb.name, emb.dim) == ("use-multilingual-v3", 512)
+    assert isinstance(make_embedder(), USEEmbedder)
+    with pytest.raises(InvalidInput, match="unknown embedder 'word2vec'.*'use', 'none'"):
+        make_embedder("word2vec")
+
+
+def test_use_embedder_is_lazy_thread_safe_and_chunked(use: USEEmbedder) -> None:
+    texts = [f"note number {i} about {topic}" for i, topic in
+             enumerate(["cats", "databases", "猫", "travel", "music", "queues", "tea"])]
+    expected = use.encode(texts)
+    assert expected.dtype == np.float32 and expected.shape == (7, 512)
+    assert np.allclose(np.linalg.norm(expected, axis=1), 1.0, atol=1e-5)
+
+    fresh = USEEmbedder(batch_size=3)  # 7 texts → chunks of 3, 3, 1
+    assert fresh.encode([]).shape == (0, 512)
+    assert "not loaded" in repr(fresh)  # the empty call did not load the model
+    results: list[np.ndarray] = []
+    threads = [threading.Thread(target=lambda: results.append(fresh.encode(texts)))
+               for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 4
+    for got in results:
+        assert np.allclose(got, expected, atol=1e-4)
+    with pytest.raises(InvalidInput, match="not a single string"):
+        use.encode("a bare string")
+    with pytest.raises(InvalidInput, match="not a str"):
+        use.encode(["ok", 3])  # type: ignore[list-item]
+
+
+def test_embedding_handler_writes_one_normalised_vector_per_rowid(
+        tmp_path: Path, use: USEEmbedder) -> None:
+    db = tmp_path / "index.db"
+    box = Outbox(db)
+    conn = connect(db)
+    conn.execute("CREATE TABLE docs(rowid INTEGER PRIMARY KEY, text TEXT NOT NULL)")
+    texts = ["The cat sleeps on the sofa.", "A kitten naps on the couch.",
+             "Quarterly stock market report.", "我喜欢喝绿茶。", "Deploy the service on Friday."]
+    with transaction(conn):
+        for i, text in enumerate(texts):
+            rowid = conn.execute("INSERT INTO docs(text) VALUES (?)", (text,)).lastrowid
+            Outbox.enqueue(conn, "embed", f"doc-{i}", {"rowid": rowid, "text": text})
+
+    handler = embedding_handler(db, use, doc_table="docs")
+    with WorkerThread(Worker(box, {"embed": handler}), poll=0.02):
+        wait_for(lambda: box.status()["done"] == len(texts))
+
+    rows = query(db, "SELECT doc_rowid, dim, v FROM vecs ORDER BY doc_rowid")
+    assert [(r, d) for r, d, _ in rows] == [(i + 1, 512) for i in range(len(texts))]
+    vecs = np.stack([np.frombuffer(v, dtype="<f4") for _, _, v in rows])  # type: ignore
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
+    assert np.allclose(vecs, use.encode(texts), atol=1e-4)
+    assert vecs[0] @ vecs[1] > vecs[0] @ vecs[2]  # cat ~ kitten, not stock market
+
+    # At-least-once: the same jobs again (and a job for a deleted document) add nothing.
+    again = [Job(id=100 + i, topic="embed", key=f"doc-{i}", payload={"rowid": i + 1, "text": t},
+                 attempts=0, created_at=0.0) for i, t in enumerate(texts)]
+    gone = Job(id=200, topic="embed", key="doc-gone", payload={"rowid": 77, "text": "deleted"},
+               attempts=0, created_at=0.0)
+    handler([*again, gone])
+    assert query(db, "SELECT count(*) FROM vecs") == [(len(texts),)]
+    rows_again = query(db, "SELECT v FROM vecs ORDER BY doc_rowid")
+    vecs_again = np.stack([np.frombuffer(v, dtype="<f4") for (v,) in rows_again])  # type: ignore
+    assert np.allclose(vecs_again, vecs, atol=1e-4)  # same vectors, up to float noise
+
+    with pytest.raises(InvalidInput, match="payload needs an integer 'rowid'"):
+        handler([Job(id=300, topic="embed", key="bad", payload={"text": "no rowid"},
+                     attempts=0, created_at=0.0)])
