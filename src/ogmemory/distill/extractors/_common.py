@@ -1,0 +1,186 @@
+"""Shared pieces of the rule extractor: per-node context, sentences, candidate building.
+
+The language pattern modules (``_patterns_en``, ``_patterns_zh``) see one :class:`Sentence` at a
+time through a :class:`NodeContext`, which knows who is speaking, the node's day (to resolve
+"yesterday") and how to build a :class:`~ogmemory.distill.types.Candidate` with exact evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, tzinfo
+from typing import Any
+
+from ...records import NodeRecord
+from ..dates import TimeExpr, epoch_of, find_times, words_of
+from ..types import Candidate, EntityRef
+from ._catalog import find_tool, lookup
+
+__all__ = [
+    "NodeContext",
+    "Sentence",
+    "content_text",
+    "date_attrs",
+    "gate",
+    "object_ref",
+    "split_sentences",
+    "tool_ref",
+]
+
+
+def gate(words: str) -> frozenset[str]:
+    """A keyword gate from a space-separated word list."""
+    return frozenset(words.split())
+
+_CJK_RE = re.compile(r"[\u4e00-\u9fff]")
+# Sentence ends: ". " (not "Next.js" or "2.0"), "!"/"?" and the CJK stops, line breaks, ";".
+_SPLIT_RE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+|(?<=[。！？])|(?<=[!?])(?=[^!?\s\"'”’)])|[;；\n]+")
+_WORD_RE = re.compile(r"[A-Za-z0-9\u4e00-\u9fff]")
+_PHOTO_RE = re.compile(r"\s*\[shares a photo:[^\]]*\]")
+_END_PUNCT = " \t\"'”’)]*~…😊🙂😄😍👍🎉❤️💪🌟✨🙏😀😁😃😅😉🥰"
+
+_QUESTION_START_EN = re.compile(
+    r"^(?:(?:so|and|but|hey|oh|well|also|btw)[,\s]+)*(?:do|does|did|are|is|was|were|can|could"
+    r"|would|will|have|has|what|which|who|where|when|why|how|wanna|want\s+to|ever)\b[^.]*\byou",
+    re.IGNORECASE,
+)
+_QUESTION_ZH = re.compile(r"[吗嘛呢么][\s。!！~…]*$|是不是|有没有|要不要|喜不喜欢|对不对|好不好")
+_HYPOTHETICAL_EN = re.compile(
+    r"\b(?:if|unless|whether|suppose|supposing|imagine|wish|hypothetically|in\s+case"
+    r"|pretend|as\s+though|as\s+if)\b",
+    re.IGNORECASE,
+)
+_HYPOTHETICAL_ZH = re.compile(r"如果|要是|假如|假设|万一|的话|是否|想象|假使|倘若")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of a node, with its language, the time expressions in it and two flags."""
+
+    text: str
+    lang: str  # "en" | "zh"
+    times: tuple[TimeExpr, ...]
+    question: bool
+    hypothetical: bool
+    words: frozenset[str] = frozenset()  # lower-case ASCII words, for keyword gates
+
+    def has(self, keys: frozenset[str]) -> bool:
+        """Whether any of ``keys`` occurs as a word (the cheap gate before a family's regexes)."""
+        return not self.words.isdisjoint(keys)
+
+
+def content_text(content: Any) -> str:
+    """The spoken text of a node's content (tool-call summaries excluded)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                parts.append(part["text"])
+            elif isinstance(part, str):
+                parts.append(part)
+        return "\n".join(parts)
+    return ""
+
+
+def split_sentences(text: str, ref: date) -> list[Sentence]:
+    """Split a message into sentences and annotate each (language, times, question, hypothetical).
+
+    >>> from datetime import date
+    >>> [s.question for s in split_sentences("I love it. Do you like jazz?", date(2023, 1, 1))]
+    [False, True]
+    """
+    text = _PHOTO_RE.sub("", text)
+    out: list[Sentence] = []
+    for raw in _SPLIT_RE.split(text):
+        s = raw.strip()
+        if len(s) < 2 or not _WORD_RE.search(s):
+            continue
+        zh = bool(_CJK_RE.search(s))
+        tail = s.rstrip(_END_PUNCT)
+        if zh:
+            question = tail.endswith(("?", "？")) or bool(_QUESTION_ZH.search(tail))
+            hypothetical = bool(_HYPOTHETICAL_ZH.search(s))
+        else:
+            question = tail.endswith("?") or bool(_QUESTION_START_EN.match(s))
+            hypothetical = bool(_HYPOTHETICAL_EN.search(s))
+        words = words_of(s)
+        out.append(Sentence(s, "zh" if zh else "en", tuple(find_times(s, ref, words=words)),
+                            question, hypothetical, words))
+    return out
+
+
+def object_ref(name: str, default: str = "preference") -> EntityRef:
+    """An EntityRef for a mentioned thing: a known tool gets its canonical name and slot."""
+    tool = lookup(name)
+    if tool is not None:
+        aliases = (name,) if name != tool.name else ()
+        return EntityRef(tool.name, "tool", aliases=aliases, attrs={"slot": tool.slot})
+    return EntityRef(name, default)
+
+
+def tool_ref(name: str) -> tuple[EntityRef, str]:
+    """An EntityRef of type ``tool`` and its slot (``tool`` when the name is not in the table)."""
+    tool = lookup(name) or (find_tool(name) if len(name.split()) <= 2 else None)
+    if tool is not None:
+        aliases = (name,) if name != tool.name else ()
+        return EntityRef(tool.name, "tool", aliases=aliases, attrs={"slot": tool.slot}), tool.slot
+    return EntityRef(name, "tool"), "tool"
+
+
+@dataclass
+class NodeContext:
+    """Everything a pattern needs to know about the node it reads."""
+
+    record: NodeRecord
+    speaker: str  # the name texts use ("Caroline", "user", "assistant")
+    speaker_zh: str  # the same in Chinese texts ("张三", "用户", "助手")
+    personal: bool  # the speaker is a person (not an unnamed AI assistant)
+    ref_day: date
+    tz: tzinfo
+    seen: set[tuple[str, str]] = field(default_factory=set)
+
+    @property
+    def event_time(self) -> float:
+        return self.record.node.event_time
+
+    def subject(self, lang: str) -> EntityRef:
+        """The speaker as an entity (one name across languages; the Chinese label an alias)."""
+        aliases = (self.speaker_zh,) if lang == "zh" and self.speaker_zh != self.speaker else ()
+        return EntityRef(self.speaker, "person", aliases=aliases)
+
+    def name(self, lang: str) -> str:
+        return self.speaker_zh if lang == "zh" else self.speaker
+
+    def epoch(self, day: date) -> float:
+        return epoch_of(day, self.tz)
+
+    def first(self, family: str, key: str) -> bool:
+        """True the first time a (family, key) is seen in this node: one candidate per fact."""
+        k = (family, key.lower())
+        if k in self.seen:
+            return False
+        self.seen.add(k)
+        return True
+
+    def candidate(self, type: str, text: str, lang: str, **kw: Any) -> Candidate:
+        """A Candidate with this node's evidence; ``subject`` defaults to the speaker."""
+        kw.setdefault("subject", self.subject(lang))
+        return Candidate(
+            type=type,
+            text=text,
+            session_id=self.record.session_id,
+            node_ids=(self.record.node.id,),
+            language=lang,
+            **kw,
+        )
+
+
+def date_attrs(t: TimeExpr) -> dict[str, Any]:
+    """The attrs every dated candidate carries: ISO day, original phrase, precision."""
+    attrs: dict[str, Any] = {"date": t.iso, "date_text": t.text, "granularity": t.granularity}
+    if t.approximate:
+        attrs["approximate"] = True
+    return attrs

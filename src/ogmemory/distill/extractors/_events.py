@@ -1,0 +1,322 @@
+"""First-person events, English and Chinese: "I went to a support group yesterday" → a dated
+timeline event about the speaker, and life events without a date ("I adopted a dog") → an event
+at the message's time, with lower confidence.
+
+The approach is clause-based: a sentence is cut into clauses; a clause that holds a time phrase
+and a first-person subject followed by an eventive verb (not "I think", not "I didn't") becomes
+one event, restated in the third person with the time phrase replaced by the resolved date.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..dates import TimeExpr
+from ..types import Candidate
+from ._common import NodeContext, Sentence, date_attrs
+from ._grammar import ADVERBS, IRREGULAR_PAST, finish_en, finish_zh, third_person_en, \
+    third_person_zh
+
+__all__ = ["events_en", "events_zh"]
+
+# ----------------------------------------------------------------------------- English
+
+_CLAUSE_EN = re.compile(
+    r"\s+[-–—]+\s+|\s*[;:]\s+|\s+\(|\)"
+    r"|,\s+(?=(?:but|and|so|which|it|it's|that's|though"
+    r"|although|because|cause|cuz|plus|while|as|where|when|since|especially|I|i|we|We|and\s+"
+    r"(?:now|it))\b)"
+    r"|\s+(?:but|because|although|though|cause|cuz|'cause|so\s+that|which|whereas)\s+"
+)
+_SUBJ_EN = re.compile(
+    r"\b(?:(?P<myand>[Mm]y\s+[\w'-]+(?:\s+[\w'-]+)?\s+and\s+I)|[Mm]e\s+and\s+(?:my|the)\s+[\w'-]+"
+    r"|(?P<i>I)(?:['’](?P<isuf>m|ve|ll|d))?|(?P<we>[Ww]e)(?:['’](?P<wesuf>re|ve|ll|d))?)"
+    r"(?![\w'’/.-])"
+)
+_VP_EN = re.compile(
+    rf"(?:\s+(?:{ADVERBS})\b)*\s+(?P<v>[a-z]+(?:n't|['’]t)?)(?:\s+(?P<v2>[a-z]+))?"
+)
+_NEGATIVE = frozenset("don't didn't never haven't hasn't hadn't can't won't couldn't wouldn't"
+                      " not shouldn't cannot wasn't weren't don’t didn’t can’t won’t".split())
+_HYPO_MODAL = frozenset("would could might may should must can".split())
+_STATIVE = frozenset(
+    "think guess hope know mean bet believe feel wish love like hate agree understand appreciate"
+    " want need miss remember see hear wonder suppose get enjoy prefer care admire find am is are"
+    " totally really just also thank gotta wanna wish reckon doubt imagine say said".split()
+)
+_ADJ_ED = frozenset(
+    "excited tired stressed bored worried interested pleased thrilled amazed blessed relieved"
+    " surprised impressed inspired motivated scared obsessed determined exhausted overwhelmed"
+    " delighted shocked touched confused annoyed disappointed pumped stoked glad amused"
+    " frustrated concerned involved prepared supposed used based".split()
+)
+_LIFE_EN = re.compile(
+    r"^(?:adopted|started|began|finished|completed|graduated|married|got\s+(?:married|engaged"
+    r"|divorced|promoted|hired|accepted|a\s+new|my\s+first|into|back)|moved|bought|joined|won|lost"
+    r"|quit|retired|signed|ran|opened|launched|published|travell?ed|visited|went|took\s+(?:up"
+    r"|a|an|my|our|the|part)|learned|learnt|passed|had\s+(?:a|an|my|our)|gave|broke|volunteered"
+    r"|attended|hosted|organi[sz]ed|created|painted|wrote|built|released|shipped|deployed"
+    r"|enrolled|registered|applied|received|celebrated|participated|competed|performed|welcomed"
+    r"|met|found|became|turned|picked\s+up|finally|recently|just)\b"
+)
+_IMPLICIT_EN = re.compile(
+    r"^(?:(?:oh|well|yeah|yes|so|and|also|btw|anyway|hey|wow|haha|guess\s+what)[,!.]?\s+)*"
+    r"(?:just\s+|finally\s+|recently\s+|also\s+|then\s+|actually\s+)?(?P<v>[A-Za-z]+)\b",
+    re.IGNORECASE,
+)
+_WORK_EN = re.compile(
+    r"\b(?:releas\w*|ship(?:ped)?|deploy\w*|merg\w*|refactor\w*|commit\w*|PR|pull\s+request"
+    r"|bugs?|fix(?:ed)?|hotfix|v\d[\w.]*|\d+\.\d+(?:\.\d+)?|code|API|server|database|repo"
+    r"|CI|feature|migration|backend|frontend|sprint|staging|production)\b",
+    re.IGNORECASE,
+)
+# A subject counts only where a clause can start: "the impact we made" is not an event by us.
+_PREV_OK = frozenset(
+    "and but so then when after before because since as that oh well yeah yes also finally just"
+    " recently actually now today yesterday tonight week weekend month year ago night morning"
+    " afternoon evening while though wow haha lol anyway btw hey guess thankfully luckily"
+    " unfortunately fortunately honestly sadly plus once until till cause cuz monday tuesday"
+    " wednesday thursday friday saturday sunday weeks months years days earlier later".split()
+)
+_LAST_WORD = re.compile(r"(\w+)\W*$")
+
+
+def _subject_ok(text: str, clause_start: int, start: int) -> bool:
+    before = text[max(clause_start, start - 40): start].rstrip()
+    if not before or before[-1] in ",;:!-–—(\"'“":
+        return True
+    m = _LAST_WORD.search(before)
+    return m is None or m.group(1).lower() in _PREV_OK
+
+
+_TIME_PREP = re.compile(r"\s*\b(?:on|in|at|during|over|from|since|by|for)\s*$", re.IGNORECASE)
+
+
+def _clauses(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
+    spans, pos = [], 0
+    for m in pattern.finditer(text):
+        if m.start() > pos:
+            spans.append((pos, m.start()))
+        pos = m.end()
+    if pos < len(text):
+        spans.append((pos, len(text)))
+    return spans
+
+
+def _eventive_en(text: str, subj: re.Match[str]) -> str | None:
+    """The tense of the verb phrase after a first-person subject, or None if not an event."""
+    suf = subj.group("isuf") or subj.group("wesuf")
+    vp = _VP_EN.match(text, subj.end())
+    if vp is None:
+        return None
+    v, v2 = vp.group("v").lower().replace("’", "'"), (vp.group("v2") or "").lower()
+    if v in _NEGATIVE or v.endswith("n't"):
+        return None
+    if suf in ("m", "re"):
+        if v in ("gonna", "about") or (v.endswith("ing") and v not in ("being", "thinking",
+                                                                       "hoping", "wondering",
+                                                                       "feeling", "trying")):
+            return "future" if v in ("going", "gonna", "about", "planning", "heading") else "now"
+        return None
+    if suf == "ve":
+        if v == "been" and (v2 in ("to", "at", "in", "on") or v2.endswith("ing")):
+            return "past"
+        return "past" if (v.endswith("ed") or v in IRREGULAR_PAST) and v != "been" else None
+    if suf == "ll" or v == "will":
+        return "future"
+    if suf == "d" or v in _HYPO_MODAL:
+        return None
+    if v in ("was", "were"):
+        ok = v2 in ("at", "in", "on", "with", "there", "invited", "born", "able", "chosen",
+                    "hired", "promoted", "accepted", "selected", "asked", "out", "away")
+        return "past" if ok or v2.endswith("ing") else None
+    if v in ("have", "had"):
+        if v2 in ("to", "been") and v == "have":
+            return None
+        return "past" if v == "had" else "now"
+    if v in ("am", "are"):
+        return "future" if v2.endswith("ing") else None
+    if v in _STATIVE or v in _ADJ_ED:
+        return None
+    if v.endswith("ed") or v in IRREGULAR_PAST:
+        return "past"
+    return "present"
+
+
+def _event_candidate(ctx: NodeContext, s: Sentence, t: TimeExpr | None, clause: str,
+                     lang: str, tense: str, confidence: float) -> Candidate | None:
+    if lang == "zh":
+        body = third_person_zh(clause, ctx.name("zh"))
+        text = finish_zh(body, t.label("zh") if t else None)
+        work = bool(_WORK_ZH.search(clause))
+    else:
+        body = third_person_en(clause, ctx.speaker)
+        text = finish_en(body, t.label() if t else None)
+        work = bool(_WORK_EN.search(clause))
+    key = re.sub(r"\W+", " ", body).strip().lower()
+    if len(key) < 4 or not ctx.first("event", key):
+        return None
+    attrs = date_attrs(t) if t else {}
+    if tense == "future" or (t is not None and t.day > ctx.ref_day):
+        attrs["planned"] = True
+    when = ctx.epoch(t.day) if t else ctx.event_time
+    return ctx.candidate(
+        "event", text, lang, kind="work" if work else "event", event_time=when,
+        confidence=confidence, importance=(0.6 if t else 0.45) + (0.1 if work else 0.0),
+        attrs=attrs,
+    )
+
+
+def _strip_time_en(clause: str, t: TimeExpr | None, offset: int) -> str:
+    if t is None or not offset <= t.start < offset + len(clause) + 1:
+        return clause
+    a, b = t.start - offset, t.end - offset
+    head = _TIME_PREP.sub("", clause[:a]) if not t.text.lower().startswith(
+        ("on ", "in ", "since ", "by ", "until ")) else clause[:a]
+    return f"{head} {clause[b:]}".strip()
+
+
+def events_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
+    """Dated and undated first-person events in one English sentence."""
+    if s.question or s.hypothetical or not ctx.personal:
+        return []
+    text = s.text
+    out: list[Candidate] = []
+    spans = _clauses(text, _CLAUSE_EN)
+    dated: set[int] = set()
+    for t in s.times:
+        idx = next((i for i, (a, b) in enumerate(spans) if a <= t.start < b), None)
+        if idx is None or idx in dated or text.startswith(("'s", "’s"), t.end):
+            continue  # "tomorrow's gonna be a blast": the day itself is the subject
+        a, b = spans[idx]
+        subjects = [m for m in _SUBJ_EN.finditer(text, a, b) if _subject_ok(text, a, m.start())]
+        if not subjects and idx + 1 < len(spans):
+            rest = text[a:b].replace(t.text, "")
+            if len(re.sub(r"\W|just|so|and|oh|also|well", "", rest, flags=re.I)) < 3:
+                idx += 1  # "Last week, I went ..." : the time phrase is its own clause
+                a, b = spans[idx]
+                subjects = [m for m in _SUBJ_EN.finditer(text, a, b)
+                            if _subject_ok(text, a, m.start())]
+        before = [m for m in subjects if m.start() < t.start]
+        subj = before[-1] if before else (subjects[0] if subjects else None)
+        if subj is not None:
+            tense = _eventive_en(text, subj)
+            if tense is None:
+                continue
+            clause = _strip_time_en(text[subj.start():b], t, subj.start())
+            conf = 0.6 if t.approximate else 0.7
+        else:
+            implicit = _IMPLICIT_EN.match(text, a, b) if idx == 0 or a == 0 else None
+            if implicit is None or not _implicit_past(implicit.group("v")):
+                continue
+            start = implicit.start("v")
+            rest = _strip_time_en(text[start:b], t, start)
+            clause = "I " + rest[:1].lower() + rest[1:]
+            tense, conf = "past", 0.6
+        if tense == "present" and t.day <= ctx.ref_day and t.granularity == "day":
+            tense = "past"
+        cand = _event_candidate(ctx, s, t, clause, "en", tense, conf)
+        if cand is not None:
+            out.append(cand)
+            dated.add(idx)
+    # Life events without a date: "I adopted a dog", "I just finished my first marathon".
+    for i, (a, b) in enumerate(spans):
+        if i in dated:
+            continue
+        for m in _SUBJ_EN.finditer(text, a, b):
+            if m.group("isuf") in ("m", "ll", "d") or m.group("wesuf") in ("re", "ll", "d"):
+                continue
+            if not _subject_ok(text, a, m.start()):
+                continue
+            vp = _VP_EN.match(text, m.end())
+            if vp is None:
+                continue
+            verb_phrase = text[vp.start("v"):b].strip()
+            adverbs = text[m.end():vp.start("v")].lower()
+            if not (_LIFE_EN.match(verb_phrase) or re.search(r"\b(?:just|finally|recently)\b",
+                                                            adverbs)):
+                continue
+            if _eventive_en(text, m) != "past":
+                continue
+            cand = _event_candidate(ctx, s, None, text[m.start():b], "en", "past",
+                                    0.55 if "just" in adverbs or "finally" in adverbs else 0.5)
+            if cand is not None:
+                out.append(cand)
+            break
+    return out
+
+
+_PRESENT_TOO = frozenset("put set cut hit hurt let quit read spread cost burst shut split upset"
+                         " bet lay been done gone seen taken given known shown".split())
+
+
+def _implicit_past(verb: str) -> bool:
+    v = verb.lower()
+    if v in _ADJ_ED or v in _PRESENT_TOO or v in ("was", "were", "did", "used", "need", "said"):
+        return False
+    return v in IRREGULAR_PAST or (v.endswith("ed") and len(v) > 4)
+
+
+# ----------------------------------------------------------------------------- Chinese
+
+_CLAUSE_ZH = re.compile(r"[，,；;：:]|\s+[-—]+\s+|(?:但是|不过|因为|所以|而且)")
+_SUBJ_ZH = re.compile(r"我们|咱们|我")
+_OTHER_PRONOUN_ZH = re.compile(r"你|您|他|她|它")
+_EVENTIVE_ZH = re.compile(r"了|过|要|会|将|打算|准备|计划|去|来|开始|结束|完成")
+_MARKED_ZH = re.compile(r"了|过|要|会|将|打算|准备|计划")
+_STATIVE_ZH = re.compile(r"^(?:们)?(?:也|都|还|真|很|就)?(?:觉得|认为|希望|喜欢|爱|讨厌|知道|记得|"
+                         r"想|感觉|以为|相信|明白|理解|同意|担心|害怕|是)")
+_NEG_ZH = re.compile(r"没有?|不(?!错|少|久|断|停|仅|但)|别|未")
+_WORK_ZH = re.compile(r"发布|上线|部署|修复|修了|重构|合并|提交|版本|v\d|\d+\.\d+|代码|接口|服务器|数据库"
+                      r"|bug|Bug|BUG|功能|迭代|测试|PR|上线")
+_LIFE_ZH = re.compile(r"(?:我|我们)(?:刚刚?|终于|已经|最近|也|今天)?(?:领养|收养|开始|完成|毕业|结婚|订婚"
+                      r"|买|搬|加入|赢|辞职|退休|入职|跑完|生|考上|拿到|获得|参加|发布|上线|换|找到|学会"
+                      r"|养|去|报名|注册|创办|成立)[^，。！？]{0,3}?了")
+
+
+def events_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
+    """Dated and undated first-person events in one Chinese sentence."""
+    if s.question or s.hypothetical or not ctx.personal:
+        return []
+    text = s.text
+    out: list[Candidate] = []
+    spans = _clauses(text, _CLAUSE_ZH)
+    dated: set[int] = set()
+    for t in s.times:
+        idx = next((i for i, (a, b) in enumerate(spans) if a <= t.start < b), None)
+        if idx is None or idx in dated:
+            continue
+        a, b = spans[idx]
+        if not text[a:b].replace(t.text, "").strip() and idx + 1 < len(spans):
+            idx += 1  # "昨天，我去了医院"
+            a, b = spans[idx]
+        clause = text[a:b].replace(t.text, "", 1).strip()
+        if t.text in ("今天", "今日") and not _SUBJ_ZH.search(clause):
+            continue
+        subj = _SUBJ_ZH.search(clause)
+        if subj is None and _OTHER_PRONOUN_ZH.search(clause):
+            continue
+        after = clause[subj.end():] if subj else clause
+        if not _EVENTIVE_ZH.search(after) or _STATIVE_ZH.match(after):
+            continue
+        if subj is None and not _MARKED_ZH.search(after):
+            continue  # no subject: only a clearly marked action ("去了医院") counts
+        if _NEG_ZH.search(after[:4]):
+            continue
+        body = clause if subj else "我" + clause
+        cand = _event_candidate(ctx, s, t, body, "zh",
+                                "future" if t.day > ctx.ref_day else "past",
+                                0.7 if subj else 0.6)
+        if cand is not None:
+            out.append(cand)
+            dated.add(idx)
+    for i, (a, b) in enumerate(spans):
+        if i in dated:
+            continue
+        m = _LIFE_ZH.search(text, a, b)
+        if m is None or _NEG_ZH.search(text[m.start():m.end()]):
+            continue
+        cand = _event_candidate(ctx, s, None, text[m.start():b], "zh", "past", 0.5)
+        if cand is not None:
+            out.append(cand)
+    return out

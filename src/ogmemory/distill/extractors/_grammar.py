@@ -1,0 +1,186 @@
+"""Just enough grammar to restate first-person evidence in the third person, in both languages.
+
+A memory reads "Caroline went to a support group (2023-05-07).", not "I went ...": whoever reads
+it later (a user browsing facts, a model given recall) must know who it is about.
+
+>>> third_person_en("I just got back from a road trip with my kids", "John")
+'John just got back from a road trip with their kids'
+>>> third_person_zh("我昨天去了我的学校", "张三")
+'张三昨天去了张三的学校'
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "ADVERBS",
+    "IRREGULAR_PAST",
+    "clean_phrase",
+    "finish_en",
+    "finish_zh",
+    "third_person_en",
+    "third_person_zh",
+]
+
+ADVERBS = (
+    r"just|also|really|finally|recently|actually|still|even|never|already|always|usually"
+    r"|often|sometimes|totally|truly|definitely|absolutely|literally|honestly|personally"
+    r"|mostly|kinda|sorta|probably|certainly|genuinely|seriously|once|officially|now|then"
+    r"|first|only|almost|nearly|too|so|eventually|lately|currently|initially|originally"
+    r"|happily|luckily|fortunately|unfortunately|gradually|slowly|quickly|simply|def|both|all"
+    r"|again|recently|proudly|secretly|somehow|accidentally|briefly|barely|ultimately"
+)
+IRREGULAR_PAST = frozenset(
+    "went got took made ran saw had did was were came gave found felt left met bought brought"
+    " taught thought told said began won lost wrote built sent spent kept held sat stood heard"
+    " paid fell drove flew ate drank swam sang knew grew threw chose broke spoke woke wore became"
+    " forgot hid led meant caught fought sought slept swept rode rose shook stole struck tore"
+    " understood wept dug hung lit lent bent bit blew bled dealt dreamt fed fled forgave froze"
+    " laid leapt learnt lay overcame sank shot shrank sprang stuck stung swore been gone done"
+    " seen taken given known shown begun drawn drew put set cut hit hurt let quit read spread"
+    " cost burst shut split upset bet".split()
+)
+_UNCHANGED = frozenset(
+    "can could will would should might must may shall can't won't couldn't wouldn't shouldn't"
+    " didn't wasn't weren't did had was were and or but to with for in on at as the a an"
+    " not ain't gotta gonna wanna".split()
+)
+_IRREGULAR_3RD = {"am": "is", "have": "has", "do": "does", "don't": "doesn't", "go": "goes",
+                  "haven't": "hasn't", "are": "is", "aren't": "isn't", "be": "is"}
+
+_SELF_EN = re.compile(
+    r"\b(?:(?P<myand>[Mm]y\s+(?P<myx>[\w'-]+(?:\s+[\w'-]+)?)\s+and\s+I)\b(?!['’])"
+    r"|(?P<ic>[Ii])['’](?P<isuf>m|ve|ll|d)\b"
+    r"|(?P<wec>[Ww]e)['’](?P<wesuf>re|ve|ll|d)\b"
+    rf"|(?P<i>[Ii])\b(?P<adv>(?:\s+(?:{ADVERBS})\b)*)(?:\s+(?P<verb>[a-z]+(?:n't)?)\b)?"
+    r"|(?P<we>[Ww]e)\b"
+    r"|(?P<my>[Mm]y|[Oo]ur)\b"
+    r"|(?P<me>[Mm]e|[Uu]s)\b"
+    r"|(?P<myself>myself|ourselves)\b"
+    r"|(?P<mine>mine|ours)\b)"
+)
+# "i" alone is a pronoun only as a word; avoid "I/O", "i.e.".
+_NOT_PRONOUN_AFTER = ("/", ".")
+
+
+def _third(verb: str) -> str:
+    low = verb.lower()
+    if low in _IRREGULAR_3RD:
+        return _IRREGULAR_3RD[low]
+    if low in _UNCHANGED or low in IRREGULAR_PAST or low.endswith(("ed", "n't")):
+        return verb
+    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if low.endswith("y") and len(low) > 2 and low[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def third_person_en(text: str, name: str) -> str:
+    """Restate a first-person clause about ``name`` (the first mention names them, later ones
+    use they/them/their)."""
+    named = False
+    group = f"{name} and others"
+
+    def sub(m: re.Match[str]) -> str:
+        nonlocal named
+        end = m.end()
+        if end < len(text) and text[end] in _NOT_PRONOUN_AFTER and m.group("i"):
+            return m.group()
+        if m.group("myand"):
+            named = True
+            return f"{name} and their {m.group('myx')}"
+        if m.group("ic"):
+            named = True
+            suf = m.group("isuf")
+            return name + {"m": " is", "ve": " has", "ll": " will", "d": " would"}[suf]
+        if m.group("wec"):
+            named = True
+            suf = m.group("wesuf")
+            return group + {"re": " are", "ve": " have", "ll": " will", "d": " would"}[suf]
+        if m.group("i"):
+            named = True
+            verb = m.group("verb")
+            return name + (m.group("adv") or "") + (" " + _third(verb) if verb else "")
+        if m.group("we"):
+            first = not named
+            named = True
+            return group if first else "they"
+        if m.group("my"):
+            first = not named
+            named = True
+            return f"{name}'s" if first else "their"
+        if m.group("me"):
+            first = not named
+            named = True
+            return name if first else "them"
+        if m.group("myself"):
+            return "themselves"
+        return f"{name}'s"
+
+    return _SELF_EN.sub(sub, text)
+
+
+_SELF_ZH = re.compile(r"我们|咱们|我的|我")
+
+
+def third_person_zh(text: str, name: str) -> str:
+    """Replace 我 / 我们 / 我的 with the speaker's name (我们 → 「<name>他们」)."""
+
+    def sub(m: re.Match[str]) -> str:
+        word = m.group()
+        if word in ("我们", "咱们"):
+            return f"{name}他们"
+        if word == "我的":
+            return f"{name}的"
+        return name
+
+    return _SELF_ZH.sub(sub, text)
+
+
+_TRAIL_EN = re.compile(r"[\s,;:.!?…~\-–—\"'”’(*]+$|\s+(?:and|but|or|so|too|as\s+well|though"
+                       r"|lol|haha|tho|now|then|anyway|btw)$", re.IGNORECASE)
+_LEAD_EN = re.compile(r"^[\s,;:.!?…~\-–—\"'“‘(]+|^(?:and|but|so|also|oh|well|yeah|yes|btw|plus)\b"
+                      r"[\s,]*", re.IGNORECASE)
+_EMOJI = re.compile("[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+")
+
+
+def clean_phrase(text: str) -> str:
+    """Trim punctuation, emoji and dangling conjunctions from the ends of a captured phrase."""
+    text = _EMOJI.sub("", text)
+    text = " ".join(text.split())
+    for _ in range(3):
+        new = _LEAD_EN.sub("", _TRAIL_EN.sub("", text))
+        if new == text:
+            break
+        text = new
+    return text
+
+
+def finish_en(clause: str, label: str | None = None) -> str:
+    """``clause`` as a sentence: first letter capitalised, the date label, a full stop."""
+    clause = clean_phrase(clause)
+    if clause:
+        clause = clause[0].upper() + clause[1:]
+    return f"{clause} ({label})." if label else f"{clause}."
+
+
+_TRAIL_ZH = re.compile(r"[\s，,。.！!？?；;：:、~…\-—]+$")
+_LEAD_ZH = re.compile(r"^[\s，,。.！!？?；;：:、~…]+|^(?:然后|而且|所以|但是|不过|另外|对了|嗯|哦|啊)[，,]?")
+
+
+_CJK_LATIN = re.compile(r"([\u4e00-\u9fff])([A-Za-z])|([A-Za-z])([\u4e00-\u9fff])")
+
+
+def _space(m: re.Match[str]) -> str:
+    return f"{m.group(1)} {m.group(2)}" if m.group(1) else f"{m.group(3)} {m.group(4)}"
+
+
+def finish_zh(clause: str, label: str | None = None) -> str:
+    """A Chinese sentence: trimmed, a space between Han and Latin ("喜欢 TypeScript"), the date
+    label in full-width brackets, a 。."""
+    clause = _CJK_LATIN.sub(_space, _EMOJI.sub("", clause))
+    clause = _LEAD_ZH.sub("", _TRAIL_ZH.sub("", clause.strip()))
+    clause = _LEAD_ZH.sub("", clause)
+    return f"{clause}（{label}）。" if label else f"{clause}。"

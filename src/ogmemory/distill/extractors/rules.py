@@ -1,0 +1,97 @@
+"""The default extractor: English and Chinese patterns, no model, no network (seed 000 §6.2).
+
+It reads every committed node of a batch once. Spoken nodes (user, assistant) are cut into
+sentences and matched against precompiled patterns for preferences, decisions, tool switches,
+constraints, people and organisations, projects and tools, learnings and dated events; tool-call
+nodes become work items (commands run, files changed, errors fixed). Every candidate names the
+node(s) it came from and is written in the language of its evidence.
+
+>>> from ogmemory.records import Node, NodeRecord
+>>> node = Node(id="n1", seq=1, role="user", content="I went to a support group yesterday.",
+...             parent_id=None, event_time=1683504000.0, ingestion_time=1683504000.0,
+...             name="Caroline")
+>>> rec = NodeRecord("s1", "default", None, node, "c0ffee", 1)
+>>> RuleExtractor().extract([rec]).candidates[0].text
+'Caroline went to a support group (2023-05-07).'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timezone, tzinfo
+
+from ...records import NodeRecord
+from ..dates import day_of
+from ..types import Candidate, ExtractionResult
+from ._common import NodeContext, content_text, split_sentences
+from ._events import events_en, events_zh
+from ._patterns_en import extract_en
+from ._patterns_zh import extract_zh
+from ._work import extract_work
+
+__all__ = ["RuleExtractor"]
+
+_DEFAULT_NAMES = {"user": ("user", "用户"), "assistant": ("assistant", "助手")}
+
+
+class RuleExtractor:
+    """Pattern-based Stage 2 extractor (the default): fast, deterministic, bilingual.
+
+    ``tz`` is the time zone in which relative dates are resolved ("yesterday" is a calendar
+    day somewhere). ``assistant_facts``: treat an unnamed assistant as a person too (off by
+    default: an AI assistant saying "I love that idea" has no preferences worth keeping; a
+    named speaker, as in LoCoMo conversations, always counts as a person).
+    """
+
+    name = "rules"
+
+    def __init__(self, *, tz: tzinfo = timezone.utc, assistant_facts: bool = False) -> None:
+        self.tz = tz
+        self.assistant_facts = assistant_facts
+
+    def _context(self, record: NodeRecord) -> NodeContext:
+        node = record.node
+        named = bool(node.name and node.name.strip())
+        if named:
+            speaker = speaker_zh = " ".join(str(node.name).split())
+        else:
+            speaker, speaker_zh = _DEFAULT_NAMES.get(node.role, (node.role, node.role))
+        personal = named or node.role == "user" or self.assistant_facts
+        return NodeContext(record, speaker, speaker_zh, personal, day_of(node.event_time, self.tz),
+                           self.tz)
+
+    def extract(self, records: Sequence[NodeRecord]) -> ExtractionResult:
+        """Candidates for every node of the batch, in node order, then the work items."""
+        candidates: list[Candidate] = []
+        sentences = 0
+        questions = 0
+        for record in records:
+            node = record.node
+            if node.role not in ("user", "assistant"):
+                continue
+            text = content_text(node.content)
+            if not text or text.isspace():
+                continue
+            ctx = self._context(record)
+            for s in split_sentences(text, ctx.ref_day):
+                sentences += 1
+                questions += s.question
+                if s.question:
+                    continue
+                zh = s.lang == "zh"
+                found = extract_zh(s, ctx) if zh else extract_en(s, ctx)
+                candidates.extend(found)
+                # A decision, switch, learning or deadline already dates this sentence: an
+                # event restating it would only be a duplicate on the timeline.
+                if not any(c.kind or c.slot == "deadline" for c in found):
+                    candidates.extend(events_zh(s, ctx) if zh else events_en(s, ctx))
+        work = extract_work(records)
+        candidates.extend(work)
+        stats = {
+            "nodes": len(records),
+            "sentences": sentences,
+            "questions_skipped": questions,
+            "candidates": len(candidates),
+            "work_items": len(work),
+        }
+        return ExtractionResult(candidates, stats)
