@@ -61,6 +61,7 @@ class RecallAPI:
         self._index_lock = threading.RLock()
         self._turns_dirty = True
         self._worker_thread: WorkerThread | None = None
+        self._outbox: Outbox | None = None
         self._vis_key = -1
         self._vis: tuple[set[str], set[str]] = (set(), set())
 
@@ -112,7 +113,10 @@ class RecallAPI:
             self._stop_worker()
             if self._index is not None:
                 self._index.close()
+            if self._outbox is not None:
+                self._outbox.close()
             self._index = None
+            self._outbox = None
             directory = self.index_path.parent
             if directory.exists():
                 shutil.rmtree(directory)
@@ -128,14 +132,18 @@ class RecallAPI:
     def outbox(self) -> Outbox:
         from .index.outbox import Outbox
 
-        self.index  # noqa: B018 - the outbox lives in the index database
-        return Outbox(self.index_path)
+        with self._index_lock:
+            self.index  # noqa: B018 - the outbox lives in the index database
+            if self._outbox is None:
+                self._outbox = Outbox(self.index_path)
+            return self._outbox
 
     def _handlers(self) -> dict[str, Any]:
         from .index.outbox import embedding_handler
 
         emb = self.embedder
-        return {"embed": embedding_handler(self.index_path, emb)} if emb else {}
+        # doc_table: a job arriving after its document was deleted writes no orphan vector
+        return {"embed": embedding_handler(self.index_path, emb, doc_table="docs")} if emb else {}
 
     def _ensure_worker(self) -> None:
         from .index.outbox import Worker, WorkerThread
