@@ -116,19 +116,31 @@ class Indexer:
             opening = " ".join(t.text.split(": ", 1)[-1] for t in turns[:3])[:300]
             l0 = f"Session {sid} ({when}) with {', '.join(speakers[:4])}: {opening}"
             mems = memories_by_session.get(sid, [])
-            lines = [m.text for m in mems] or [t.text for t in turns]
-            overview, size = [], 0
-            for line in lines:
+            if mems:
+                lines, support, nodes = [m.text for m in mems], tuple(m.id for m in mems), ()
+            else:
+                lines = [t.text for t in turns]
+                support, nodes = (), tuple(n for t in turns for n in t.node_ids)
+            overview, size, used_nodes = [], 0, []
+            for i, line in enumerate(lines):
                 if size + len(line) > _SESSION_L1_CHARS:
                     break
                 overview.append(line)
                 size += len(line) + 1
+                if nodes:
+                    used_nodes.append(nodes[i])
+            # A session document shows text of its memories (or turns): it is visible only while
+            # all of them are (see Recaller._visible).
+            opening_nodes = tuple(n for t in turns[:3] for n in t.node_ids)
             common = {"scope": first.scope, "session_id": sid, "event_time": first.event_time,
                       "prov": {"session_id": sid, "project_id": first.prov.get("project_id"),
                                "node_ids": [], "event_time": first.event_time}}
-            docs.append(Doc(id=f"session:{sid}:0", kind="session", level=0, text=l0, **common))
+            docs.append(Doc(id=f"session:{sid}:0", kind="session", level=0, text=l0,
+                            node_ids=opening_nodes, **common))
             docs.append(Doc(id=f"session:{sid}:1", kind="session", level=1,
-                            parent=f"session:{sid}:0", text="\n".join(overview), **common))
+                            parent=f"session:{sid}:0", text="\n".join(overview),
+                            support=support[: len(overview)], node_ids=tuple(used_nodes),
+                            **common))
         self.store.write(docs)
 
     # ------------------------------------------------------------------ knowledge
@@ -217,10 +229,10 @@ class Indexer:
             ent = from_dict(Entity, rec)
             if ent.merged_into:
                 return None, None
-            facts = self.kb.edges(entity=ent.id, include_hidden=True)[:5]
+            # Names only: facts reach recall as their own documents (1-hop expansion), each
+            # filtered by its own support, so a disabled memory cannot leak through a page.
             aka = f"; aka {', '.join(ent.aliases)}" if ent.aliases else ""
-            text = f"{ent.name} ({ent.type}{aka})" + (": " + "; ".join(f.fact for f in facts)
-                                                       if facts else "")
+            text = f"{ent.name} ({ent.type}{aka})"
             return Doc(
                 id=f"entity:{ent.id}", kind="entity", level=0, text=text[:1500], scope=ent.scope,
                 event_time=ent.ingestion_time, support=ent.support,

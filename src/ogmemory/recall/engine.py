@@ -153,9 +153,14 @@ class Recaller:
                  hidden_nodes: set[str]) -> bool:
         if scopes is not None and doc.scope not in scopes:
             return False
-        if doc.support and not any(s in active for s in doc.support):
+        if doc.kind == "session":
+            # an abstract quoting several memories/turns: visible only while all of them are
+            if not all(s in active for s in doc.support):
+                return False
+        elif doc.support and not any(s in active for s in doc.support):
             return False
-        if doc.kind == "turn" and hidden_nodes and any(n in hidden_nodes for n in doc.node_ids):
+        if doc.kind in ("turn", "session") and hidden_nodes and \
+                any(n in hidden_nodes for n in doc.node_ids):
             return False
         return True
 

@@ -1,0 +1,175 @@
+"""Index and bounded recall: rebuild equivalence, CJK search, budget, fallback, filtering, time."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime, timezone
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ogmemory import Memory, Settings
+from ogmemory.recall_api import count_tokens
+
+
+def ts(day: str) -> float:
+    return datetime.fromisoformat(day).replace(tzinfo=timezone.utc).timestamp()
+
+
+def make(tmp_path: Path, name: str = "home", **kw: object) -> Memory:
+    opts: dict[str, object] = {"distill_on_turn": False, "embedder": "none", "index_worker": False}
+    opts.update(kw)
+    return Memory(settings=Settings(home=tmp_path / name, **opts))  # type: ignore[arg-type]
+
+
+def say(mem: Memory, sid: str, user: str, day: str, reply: str = "Noted.", **kw: object) -> None:
+    mem.append_message(sid, {"role": "user", "content": user, "event_time": ts(day), "name": "Ana"},
+                       **kw)  # type: ignore[arg-type]
+    mem.append_message(sid, {"role": "assistant", "content": reply, "event_time": ts(day) + 1})
+    mem.commit_turn(sid)
+
+
+def fill(mem: Memory) -> None:
+    say(mem, "s1", "We use JavaScript for the backend.", "2026-01-10")
+    say(mem, "s1", "I prefer green tea over coffee in the morning.", "2026-01-11")
+    say(mem, "s2", "We switched from JavaScript to TypeScript last week.", "2026-04-08")
+    say(mem, "s2", "My sister Lena moved to Berlin in March.", "2026-04-09")
+    say(mem, "s3", "我们的数据库用 PostgreSQL，不用 MySQL。", "2026-04-10")
+    say(mem, "s3", "我喜欢喝茶。", "2026-04-11")
+    mem.sleep("deep")
+
+
+def texts(result: object) -> str:
+    return "\n".join(i.text for i in result.items)  # type: ignore[attr-defined]
+
+
+def test_recall_items_carry_provenance(tmp_path: Path) -> None:
+    mem = make(tmp_path)
+    fill(mem)
+    result = mem.recall("Where did Lena move?")
+    assert not result.fallback
+    assert "Berlin" in texts(result)
+    top = next(i for i in result.items if "Berlin" in i.text)
+    assert top.session_id == "s2" and top.node_ids
+    nodes = {n.id for n in mem.get_nodes("s2")}
+    assert set(top.node_ids) <= nodes
+    assert len(result.items) <= 20
+
+
+def test_cjk_and_mixed_language_search(tmp_path: Path) -> None:
+    mem = make(tmp_path)
+    fill(mem)
+    for query in ("数据库", "茶", "PostgreSQL", "喝茶", "postgresql 数据库"):
+        hits = mem.search(query)
+        assert hits, query
+        assert any(("茶" in h["text"]) or ("PostgreSQL" in h["text"]) for h in hits), query
+    assert any("喝茶" in h["text"] for h in mem.search("茶"))  # a single character still finds it
+    assert "green tea" in texts(mem.recall("tea"))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(budget=st.integers(min_value=50, max_value=3000),
+       query=st.sampled_from(["tea", "JavaScript", "Lena Berlin", "数据库", "what happened in April?",
+                              "x", "the"]))
+def test_budget_is_never_exceeded(tmp_path_factory: object, budget: int, query: str) -> None:
+    mem = _shared(tmp_path_factory)
+    result = mem.recall(query, budget=budget)
+    assert result.tokens <= budget
+    assert sum(count_tokens(i.render()) + 1 for i in result.items) == result.tokens
+    assert len(result.items) <= 20
+
+
+_SHARED: dict[str, Memory] = {}
+
+
+def _shared(factory: object) -> Memory:
+    if "mem" not in _SHARED:
+        mem = make(factory.mktemp("shared"))  # type: ignore[attr-defined]
+        fill(mem)
+        for i in range(40):
+            say(mem, f"bulk{i}", f"Filler conversation number {i} about tea, JavaScript and Berlin.",
+                "2026-02-01")
+        mem.sleep("light")
+        _SHARED["mem"] = mem
+    return _SHARED["mem"]
+
+
+def test_fallback_when_recall_breaks(tmp_path: Path) -> None:
+    mem = make(tmp_path, embedder="use")
+    fill(mem)
+    mem.sync_index()
+    mem.drain_outbox()
+    conn = sqlite3.connect(mem.index_path)
+    with conn:  # a corrupt vector (wrong dimension) breaks dense search
+        conn.execute("INSERT INTO vecs(doc_rowid, dim, v) VALUES (999999, 3, ?)", (b"\0" * 12,))
+    conn.close()
+    result = mem.recall("tea")
+    assert result.fallback and result.reason and "latest" in result.reason
+    assert 0 < len(result.items) <= 20
+    assert result.tokens <= 2000
+    again = mem.recall("tea")
+    assert [i.text for i in again.items] == [i.text for i in result.items]  # deterministic
+
+
+def test_disabled_memory_and_other_scopes_never_appear(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    mem = make(tmp_path)
+    fill(mem)
+    say(mem, "p1", "The deploy key for staging is called ZEBRA-7.", "2026-04-12", project=project)
+    mem.sleep("light")
+    pid = mem.list_projects()[0].project_id
+    assert "ZEBRA-7" in texts(mem.recall("deploy key staging", scope=f"project:{pid}"))
+    assert "ZEBRA-7" not in texts(mem.recall("deploy key staging", scope="global"))
+    assert "ZEBRA-7" not in texts(mem.recall("deploy key staging", scope="project:other"))
+    tea = [m for m in mem.memories() if "green tea" in m.text]
+    assert tea
+    for m in tea:
+        mem.disable_memory(m.id)
+    hidden = mem.recall("green tea coffee morning")
+    assert "green tea" not in texts(hidden)
+    for m in tea:
+        mem.enable_memory(m.id)
+    assert "green tea" in texts(mem.recall("green tea coffee morning"))
+
+
+def test_temporal_question_prefers_facts_valid_then(tmp_path: Path) -> None:
+    mem = make(tmp_path)
+    fill(mem)
+    history = [e for e in mem.facts(include_history=True) if e.slot == "language"]
+    assert len(history) == 2  # the switch ended the JavaScript fact; both stay queryable
+    february = mem.recall("Which language did we use for the backend in February 2026?")
+    facts = [i for i in february.items if i.kind == "fact" and "Script" in i.text]
+    assert facts and "TypeScript" not in facts[0].text and "JavaScript" in facts[0].text
+    now = mem.recall("Which language do we use for the backend now?")
+    facts_now = [i for i in now.items if i.kind == "fact" and "Script" in i.text]
+    assert facts_now and "TypeScript" in facts_now[0].text
+
+
+def test_reindex_gives_identical_answers(tmp_path: Path) -> None:
+    mem = make(tmp_path, embedder="use")
+    fill(mem)
+    mem.sync_index()
+    mem.drain_outbox()
+    queries = ["tea", "Where does Lena live?", "数据库", "JavaScript or TypeScript?"]
+    before = [[(i.text, i.cites) for i in mem.recall(q).items] for q in queries]
+    stats = mem.index_stats()
+    mem.reindex()
+    assert mem.index_stats()["documents"] == stats["documents"]
+    assert mem.index_stats()["vectors"] == stats["vectors"]
+    after = [[(i.text, i.cites) for i in mem.recall(q).items] for q in queries]
+    assert after == before
+    fresh = make(tmp_path, embedder="use")
+    fresh.reindex()
+    assert [[(i.text, i.cites) for i in fresh.recall(q).items] for q in queries] == before
+
+
+def test_recall_never_waits_for_embeddings(tmp_path: Path) -> None:
+    mem = make(tmp_path, embedder="use")
+    fill(mem)
+    result = mem.recall("green tea")  # vectors not computed yet: full text still finds it
+    assert "green tea" in texts(result)
+    assert mem.outbox_status()["pending"] > 0
+    mem.drain_outbox()
+    assert mem.outbox_status()["pending"] == 0
