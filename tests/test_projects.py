@@ -269,4 +269,5 @@ def test_projects_are_per_tenant_and_persisted(home: Path, tmp_path: Path) -> No
     fresh = Memory(home=home, account="alice")
     assert fresh.list_projects() == [proj]
     assert [c.message for c in fresh.project_log(proj.project_id)] == ["[agent s1] turn 1: edit"]
-    assert fresh.get_session("s1").path == str(project / ".ogmemory" / "sessions" / "s1")
+    assert fresh.get_session("s1").path == str(
+        project / ".ogmemory" / "tenants" / "alice" / "default" / "sessions" / "s1")

@@ -488,10 +488,12 @@ def test_tenants_sharing_a_project_keep_their_sessions(home: Path, tmp_path: Pat
     alice = Memory(home=home, account="alice")
     bob = Memory(home=home, account="bob")
     turn(alice, "same", "alice in project", project=project)
-    # Bob uses the same session id in the same project: Alice's history must survive.
-    with pytest.raises(OgmemError):
-        turn(bob, "same", "bob in project", project=project)
-    assert bob.list_sessions() == []
+    # Bob uses the same session id in the same project: each tenant has its own folder there,
+    # so neither collides with (nor learns of) the other, and Alice's history survives.
+    turn(bob, "same", "bob in project", project=project)
+    assert [m["content"] for m in bob.get_branch("same")] == ["bob in project", "ok"]
+    assert Path(bob.get_session("same").path) != Path(alice.get_session("same").path)
+    assert "tenants/bob/default" in bob.get_session("same").path
     assert [m["content"] for m in alice.get_branch("same")] == ["alice in project", "ok"]
     assert [s.session_id for s in alice.list_sessions()] == ["same"]
     assert all(r.session_id == "same" and r.node.content in ("alice in project", "ok")

@@ -170,7 +170,7 @@ class SessionStore:
             if self.exists(session_id):
                 raise Conflict(f"session already exists: {session_id}")
             if project_path is not None:
-                path = project_path / PROJECT_STATE_DIR / "sessions" / session_id
+                path = self._project_sessions_dir(project_path) / session_id
             else:
                 path = self.tenant.session_dir(session_id)
             now = time.time()
@@ -199,6 +199,15 @@ class SessionStore:
             if project_path is not None:
                 self._edit_locations(session_id, str(path))
             return self._remember(session)
+
+    def _project_sessions_dir(self, project_path: Path) -> Path:
+        """Where this tenant's sessions live inside a project directory: the seed's
+        ``.ogmemory/sessions/`` for the default tenant, a tenant-qualified folder for others, so
+        tenants sharing a project never collide (nor learn of each other's session ids)."""
+        base = project_path / PROJECT_STATE_DIR
+        if (self.tenant.account, self.tenant.space) == ("local", "default"):
+            return base / "sessions"
+        return base / "tenants" / self.tenant.account / self.tenant.space / "sessions"
 
     def open_or_create(self, session_id: str, **create_kwargs: Any) -> GitSession:
         """Lazy creation on the first message (seed 001 §3.1)."""
