@@ -15,10 +15,16 @@ from typer.core import TyperGroup
 
 from ... import __version__
 from ...errors import Conflict, InvalidInput, NotFound, OgmemError
+from .consolidate import core, distill, sleep
+from .daemon import daemon
 from .demo import demo
+from .graph import graph_app
 from .imports import import_app
+from .memories import memories_app
+from .oplog import batches_app, rollback
 from .projects import project_app
 from .sessions import sessions_app
+from .timeline import timeline
 
 __all__ = ["EXIT_CODES", "app", "exit_code", "main"]
 
@@ -64,7 +70,8 @@ app = typer.Typer(
     name="ogmem",
     cls=_OgmemGroup,
     help="ogmemory: local-first long-term memory for LLM agents. Sessions are git "
-    "repositories; everything lives under --home (default $OGMEM_HOME or ~/.ogmemory).",
+    "repositories; what is distilled from them (memories, timeline, graph, core.md) is "
+    "append-only JSONL; everything lives under --home (default $OGMEM_HOME or ~/.ogmemory).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_show_locals=False,
@@ -92,6 +99,15 @@ def _root(
 app.add_typer(sessions_app)
 app.add_typer(project_app)
 app.add_typer(import_app)
+app.add_typer(memories_app)
+app.command("timeline")(timeline)
+app.add_typer(graph_app)
+app.command("core")(core)
+app.command("sleep")(sleep)
+app.command("distill")(distill)
+app.add_typer(batches_app)
+app.command("rollback")(rollback)
+app.command("daemon")(daemon)
 app.command("demo")(demo)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,17 +18,24 @@ from rich.table import Table
 from rich.text import Text
 
 from ...config import Settings
+from ...errors import InvalidInput
 from ...memory import Memory
+from ...records import Provenance
 
 __all__ = [
+    "UNWRAPPED",
     "AccountOption",
     "HomeOption",
     "JsonOption",
+    "ScopeOption",
     "SpaceOption",
     "emit_json",
+    "fmt_day",
+    "fmt_pointer",
     "fmt_time",
     "notice",
     "open_memory",
+    "parse_when",
     "stderr_console",
     "stdout_console",
     "table",
@@ -65,6 +72,16 @@ SpaceOption = Annotated[
 JsonOption = Annotated[
     bool,
     typer.Option("--json", help="Print machine-readable JSON on stdout instead of a table."),
+]
+ScopeOption = Annotated[
+    str | None,
+    typer.Option(
+        "--scope",
+        metavar="SCOPE",
+        show_default=False,
+        help="Only what is visible in this scope: 'global', 'project:<id>' (global + that "
+        "project) or 'agent:<id>'. \\[default: every scope]",
+    ),
 ]
 
 
@@ -110,11 +127,75 @@ def fmt_time(ts: float | None) -> str:
     return datetime.fromtimestamp(ts).astimezone().strftime("%Y-%m-%d %H:%M")
 
 
-def table(title: str, columns: Sequence[str], rows: Iterable[Sequence[object]]) -> Table:
-    """A rich table whose cells are plain text: user content is never read as markup."""
+#: Columns whose values are copied whole (ids, pointers, dates): never wrapped by ``table``.
+UNWRAPPED = ("ID", "Evidence", "Pointer", "Date")
+
+
+def fmt_day(ts: float | None) -> str:
+    """Epoch seconds as the local date ``YYYY-MM-DD`` (``-`` when unknown)."""
+    if not ts:
+        return "-"
+    return datetime.fromtimestamp(ts).astimezone().strftime("%Y-%m-%d")
+
+
+def fmt_pointer(prov: Provenance | None) -> str:
+    """Where a record came from, as ``session:<id>@<commit7>`` (``-`` for none, e.g. a memory
+    the user typed in).
+
+    >>> fmt_pointer(Provenance("default", "s1", ("n1",), "0123456789ab", 0.0, 0.0))
+    'session:s1@0123456'
+    """
+    if prov is None or not (prov.session_id or prov.commit):
+        return "-"
+    commit = f"@{prov.commit[:7]}" if prov.commit else ""
+    return f"session:{prov.session_id}{commit}" if prov.session_id else f"commit:{prov.commit[:7]}"
+
+
+def parse_when(text: str | None, option: str, *, end_of_day: bool = False) -> float | None:
+    """An ISO date or datetime from the command line as epoch seconds (``None`` stays ``None``).
+
+    Without a UTC offset the time is local. A date alone means its midnight, or with
+    ``end_of_day`` the midnight after it (so ``--until 2024-05-01`` includes that day).
+
+    >>> parse_when("2024-05-01T12:00:00+00:00", "--at")
+    1714564800.0
+    """
+    if text is None:
+        return None
+    raw = text.strip()
+    try:
+        day = date.fromisoformat(raw)
+    except ValueError:
+        try:
+            moment = datetime.fromisoformat(raw)
+        except ValueError:
+            raise InvalidInput(
+                f"{option}: {text!r} is not a date; use YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] "
+                "(optionally with an offset such as +08:00 or Z)"
+            ) from None
+    else:
+        moment = datetime(day.year, day.month, day.day) + timedelta(days=1 if end_of_day else 0)
+    if moment.tzinfo is None:
+        moment = moment.astimezone()  # a naive time is the user's local time
+    return moment.timestamp()
+
+
+def table(
+    title: str,
+    columns: Sequence[str],
+    rows: Iterable[Sequence[object]],
+    *,
+    no_wrap: Iterable[str] = (),
+) -> Table:
+    """A rich table whose cells are plain text: user content is never read as markup.
+
+    Columns named in ``no_wrap`` (ids, pointers, dates) keep each value on one line, so it can
+    be copied whole; the other columns give up the width.
+    """
+    keep = set(no_wrap)
     out = Table(title=Text(title), title_justify="left")
     for name in columns:
-        out.add_column(name, overflow="fold")
+        out.add_column(name, overflow="fold", no_wrap=name in keep)
     for row in rows:
         out.add_row(*(Text("" if cell is None else str(cell)) for cell in row))
     return out
