@@ -249,7 +249,31 @@ class KnowledgeAPI:
         """A new version of the memory's text (the old version stays in the log)."""
         self.get_memory(memory_id)
         mem = self.kb.edit_memory(memory_id, text=text, expected_version=expected_version)
-        return mem
+        # What was derived from the old text no longer rests on this memory; derive anew.
+        self._withdraw_support(memory_id)
+        self.distiller.distill_memory(mem)
+        self._after_visibility_change()
+        return self.get_memory(memory_id)
+
+    def _withdraw_support(self, memory_id: str) -> None:
+        from dataclasses import replace
+
+        from .knowledge.models import Edge, Entity, TimelineEvent, from_dict
+
+        batch = self.kb.begin("memory edit: withdraw derived facts")
+        for rec in self.kb.log.all("edge"):
+            if memory_id in rec.get("support", []):
+                edge = Edge.from_json(rec)
+                batch.put_edge(replace(edge, support=tuple(s for s in edge.support if s != memory_id)))
+        for rec in self.kb.log.all("event"):
+            if memory_id in rec.get("support", []):
+                ev = from_dict(TimelineEvent, rec)
+                batch.put_event(replace(ev, support=tuple(s for s in ev.support if s != memory_id)))
+        for rec in self.kb.log.all("entity"):
+            if memory_id in rec.get("support", []):
+                ent = from_dict(Entity, rec)
+                batch.put_entity(replace(ent, support=tuple(s for s in ent.support if s != memory_id)))
+        batch.commit()
 
     def enable_memory(self, memory_id: str) -> MemoryItem:
         return self._toggle(memory_id, True)

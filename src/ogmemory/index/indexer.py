@@ -202,6 +202,8 @@ class Indexer:
                 prov=prov.to_dict() if prov else {"memory_id": mem.id},
                 parent=f"session:{sid}:1" if sid else None,
             ), sid
+        if kind in ("event", "edge", "entity") and not rec.get("support"):
+            return None, None  # nothing supports it any more: it is not part of any read
         if kind == "event":
             ev = from_dict(TimelineEvent, rec)
             p = ev.provenance

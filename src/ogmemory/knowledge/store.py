@@ -75,7 +75,6 @@ class KnowledgeBase:
 
     def _derived(self) -> None:
         with self._lock:
-            self.log.refresh()
             key = len(self.log.batches())
             if key == self._cache_key:
                 return
@@ -91,14 +90,15 @@ class KnowledgeBase:
             self._cache_key = len(self.log.batches())
 
     def active_memory_ids(self) -> set[str]:
+        self.log.refresh()
         self._derived()
         return set(self._active)
 
     def visible(self, support: Iterable[str]) -> bool:
-        """A derived record is visible when any supporting memory is active (or none is named)."""
+        """A derived record is visible while any supporting memory is active; one that no
+        memory supports any more (all withdrawn) is not."""
         self._derived()
-        ids = list(support)
-        return not ids or any(i in self._active for i in ids)
+        return any(i in self._active for i in support)
 
     # ================================================================== entities
 
@@ -115,6 +115,7 @@ class KnowledgeBase:
 
     def lookup(self, name: str) -> Entity | None:
         """The entity a name (or alias, or id) refers to."""
+        self.log.refresh()  # see what other processes committed
         self._derived()
         rec = self.log.get("entity", name)
         if rec is None:
@@ -133,6 +134,7 @@ class KnowledgeBase:
 
     def entities(self, *, scopes: Sequence[str] | None = None, type: str | None = None,
                  include_hidden: bool = False) -> list[Entity]:
+        self.log.refresh()  # see what other processes committed
         out = []
         for rec in self.log.all("entity"):
             ent = from_dict(Entity, rec)
@@ -149,6 +151,7 @@ class KnowledgeBase:
               relation: str | None = None, include_hidden: bool = False) -> list[Edge]:
         """Relations. By default the current ones; ``at=t`` gives those valid at time t;
         ``include_history`` gives every version (ended and superseded included)."""
+        self.log.refresh()  # see what other processes committed
         target = self.resolve_id(self.entity(entity).id) if entity else None
         out = []
         for rec in self.log.all("edge"):
@@ -200,6 +203,7 @@ class KnowledgeBase:
                scopes: Sequence[str] | None = None, include_superseded: bool = False,
                include_hidden: bool = False) -> list[TimelineEvent]:
         """Timeline events in ``[since, until)`` (by when they happened), oldest first."""
+        self.log.refresh()  # see what other processes committed
         target = self.entity(entity).id if entity else None
         out = []
         for rec in self.log.all("event"):
@@ -225,6 +229,7 @@ class KnowledgeBase:
 
     def memories(self, *, include_disabled: bool = True, include_deleted: bool = False,
                  scopes: Sequence[str] | None = None, type: str | None = None) -> list[MemoryItem]:
+        self.log.refresh()  # see what other processes committed
         out = []
         for rec in self.log.all("memory"):
             mem = from_dict(MemoryItem, rec)
@@ -238,6 +243,7 @@ class KnowledgeBase:
         return sorted(out, key=lambda m: (m.created_at, m.id))
 
     def memory(self, memory_id: str) -> MemoryItem:
+        self.log.refresh()  # see what other processes committed
         rec = self.log.get("memory", memory_id)
         if rec is None:
             raise NotFound(f"memory not found: {memory_id}")

@@ -27,7 +27,13 @@ _RULE = "═" * 48
 def pointer(prov: Provenance) -> str:
     """``↪ session:<id>@<commit7>``: what a navigation tool needs to open the evidence."""
     commit = f"@{prov.commit[:7]}" if prov.commit else ""
-    return f"↪ session:{prov.session_id}{commit}"
+    if prov.session_id:
+        return f"↪ session:{prov.session_id}{commit}"
+    if prov.commit:  # a project commit with no session behind it
+        return f"↪ git:{prov.project_id}{commit}"
+    if prov.node_ids:  # a memory written by hand: its own entry is the evidence
+        return f"↪ memory:{prov.node_ids[0]}"
+    return "↪ memory"
 
 
 def _day(t: float) -> str:

@@ -267,54 +267,107 @@ class Recaller:
     def _pack(self, scored: list[tuple[float, _Cand]], budget: int, config: RecallConfig,
               scopes: Sequence[str] | None, active: set[str], hidden_nodes: set[str]
               ) -> list[RecallItem]:
+        """Turn-grounded items: each holds up to ``max_cites`` turns (the best-ranked turn, then
+        the next best of the same conversation, then the next best anywhere), annotated with the
+        abstractions (memories, events, facts) that cite them; abstractions without turns are
+        items of their own. Items are added in rank order while they fit the budget."""
+        turns = [(sc, c.doc) for sc, c in scored if c.doc.kind == "turn"]
+        turn_rank = {d.id: i for i, (_, d) in enumerate(turns)}
+        by_node = {n: d for _, d in turns for n in d.node_ids}
+        abstractions = [(sc, c.doc) for sc, c in scored if c.doc.kind in ("memory", "event", "fact")]
+        notes: dict[str, list[tuple[float, Doc]]] = {}
+        for sc, a in abstractions:
+            for n in a.node_ids:
+                if n in by_node:
+                    notes.setdefault(by_node[n].id, []).append((sc, a))
+        used: set[str] = set()
+        used_abs: set[str] = set()
         items: list[RecallItem] = []
-        covered: set[str] = set()  # turn doc ids already shown
-        used = 0
-        for score, c in scored:
+        spent = 0
+        lookahead = max(config.top * config.max_cites, 30)
+        for sc, c in scored:
             if len(items) >= config.top:
                 break
             d = c.doc
+            if d.id in used or d.id in used_abs:
+                continue
             if d.kind == "turn":
-                if d.id in covered:
+                seed = d
+            elif d.kind in ("memory", "event", "fact"):
+                evidence = [by_node[n] for n in d.node_ids if n in by_node and by_node[n].id not in used]
+                if evidence:
+                    seed = evidence[0]
+                else:
+                    item = self._single(d, sc, config)
+                    fits = self._fits(item, spent, budget)
+                    if fits is not None:
+                        items.append(fits)
+                        spent += fits.tokens
+                    used_abs.add(d.id)
                     continue
-                window = self._window(d, config, scopes, active, hidden_nodes, covered)
-                docs = window or [d]
-                text = "\n".join(w.text for w in docs)
-                item = RecallItem(
-                    text=text, kind="turns", score=round(score, 6),
-                    cites=tuple(w.cites[0] for w in docs if w.cites)[: config.max_cites],
-                    node_ids=tuple(n for w in docs for n in w.node_ids),
-                    session_id=d.session_id, commit=d.prov.get("commit"),
-                    event_time=d.event_time, doc_ids=tuple(w.id for w in docs))
             else:
-                if d.kind == "session" and d.level == 1 and not d.text:
-                    continue
-                item = RecallItem(
-                    text=d.text, kind=d.kind, score=round(score, 6),
-                    cites=d.cites[: config.max_cites] if len(d.cites) <= config.max_cites else d.cites,
-                    node_ids=d.node_ids, session_id=d.session_id or d.prov.get("session_id"),
-                    commit=d.prov.get("commit"), event_time=d.event_time, doc_ids=(d.id,))
-            tokens = self.count_tokens(item.render()) + 1
-            if used + tokens > budget:
-                continue  # a smaller item further down may still fit
-            items.append(replace(item, tokens=tokens))
-            used += tokens
-            if item.kind == "turns":
-                covered.update(item.doc_ids)
+                continue  # session and entity abstracts point the way; they are not content
+            group = [seed]
+            start = turn_rank.get(seed.id, 0)
+            pool = [t for _, t in turns[start + 1: start + 1 + lookahead] if t.id not in used]
+            for t in pool:
+                if len(group) >= config.max_cites:
+                    break
+                if t.session_id == seed.session_id and t.id != seed.id:
+                    group.append(t)
+            for t in pool:
+                if len(group) >= config.max_cites:
+                    break
+                if t not in group:
+                    group.append(t)
+            if len(group) < config.max_cites and config.window > 0:
+                for t in self._window(seed, config, scopes, active, hidden_nodes, used):
+                    if len(group) < config.max_cites and t.id not in {g.id for g in group}:
+                        group.append(t)
+            group.sort(key=lambda t: (t.session_id or "", t.seq or 0))
+            attached = []
+            for t in group:
+                for nsc, a in sorted(notes.get(t.id, []), key=lambda x: -x[0]):
+                    if a.id not in used_abs and len(attached) < 3:
+                        attached.append(a)
+                        used_abs.add(a.id)
+            lines = [t.text for t in group] + [f"  ({a.text})" for a in attached]
+            item = RecallItem(
+                text="\n".join(lines), kind="turns", score=round(sc, 6),
+                cites=tuple(t.cites[0] for t in group if t.cites),
+                node_ids=tuple(n for t in group for n in t.node_ids),
+                session_id=seed.session_id, commit=seed.prov.get("commit"),
+                event_time=seed.event_time,
+                doc_ids=tuple(t.id for t in group) + tuple(a.id for a in attached))
+            fits = self._fits(item, spent, budget)
+            if fits is None and attached:  # try without the annotations
+                item = replace(item, text="\n".join(t.text for t in group),
+                               doc_ids=tuple(t.id for t in group))
+                fits = self._fits(item, spent, budget)
+            if fits is None:
+                continue
+            items.append(fits)
+            spent += fits.tokens
+            used.update(t.id for t in group)
         return items
+
+    def _single(self, d: Doc, score: float, config: RecallConfig) -> RecallItem:
+        return RecallItem(
+            text=d.text, kind=d.kind, score=round(score, 6), cites=d.cites,
+            node_ids=d.node_ids, session_id=d.session_id or d.prov.get("session_id"),
+            commit=d.prov.get("commit"), event_time=d.event_time, doc_ids=(d.id,))
+
+    def _fits(self, item: RecallItem, spent: int, budget: int) -> RecallItem | None:
+        tokens = self.count_tokens(item.render()) + 1
+        return replace(item, tokens=tokens) if spent + tokens <= budget else None
 
     def _window(self, d: Doc, config: RecallConfig, scopes: Sequence[str] | None,
                 active: set[str], hidden_nodes: set[str], covered: set[str]) -> list[Doc]:
         if config.window <= 0 or d.session_id is None or d.seq is None:
             return [d]
         docs = self.store.session_window(d.session_id, d.seq, config.window, config.window)
-        docs = [w for w in docs if self._visible(w, scopes, active, hidden_nodes)
+        return [w for w in docs if self._visible(w, scopes, active, hidden_nodes)
                 and (w.id == d.id or w.id not in covered)]
-        if len(docs) > config.max_cites:
-            idx = next(i for i, w in enumerate(docs) if w.id == d.id)
-            lo = max(0, min(idx - (config.max_cites // 2), len(docs) - config.max_cites))
-            docs = docs[lo: lo + config.max_cites]
-        return docs
 
     # ================================================================== fallback
 

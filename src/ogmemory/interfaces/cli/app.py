@@ -23,6 +23,7 @@ from .imports import import_app
 from .memories import memories_app
 from .oplog import batches_app, rollback
 from .projects import project_app
+from .serve import keys_app, serve
 from .sessions import sessions_app
 from .timeline import timeline
 
@@ -109,6 +110,8 @@ app.add_typer(batches_app)
 app.command("rollback")(rollback)
 app.command("daemon")(daemon)
 app.command("demo")(demo)
+app.command("serve")(serve)
+app.add_typer(keys_app)
 
 
 def main() -> None:

@@ -1,0 +1,91 @@
+"""Recall and search (seed 003 §检索), and the consolidation that feeds them: sleep, the
+operation log, rollback. Each route calls one facade method."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Query
+
+from .params import BatchIdPath, parse_time
+from .routing import READ_ERRORS, WRITE_ERRORS
+from .schemas import (
+    BatchOut,
+    DistillReportOut,
+    RecallIn,
+    RecallOut,
+    RollbackIn,
+    SearchHitOut,
+    SleepIn,
+)
+from .tenants import MemoryDep
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1")
+
+
+@router.post("/recall", response_model=RecallOut, responses=READ_ERRORS, tags=["recall"],
+             summary="Recall context",
+             description="Bounded context for a query: at most 30 candidates, 1-hop graph "
+             "expansion, rerank by relevance × recency × importance, then at most 20 items "
+             "within `budget` tokens, each with its provenance. When the index fails the "
+             "deterministic latest items answer (`fallback: true`). A temporary `session_id` "
+             "gets no items: memory is not read.")
+def recall(mem: MemoryDep, body: RecallIn) -> dict[str, Any]:
+    return mem.recall(body.query, budget=body.budget, scope=body.scope,
+                      at=parse_time(body.at, "at"), recipe=body.recipe,
+                      session_id=body.session_id).to_dict()
+
+
+@router.get("/search", response_model=list[SearchHitOut], responses=READ_ERRORS,
+            tags=["recall"], summary="Search everything",
+            description="Hybrid full-text and vector search over memories, facts, events, "
+            "entities, session summaries and turns; each hit says where it came from.")
+def search(mem: MemoryDep,
+           q: Annotated[str, Query(min_length=1, max_length=2000, description="The query.")],
+           limit: Annotated[int, Query(ge=1, le=100, description="At most this many hits.")]
+           = 10,
+           scope: Annotated[str | None, Query(min_length=1, max_length=200,
+                                              description="`global`, `project:<id>` or "
+                                              "`agent:<id>` (default: every scope).")] = None,
+           kind: Annotated[list[str] | None, Query(description="Only these kinds (`memory`, "
+                                                   "`fact`, `event`, `entity`, `session`, "
+                                                   "`turn`); repeatable.")] = None,
+           ) -> list[dict[str, Any]]:
+    return mem.search(q, limit=limit, scope=scope, kinds=kind or None)
+
+
+@router.post("/sleep", response_model=DistillReportOut, responses=WRITE_ERRORS,
+             tags=["consolidation"], summary="Consolidate (sleep)",
+             description="Run the distillation now: `light` distills every pending turn in "
+             "bounded, resumable batches; `deep` also regenerates the entity views and "
+             "core.md. Every batch is written to the operation log and can be rolled back.")
+def sleep(mem: MemoryDep, body: Annotated[SleepIn | None, Body()] = None) -> dict[str, Any]:
+    return mem.sleep((body or SleepIn()).mode).to_dict()
+
+
+@router.get("/batches", response_model=list[BatchOut], responses=READ_ERRORS,
+            tags=["consolidation"], summary="List batches",
+            description="The operation log: every committed batch of changes to the knowledge "
+            "(distillation, memory edits, rollbacks), oldest first.")
+def list_batches(mem: MemoryDep) -> list[dict[str, Any]]:
+    return [b.to_dict() for b in mem.batches()]
+
+
+@router.get("/batches/{batch_id}", response_model=BatchOut, responses=READ_ERRORS,
+            tags=["consolidation"], summary="Get a batch",
+            description="One batch of the operation log, with how many records of each kind "
+            "it changed.")
+def get_batch(mem: MemoryDep, batch_id: BatchIdPath) -> dict[str, Any]:
+    return mem.batch(batch_id).to_dict()
+
+
+@router.post("/batches/{batch_id}/rollback", response_model=BatchOut, responses=WRITE_ERRORS,
+             tags=["consolidation"], summary="Roll a batch back",
+             description="Undo a batch atomically by appending its before-states (history is "
+             "kept). A 409 when it was already rolled back, or when a later batch changed the "
+             "same records (unless `force`). Answers with the rollback batch.")
+def rollback(mem: MemoryDep, batch_id: BatchIdPath,
+             body: Annotated[RollbackIn | None, Body()] = None) -> dict[str, Any]:
+    return mem.rollback(batch_id, force=(body or RollbackIn()).force).to_dict()

@@ -1,0 +1,392 @@
+"""Pydantic models at the edge: request bodies (strict) and response shapes (documented).
+
+Responses mirror the records' ``to_dict()``; they allow extra keys, so a field added to a record
+shows up without breaking clients. Times are epoch seconds (float) unless a field says otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ...records import SessionInfo
+from ...tenancy import MAX_ID_LEN
+
+__all__ = [
+    "ID_PATTERN",
+    "BatchOut",
+    "CommitIn",
+    "CommitOut",
+    "CoreOut",
+    "DistillReportOut",
+    "EdgeOut",
+    "EntityOut",
+    "EvidenceOut",
+    "HealthOut",
+    "KeyCreate",
+    "KeyCreatedOut",
+    "KeyOut",
+    "MemoryCreate",
+    "MemoryEdit",
+    "MemoryOut",
+    "MessageIn",
+    "NeighborsOut",
+    "NodeOut",
+    "RecallIn",
+    "RecallOut",
+    "RollbackIn",
+    "SearchHitOut",
+    "SessionCreate",
+    "SessionOut",
+    "SessionUpdate",
+    "SleepIn",
+    "TimelineEventOut",
+    "TurnOut",
+    "session_out",
+]
+
+#: What ``ogmemory.tenancy.validate_id`` accepts (it also refuses ``..``).
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+
+
+def _id_field(description: str, default: Any = ...) -> Any:
+    return Field(default, min_length=1, max_length=MAX_ID_LEN, pattern=ID_PATTERN,
+                 description=description)
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+# ====================================================================== requests
+
+
+class SessionCreate(_In):
+    session_id: str | None = _id_field(
+        "The new session's id (letters, digits, `.`, `_`, `-`); generated when omitted.", None)
+    title: str | None = Field(None, max_length=200,
+                              description="A manual title (kept forever; otherwise one is derived "
+                              "from the first user message).")
+    agent_id: str | None = _id_field("The agent this conversation belongs to.", None)
+    model: str | None = Field(None, max_length=200, description="The model that answers.")
+    temporary: bool = Field(False, description="A temporary conversation: it neither reads nor "
+                            "writes memory, is kept outside the state directory, and is erased by "
+                            "`POST /v1/sessions/{session_id}/end`.")
+
+
+class SessionUpdate(_In):
+    title: str | None = Field(None, min_length=1, max_length=200,
+                              description="A manual title (never replaced by automatic ones).")
+    agent_id: str | None = _id_field("The agent this conversation belongs to.", None)
+    model: str | None = Field(None, max_length=200, description="The model that answers.")
+
+
+class MessageIn(_In):
+    role: Literal["user", "assistant", "tool"] = Field(description="Who speaks.")
+    content: str | list[dict[str, Any] | str] | None = Field(
+        None, description="The text, or OpenAI-style content parts; may be null for an "
+        "assistant message that only carries `tool_calls`.")
+    name: str | None = Field(None, max_length=200, description="Optional speaker name.")
+    tool_calls: list[dict[str, Any]] | None = Field(
+        None, description="Assistant only: OpenAI-style tool calls.")
+    tool_call_id: str | None = Field(None, min_length=1, max_length=200,
+                                     description="Tool messages only: the call answered.")
+    event_time: float | str | None = Field(
+        None, description="When it was said: epoch seconds or ISO-8601 (default: now).")
+    metadata: dict[str, Any] | None = Field(None, description="Anything to keep with it.")
+    id: str | None = _id_field("The node id (generated when omitted).", None)
+    parent_id: str | None = _id_field("The parent node (default: the current head); a "
+                                      "different parent starts a branch.", None)
+
+
+class CommitIn(_In):
+    message: str | None = Field(None, max_length=2000,
+                                description="Commit message (default `turn N: <user message>`).")
+    context: dict[str, Any] | None = Field(
+        None, description="The context the model saw this turn, stored as the turn's view.")
+
+
+class MemoryCreate(_In):
+    text: str = Field(min_length=1, max_length=10_000, description="What to remember.")
+    type: str = Field("profile", min_length=1, max_length=64,
+                      description="A memory type declared in the YAML schemas (e.g. `profile`, "
+                      "`preference`, `tool`).")
+    scope: str = Field("global", min_length=1, max_length=200,
+                       description="`global`, `project:<id>` or `agent:<id>`.")
+
+
+class MemoryEdit(_In):
+    text: str = Field(min_length=1, max_length=10_000, description="The new text.")
+    expected_version: int | None = Field(
+        None, ge=1, description="Optimistic concurrency: fail with 409 unless the memory is "
+        "still at this version.")
+
+
+class RecallIn(_In):
+    query: str = Field(min_length=1, max_length=10_000, description="What to recall context for.")
+    budget: int = Field(2000, ge=50, le=100_000, description="Token budget (o200k_base tokens).")
+    scope: str | None = Field(None, min_length=1, max_length=200,
+                              description="`global`, `project:<id>` or `agent:<id>` "
+                              "(default: every scope).")
+    session_id: str | None = _id_field("The conversation asking; a temporary session gets "
+                                       "nothing.", None)
+    at: str | None = Field(None, max_length=64, description="Recall as of this time (ISO-8601 "
+                           "date or datetime, or epoch seconds).")
+    recipe: Literal["default", "fulltext", "flat"] = Field(
+        "default", description="Retrieval recipe: `default` (hybrid, expanded), `fulltext` "
+        "(no vectors), `flat` (no graph expansion).")
+
+
+class SleepIn(_In):
+    mode: Literal["light", "deep"] = Field(
+        "light", description="`light`: distill pending turns; `deep`: light, then regenerate "
+        "every entity view and core.md.")
+
+
+class RollbackIn(_In):
+    force: bool = Field(False, description="Roll back even if later batches changed the same "
+                        "records (their changes are lost).")
+
+
+class KeyCreate(_In):
+    account: str = _id_field("The tenant account the key acts in.")
+    space: str = _id_field("The space within the account.")
+    label: str = Field("", max_length=200, description="A note on who or what uses the key.")
+    admin: bool = Field(False, description="An admin key may also manage keys.")
+
+
+# ====================================================================== responses
+
+
+class HealthOut(_Out):
+    status: Literal["ok"] = Field(description="Always `ok` when the server answers.")
+    version: str = Field(description="The ogmemory version.")
+    auth: Literal["keys", "local"] = Field(
+        description="`keys`: every request needs a key; `local`: no keys exist, the local "
+        "default tenant is served on loopback only.")
+
+
+class SessionOut(_Out):
+    session_id: str
+    title: str = Field(description="The title (manual, or derived from the first message).")
+    display_title: str
+    project_id: str
+    agent_id: str | None
+    model: str | None = None
+    created_at: float
+    updated_at: float
+    turns: int = Field(description="Committed turns.")
+    preview: str | None = Field(None, description="The start of the first user message.")
+    head: str | None = Field(None, description="The node new messages attach to.")
+    temporary: bool = Field(False, description="A temporary conversation (never remembered).")
+
+
+def session_out(info: SessionInfo) -> dict[str, Any]:
+    """A session without server internals (its filesystem path and raw metadata)."""
+    meta = info.meta
+    return {"session_id": info.session_id, "title": info.title,
+            "display_title": info.display_title, "project_id": info.project_id,
+            "agent_id": info.agent_id, "model": meta.get("model"),
+            "created_at": info.created_at, "updated_at": info.updated_at, "turns": info.turns,
+            "preview": meta.get("preview"), "head": meta.get("head"),
+            "temporary": bool(meta.get("temporary"))}
+
+
+class NodeOut(_Out):
+    id: str
+    seq: int = Field(description="Write order within the session.")
+    role: Literal["user", "assistant", "tool"]
+    content: Any = None
+    parent_id: str | None
+    event_time: float
+    ingestion_time: float
+    name: str | None = None
+    tool_calls: list[dict[str, Any]] | None = None
+    tool_call_id: str | None = None
+    called_by: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class TurnOut(_Out):
+    session_id: str
+    turn: int = Field(description="The turn number (unchanged when nothing was pending).")
+    commit: str | None = Field(description="The git commit of the turn (null: nothing to commit).")
+    node_ids: list[str]
+    project_commit: str | None = None
+    warnings: list[str] = Field(default_factory=list)
+
+
+class CommitOut(_Out):
+    sha: str
+    message: str
+    author: str
+    time: float
+    node_ids: list[str] = Field(default_factory=list)
+    branch: str | None = None
+    files: list[str] = Field(default_factory=list)
+
+
+class ProvenanceOut(_Out):
+    project_id: str
+    session_id: str
+    node_ids: list[str]
+    commit: str | None
+    event_time: float
+    ingestion_time: float
+
+
+class MemoryOut(_Out):
+    id: str
+    text: str
+    type: str
+    enabled: bool
+    deleted: bool
+    version: int
+    source: str = Field(description="`user` (added by hand) or `distilled`.")
+    scope: str
+    created_at: float
+    updated_at: float
+    evidence_ids: list[str]
+    importance: float
+    language: str
+    attrs: dict[str, Any] = Field(default_factory=dict)
+
+
+class EvidenceOut(_Out):
+    id: str
+    memory_id: str
+    quote: str = Field(description="What was said, frozen when the memory was created.")
+    provenance: ProvenanceOut | None
+    created_at: float
+
+
+class EntityOut(_Out):
+    id: str = Field(description="`<type>.<slug>`, e.g. `tool.postgresql`.")
+    type: str
+    name: str
+    aliases: list[str] = Field(default_factory=list)
+    attrs: dict[str, Any] = Field(default_factory=dict)
+    scope: str
+    support: list[str] = Field(default_factory=list, description="Memories supporting it.")
+    ingestion_time: float
+    merged_into: str | None = None
+
+
+class EdgeOut(_Out):
+    id: str
+    src: str = Field(alias="from", description="Source entity id.")
+    dst: str = Field(alias="to", description="Target entity id.")
+    relation: str
+    fact: str
+    provenance: ProvenanceOut
+    event_time: float
+    ingestion_time: float
+    valid_from: float
+    valid_to: float | None = Field(None, description="Null while the relation holds.")
+    confidence: float
+    scope: str
+    superseded_by: str | None = None
+    slot: str | None = None
+    support: list[str] = Field(default_factory=list)
+    language: str
+
+
+class NeighborsOut(_Out):
+    entities: list[EntityOut]
+    edges: list[EdgeOut]
+
+
+class TimelineEventOut(_Out):
+    id: str
+    summary: str
+    kind: str = Field(description="`work`, `decision`, `learning` or `event`.")
+    provenance: ProvenanceOut
+    event_time: float
+    ingestion_time: float
+    entities: list[str] = Field(default_factory=list)
+    superseded_by: str | None = None
+    scope: str
+    importance: float
+    support: list[str] = Field(default_factory=list)
+    language: str
+    attrs: dict[str, Any] = Field(default_factory=dict)
+
+
+class CoreOut(_Out):
+    text: str = Field(description="core.md (at most 2 KB); empty for a temporary session.")
+    bytes: int = Field(description="Its size in UTF-8 bytes.")
+
+
+class RecallItemOut(_Out):
+    text: str
+    kind: str
+    score: float
+    cites: list[str] = Field(description="DAG node ids this item cites.")
+    node_ids: list[str]
+    session_id: str | None
+    commit: str | None
+    event_time: float | None
+    doc_ids: list[str]
+    tokens: int
+    pointer: str = Field(description="`↪ session:<id>@<commit7>`, or empty.")
+
+
+class RecallOut(_Out):
+    query: str
+    items: list[RecallItemOut] = Field(description="At most 20 items within the budget.")
+    tokens: int
+    budget: int
+    fallback: bool = Field(description="True when the deterministic 'latest items' answered.")
+    reason: str | None = None
+    stats: dict[str, Any] = Field(default_factory=dict)
+
+
+class SearchHitOut(_Out):
+    id: str
+    kind: str
+    level: int
+    text: str
+    score: float
+    session_id: str | None
+    node_ids: list[str]
+    cites: list[str]
+    commit: str | None
+    event_time: float | None
+
+
+class DistillReportOut(_Out):
+    batches: list[str] = Field(description="Ids of the batches written.")
+    nodes: int
+    project_commits: int
+    candidates: int
+    stats: dict[str, Any] = Field(default_factory=dict)
+    seconds: float
+
+
+class BatchOut(_Out):
+    id: str
+    time: float
+    reason: str
+    ops: int = Field(description="How many records the batch changed.")
+    by_kind: dict[str, int] = Field(default_factory=dict)
+    rolled_back_by: str | None = None
+
+
+class KeyOut(_Out):
+    key_id: str
+    account: str
+    space: str
+    label: str
+    created_at: float
+    admin: bool
+    revoked: bool
+    revoked_at: float | None = None
+
+
+class KeyCreatedOut(KeyOut):
+    token: str = Field(description="The secret: shown only in this response, stored hashed.")
