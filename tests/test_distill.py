@@ -321,3 +321,26 @@ def test_memory_files_are_plain_jsonl(tmp_path: Path) -> None:
                 "confidence", "scope", "superseded_by", "provenance"):
         assert key in edge
     assert os.path.basename(str(root)) == "memory"
+
+
+def test_editing_a_memory_rederives_its_facts(tmp_path: Path) -> None:
+    mem = Memory(settings=Settings(home=tmp_path / "h", distill_on_turn=False, embedder="none"))
+    m = mem.remember("I prefer Python over Java.", type="preference")
+    assert any("Python" in e.fact for e in mem.facts())
+    core = mem.core(regenerate=True)
+    assert f"↪ memory:{m.id}" in core
+    mem.edit_memory(m.id, "I prefer Rust over Java.")
+    facts = [e.fact for e in mem.facts()]
+    assert any("Rust" in f for f in facts) and not any("Python" in f for f in facts)
+    assert "Python" not in mem.core()
+    assert mem.get_memory(m.id).version == 2
+
+
+def test_a_long_lived_instance_sees_other_writers(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    reader = Memory(settings=Settings(home=home, distill_on_turn=False, embedder="none"))
+    assert reader.memories() == [] and reader.facts() == []
+    writer = Memory(settings=Settings(home=home, distill_on_turn=False, embedder="none"))
+    writer.remember("I prefer Python over Java.", type="preference")
+    assert [m.text for m in reader.memories()] == ["I prefer Python over Java."]
+    assert reader.facts() and reader.entities()
