@@ -62,6 +62,48 @@ def load_batches(path: Path) -> list[list[NodeRecord]]:
     return batches
 
 
+_DIA = re.compile(r"D(\d+):(\d+)")
+
+
+def _dia_ids(raw: object) -> list[str]:
+    """Normalised dia ids ("D1:3") from a LoCoMo evidence field (a few are malformed)."""
+    text = str(raw)
+    return [f"D{int(a)}:{int(b)}" for a, b in _DIA.findall(text.replace("D:", "D"))]
+
+
+def coverage(path: Path, batches: list[list[NodeRecord]],
+             extractor: RuleExtractor) -> list[tuple[str, int, int]]:
+    """How often the turns LoCoMo annotates as evidence yield candidates (and dated ones)."""
+    by_turn: dict[tuple[str, str], list[bool]] = {}
+    for batch in batches:
+        sample = batch[0].session_id.rsplit("-s", 1)[0] if batch else ""
+        cands = extractor.extract(batch).candidates
+        for rec in batch:
+            mine = [c for c in cands if rec.node.id in c.node_ids]
+            dia = str(rec.node.metadata.get("dia_id"))
+            by_turn[(sample, dia)] = [bool(mine), any("date" in c.attrs for c in mine)]
+    observed: set[tuple[str, str]] = set()
+    temporal: set[tuple[str, str]] = set()
+    for i, sample in enumerate(read_locomo(path)):
+        sid = re.sub(r"[^A-Za-z0-9._-]+", "-", str(sample.get("sample_id") or f"sample-{i}"))
+        for facts in (sample.get("observation") or {}).values():
+            for items in facts.values() if isinstance(facts, dict) else []:
+                for item in items:
+                    observed.update((sid, d) for d in _dia_ids(item[1:]))
+        for qa in sample.get("qa", []):
+            if qa.get("category") == 2:
+                temporal.update((sid, d) for d in _dia_ids(qa.get("evidence", [])))
+    observed &= by_turn.keys()
+    temporal &= by_turn.keys()
+    return [
+        ("all turns: ≥1 candidate", sum(v[0] for v in by_turn.values()), len(by_turn)),
+        ("observation evidence turns: ≥1 candidate", sum(by_turn[k][0] for k in observed),
+         len(observed)),
+        ("temporal-question evidence turns: a dated candidate",
+         sum(by_turn[k][1] for k in temporal), len(temporal)),
+    ]
+
+
 _TRIVIAL = re.compile(r"\b(?:I|we|my)\b")
 
 
@@ -111,6 +153,15 @@ def main() -> None:
         rate = timed(fn, batches, args.repeat)
         table.add_row(label, f"{rate:,.0f}", f"{1e6 / rate:,.1f}")
     console.print(table)
+
+    cov = Table(title="Coverage of LoCoMo's annotated evidence turns")
+    cov.add_column("turns")
+    cov.add_column("hit", justify="right")
+    cov.add_column("of", justify="right")
+    cov.add_column("%", justify="right")
+    for label, hit, total in coverage(locomo_path(args.file), batches, extractor):
+        cov.add_row(label, str(hit), str(total), f"{100 * hit / max(total, 1):.1f}")
+    console.print(cov)
 
     candidates = [c for b in batches for c in extractor.extract(b).candidates]
     families: Counter[str] = Counter()

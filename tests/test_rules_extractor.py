@@ -415,12 +415,43 @@ def test_work_events_and_chinese_events() -> None:
 
 
 def test_life_events_without_a_date_use_the_node_time() -> None:
-    for text in ("I adopted a dog.", "I started a new job as a nurse.",
-                 "I just finished my first marathon!", "我终于领养了一只猫。"):
+    for text in ("I adopted a dog.", "I started a new job as a nurse.", "我终于领养了一只猫。"):
         c = only(say(text, name="Caroline"), type="event")
         assert c.event_time == MONDAY and c.confidence < 0.7, text
+        assert "date" not in c.attrs
     dated = only(say("I adopted a dog yesterday.", name="C"), type="event")
     assert dated.confidence > only(say("I adopted a dog.", name="C"), type="event").confidence
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I just finished my first marathon!", "Caroline just finished their first marathon"),
+    ("I've started Portuguese lessons on an app.", "Caroline has started Portuguese lessons on "
+                                                   "an app"),
+    ("I'm currently reading \"The Lean Startup\".", "Caroline is currently reading \"The Lean "
+                                                    "Startup\""),
+])
+def test_recent_events_take_the_message_day(text: str, expected: str) -> None:
+    c = only(say(text, name="Caroline"), type="event")
+    assert c.text == f"{expected} (2023-05-08)."
+    assert (c.event_time, c.attrs["date_source"]) == (day("2023-05-08"), "message")
+    assert c.confidence < 0.7
+
+
+def test_a_time_in_the_sentence_before_dates_the_event() -> None:
+    cands = say("Guess what I did this week? I applied to adoption agencies!", name="Caroline")
+    c = only(cands, type="event")
+    assert (c.text, c.attrs["date_text"]) == (
+        "Caroline applied to adoption agencies (week of 2023-05-08).", "this week")
+    other = only(say("Did you go camping last week? I went to the zoo.", name="M"), type="event")
+    assert "date" not in other.attrs  # the other speaker's week is not this one's
+
+
+def test_a_duration_in_the_perfect_dates_a_start() -> None:
+    c = only(say("I've known these friends for 4 years.", name="Caroline"), type="event")
+    assert (c.text, c.attrs["since"], c.attrs["date"]) == (
+        "Caroline has known these friends (since 2019).", True, "2019-05-08")
+    assert find_times("I'm going to Paris for 2 weeks next month.", date(2023, 5, 8))[0].text \
+        == "next month"
 
 
 @pytest.mark.parametrize("text", [

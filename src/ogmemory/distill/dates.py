@@ -51,6 +51,7 @@ class TimeExpr:
     day: date  # first day of the period (for "N weeks ago": the day N weeks before)
     granularity: Granularity = "day"
     approximate: bool = False
+    since: bool = False  # "for 4 years" in a perfect-tense sentence: the period it started
 
     @property
     def iso(self) -> str:
@@ -59,6 +60,9 @@ class TimeExpr:
 
     def label(self, lang: str = "en") -> str:
         """A short human label at the right precision: ``2023-05-07``, ``2023-04``, ``2022``."""
+        if self.since:
+            inner = TimeExpr(self.text, self.start, self.end, self.day, self.granularity)
+            return f"自 {inner.label(lang)} 起" if lang == "zh" else f"since {inner.label()}"
         g = self.granularity
         if g == "year":
             return f"{self.day.year}年" if lang == "zh" else str(self.day.year)
@@ -263,6 +267,7 @@ _EN_RE = re.compile(
     r"|(?P<tmr>tomorrow)"
     rf"|(?P<ago>(?P<ago_n>{_NUM})\s+(?P<ago_u>{_UNIT})\s+ago)"
     rf"|(?P<inn>in\s+(?P<in_n>{_NUM})\s+(?P<in_u>{_UNIT}))"
+    rf"|(?P<dur>for\s+(?:the\s+(?:past|last)\s+)?(?P<dur_n>{_NUM})\s+(?P<dur_u>{_UNIT}))"
     rf"|(?P<relwd>(?P<relwd_m>last|this\s+past|this\s+coming|this|next|coming|past)\s+"
     rf"(?P<relwd_d>{_WD_ANY}))"
     r"|(?P<earlier>(?:earlier|later)\s+this\s+(?P<earlier_u>week|month|year))"
@@ -303,6 +308,8 @@ def words_of(text: str) -> frozenset[str]:
     return frozenset(_WORD_RE.findall(text.lower()))
 
 
+# "for 4 years" dates a start only in a perfect-tense sentence ("I've known them for 4 years").
+_PERFECT = re.compile(r"\b(?:I've|we've|I\s+have|we\s+have|has|had)\b|\bbeen\b", re.IGNORECASE)
 _RECURRING = re.compile(
     r"\bevery\s+\w+day|(?:day)s\b|\w+day\s+(?:evenings|mornings|nights|afternoons)\b",
     re.IGNORECASE,
@@ -355,6 +362,10 @@ def _resolve_en(m: re.Match[str], ref: date,
     if kind == "ago":
         day, gran = _unit_offset(ref, g("ago_u").lower(), -_en_n(g("ago_n")))
         return day, gran, gran != "day" or _en_n(g("ago_n")) > 2
+    if kind == "dur":
+        n = _en_n(g("dur_n"))
+        day, gran = _unit_offset(ref, g("dur_u").lower(), -n)
+        return day, gran, True
     if kind == "inn":
         day, gran = _unit_offset(ref, g("in_u").lower(), _en_n(g("in_n")))
         return day, gran, gran != "day"
@@ -542,10 +553,13 @@ def find_times(text: str, ref: date, *, past: bool | None = None,
             if m.lastgroup == "onwd" and _RECURRING.search(text, max(0, m.start() - 7),
                                                           m.end() + 12):
                 continue  # "on Thursday evenings", "every Monday": a habit, not a date
+            if m.lastgroup == "dur" and not _PERFECT.search(text):
+                continue  # "for two weeks next month": a length, not a start
             if not guessed:
                 past, guessed = tense_of(text), True
             res = _resolve_en(m, ref, past)
             if res is not None:
-                found.append(TimeExpr(m.group(), m.start(), m.end(), *res))
+                found.append(TimeExpr(m.group(), m.start(), m.end(), *res,
+                                      since=m.lastgroup == "dur"))
     found.sort(key=lambda t: t.start)
     return found

@@ -179,8 +179,18 @@ class NodeContext:
 
 
 def date_attrs(t: TimeExpr) -> dict[str, Any]:
-    """The attrs every dated candidate carries: ISO day, original phrase, precision."""
-    attrs: dict[str, Any] = {"date": t.iso, "date_text": t.text, "granularity": t.granularity}
+    """The attrs every dated candidate carries: ISO day, original phrase, precision.
+
+    A date taken from the message's own time (no phrase in the text) says so:
+    ``date_source="message"``.
+    """
+    attrs: dict[str, Any] = {"date": t.iso, "granularity": t.granularity}
+    if t.text:
+        attrs["date_text"] = t.text
+    if t.start < 0:
+        attrs["date_source"] = "message"
     if t.approximate:
         attrs["approximate"] = True
+    if t.since:
+        attrs["since"] = True
     return attrs

@@ -23,6 +23,7 @@ __all__ = ["events_en", "events_zh"]
 
 _CLAUSE_EN = re.compile(
     r"\s+[-–—]+\s+|\s*[;:]\s+|\s+\(|\)"
+    r"|\s+and\s+(?=(?:it|that|this)(?:['’]s|\s+(?:is|was|has|had|made))\b)"
     r"|,\s+(?=(?:but|and|so|which|it|it's|that's|though"
     r"|although|because|cause|cuz|plus|while|as|where|when|since|especially|I|i|we|We|and\s+"
     r"(?:now|it))\b)"
@@ -54,7 +55,8 @@ _LIFE_EN = re.compile(
     r"^(?:adopted|started|began|finished|completed|graduated|married|got\s+(?:married|engaged"
     r"|divorced|promoted|hired|accepted|a\s+new|my\s+first|into|back)|moved|bought|joined|won|lost"
     r"|quit|retired|signed|ran|opened|launched|published|travell?ed|visited|went|took\s+(?:up"
-    r"|a|an|my|our|the|part)|learned|learnt|passed|had\s+(?:a|an|my|our)|gave|broke|volunteered"
+    r"|a|an|my|our|the|part)|learned|learnt|passed|had\s+(?:a|my|our)\s+(?:baby|son|daughter"
+    r"|kid|child|surgery|operation|wedding|accident)|gave\s+birth|broke\s+up|volunteered"
     r"|attended|hosted|organi[sz]ed|created|painted|wrote|built|released|shipped|deployed"
     r"|enrolled|registered|applied|received|celebrated|participated|competed|performed|welcomed"
     r"|met|found|became|turned|picked\s+up|finally|recently|just)\b"
@@ -83,8 +85,8 @@ _LAST_WORD = re.compile(r"(\w+)\W*$")
 
 def _subject_ok(text: str, clause_start: int, start: int) -> bool:
     before = text[max(clause_start, start - 40): start].rstrip()
-    if not before or before[-1] in ",;:!-–—(\"'“":
-        return True
+    if not before or (not before[-1].isalnum() and before[-1] not in "'’"):
+        return True  # punctuation or an emoji ends what came before
     m = _LAST_WORD.search(before)
     return m is None or m.group(1).lower() in _PREV_OK
 
@@ -113,6 +115,8 @@ def _eventive_en(text: str, subj: re.Match[str]) -> str | None:
     if v in _NEGATIVE or v.endswith("n't"):
         return None
     if suf in ("m", "re"):
+        if v in ("thinking", "planning") and v2 in ("about", "of", "to"):
+            return "future"
         if v in ("gonna", "about") or (v.endswith("ing") and v not in ("being", "thinking",
                                                                        "hoping", "wondering",
                                                                        "feeling", "trying")):
@@ -131,8 +135,10 @@ def _eventive_en(text: str, subj: re.Match[str]) -> str | None:
                     "hired", "promoted", "accepted", "selected", "asked", "out", "away")
         return "past" if ok or v2.endswith("ing") else None
     if v in ("have", "had"):
-        if v2 in ("to", "been") and v == "have":
+        if v == "have" and v2 == "to":
             return None
+        if v == "have" and (v2 == "been" or _past_verb(v2)):
+            return "past"
         return "past" if v == "had" else "now"
     if v in ("am", "are"):
         return "future" if v2.endswith("ing") else None
@@ -150,7 +156,7 @@ def _event_candidate(ctx: NodeContext, s: Sentence, t: TimeExpr | None, clause: 
         text = finish_zh(body, t.label("zh") if t else None)
         work = bool(_WORK_ZH.search(clause))
     else:
-        body = third_person_en(clause, ctx.speaker)
+        body = third_person_en(_VOCATIVE.sub("", clause), ctx.speaker)
         text = finish_en(body, t.label() if t else None)
         work = bool(_WORK_EN.search(clause))
     key = re.sub(r"\W+", " ", body).strip().lower()
@@ -162,7 +168,7 @@ def _event_candidate(ctx: NodeContext, s: Sentence, t: TimeExpr | None, clause: 
     when = ctx.epoch(t.day) if t else ctx.event_time
     return ctx.candidate(
         "event", text, lang, kind="work" if work else "event", event_time=when,
-        confidence=confidence, importance=(0.6 if t else 0.45) + (0.1 if work else 0.0),
+        confidence=round(confidence, 2), importance=(0.6 if t else 0.45) + (0.1 if work else 0.0),
         attrs=attrs,
     )
 
@@ -172,12 +178,142 @@ def _strip_time_en(clause: str, t: TimeExpr | None, offset: int) -> str:
         return clause
     a, b = t.start - offset, t.end - offset
     head = _TIME_PREP.sub("", clause[:a]) if not t.text.lower().startswith(
-        ("on ", "in ", "since ", "by ", "until ")) else clause[:a]
+        ("on ", "in ", "since ", "by ", "until ", "for ")) else clause[:a]
     return f"{head} {clause[b:]}".strip()
 
 
-def events_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
-    """Dated and undated first-person events in one English sentence."""
+_POSS_SUBJ = re.compile(r"\b(?:[Mm]y|[Oo]ur)\s+")
+_THERE_RE = re.compile(r"\b[Tt]here\s+(?:was|were|is|are|will\s+be|'s\s+been|has\s+been)\b")
+_DETERMINER = re.compile(r"\b(?:[Aa]n?|[Tt]he|[Tt]his|[Tt]hat|[Tt]hese|[Tt]hose|[Ss]ome|[Mm]y"
+                         r"|[Oo]ur)\s+")
+_COPULA_RE = re.compile(
+    r"^\s*(?P<np>(?:[Tt]he|[Mm]y|[Oo]ur)\s+(?:[\w'-]+\s+){0,4}?[\w'-]+)\s+(?:is|was|will\s+be"
+    r"|'s)\s+(?:on\s+|in\s+|at\s+)?$"
+)
+_PREPOSITIONS = frozenset("to with at in on for from about into during".split())
+_WORD_AT = re.compile(r"\s*([A-Za-z'’]+)")
+_ING_SKIP = frozenset("something nothing everything anything morning evening wedding building"
+                      " feeling thinking hoping wondering being".split())
+
+
+def _past_verb(word: str) -> bool:
+    w = word.lower()
+    return (w in IRREGULAR_PAST or (w.endswith("ed") and len(w) > 3)) and w not in _ADJ_ED
+
+
+def _next_words(text: str, pos: int, end: int, n: int) -> list[re.Match[str]]:
+    out = []
+    while len(out) < n:
+        m = _WORD_AT.match(text, pos, end)
+        if m is None:
+            break
+        out.append(m)
+        pos = m.end()
+    return out
+
+
+def _after_time(text: str, start: int, times: tuple[TimeExpr, ...]) -> bool:
+    """Whether only spaces or a comma separate ``start`` from the end of a time phrase."""
+    return any(t.end <= start and not text[t.end:start].strip(" ,") for t in times)
+
+
+def _possessive(text: str, a: int, b: int, times: tuple[TimeExpr, ...]) -> tuple[int, str] | None:
+    """A "my grandma passed away" clause: its start and tense."""
+    for m in _POSS_SUBJ.finditer(text, a, b):
+        if not (_subject_ok(text, a, m.start()) or _after_time(text, m.start(), times)):
+            continue
+        words = _next_words(text, m.end(), b, 6)
+        for i, w in enumerate(words[1:5], start=1):
+            v = w.group(1).lower()
+            nxt = words[i + 1].group(1).lower() if i + 1 < len(words) else ""
+            if v in ("was", "were"):
+                if _past_verb(nxt) or nxt in _PREPOSITIONS or nxt.endswith("ing"):
+                    return m.start(), "past"
+                break
+            if v in ("will", "is") and (nxt.endswith("ing") or v == "will"):
+                return m.start(), "future"
+            if _past_verb(v):
+                return m.start(), "past"
+    return None
+
+
+def _fronted(text: str, a: int, subj: re.Match[str], b: int,
+             t: TimeExpr) -> str | None:
+    """"a trip we took last year" → "we took a trip" (an object-fronted relative clause)."""
+    dets = list(_DETERMINER.finditer(text, a, subj.start()))
+    words = _next_words(text, subj.end(), b, 2)
+    if not dets or not words or not _past_verb(words[0].group(1)) or subj.group("isuf"):
+        return None
+    head = text[dets[-1].start():subj.start()].split(None, 1)
+    if len(head) < 2 or len(head[1].split()) > 5 or not re.fullmatch(r"[\w\s'-]+", head[1]):
+        return None
+    det = head[0].lower()
+    det = "the" if det in ("this", "that", "these", "those") else head[0].lower()
+    verb_end = words[0].end()
+    verb = words[0].group(1)
+    if len(words) > 1 and words[1].group(1).lower() in _PREPOSITIONS:
+        after = words[1].end()
+        if after >= b or (t.start >= after and not text[after:t.start].strip()):
+            verb, verb_end = f"{verb} {words[1].group(1)}", after
+    rest = _strip_time_en(text[verb_end:b], t, verb_end).strip()
+    first = rest.split(None, 1)[0].lower() if rest else ""
+    if first not in _PREPOSITIONS:
+        rest = ""  # "figurines I bought remind me of ...": the rest is the main clause
+    return f"{subj.group()} {verb} {det} {head[1]} {rest}".strip()
+
+
+def _dated_clause(text: str, a: int, b: int, t: TimeExpr, times: tuple[TimeExpr, ...],
+                  first_clause: bool) -> tuple[str, str, float] | None:
+    """The first-person clause a time phrase dates, as (clause, tense, confidence)."""
+    conf = 0.6 if t.approximate else 0.7
+    subjects = [m for m in _SUBJ_EN.finditer(text, a, b)]
+    ok = [m for m in subjects
+          if _subject_ok(text, a, m.start()) or _after_time(text, m.start(), times)]
+    before = [m for m in ok if m.start() < t.start]
+    subj = before[-1] if before else (ok[0] if ok else None)
+    if subj is not None:
+        tense = _eventive_en(text, subj)
+        if tense is None:
+            return None
+        return _strip_time_en(text[subj.start():b], t, subj.start()), tense, conf
+    for m in subjects:  # "a trip we took last year"
+        fronted = _fronted(text, a, m, b, t)
+        if fronted is not None and _eventive_en(text, m) == "past":
+            return fronted, "past", conf - 0.05
+    poss = _possessive(text, a, b, times)
+    if poss is not None:
+        start, tense = poss
+        return _strip_time_en(text[start:b], t, start), tense, conf - 0.05
+    there = _THERE_RE.search(text, a, b)
+    if there is not None and (_subject_ok(text, a, there.start())
+                              or _after_time(text, there.start(), times)):
+        return _strip_time_en(text[there.start():b], t, there.start()), "past", conf - 0.1
+    copula = _COPULA_RE.match(text[a:t.start])
+    if copula is not None and not text[t.end:b].strip(" !.~"):
+        return copula.group("np"), "now", conf - 0.1  # "The opening night is tomorrow"
+    if not first_clause or subjects:
+        return None
+    implicit = _IMPLICIT_EN.match(text, a, b)
+    if implicit is None:
+        return None
+    v, start = implicit.group("v"), implicit.start("v")
+    rest = _strip_time_en(text[start:b], t, start)
+    rest = rest[:1].lower() + rest[1:]
+    low = v.lower()
+    if _implicit_past(v):
+        return "I " + rest, "past", 0.6
+    if low in ("gonna", "planning", "heading", "going") or (
+            low.endswith("ing") and low not in _ING_SKIP and len(low) > 4):
+        return "I'm " + rest, "future", 0.55
+    return None
+
+
+def events_en(s: Sentence, ctx: NodeContext, carry: TimeExpr | None = None) -> list[Candidate]:
+    """Dated and undated first-person events in one English sentence.
+
+    ``carry`` is a time phrase of the sentence just before ("Guess what I did this week? I
+    applied to adoption agencies!"): an undated event here takes it.
+    """
     if s.question or s.hypothetical or not ctx.personal:
         return []
     text = s.text
@@ -189,30 +325,18 @@ def events_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
         if idx is None or idx in dated or text.startswith(("'s", "’s"), t.end):
             continue  # "tomorrow's gonna be a blast": the day itself is the subject
         a, b = spans[idx]
-        subjects = [m for m in _SUBJ_EN.finditer(text, a, b) if _subject_ok(text, a, m.start())]
-        if not subjects and idx + 1 < len(spans):
-            rest = text[a:b].replace(t.text, "")
-            if len(re.sub(r"\W|just|so|and|oh|also|well", "", rest, flags=re.I)) < 3:
-                idx += 1  # "Last week, I went ..." : the time phrase is its own clause
+        found = _dated_clause(text, a, b, t, s.times, idx == 0)
+        if found is None and idx + 1 < len(spans) and idx + 1 not in dated:
+            # "Last week, I went ...", "While volunteering yesterday, I met ...": a short lead
+            # clause holds the time, the next one the event.
+            lead = text[a:b].replace(t.text, " ")
+            if len(lead.split()) <= 6:
+                idx += 1
                 a, b = spans[idx]
-                subjects = [m for m in _SUBJ_EN.finditer(text, a, b)
-                            if _subject_ok(text, a, m.start())]
-        before = [m for m in subjects if m.start() < t.start]
-        subj = before[-1] if before else (subjects[0] if subjects else None)
-        if subj is not None:
-            tense = _eventive_en(text, subj)
-            if tense is None:
-                continue
-            clause = _strip_time_en(text[subj.start():b], t, subj.start())
-            conf = 0.6 if t.approximate else 0.7
-        else:
-            implicit = _IMPLICIT_EN.match(text, a, b) if idx == 0 or a == 0 else None
-            if implicit is None or not _implicit_past(implicit.group("v")):
-                continue
-            start = implicit.start("v")
-            rest = _strip_time_en(text[start:b], t, start)
-            clause = "I " + rest[:1].lower() + rest[1:]
-            tense, conf = "past", 0.6
+                found = _dated_clause(text, a, b, t, s.times, False)
+        if found is None:
+            continue
+        clause, tense, conf = found
         if tense == "present" and t.day <= ctx.ref_day and t.granularity == "day":
             tense = "past"
         cand = _event_candidate(ctx, s, t, clause, "en", tense, conf)
@@ -224,26 +348,39 @@ def events_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
         if i in dated:
             continue
         for m in _SUBJ_EN.finditer(text, a, b):
-            if m.group("isuf") in ("m", "ll", "d") or m.group("wesuf") in ("re", "ll", "d"):
-                continue
-            if not _subject_ok(text, a, m.start()):
+            suf = m.group("isuf") or m.group("wesuf")
+            if suf in ("ll", "d") or not _subject_ok(text, a, m.start()):
                 continue
             vp = _VP_EN.match(text, m.end())
             if vp is None:
                 continue
             verb_phrase = text[vp.start("v"):b].strip()
             adverbs = text[m.end():vp.start("v")].lower()
-            if not (_LIFE_EN.match(verb_phrase) or re.search(r"\b(?:just|finally|recently)\b",
-                                                            adverbs)):
+            recent = _RECENT.search(adverbs)
+            tense = _eventive_en(text, m)
+            perfect = (suf == "ve" or (vp.group("v") == "have" and tense == "past")) and not \
+                _HABITUAL.search(adverbs)
+            if suf in ("m", "re"):  # "I'm currently reading ...": going on now
+                if not (recent and tense == "now"):
+                    continue
+            elif tense != "past" or not (_LIFE_EN.match(verb_phrase) or recent or perfect):
                 continue
-            if _eventive_en(text, m) != "past":
-                continue
-            cand = _event_candidate(ctx, s, None, text[m.start():b], "en", "past",
-                                    0.55 if "just" in adverbs or "finally" in adverbs else 0.5)
+            when = carry
+            if when is None and (recent or perfect):
+                # "I just got accepted", "I've started lessons": it happened about now
+                when = TimeExpr(recent.group() if recent else "", -1, -1, ctx.ref_day,
+                                approximate=True)
+            conf = 0.55 if when is not None or "finally" in adverbs else 0.5
+            cand = _event_candidate(ctx, s, when, text[m.start():b], "en", tense, conf)
             if cand is not None:
                 out.append(cand)
             break
     return out
+
+
+_RECENT = re.compile(r"\b(?:just|recently|finally|currently|now|lately)\b")
+_HABITUAL = re.compile(r"\b(?:always|never|ever|often|usually|sometimes)\b")
+_VOCATIVE = re.compile(r",\s*[A-Z][a-z]+\W*$")
 
 
 _PRESENT_TOO = frozenset("put set cut hit hurt let quit read spread cost burst shut split upset"

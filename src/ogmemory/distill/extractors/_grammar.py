@@ -139,9 +139,9 @@ def third_person_zh(text: str, name: str) -> str:
     return _SELF_ZH.sub(sub, text)
 
 
-_TRAIL_EN = re.compile(r"[\s,;:.!?…~\-–—\"'”’(*]+$|\s+(?:and|but|or|so|too|as\s+well|though"
+_TRAIL_EN = re.compile(r"[\s,;:.!?…~\-–—(*]+$|\s+(?:and|but|or|so|too|as\s+well|though"
                        r"|lol|haha|tho|now|then|anyway|btw)$", re.IGNORECASE)
-_LEAD_EN = re.compile(r"^[\s,;:.!?…~\-–—\"'“‘(]+|^(?:and|but|so|also|oh|well|yeah|yes|btw|plus)\b"
+_LEAD_EN = re.compile(r"^[\s,;:.!?…~\-–—(]+|^(?:and|but|so|also|oh|well|yeah|yes|btw|plus)\b"
                       r"[\s,]*", re.IGNORECASE)
 _EMOJI = re.compile("[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+")
 
@@ -152,10 +152,29 @@ def clean_phrase(text: str) -> str:
     text = " ".join(text.split())
     for _ in range(3):
         new = _LEAD_EN.sub("", _TRAIL_EN.sub("", text))
+        if new and _unbalanced(new, -1):
+            new = new[:-1].rstrip()
+        if new and _unbalanced(new, 0):
+            new = new[1:].lstrip()
         if new == text:
             break
         text = new
     return text
+
+
+_CLOSE_OF = {'"': '"', "'": "'", "“": "”", "‘": "’"}
+_OPEN_OF = {'"': '"', "'": "'", "”": "“", "’": "‘"}
+
+
+def _unbalanced(text: str, at: int) -> bool:
+    """Whether the quote at ``text[at]`` (first or last character) has no partner."""
+    q = text[at]
+    partner = (_OPEN_OF if at == -1 else _CLOSE_OF).get(q)
+    if partner is None:
+        return False
+    if partner == q:
+        return text.count(q) % 2 == 1
+    return partner not in text
 
 
 def finish_en(clause: str, label: str | None = None) -> str:

@@ -22,7 +22,7 @@ _TXT = r"(?:[^.;!?]|\.(?=\w))"
 _ADV = rf"(?:(?:{ADVERBS}|do|kind\s+of|sort\s+of|much|especially|generally)\s+)*"
 # Where a captured object stops: a clause break or a word that starts a new thought.
 _BREAK = re.compile(
-    r"\s*(?:[,;:!?()]|\.(?:\s|$)|\s[-–—]\s|\s+(?:because|but|since|so|though|although|when"
+    r"\s*(?:[,;:!?()]|\.(?:\s|$)|\s[-–—]\s|(?<=\w)[-–—](?=\s)|\s+(?:because|but|since|so|though|although|when"
     r"|while|which|who|where|and\s+(?:I|we|it|that|they|he|she|you)|as\s+it|cause|'cause|cuz"
     r"|if|for\s+(?:sure|real)|any\s*more|right\s+now|these\s+days|lately|haha|lol|tbh|imo"
     r"|though|especially|like\s+you|than\s+(?:I|you)|and\s+(?:things|stuff|it's|that's|now))\b)",
@@ -134,9 +134,11 @@ def _preferences(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             parts = re.split(r"\s+(?:over|to|rather\s+than|instead\s+of)\s+", obj_raw, maxsplit=1)
             if len(parts) == 2:
                 obj_raw, prefer_over = parts[0], _cut(parts[1], s)
-        obj = _cut(obj_raw, s, 12)
-        obj = re.sub(r"^to\s+", "", obj)
-        if not obj or _PRONOUN_OBJ.match(obj) or _VERB_OBJ.match(obj) or len(obj) < 2:
+        shown_obj = _cut(obj_raw, s, 12)
+        obj = re.sub(r"^to\s+(?:just\s+)?", "", shown_obj)  # "I like to paint": the activity
+        if not obj or obj.lower() == "to" or _PRONOUN_OBJ.match(obj) or _VERB_OBJ.match(obj):
+            continue
+        if len(obj) < 2:
             continue
         negative = verb in _DISLIKE or verb == "stand" or "not" in verb or bool(neg)
         if neg and verb in _DISLIKE:
@@ -156,7 +158,7 @@ def _preferences(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             said = {"prefer": "prefers", "like": "likes", "love": "loves", "enjoy": "enjoys",
                     "adore": "adores", "hate": "hates", "dislike": "dislikes",
                     "detest": "detests", "loathe": "loathes"}[verb]
-        shown = third_person_en(obj, name).replace(f"{name}'s", "their")
+        shown = third_person_en(shown_obj, name).replace(f"{name}'s", "their")
         text = f"{name} {said} {shown}"
         attrs: dict[str, Any] = {"verb": verb}
         if prefer_over:

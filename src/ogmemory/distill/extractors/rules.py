@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from datetime import timezone, tzinfo
 
 from ...records import NodeRecord
-from ..dates import day_of
+from ..dates import TimeExpr, day_of
 from ..types import Candidate, ExtractionResult
-from ._common import NodeContext, content_text, split_sentences
+from ._common import NodeContext, content_text, gate, split_sentences
 from ._events import events_en, events_zh
 from ._patterns_en import extract_en
 from ._patterns_zh import extract_zh
@@ -32,6 +32,7 @@ from ._work import extract_work
 __all__ = ["RuleExtractor"]
 
 _DEFAULT_NAMES = {"user": ("user", "用户"), "assistant": ("assistant", "助手")}
+_FIRST_PERSON = gate("i we my our me us")
 
 
 class RuleExtractor:
@@ -73,18 +74,25 @@ class RuleExtractor:
             if not text or text.isspace():
                 continue
             ctx = self._context(record)
+            carry: TimeExpr | None = None
             for s in split_sentences(text, ctx.ref_day):
                 sentences += 1
                 questions += s.question
-                if s.question:
-                    continue
-                zh = s.lang == "zh"
-                found = extract_zh(s, ctx) if zh else extract_en(s, ctx)
-                candidates.extend(found)
-                # A decision, switch, learning or deadline already dates this sentence: an
-                # event restating it would only be a duplicate on the timeline.
-                if not any(c.kind or c.slot == "deadline" for c in found):
-                    candidates.extend(events_zh(s, ctx) if zh else events_en(s, ctx))
+                events: list[Candidate] = []
+                if not s.question:
+                    zh = s.lang == "zh"
+                    found = extract_zh(s, ctx) if zh else extract_en(s, ctx)
+                    candidates.extend(found)
+                    # A decision, switch, learning or deadline already dates this sentence: an
+                    # event restating it would only be a duplicate on the timeline.
+                    if not any(c.kind or c.slot == "deadline" for c in found):
+                        events = events_zh(s, ctx) if zh else events_en(s, ctx, carry)
+                        candidates.extend(events)
+                # "Guess what I did this week? I applied ...": a first-person sentence whose
+                # time phrase dated nothing lends it to the next sentence.
+                dated = any(c.attrs.get("date_text") for c in events)
+                first_person = s.lang == "en" and s.has(_FIRST_PERSON)
+                carry = s.times[-1] if s.times and first_person and not dated else None
         work = extract_work(records)
         candidates.extend(work)
         stats = {
