@@ -76,12 +76,12 @@ def coverage(path: Path, batches: list[list[NodeRecord]],
     """How often the turns LoCoMo annotates as evidence yield candidates (and dated ones)."""
     by_turn: dict[tuple[str, str], list[bool]] = {}
     for batch in batches:
-        sample = batch[0].session_id.rsplit("-s", 1)[0] if batch else ""
+        batch_sample = batch[0].session_id.rsplit("-s", 1)[0] if batch else ""
         cands = extractor.extract(batch).candidates
         for rec in batch:
             mine = [c for c in cands if rec.node.id in c.node_ids]
             dia = str(rec.node.metadata.get("dia_id"))
-            by_turn[(sample, dia)] = [bool(mine), any("date" in c.attrs for c in mine)]
+            by_turn[(batch_sample, dia)] = [bool(mine), any("date" in c.attrs for c in mine)]
     observed: set[tuple[str, str]] = set()
     temporal: set[tuple[str, str]] = set()
     for i, sample in enumerate(read_locomo(path)):

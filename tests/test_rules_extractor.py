@@ -6,7 +6,7 @@ Event times are fixed: 2023-05-08 13:56 UTC (a Monday), the first LoCoMo session
 from __future__ import annotations
 
 import json
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,19 +20,19 @@ from ogmemory.distill.extractors.rules import RuleExtractor
 from ogmemory.distill.types import Candidate
 from ogmemory.records import Node, NodeRecord
 
-MONDAY = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc).timestamp()
+MONDAY = datetime(2023, 5, 8, 13, 56, tzinfo=UTC).timestamp()
 MEMORY_TYPES = {"preference", "decision", "tool", "constraint", "entity", "event", "case",
                 "pattern"}
 
 
 def day(iso: str) -> float:
     """Midnight UTC of an ISO day, as the extractor writes resolved dates."""
-    return datetime.fromisoformat(iso).replace(tzinfo=timezone.utc).timestamp()
+    return datetime.fromisoformat(iso).replace(tzinfo=UTC).timestamp()
 
 
 def iso(epoch: float | None) -> str:
     assert epoch is not None
-    return datetime.fromtimestamp(epoch, timezone.utc).date().isoformat()
+    return datetime.fromtimestamp(epoch, UTC).date().isoformat()
 
 
 class Batch:
@@ -297,7 +297,7 @@ def test_english_constraints() -> None:
     d = only(say("The report is due next Friday."), type="constraint")
     assert (d.slot, d.attrs["date"], d.attrs["date_text"]) == ("deadline", "2023-05-12",
                                                               "next Friday")
-    jan = datetime(2023, 1, 10, tzinfo=timezone.utc).timestamp()
+    jan = datetime(2023, 1, 10, tzinfo=UTC).timestamp()
     m = only(say("The deadline is March 3.", at=jan), type="constraint")
     assert m.attrs["date"] == "2023-03-03" and m.valid_until == day("2023-03-03")
 
@@ -425,10 +425,10 @@ def test_life_events_without_a_date_use_the_node_time() -> None:
 
 @pytest.mark.parametrize(("text", "expected"), [
     ("I just finished my first marathon!", "Caroline just finished their first marathon"),
-    ("I've started Portuguese lessons on an app.", "Caroline has started Portuguese lessons on "
-                                                   "an app"),
-    ("I'm currently reading \"The Lean Startup\".", "Caroline is currently reading \"The Lean "
-                                                    "Startup\""),
+    ("I've started Portuguese lessons on an app.",
+     "Caroline has started Portuguese lessons on an app"),
+    ("I'm currently reading \"The Lean Startup\".",
+     "Caroline is currently reading \"The Lean Startup\""),
 ])
 def test_recent_events_take_the_message_day(text: str, expected: str) -> None:
     c = only(say(text, name="Caroline"), type="event")

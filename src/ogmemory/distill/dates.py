@@ -33,8 +33,8 @@ __all__ = [
     "epoch_of",
     "find_times",
     "looks_future",
-    "tense_of",
     "parse_number",
+    "tense_of",
     "words_of",
 ]
 

@@ -14,8 +14,14 @@ import re
 from ..dates import TimeExpr
 from ..types import Candidate
 from ._common import NodeContext, Sentence, date_attrs
-from ._grammar import ADVERBS, IRREGULAR_PAST, finish_en, finish_zh, third_person_en, \
-    third_person_zh
+from ._grammar import (
+    ADVERBS,
+    IRREGULAR_PAST,
+    finish_en,
+    finish_zh,
+    third_person_en,
+    third_person_zh,
+)
 
 __all__ = ["events_en", "events_zh"]
 
@@ -202,7 +208,7 @@ def _past_verb(word: str) -> bool:
 
 
 def _next_words(text: str, pos: int, end: int, n: int) -> list[re.Match[str]]:
-    out = []
+    out: list[re.Match[str]] = []
     while len(out) < n:
         m = _WORD_AT.match(text, pos, end)
         if m is None:
@@ -348,7 +354,7 @@ def events_en(s: Sentence, ctx: NodeContext, carry: TimeExpr | None = None) -> l
         if i in dated:
             continue
         for m in _SUBJ_EN.finditer(text, a, b):
-            suf = m.group("isuf") or m.group("wesuf")
+            suf = m.group("isuf") or m.group("wesuf") or ""
             if suf in ("ll", "d") or not _subject_ok(text, a, m.start()):
                 continue
             vp = _VP_EN.match(text, m.end())
@@ -357,13 +363,13 @@ def events_en(s: Sentence, ctx: NodeContext, carry: TimeExpr | None = None) -> l
             verb_phrase = text[vp.start("v"):b].strip()
             adverbs = text[m.end():vp.start("v")].lower()
             recent = _RECENT.search(adverbs)
-            tense = _eventive_en(text, m)
-            perfect = (suf == "ve" or (vp.group("v") == "have" and tense == "past")) and not \
-                _HABITUAL.search(adverbs)
+            verb_tense = _eventive_en(text, m)
+            perfect = suf == "ve" or (vp.group("v") == "have" and verb_tense == "past")
+            perfect = perfect and not _HABITUAL.search(adverbs)  # "I've always loved ..."
             if suf in ("m", "re"):  # "I'm currently reading ...": going on now
-                if not (recent and tense == "now"):
+                if not (recent and verb_tense == "now"):
                     continue
-            elif tense != "past" or not (_LIFE_EN.match(verb_phrase) or recent or perfect):
+            elif verb_tense != "past" or not (_LIFE_EN.match(verb_phrase) or recent or perfect):
                 continue
             when = carry
             if when is None and (recent or perfect):
@@ -371,7 +377,7 @@ def events_en(s: Sentence, ctx: NodeContext, carry: TimeExpr | None = None) -> l
                 when = TimeExpr(recent.group() if recent else "", -1, -1, ctx.ref_day,
                                 approximate=True)
             conf = 0.55 if when is not None or "finally" in adverbs else 0.5
-            cand = _event_candidate(ctx, s, when, text[m.start():b], "en", tense, conf)
+            cand = _event_candidate(ctx, s, when, text[m.start():b], "en", verb_tense, conf)
             if cand is not None:
                 out.append(cand)
             break

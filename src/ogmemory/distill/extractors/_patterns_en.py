@@ -22,8 +22,9 @@ _TXT = r"(?:[^.;!?]|\.(?=\w))"
 _ADV = rf"(?:(?:{ADVERBS}|do|kind\s+of|sort\s+of|much|especially|generally)\s+)*"
 # Where a captured object stops: a clause break or a word that starts a new thought.
 _BREAK = re.compile(
-    r"\s*(?:[,;:!?()]|\.(?:\s|$)|\s[-–—]\s|(?<=\w)[-–—](?=\s)|\s+(?:because|but|since|so|though|although|when"
-    r"|while|which|who|where|and\s+(?:I|we|it|that|they|he|she|you)|as\s+it|cause|'cause|cuz"
+    r"\s*(?:[,;:!?()]|\.(?:\s|$)|\s[-–—]\s|(?<=\w)[-–—](?=\s)"
+    r"|\s+(?:because|but|since|so|though|although|when|while|which|who|where"
+    r"|and\s+(?:I|we|it|that|they|he|she|you)|as\s+it|cause|'cause|cuz"
     r"|if|for\s+(?:sure|real)|any\s*more|right\s+now|these\s+days|lately|haha|lol|tbh|imo"
     r"|though|especially|like\s+you|than\s+(?:I|you)|and\s+(?:things|stuff|it's|that's|now))\b)",
     re.IGNORECASE,
@@ -148,8 +149,6 @@ def _preferences(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             continue
         if verb == "stand":
             said = "can't stand"
-        elif neg and not negative:
-            said = "doesn't " + verb
         elif neg:
             said = "doesn't " + verb
         elif verb.startswith(("am", "'m")):
@@ -341,9 +340,9 @@ def _switches(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 confidence=0.85, importance=0.8, attrs=attrs,
             ))
     for m in _NO_LONGER_RE.finditer(s.text):
-        if "don't" in m.group() or "do not" in m.group():
-            if not re.search(r"\bany\s*more\b|\bno\s+more\b", s.text, re.IGNORECASE):
-                continue  # "we don't use X" is a plain fact, not an ending
+        plain_not = "don't" in m.group() or "do not" in m.group()
+        if plain_not and not re.search(r"\bany\s*more\b|\bno\s+more\b", s.text, re.IGNORECASE):
+            continue  # "we don't use X" is a plain fact, not an ending
         x = _toolish(_cut(m.group("x"), s, 4))
         if not x:
             continue

@@ -246,7 +246,7 @@ _TEAM_ZH = re.compile(
     rf"|我们(?:一共|总共|只有|就)(?P<n3>{_ZN})\s*个人"
 )
 _DEADLINE_AFTER = re.compile(r"^\s*(?:之前|以前|前|截止|到期|为止)")
-_DEADLINE_BEFORE = re.compile(r"(?:截止|deadline|期限|交付日期|截止日期|截止时间)[^{0}]{{0,6}}$".format(_STOP))
+_DEADLINE_BEFORE = re.compile(rf"(?:截止|deadline|期限|交付日期|截止日期|截止时间)[^{_STOP}]{{0,6}}$")
 
 
 def _constraint(ctx: NodeContext, text: str, name: str, slot: str, attrs: dict[str, Any],
@@ -401,9 +401,9 @@ def _projects(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
 # ----------------------------------------------------------------------------- learnings
 
 _LEARN_ZH = re.compile(
-    rf"(?:我)?(?:今天|刚刚?)?(?:学到了|学会了|才知道|意识到|明白了|认识到|发现)[，,:：]?(?P<x>[^。！？\n]{{4,80}})"
-    rf"|(?:教训|经验|心得|启示|收获)(?:是|就是|：|:)\s*(?P<x2>[^。！？\n]{{4,80}})"
-    rf"|原来(?P<x3>[^。！？\n]{{4,80}})"
+    r"(?:我)?(?:今天|刚刚?)?(?:学到了|学会了|才知道|意识到|明白了|认识到|发现)[，,:：]?(?P<x>[^。！？\n]{4,80})"
+    r"|(?:教训|经验|心得|启示|收获)(?:是|就是|：|:)\s*(?P<x2>[^。！？\n]{4,80})"
+    r"|原来(?P<x3>[^。！？\n]{4,80})"
 )
 
 

@@ -82,7 +82,7 @@ def _calls(rec: NodeRecord) -> list[_Call]:
     for call in rec.node.tool_calls or []:
         if not isinstance(call, dict):
             continue
-        fn = call.get("function") if isinstance(call.get("function"), dict) else call
+        fn: dict[str, Any] = call["function"] if isinstance(call.get("function"), dict) else call
         name = str(fn.get("name") or call.get("type") or "?")
         args = _parse_args(fn.get("arguments", fn.get("input", call.get("input"))))
         c = _Call(rec, call.get("id"), name, args)

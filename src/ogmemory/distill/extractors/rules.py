@@ -18,7 +18,7 @@ node(s) it came from and is written in the language of its evidence.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import timezone, tzinfo
+from datetime import UTC, tzinfo
 
 from ...records import NodeRecord
 from ..dates import TimeExpr, day_of
@@ -46,7 +46,7 @@ class RuleExtractor:
 
     name = "rules"
 
-    def __init__(self, *, tz: tzinfo = timezone.utc, assistant_facts: bool = False) -> None:
+    def __init__(self, *, tz: tzinfo = UTC, assistant_facts: bool = False) -> None:
         self.tz = tz
         self.assistant_facts = assistant_facts
 
