@@ -397,6 +397,48 @@ def test_english_dated_events(text: str, when: str, expected: str) -> None:
     assert (c.event_time, c.text) == (day(when), expected)
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Last Fri I finally took my kids to a pottery workshop.",
+     "Melanie finally took their kids to a pottery workshop (2023-05-05)."),
+    ("Last week, my grandma passed away and it's been really hard.",
+     "Melanie's grandma passed away (week of 2023-05-01)."),
+    ("Last week, there was a power cut in our area.",
+     "There was a power cut in Melanie's area (week of 2023-05-01)."),
+    ("That picture was from a trip we took last year for my daughter's birthday!",
+     "Melanie and others took a trip for their daughter's birthday (2022)."),
+    ("These figurines I bought yesterday remind me of family love.",
+     "Melanie bought the figurines (2023-05-07)."),
+    ("While volunteering yesterday, I met this amazing woman, Jean.",
+     "Melanie met this amazing woman (2023-05-07)."),
+    ("Gonna explore more and volunteer at shelters next month.",
+     "Melanie is gonna explore more and volunteer at shelters (2023-06)."),
+    ("The official opening night is tomorrow.", "The official opening night (2023-05-09)."),
+    ("Inspiring 💪 I emailed some wholesalers today!",
+     "Melanie emailed some wholesalers (2023-05-08)."),
+])
+def test_conversational_event_shapes(text: str, expected: str) -> None:
+    assert only(say(text, name="Melanie"), type="event").text == expected
+
+
+def test_recurring_weekdays_are_not_dates() -> None:
+    c = only(say("I started a pottery class on Thursday evenings.", name="Tomas"), type="event")
+    assert "date" not in c.attrs and c.event_time == MONDAY
+
+
+def test_chinese_event_shapes() -> None:
+    c = only(say("我上周五在公司加班到很晚。", name="张三"), type="event")
+    assert (c.text, c.event_time) == ("张三在公司加班到很晚（2023-05-05）。", day("2023-05-05"))
+    r = only(say("我最近开始学游泳了。", name="张三"), type="event")
+    assert (r.attrs["date_source"], r.event_time) == ("message", day("2023-05-08"))
+    y = only(say("我2022年毕业于清华大学。", name="张三"), type="event")
+    assert (y.text, y.attrs["granularity"]) == ("张三毕业于清华大学（2022年）。", "year")
+    assert say("我昨天很开心。", name="张三") == []
+    d = only(say("我们用的是 React，不用 Vue。"), type="decision")
+    assert (d.object.name, d.replaces.name) == ("React", "Vue")
+    assert only(say("我的经验是：先写测试再写代码。"), kind="learning").text == \
+        "经验：先写测试再写代码。"
+
+
 def test_future_events_are_marked_planned() -> None:
     c = only(say("I'm going camping next month.", name="Melanie"), type="event")
     assert c.attrs.get("planned") is True

@@ -408,7 +408,9 @@ _OTHER_PRONOUN_ZH = re.compile(r"你|您|他|她|它")
 _EVENTIVE_ZH = re.compile(r"了|过|要|会|将|打算|准备|计划|去|来|开始|结束|完成")
 _MARKED_ZH = re.compile(r"了|过|要|会|将|打算|准备|计划")
 _STATIVE_ZH = re.compile(r"^(?:们)?(?:也|都|还|真|很|就)?(?:觉得|认为|希望|喜欢|爱|讨厌|知道|记得|"
-                         r"想|感觉|以为|相信|明白|理解|同意|担心|害怕|是)")
+                         r"想|感觉|以为|相信|明白|理解|同意|担心|害怕|是|很|太|挺|非常|特别|好|真|超|有点"
+                         r"|比较)")
+_RECENT_ZH = re.compile(r"刚刚|刚|最近|今天|这几天")
 _NEG_ZH = re.compile(r"没有?|不(?!错|少|久|断|停|仅|但)|别|未")
 _WORK_ZH = re.compile(r"发布|上线|部署|修复|修了|重构|合并|提交|版本|v\d|\d+\.\d+|代码|接口|服务器|数据库"
                       r"|bug|Bug|BUG|功能|迭代|测试|PR|上线")
@@ -440,10 +442,12 @@ def events_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
         if subj is None and _OTHER_PRONOUN_ZH.search(clause):
             continue
         after = clause[subj.end():] if subj else clause
-        if not _EVENTIVE_ZH.search(after) or _STATIVE_ZH.match(after):
+        if _STATIVE_ZH.match(after):
             continue
         if subj is None and not _MARKED_ZH.search(after):
             continue  # no subject: only a clearly marked action ("去了医院") counts
+        if not _EVENTIVE_ZH.search(after) and len(after) < 3:
+            continue
         if _NEG_ZH.search(after[:4]):
             continue
         body = clause if subj else "我" + clause
@@ -459,7 +463,10 @@ def events_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
         m = _LIFE_ZH.search(text, a, b)
         if m is None or _NEG_ZH.search(text[m.start():m.end()]):
             continue
-        cand = _event_candidate(ctx, s, None, text[m.start():b], "zh", "past", 0.5)
+        recent = _RECENT_ZH.search(m.group())
+        when = TimeExpr(recent.group(), -1, -1, ctx.ref_day, approximate=True) if recent else None
+        cand = _event_candidate(ctx, s, when, text[m.start():b], "zh", "past",
+                                0.55 if recent else 0.5)
         if cand is not None:
             out.append(cand)
     return out

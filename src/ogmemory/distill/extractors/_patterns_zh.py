@@ -89,7 +89,7 @@ def _preferences(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
 _DEC_GATE = re.compile(r"决定|确定|定了|选择|选定|拍板|改用|不用|而不是|代替|替代|取代|就用|还是用")
 _TOOL_ZH = r"[A-Za-z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?"
 _DEC_USE_NOT = re.compile(
-    rf"用\s*(?P<x>{_TOOL_ZH})\s*[，,]?\s*(?:不用|而不是|而不用|不要用|不选|别用|代替|替代|取代|替换)"
+    rf"用(?:的是)?\s*(?P<x>{_TOOL_ZH})\s*[，,]?\s*(?:不用|而不是|而不用|不要用|不选|别用|代替|替代|取代|替换)"
     rf"\s*(?:用)?\s*(?P<y>{_TOOL_ZH})"
 )
 _DEC_NOT_USE = re.compile(
@@ -402,7 +402,7 @@ def _projects(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
 
 _LEARN_ZH = re.compile(
     r"(?:我)?(?:今天|刚刚?)?(?:学到了|学会了|才知道|意识到|明白了|认识到|发现)[，,:：]?(?P<x>[^。！？\n]{4,80})"
-    r"|(?:教训|经验|心得|启示|收获)(?:是|就是|：|:)\s*(?P<x2>[^。！？\n]{4,80})"
+    r"|(?P<kw>教训|经验|心得|启示|收获)(?:是|就是|：|:)+\s*(?P<x2>[^。！？\n]{4,80})"
     r"|原来(?P<x3>[^。！？\n]{4,80})"
 )
 
@@ -411,11 +411,14 @@ def _learnings(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     m = _LEARN_ZH.search(s.text)
     if not m:
         return
-    x = (m.group("x") or m.group("x2") or m.group("x3") or "").strip()
+    x = (m.group("x") or m.group("x2") or m.group("x3") or "").strip(" ：:，,")
     if len(x) < 4 or not ctx.first("learning", x):
         return
     name = ctx.name("zh")
-    text = f"教训：{x}" if m.group("x2") else f"{name}学到：{third_person_zh(x, name)}"
+    if m.group("x2"):
+        text = f"{m.group('kw')}：{x}"
+    else:
+        text = f"{name}学到：{third_person_zh(x, name)}"
     out.append(ctx.candidate(
         "pattern", finish_zh(text), "zh", kind="learning", event_time=ctx.event_time,
         confidence=0.7, importance=0.7,
