@@ -20,6 +20,7 @@ from .daemon import daemon
 from .demo import demo
 from .graph import graph_app
 from .imports import import_app
+from .mcp_cmd import mcp
 from .memories import memories_app
 from .oplog import batches_app, rollback
 from .projects import project_app
@@ -112,6 +113,7 @@ app.command("daemon")(daemon)
 app.command("demo")(demo)
 app.command("serve")(serve)
 app.add_typer(keys_app)
+app.command("mcp")(mcp)
 
 
 def main() -> None:

@@ -1,0 +1,384 @@
+"""``ogmem mcp`` end to end: a real server subprocess, the SDK's own client, over stdio and over
+streamable HTTP on loopback; the memory home is prepared beforehand with the facade."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, get_args
+
+import anyio
+import pytest
+from mcp.client import Client, ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp.types import CallToolResult, TextResourceContents
+from typer.testing import CliRunner
+
+from ogmemory import Memory, Settings
+from ogmemory.interfaces.cli import app
+from ogmemory.interfaces.mcp import CORE_URI, TOOL_NAMES, TimelineKind, build_server
+from ogmemory.knowledge.models import TIMELINE_KINDS
+
+CLI = [sys.executable, "-m", "ogmemory.interfaces.cli"]
+#: Full text only and no background worker: the server starts and answers fast.
+SERVER_ENV = {"OGMEM_EMBEDDER": "none", "OGMEM_INDEX_WORKER": "0", "OGMEM_DISTILL_ON_TURN": "0"}
+
+
+@dataclass(frozen=True)
+class Prepared:
+    home: Path
+    cited_node: str  # the user node "I prefer Python over Java."
+
+
+def _settings(home: Path) -> Settings:
+    return Settings(home=home, distill_on_turn=False, embedder="none")
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory: pytest.TempPathFactory) -> Prepared:
+    """Two recorded sessions with clear statements, distilled by a deep sleep."""
+    home = tmp_path_factory.mktemp("mcp") / "home"
+    sessions = {
+        "s-lang": [
+            ("I prefer Python over Java.", "Noted."),
+            ("We decided to use PostgreSQL for the backend.", "OK."),
+        ],
+        "s-team": [("Alice works at Acme.", "Got it."), ("I live in Berlin.", "Nice.")],
+    }
+    with Memory(settings=_settings(home)) as mem:
+        for sid, turns in sessions.items():
+            for user, reply in turns:
+                mem.append_message(sid, {"role": "user", "content": user})
+                mem.append_message(sid, {"role": "assistant", "content": reply})
+                mem.commit_turn(sid)
+        mem.sleep("deep")
+        cited = next(n.id for n in mem.get_nodes("s-lang") if "Python" in n.text)
+    return Prepared(home, cited)
+
+
+def _server_params(home: Path) -> StdioServerParameters:
+    env = {**SERVER_ENV}
+    for name in ("PYTHONPATH", "TMPDIR"):
+        if name in os.environ:
+            env[name] = os.environ[name]
+    return StdioServerParameters(
+        command=CLI[0], args=[*CLI[1:], "mcp", "--home", str(home)], env=env
+    )
+
+
+@asynccontextmanager
+async def stdio_session(home: Path) -> AsyncIterator[ClientSession]:
+    """``ogmem mcp`` as a subprocess, initialised, over stdio."""
+    # The server's notices and logs (its stderr) are dropped; opening /dev/null never blocks.
+    with open(os.devnull, "w") as errlog:  # noqa: ASYNC230
+        async with (
+            stdio_client(_server_params(home), errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            yield session
+
+
+async def call(session: ClientSession, tool: str, **args: Any) -> Any:
+    """Call a tool that must succeed; its JSON answer (or text for memory_core)."""
+    result = await session.call_tool(tool, args)
+    assert isinstance(result, CallToolResult)
+    assert not result.is_error, (tool, args, result.content)
+    text = result.content[0].text  # type: ignore[union-attr]
+    return text if tool == "memory_core" else json.loads(text)
+
+
+async def call_error(session: ClientSession, tool: str, **args: Any) -> str:
+    result = await session.call_tool(tool, args)
+    assert isinstance(result, CallToolResult)
+    assert result.is_error, (tool, args, result.content)
+    return result.content[0].text  # type: ignore[union-attr]
+
+
+def _check_tool_listing(tools: list[Any]) -> None:
+    assert sorted(t.name for t in tools) == sorted(TOOL_NAMES)
+    for tool in tools:
+        assert tool.description and len(tool.description) > 40, tool.name
+        schema = tool.input_schema
+        assert schema["type"] == "object", tool.name
+        for prop, spec in schema.get("properties", {}).items():
+            assert spec.get("description"), f"{tool.name}.{prop} has no description"
+
+
+# ====================================================================== stdio
+
+
+def test_stdio_lists_tools_and_resources(prepared: Prepared) -> None:
+    async def main() -> None:
+        async with stdio_session(prepared.home) as session:
+            _check_tool_listing((await session.list_tools()).tools)
+            resources = (await session.list_resources()).resources
+            assert [str(r.uri) for r in resources] == [CORE_URI]
+            templates = (await session.list_resource_templates()).resource_templates
+            assert [t.uri_template for t in templates] == ["memory://session/{session_id}"]
+
+    anyio.run(main)
+
+
+def test_stdio_navigation_tools_follow_provenance(prepared: Prepared) -> None:
+    async def main() -> None:
+        async with stdio_session(prepared.home) as session:
+            # search → a hit that names its session and nodes → open the session around it
+            found = await call(session, "memory_search", query="Python Java")
+            hit = next(h for h in found["hits"] if h["session_id"] == "s-lang" and h["node_ids"])
+            assert prepared.cited_node in hit["node_ids"]
+            assert hit["next"].startswith('memory_open_session(session_id="s-lang", around="')
+            opened = await call(
+                session,
+                "memory_open_session",
+                session_id=hit["session_id"],
+                around=hit["node_ids"][0],
+                radius=1,
+            )
+            ids = [n["id"] for n in opened["nodes"]]
+            assert hit["node_ids"][0] in ids and len(ids) <= 3
+            cited = next(n for n in opened["nodes"] if n["id"] == hit["node_ids"][0])
+            assert cited["cited"] is True and "Python" in cited["text"]
+            assert opened["next"] == 'memory_git_log(session_id="s-lang")'
+
+            whole = await call(session, "memory_open_session", session_id="s-lang")
+            assert [n["role"] for n in whole["nodes"]] == ["user", "assistant"] * 2
+
+            # recall: bounded, every item with its provenance
+            recalled = await call(
+                session, "memory_recall", query="Which language do I prefer?", budget=500
+            )
+            assert recalled["tokens"] <= 500 and recalled["items"]
+            assert "Python" in recalled["context"]
+            item = next(i for i in recalled["items"] if prepared.cited_node in i["node_ids"])
+            assert item["session_id"] == "s-lang" and item["pointer"].startswith("↪ session:s-lang")
+            assert item["next"].startswith("memory_open_session(")
+
+            # timeline: the decision, dated, with its evidence
+            timeline = await call(session, "memory_timeline", since="2000-01-01", kind="decision")
+            event = next(e for e in timeline["events"] if "PostgreSQL" in e["summary"])
+            assert event["session_id"] == "s-lang" and event["node_ids"] and event["date"]
+            assert (await call(session, "memory_timeline", until="2000-01-01"))["events"] == []
+
+            # graph around an entity named by the user
+            graph = await call(session, "memory_graph_neighbors", entity="Python")
+            assert graph["entity"]["id"] == "tool.python"
+            fact = next(r for r in graph["relations"] if r["relation"] == "prefers")
+            assert fact["session_id"] == "s-lang" and prepared.cited_node in fact["node_ids"]
+            assert fact["current"] is True
+
+            # git log of the session: one commit per turn, with the node ids it holds
+            log = await call(session, "memory_git_log", session_id="s-lang", limit=5)
+            assert len(log["commits"]) == 2
+            assert prepared.cited_node in log["commits"][-1]["node_ids"]
+
+            # core.md with its pointers
+            core = await call(session, "memory_core")
+            assert "↪ session:s-lang" in core
+
+    anyio.run(main)
+
+
+def test_stdio_remember_forget_errors_and_resources(prepared: Prepared) -> None:
+    async def main() -> None:
+        async with stdio_session(prepared.home) as session:
+            saved = await call(
+                session,
+                "memory_remember",
+                text="The user prefers tabs over spaces.",
+                scope="global",
+            )
+            assert saved["id"].startswith("m_") and saved["enabled"] is True
+            assert saved["next"] == f'memory_forget(memory_id="{saved["id"]}")'
+            hits = (await call(session, "memory_search", query="tabs spaces"))["hits"]
+            assert any(h["id"] == f"memory:{saved['id']}" for h in hits)
+
+            gone = await call(session, "memory_forget", memory_id=saved["id"])
+            assert gone["forgotten"] is True and gone["deleted"] is True
+            hits = (await call(session, "memory_search", query="tabs spaces"))["hits"]
+            assert all(h["id"] != f"memory:{saved['id']}" for h in hits)
+
+            # errors the facade raises come back as tool errors with its message
+            message = await call_error(session, "memory_open_session", session_id="no-such")
+            assert "session not found: no-such" in message
+            message = await call_error(session, "memory_forget", memory_id=saved["id"])
+            assert f"memory not found: {saved['id']}" in message
+            message = await call_error(
+                session, "memory_open_session", session_id="s-lang", around="not-a-node"
+            )
+            assert "no node not-a-node" in message
+            message = await call_error(session, "memory_git_log")
+            assert "exactly one of project_id and session_id" in message
+            message = await call_error(session, "memory_timeline", since="last tuesday")
+            assert "is not a date" in message
+            message = await call_error(session, "memory_search", query="x", scope="team")
+            assert "scope must be" in message
+            message = await call_error(session, "memory_graph_neighbors", entity="Nobody")
+            assert "entity not found" in message
+            message = await call_error(session, "memory_remember", text="x", type="nonsense")
+            assert "unknown memory type" in message
+            # the schema bounds arguments before the facade is reached
+            assert "limit" in await call_error(session, "memory_search", query="x", limit=0)
+
+            # ... and the server is still alive
+            assert (await call(session, "memory_search", query="Python"))["hits"]
+
+            core = (await session.read_resource(CORE_URI)).contents[0]
+            assert isinstance(core, TextResourceContents) and "↪ session:" in core.text
+            transcript = (await session.read_resource("memory://session/s-team")).contents[0]
+            assert isinstance(transcript, TextResourceContents)
+            data = json.loads(transcript.text)
+            assert data["session_id"] == "s-team" and "Berlin" in data["nodes"][2]["text"]
+            with pytest.raises(MCPError, match="session not found: gone"):
+                await session.read_resource("memory://session/gone")
+
+    anyio.run(main)
+
+
+@pytest.mark.timeout(60)
+def test_stdio_stdout_carries_only_protocol_messages(prepared: Prepared) -> None:
+    """Raw JSON-RPC: every line the server prints on stdout is a JSON message, and a facade
+    error is a tool result with ``isError``, not a crash."""
+    env = {**os.environ, **SERVER_ENV}
+    proc = subprocess.Popen(
+        [*CLI, "mcp", "--home", str(prepared.home)],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def send(message: dict[str, Any]) -> None:
+        proc.stdin.write(json.dumps(message) + "\n")  # type: ignore[union-attr]
+        proc.stdin.flush()  # type: ignore[union-attr]
+
+    def receive() -> dict[str, Any]:
+        line = proc.stdout.readline()  # type: ignore[union-attr]
+        return json.loads(line)  # type: ignore[no-any-return]  # anything else fails here
+
+    send(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "0"},
+            },
+        }
+    )
+    assert receive()["result"]["serverInfo"]["name"] == "ogmemory"
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    send(
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "memory_open_session", "arguments": {"session_id": "nope"}},
+        }
+    )
+    answer = receive()
+    assert answer["id"] == 2 and answer["result"]["isError"] is True
+    stdout, stderr = proc.communicate(timeout=30)  # closes stdin: the server exits
+    assert stdout.strip() == ""
+    assert "ogmem mcp: serving" in stderr
+    assert proc.returncode == 0
+
+
+# ====================================================================== HTTP
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture()
+def http_server(prepared: Prepared) -> Iterator[str]:
+    port = _free_port()
+    env = {**os.environ, **SERVER_ENV}
+    proc = subprocess.Popen(
+        [*CLI, "mcp", "--transport", "http", "--port", str(port), "--home", str(prepared.home)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for _ in range(600):  # until it listens (or dies)
+            if proc.poll() is not None:
+                pytest.fail(f"ogmem mcp --transport http exited: {proc.stderr.read()}")  # type: ignore[union-attr]
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                anyio.run(anyio.sleep, 0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_streamable_http_transport(http_server: str, prepared: Prepared) -> None:
+    async def main() -> None:
+        async with (
+            streamable_http_client(http_server) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            _check_tool_listing((await session.list_tools()).tools)
+            found = await call(session, "memory_search", query="Berlin")
+            assert any(h["session_id"] == "s-team" for h in found["hits"])
+            assert "session not found" in await call_error(
+                session, "memory_git_log", session_id="missing"
+            )
+            core = (await session.read_resource(CORE_URI)).contents[0]
+            assert isinstance(core, TextResourceContents) and core.text
+
+    anyio.run(main)
+
+
+# ====================================================================== in process
+
+
+def test_every_tool_has_a_description(tmp_path: Path) -> None:
+    """The docs check: every tool and every argument explains itself to the model."""
+    with Memory(settings=_settings(tmp_path / "home")) as mem:
+        server = build_server(mem)
+
+        async def main() -> None:
+            async with Client(server) as client:
+                _check_tool_listing((await client.list_tools()).tools)
+                resources = (await client.list_resources()).resources
+                assert all(r.description for r in resources)
+
+        anyio.run(main)
+    assert set(get_args(TimelineKind)) == set(TIMELINE_KINDS)
+
+
+def test_core_on_an_empty_home_and_host_without_http(tmp_path: Path) -> None:
+    with Memory(settings=_settings(tmp_path / "home")) as mem:
+        server = build_server(mem)
+
+        async def main() -> None:
+            async with Client(server) as client:
+                result = await client.call_tool("memory_core", {})
+                assert not result.is_error
+
+        anyio.run(main)
+    result = CliRunner().invoke(app, ["mcp", "--home", str(tmp_path / "h"), "--port", "9000"])
+    assert result.exit_code == 2
+    assert "only apply with --transport http" in result.stderr
