@@ -286,6 +286,8 @@ class RecallAPI:
                      radius: int = 5) -> list[Node]:
         """Navigation tool ``memory_open_session``: the session's branch, or the ``radius``
         messages on each side of node ``around``."""
+        if not isinstance(radius, int) or not 0 <= radius <= 200:
+            raise InvalidInput("radius must be an integer between 0 and 200")
         nodes = self.get_nodes(session_id)  # type: ignore[attr-defined]
         if around is None:
             return list(nodes)
@@ -297,6 +299,8 @@ class RecallAPI:
     def git_log(self, project_id: str | None = None, *, session_id: str | None = None,
                 limit: int = 20) -> list[CommitInfo]:
         """Navigation tool ``memory_git_log``: a project's agent commits, or a session's turns."""
+        if session_id is not None and project_id is not None:
+            raise InvalidInput("give a project id or a session id, not both")
         if session_id is not None:
             return self.session_commits(session_id, limit=limit)  # type: ignore[attr-defined, no-any-return]
         if project_id is None:

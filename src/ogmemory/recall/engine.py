@@ -183,10 +183,25 @@ class Recaller:
         stats.update(fts=len(fts_hits), dense=len(dense_hits))
         docs = self.store.docs(ranks)
         best = max(ranks.values(), default=1.0)
-        cands = [_Cand(d, ranks[r] / best, "search") for r, d in docs.items()
-                 if self._visible(d, scopes, active, hidden_nodes)]
-        cands.sort(key=lambda c: (-c.score, c.doc.rowid or 0))
-        cands = cands[: config.candidates]
+        ranked = sorted((_Cand(d, ranks[r] / best, "search") for r, d in docs.items()
+                         if self._visible(d, scopes, active, hidden_nodes)),
+                        key=lambda c: (-c.score, c.doc.rowid or 0))
+        # At most ``candidates`` distinct memories: a turn and the abstractions citing it
+        # (memory, event, fact) are one memory seen at different levels, not several.
+        cands: list[_Cand] = []
+        seen: set[str] = set()
+        for c in ranked:
+            d = c.doc
+            keys = {d.id} if d.kind != "turn" else set()
+            keys |= {f"turn:{d.session_id}:{n}" for n in d.node_ids[: config.max_cites]}
+            if keys <= seen:
+                if d.kind != "turn":
+                    cands.append(c)
+                continue
+            if len(seen) >= config.candidates:
+                break
+            cands.append(c)
+            seen |= keys
         stats["candidates"] = len(cands)
         # --- 2. expansion
         now = at if at is not None else self._now()
@@ -233,6 +248,12 @@ class Recaller:
                 for t in self.store.children(f"session:{d.session_id}:1", limit=400):
                     if t.id in pool:
                         pool[t.id].score = max(pool[t.id].score, a * pool[t.id].score + (1 - a) * c.score)
+            elif d.kind == "turn" and config.window > 0 and d.session_id and d.seq is not None:
+                # 1 hop along the conversation DAG: the messages right before and after
+                for t in self.store.session_window(d.session_id, d.seq, config.window, config.window):
+                    if t.id != d.id:
+                        own = pool[t.id].score if t.id in pool else 0.0
+                        child_ids[t.id] = max(child_ids.get(t.id, 0.0), a * own + (1 - a) * c.score)
         found = self.store.docs_by_id(child_ids)
         for cid, score in child_ids.items():
             doc = found.get(cid)
