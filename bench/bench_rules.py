@@ -16,6 +16,7 @@ repository, or ``$OGMEM_LOCOMO``.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import re
@@ -24,6 +25,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -60,6 +62,43 @@ def load_batches(path: Path) -> list[list[NodeRecord]]:
             batch.append(NodeRecord(conv.session_id, "default", None, node, "0" * 40, seq))
         batches.append(batch)
     return batches
+
+
+def agent_batches(turns: int = 250) -> list[list[NodeRecord]]:
+    """A synthetic coding session: each turn a request, a shell call, its (sometimes failing)
+    output, an edit and a re-run: tool-call-heavy input, unlike LoCoMo's chat."""
+    records: list[NodeRecord] = []
+    log = "collected 120 items\n" + "tests/test_mod.py ....................\n" * 40
+
+    def add(role: str, content: str, turn: int, **kw: Any) -> str:
+        seq = len(records) + 1
+        node = Node(id=f"a{seq}", seq=seq, role=role, content=content,  # type: ignore[arg-type]
+                    parent_id=None, event_time=1.7e9 + seq, ingestion_time=1.7e9 + seq, **kw)
+        records.append(NodeRecord("agent", "default", None, node, "0" * 40, turn))
+        return node.id
+
+    def call(cid: str, name: str, args: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{"id": cid, "type": "function",
+                 "function": {"name": name, "arguments": json.dumps(args)}}]
+
+    for t in range(turns):
+        add("user", f"Please fix issue #{t}: the parser drops the last token. We use Python.",
+            t)
+        a = add("assistant", "Let me run the tests first.", t,
+                tool_calls=call(f"c{t}a", "bash", {"command": "pytest -q tests/test_mod.py"}))
+        failed = t % 3 == 0
+        add("tool", log + ("FAILED tests/test_mod.py::test_last - AssertionError\n1 failed"
+                           if failed else "120 passed in 1.2s"), t,
+            tool_call_id=f"c{t}a", called_by=a)
+        e = add("assistant", "The tokenizer stops one short; fixing it.", t,
+                tool_calls=call(f"c{t}b", "edit_file", {"path": f"src/mod_{t % 7}.py",
+                                                        "old": "n - 1", "new": "n"}))
+        add("tool", "ok", t, tool_call_id=f"c{t}b", called_by=e)
+        r = add("assistant", "", t, tool_calls=call(f"c{t}c", "bash",
+                                                 {"command": "pytest -q tests/test_mod.py"}))
+        add("tool", log + "120 passed in 1.2s", t, tool_call_id=f"c{t}c", called_by=r)
+        add("assistant", "Fixed: the last token is kept now, and all 120 tests pass.", t)
+    return [records[i:i + 200] for i in range(0, len(records), 200)]
 
 
 _DIA = re.compile(r"D(\d+):(\d+)")
@@ -152,7 +191,16 @@ def main() -> None:
                       ("RuleExtractor", extractor.extract)]:
         rate = timed(fn, batches, args.repeat)
         table.add_row(label, f"{rate:,.0f}", f"{1e6 / rate:,.1f}")
+    agent = agent_batches()
+    agent_nodes = sum(len(b) for b in agent)
+    rate = timed(extractor.extract, agent, args.repeat)
+    table.add_row(f"RuleExtractor, synthetic agent session ({agent_nodes} nodes)",
+                  f"{rate:,.0f}", f"{1e6 / rate:,.1f}")
     console.print(table)
+    work = [c for b in agent for c in extractor.extract(b).candidates]
+    console.print(f"agent session: {len(work)} candidates, "
+                  f"{sum(c.type == 'case' for c in work)} fixed errors, "
+                  f"{sum(c.kind == 'work' and c.type == 'tool' for c in work)} work summaries")
 
     cov = Table(title="Coverage of LoCoMo's annotated evidence turns")
     cov.add_column("turns")

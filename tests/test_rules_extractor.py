@@ -196,6 +196,15 @@ def test_chinese_preference_is_written_in_chinese() -> None:
     assert (f.object.name, f.attrs["category"]) == ("Vim", "编辑器")
 
 
+def test_concepts_code_blocks_and_long_messages() -> None:
+    assert only(say("I prefer simplicity."), type="preference").object.type == "concept"
+    assert say("Here is a fix:\n```python\n# I love this hack, we use Redis\n```") == []
+    batch = Batch()
+    batch.add("user", "Filler text. " * 2_500 + "I love hiking.")
+    assert batch.extract(max_chars=20_000) == []
+    assert only(batch.extract(max_chars=40_000), type="preference").object.name == "hiking"
+
+
 def test_an_unnamed_assistant_has_no_personal_facts() -> None:
     assert say("I love that idea!", role="assistant") == []
     batch = Batch()

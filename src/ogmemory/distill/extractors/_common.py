@@ -38,6 +38,7 @@ _CJK_RE = re.compile(r"[\u4e00-\u9fff]")
 _SPLIT_RE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+|(?<=[。！？])|(?<=[!?])(?=[^!?\s\"'”’)])|[;；\n]+")
 _WORD_RE = re.compile(r"[A-Za-z0-9\u4e00-\u9fff]")
 _PHOTO_RE = re.compile(r"\s*\[shares a photo:[^\]]*\]")
+_CODE_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 _END_PUNCT = " \t\"'”’)]*~…😊🙂😄😍👍🎉❤️💪🌟✨🙏😀😁😃😅😉🥰"
 
 _QUESTION_START_EN = re.compile(
@@ -85,14 +86,17 @@ def content_text(content: Any) -> str:
     return ""
 
 
-def split_sentences(text: str, ref: date) -> list[Sentence]:
+def split_sentences(text: str, ref: date, max_chars: int = 20_000) -> list[Sentence]:
     """Split a message into sentences and annotate each (language, times, question, hypothetical).
+
+    Fenced code blocks are not statements and are skipped; only the first ``max_chars``
+    characters are read, which bounds the cost of a pasted log.
 
     >>> from datetime import date
     >>> [s.question for s in split_sentences("I love it. Do you like jazz?", date(2023, 1, 1))]
     [False, True]
     """
-    text = _PHOTO_RE.sub("", text)
+    text = _CODE_RE.sub(" ", _PHOTO_RE.sub("", text[:max_chars])).replace("’", "'")
     out: list[Sentence] = []
     for raw in _SPLIT_RE.split(text):
         s = raw.strip()
@@ -112,12 +116,26 @@ def split_sentences(text: str, ref: date) -> list[Sentence]:
     return out
 
 
+# Principles people state preferences about ("I prefer simplicity", "简洁优先"): concepts.
+_CONCEPTS = frozenset(
+    "simplicity minimalism readability performance speed privacy security reliability"
+    " consistency clarity correctness stability maintainability testability portability"
+    " immutability composition tdd automation documentation"
+    " 简洁 简单 可读性 性能 隐私 安全 稳定性 可维护性 一致性 自动化 远程办公 类型安全 函数式编程".split()
+) | {"type safety", "static typing", "dynamic typing", "functional programming",
+     "object-oriented programming", "test-driven development", "pair programming",
+     "remote work", "async communication", "convention over configuration"}
+
+
 def object_ref(name: str, default: str = "preference") -> EntityRef:
-    """An EntityRef for a mentioned thing: a known tool gets its canonical name and slot."""
+    """An EntityRef for a mentioned thing: a known tool gets its canonical name and slot, a
+    well-known principle ("simplicity") is a concept."""
     tool = lookup(name)
     if tool is not None:
         aliases = (name,) if name != tool.name else ()
         return EntityRef(tool.name, "tool", aliases=aliases, attrs={"slot": tool.slot})
+    if name.lower() in _CONCEPTS:
+        return EntityRef(name, "concept")
     return EntityRef(name, default)
 
 

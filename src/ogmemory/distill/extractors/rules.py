@@ -41,14 +41,17 @@ class RuleExtractor:
     ``tz`` is the time zone in which relative dates are resolved ("yesterday" is a calendar
     day somewhere). ``assistant_facts``: treat an unnamed assistant as a person too (off by
     default: an AI assistant saying "I love that idea" has no preferences worth keeping; a
-    named speaker, as in LoCoMo conversations, always counts as a person).
+    named speaker, as in LoCoMo conversations, always counts as a person). Only the first
+    ``max_chars`` characters of a message are read (a pasted log holds no preferences).
     """
 
     name = "rules"
 
-    def __init__(self, *, tz: tzinfo = UTC, assistant_facts: bool = False) -> None:
+    def __init__(self, *, tz: tzinfo = UTC, assistant_facts: bool = False,
+                 max_chars: int = 20_000) -> None:
         self.tz = tz
         self.assistant_facts = assistant_facts
+        self.max_chars = max_chars
 
     def _context(self, record: NodeRecord) -> NodeContext:
         node = record.node
@@ -75,7 +78,7 @@ class RuleExtractor:
                 continue
             ctx = self._context(record)
             carry: TimeExpr | None = None
-            for s in split_sentences(text, ctx.ref_day):
+            for s in split_sentences(text, ctx.ref_day, self.max_chars):
                 sentences += 1
                 questions += s.question
                 events: list[Candidate] = []
