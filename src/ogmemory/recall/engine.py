@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -50,6 +51,7 @@ class RecallConfig:
     importance_weight: float = 0.2
     time_weight: float = 0.6
     superseded_penalty: float = 0.5
+    speaker_weight: float = 0.15  # a turn said by someone the question names
     use_dense: bool = True
     expand: bool = True
 
@@ -192,8 +194,8 @@ class Recaller:
         seen: set[str] = set()
         for c in ranked:
             d = c.doc
-            keys = {d.id} if d.kind != "turn" else set()
-            keys |= {f"turn:{d.session_id}:{n}" for n in d.node_ids[: config.max_cites]}
+            keys = {f"turn:{d.session_id}:{n}" for n in d.node_ids[: config.max_cites]} \
+                if d.session_id else {d.id}
             if keys <= seen:
                 if d.kind != "turn":
                     cands.append(c)
@@ -211,7 +213,8 @@ class Recaller:
             self._expand(pool, cands, scopes, active, hidden_nodes, config)
         stats["expanded"] = len(pool)
         # --- 3. rerank
-        scored = [(self._rerank(c, tq, now, config), c) for c in pool.values()]
+        qwords = {w.lower() for w in re.findall(r"\w+", query)}
+        scored = [(self._rerank(c, tq, now, config, qwords), c) for c in pool.values()]
         scored.sort(key=lambda x: (-x[0], x[1].doc.rowid or 0))
         # --- 4. items within the budget
         items = self._pack(scored, budget, config, scopes, active, hidden_nodes)
@@ -264,9 +267,14 @@ class Recaller:
             else:
                 pool[cid] = _Cand(doc, score, "expand")
 
-    def _rerank(self, c: _Cand, tq: TimeQuery, now: float, config: RecallConfig) -> float:
+    def _rerank(self, c: _Cand, tq: TimeQuery, now: float, config: RecallConfig,
+                qwords: set[str]) -> float:
         d = c.doc
         score = c.score
+        if d.kind == "turn" and config.speaker_weight:
+            speaker = d.text.split("] ", 1)[-1].split(":", 1)[0].lower()
+            if speaker in qwords:
+                score *= 1 + config.speaker_weight
         if d.event_time:
             age_days = max(0.0, now - d.event_time) / 86400
             score *= 1 + config.recency_weight * math.exp(-age_days / 365)
@@ -349,9 +357,12 @@ class Recaller:
             attached = []
             for t in group:
                 for nsc, a in sorted(notes.get(t.id, []), key=lambda x: -x[0]):
-                    if a.id not in used_abs and len(attached) < 3:
+                    if a.id in used_abs:
+                        continue
+                    used_abs.add(a.id)
+                    # only what the turn does not already say: a resolved date, a fact's span
+                    if len(attached) < 2 and _adds_information(a, t):
                         attached.append(a)
-                        used_abs.add(a.id)
             lines = [t.text for t in group] + [f"  ({a.text})" for a in attached]
             item = RecallItem(
                 text="\n".join(lines), kind="turns", score=round(sc, 6),
@@ -418,6 +429,14 @@ class Recaller:
             if items:
                 break
         return RecallResult(query, tuple(items), used, budget, fallback=True, reason=reason)
+
+
+def _adds_information(abstraction: Doc, turn: Doc) -> bool:
+    if abstraction.kind == "fact":
+        return abstraction.valid_to is not None or abstraction.superseded
+    if abstraction.kind == "event" and abstraction.event_time and turn.event_time:
+        return iso_day(abstraction.event_time) != iso_day(turn.event_time)
+    return False
 
 
 def iso_day(t: float) -> str:
