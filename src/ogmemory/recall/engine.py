@@ -433,7 +433,7 @@ class Recaller:
 
 def _adds_information(abstraction: Doc, turn: Doc) -> bool:
     if abstraction.kind == "fact":
-        return abstraction.valid_to is not None or abstraction.superseded
+        return True  # its validity span ("2026-01-10 → now") is what the turn cannot say
     if abstraction.kind == "event" and abstraction.event_time and turn.event_time:
         return iso_day(abstraction.event_time) != iso_day(turn.event_time)
     return False
