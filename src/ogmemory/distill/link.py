@@ -194,8 +194,9 @@ class Reconciler:
                 continue  # a newer fact already holds; this one is history
             old_dst = resolve(old.dst)
             contradicts = (
-                (cand.slot and old.slot == cand.slot and old.relation == cand.relation
-                 and old_dst != dst)
+                # the generic "tool" slot is not one-at-a-time: only ``replaces`` ends those
+                (cand.slot and cand.slot != "tool" and old.slot == cand.slot
+                 and old.relation == cand.relation and old_dst != dst)
                 or (replaced is not None and old_dst == replaced and old.relation in
                     (cand.relation, "uses", "prefers", "decided"))
                 or (old_dst == dst and _OPPOSITE.get(str(cand.relation)) == old.relation)
