@@ -52,6 +52,7 @@ class RecallConfig:
     time_weight: float = 0.6
     superseded_penalty: float = 0.5
     speaker_weight: float = 0.15  # a turn said by someone the question names
+    excerpt_tokens: int = 40  # longer turns show their most relevant sentences (0: whole)
     use_dense: bool = True
     expand: bool = True
 
@@ -217,7 +218,8 @@ class Recaller:
         scored = [(self._rerank(c, tq, now, config, qwords), c) for c in pool.values()]
         scored.sort(key=lambda x: (-x[0], x[1].doc.rowid or 0))
         # --- 4. items within the budget
-        items = self._pack(scored, budget, config, scopes, active, hidden_nodes)
+        items = self._pack(scored, budget, config, scopes, active, hidden_nodes,
+                           terms=qwords - _STOP)
         tokens = sum(i.tokens for i in items)
         if tq.has_range:
             stats["time_range"] = [tq.start, tq.end]
@@ -294,8 +296,8 @@ class Recaller:
         return score
 
     def _pack(self, scored: list[tuple[float, _Cand]], budget: int, config: RecallConfig,
-              scopes: Sequence[str] | None, active: set[str], hidden_nodes: set[str]
-              ) -> list[RecallItem]:
+              scopes: Sequence[str] | None, active: set[str], hidden_nodes: set[str],
+              terms: set[str] | None = None) -> list[RecallItem]:
         """Turn-grounded items: each holds up to ``max_cites`` turns (the best-ranked turn, then
         the next best of the same conversation, then the next best anywhere), annotated with the
         abstractions (memories, events, facts) that cite them; abstractions without turns are
@@ -363,7 +365,8 @@ class Recaller:
                     # only what the turn does not already say: a resolved date, a fact's span
                     if len(attached) < 2 and _adds_information(a, t):
                         attached.append(a)
-            lines = [t.text for t in group] + [f"  ({a.text})" for a in attached]
+            shown = [self._excerpt(t.text, terms or set(), config.excerpt_tokens) for t in group]
+            lines = shown + [f"  ({a.text})" for a in attached]
             item = RecallItem(
                 text="\n".join(lines), kind="turns", score=round(sc, 6),
                 cites=tuple(t.cites[0] for t in group if t.cites),
@@ -373,7 +376,7 @@ class Recaller:
                 doc_ids=tuple(t.id for t in group) + tuple(a.id for a in attached))
             fits = self._fits(item, spent, budget)
             if fits is None and attached:  # try without the annotations
-                item = replace(item, text="\n".join(t.text for t in group),
+                item = replace(item, text="\n".join(shown),
                                doc_ids=tuple(t.id for t in group))
                 fits = self._fits(item, spent, budget)
             if fits is None:
@@ -382,6 +385,36 @@ class Recaller:
             spent += fits.tokens
             used.update(t.id for t in group)
         return items
+
+    def _excerpt(self, text: str, terms: set[str], limit: int) -> str:
+        """A long turn cut to its sentences that matter most for the query (in order), so the
+        budget holds more distinct evidence; the pointer opens the whole message."""
+        if limit <= 0 or self.count_tokens(text) <= limit:
+            return text
+        head, _, body = text.partition(": ")
+        sentences = [x for x in _SENTENCE.split(body) if x.strip()]
+        if len(sentences) <= 1:
+            return text
+        def weight(i: int) -> tuple[int, int]:
+            words = {w.lower() for w in re.findall(r"\w+", sentences[i])}
+            return (len(words & terms), -i)
+        keep: list[int] = []
+        used = self.count_tokens(head) + 2
+        for i in sorted(range(len(sentences)), key=weight, reverse=True):
+            cost = self.count_tokens(sentences[i]) + 1
+            if keep and used + cost > limit:
+                continue
+            keep.append(i)
+            used += cost
+        keep.sort()
+        parts = []
+        for n, i in enumerate(keep):
+            if n == 0 and i > 0 or n > 0 and i != keep[n - 1] + 1:
+                parts.append("…")
+            parts.append(sentences[i].strip())
+        if keep[-1] != len(sentences) - 1:
+            parts.append("…")
+        return f"{head}: {' '.join(parts)}"
 
     def _single(self, d: Doc, score: float, config: RecallConfig) -> RecallItem:
         return RecallItem(
@@ -429,6 +462,12 @@ class Recaller:
             if items:
                 break
         return RecallResult(query, tuple(items), used, budget, fallback=True, reason=reason)
+
+
+_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=\])\s+(?=\[)|\s+(?=\[shares a photo)")
+_STOP = {"what", "when", "where", "who", "why", "how", "did", "does", "do", "is", "are", "was",
+         "the", "a", "an", "of", "to", "in", "on", "for", "and", "or", "with", "her", "his",
+         "their", "they", "she", "he", "it", "that", "this", "would", "likely", "has", "have"}
 
 
 def _adds_information(abstraction: Doc, turn: Doc) -> bool:
