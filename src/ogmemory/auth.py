@@ -20,6 +20,7 @@ import secrets
 import threading
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -147,9 +148,9 @@ class KeyStore:
                     return _info(rec)
         raise NotFound(f"key not found: {key_id}")
 
-    def _write(self, records: list[dict[str, Any]]) -> None:
+    def _write(self, records: Sequence[dict[str, Any]]) -> None:
         # mkstemp creates the file 0600: hashes are not secrets, but nobody else needs them.
-        atomic_write_json(self.path, {"format": _FORMAT, "keys": records}, fsync=True)
+        atomic_write_json(self.path, {"format": _FORMAT, "keys": list(records)}, fsync=True)
         self._load()
 
 

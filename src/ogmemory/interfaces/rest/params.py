@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from typing import Annotated
 
 from fastapi import Path
@@ -62,7 +62,7 @@ def parse_time(text: str | None, name: str, *, end_of_day: bool = False) -> floa
         if is_day and end_of_day:
             moment += timedelta(days=1)
         if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=timezone.utc)
+            moment = moment.replace(tzinfo=UTC)
         return moment.timestamp()
     except (OverflowError, OSError, ValueError):
         raise InvalidInput(f"{name}: {text!r} is out of range") from None

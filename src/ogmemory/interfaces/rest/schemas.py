@@ -6,9 +6,9 @@ shows up without breaking clients. Times are epoch seconds (float) unless a fiel
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from ...records import SessionInfo
 from ...tenancy import MAX_ID_LEN
@@ -24,6 +24,7 @@ __all__ = [
     "EntityOut",
     "EvidenceOut",
     "HealthOut",
+    "IdStr",
     "KeyCreate",
     "KeyCreatedOut",
     "KeyOut",
@@ -50,9 +51,8 @@ __all__ = [
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
 
-def _id_field(description: str, default: Any = ...) -> Any:
-    return Field(default, min_length=1, max_length=MAX_ID_LEN, pattern=ID_PATTERN,
-                 description=description)
+#: An id as ``ogmemory.tenancy.validate_id`` accepts it (which also refuses ``..``).
+IdStr = Annotated[str, StringConstraints(min_length=1, max_length=MAX_ID_LEN, pattern=ID_PATTERN)]
 
 
 class _In(BaseModel):
@@ -67,97 +67,107 @@ class _Out(BaseModel):
 
 
 class SessionCreate(_In):
-    session_id: str | None = _id_field(
-        "The new session's id (letters, digits, `.`, `_`, `-`); generated when omitted.", None)
-    title: str | None = Field(None, max_length=200,
-                              description="A manual title (kept forever; otherwise one is derived "
-                              "from the first user message).")
-    agent_id: str | None = _id_field("The agent this conversation belongs to.", None)
-    model: str | None = Field(None, max_length=200, description="The model that answers.")
-    temporary: bool = Field(False, description="A temporary conversation: it neither reads nor "
-                            "writes memory, is kept outside the state directory, and is erased by "
-                            "`POST /v1/sessions/{session_id}/end`.")
+    session_id: IdStr | None = Field(
+        default=None, description="The new session's id (letters, digits, `.`, `_`, `-`); "
+        "generated when omitted.")
+    title: str | None = Field(
+        default=None, max_length=200, description="A manual title (kept forever; otherwise one "
+        "is derived from the first user message).")
+    agent_id: IdStr | None = Field(default=None,
+                                   description="The agent this conversation belongs to.")
+    model: str | None = Field(default=None, max_length=200, description="The model that answers.")
+    temporary: bool = Field(
+        default=False, description="A temporary conversation: it neither reads nor writes "
+        "memory, is kept outside the state directory, and is erased by "
+        "`POST /v1/sessions/{session_id}/end`.")
 
 
 class SessionUpdate(_In):
-    title: str | None = Field(None, min_length=1, max_length=200,
-                              description="A manual title (never replaced by automatic ones).")
-    agent_id: str | None = _id_field("The agent this conversation belongs to.", None)
-    model: str | None = Field(None, max_length=200, description="The model that answers.")
+    title: str | None = Field(
+        default=None, min_length=1, max_length=200,
+        description="A manual title (never replaced by automatic ones).")
+    agent_id: IdStr | None = Field(default=None,
+                                   description="The agent this conversation belongs to.")
+    model: str | None = Field(default=None, max_length=200, description="The model that answers.")
 
 
 class MessageIn(_In):
     role: Literal["user", "assistant", "tool"] = Field(description="Who speaks.")
     content: str | list[dict[str, Any] | str] | None = Field(
-        None, description="The text, or OpenAI-style content parts; may be null for an "
+        default=None, description="The text, or OpenAI-style content parts; may be null for an "
         "assistant message that only carries `tool_calls`.")
-    name: str | None = Field(None, max_length=200, description="Optional speaker name.")
+    name: str | None = Field(default=None, max_length=200, description="Optional speaker name.")
     tool_calls: list[dict[str, Any]] | None = Field(
-        None, description="Assistant only: OpenAI-style tool calls.")
-    tool_call_id: str | None = Field(None, min_length=1, max_length=200,
+        default=None, description="Assistant only: OpenAI-style tool calls.")
+    tool_call_id: str | None = Field(default=None, min_length=1, max_length=200,
                                      description="Tool messages only: the call answered.")
     event_time: float | str | None = Field(
-        None, description="When it was said: epoch seconds or ISO-8601 (default: now).")
-    metadata: dict[str, Any] | None = Field(None, description="Anything to keep with it.")
-    id: str | None = _id_field("The node id (generated when omitted).", None)
-    parent_id: str | None = _id_field("The parent node (default: the current head); a "
-                                      "different parent starts a branch.", None)
+        default=None, description="When it was said: epoch seconds or ISO-8601 (default: now).")
+    metadata: dict[str, Any] | None = Field(default=None, description="Anything to keep with it.")
+    id: IdStr | None = Field(default=None, description="The node id (generated when omitted).")
+    parent_id: IdStr | None = Field(
+        default=None, description="The parent node (default: the current head); a different "
+        "parent starts a branch.")
 
 
 class CommitIn(_In):
-    message: str | None = Field(None, max_length=2000,
-                                description="Commit message (default `turn N: <user message>`).")
+    message: str | None = Field(
+        default=None, max_length=2000,
+        description="Commit message (default `turn N: <user message>`).")
     context: dict[str, Any] | None = Field(
-        None, description="The context the model saw this turn, stored as the turn's view.")
+        default=None, description="The context the model saw this turn, stored as the turn's "
+        "view.")
 
 
 class MemoryCreate(_In):
     text: str = Field(min_length=1, max_length=10_000, description="What to remember.")
-    type: str = Field("profile", min_length=1, max_length=64,
+    type: str = Field(default="profile", min_length=1, max_length=64,
                       description="A memory type declared in the YAML schemas (e.g. `profile`, "
                       "`preference`, `tool`).")
-    scope: str = Field("global", min_length=1, max_length=200,
+    scope: str = Field(default="global", min_length=1, max_length=200,
                        description="`global`, `project:<id>` or `agent:<id>`.")
 
 
 class MemoryEdit(_In):
     text: str = Field(min_length=1, max_length=10_000, description="The new text.")
     expected_version: int | None = Field(
-        None, ge=1, description="Optimistic concurrency: fail with 409 unless the memory is "
-        "still at this version.")
+        default=None, ge=1, description="Optimistic concurrency: fail with 409 unless the memory "
+        "is still at this version.")
 
 
 class RecallIn(_In):
     query: str = Field(min_length=1, max_length=10_000, description="What to recall context for.")
-    budget: int = Field(2000, ge=50, le=100_000, description="Token budget (o200k_base tokens).")
-    scope: str | None = Field(None, min_length=1, max_length=200,
+    budget: int = Field(default=2000, ge=50, le=100_000,
+                        description="Token budget (o200k_base tokens).")
+    scope: str | None = Field(default=None, min_length=1, max_length=200,
                               description="`global`, `project:<id>` or `agent:<id>` "
                               "(default: every scope).")
-    session_id: str | None = _id_field("The conversation asking; a temporary session gets "
-                                       "nothing.", None)
-    at: str | None = Field(None, max_length=64, description="Recall as of this time (ISO-8601 "
-                           "date or datetime, or epoch seconds).")
+    session_id: IdStr | None = Field(
+        default=None, description="The conversation asking; a temporary session gets nothing.")
+    at: str | None = Field(default=None, max_length=64, description="Recall as of this time "
+                           "(ISO-8601 date or datetime, or epoch seconds).")
     recipe: Literal["default", "fulltext", "flat"] = Field(
-        "default", description="Retrieval recipe: `default` (hybrid, expanded), `fulltext` "
-        "(no vectors), `flat` (no graph expansion).")
+        default="default", description="Retrieval recipe: `default` (hybrid, expanded), "
+        "`fulltext` (no vectors), `flat` (no graph expansion).")
 
 
 class SleepIn(_In):
     mode: Literal["light", "deep"] = Field(
-        "light", description="`light`: distill pending turns; `deep`: light, then regenerate "
-        "every entity view and core.md.")
+        default="light", description="`light`: distill pending turns; `deep`: light, then "
+        "regenerate every entity view and core.md.")
 
 
 class RollbackIn(_In):
-    force: bool = Field(False, description="Roll back even if later batches changed the same "
-                        "records (their changes are lost).")
+    force: bool = Field(default=False, description="Roll back even if later batches changed the "
+                        "same records (their changes are lost).")
 
 
 class KeyCreate(_In):
-    account: str = _id_field("The tenant account the key acts in.")
-    space: str = _id_field("The space within the account.")
-    label: str = Field("", max_length=200, description="A note on who or what uses the key.")
-    admin: bool = Field(False, description="An admin key may also manage keys.")
+    account: IdStr = Field(description="The tenant account the key acts in.")
+    space: IdStr = Field(description="The space within the account.")
+    label: str = Field(default="", max_length=200,
+                       description="A note on who or what uses the key.")
+    admin: bool = Field(default=False, description="An admin key may also manage keys.")
 
 
 # ====================================================================== responses
@@ -181,9 +191,9 @@ class SessionOut(_Out):
     created_at: float
     updated_at: float
     turns: int = Field(description="Committed turns.")
-    preview: str | None = Field(None, description="The start of the first user message.")
-    head: str | None = Field(None, description="The node new messages attach to.")
-    temporary: bool = Field(False, description="A temporary conversation (never remembered).")
+    preview: str | None = Field(default=None, description="The start of the first user message.")
+    head: str | None = Field(default=None, description="The node new messages attach to.")
+    temporary: bool = Field(default=False, description="A temporary conversation (never remembered).")
 
 
 def session_out(info: SessionInfo) -> dict[str, Any]:
@@ -287,7 +297,7 @@ class EdgeOut(_Out):
     event_time: float
     ingestion_time: float
     valid_from: float
-    valid_to: float | None = Field(None, description="Null while the relation holds.")
+    valid_to: float | None = Field(default=None, description="Null while the relation holds.")
     confidence: float
     scope: str
     superseded_by: str | None = None
