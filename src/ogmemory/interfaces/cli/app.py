@@ -15,15 +15,18 @@ from typer.core import TyperGroup
 
 from ... import __version__
 from ...errors import Conflict, InvalidInput, NotFound, OgmemError
+from .bench import bench_app
 from .consolidate import core, distill, sleep
 from .daemon import daemon
 from .demo import demo
 from .graph import graph_app
 from .imports import import_app
+from .index import outbox_app, reindex, worker
 from .mcp_cmd import mcp
 from .memories import memories_app
 from .oplog import batches_app, rollback
 from .projects import project_app
+from .recall import git_log, open_session, recall, search
 from .serve import keys_app, serve
 from .sessions import sessions_app
 from .timeline import timeline
@@ -114,6 +117,14 @@ app.command("demo")(demo)
 app.command("serve")(serve)
 app.add_typer(keys_app)
 app.command("mcp")(mcp)
+app.command("recall")(recall)
+app.command("search")(search)
+app.command("open")(open_session)
+app.command("git-log")(git_log)
+app.command("reindex")(reindex)
+app.command("worker")(worker)
+app.add_typer(outbox_app)
+app.add_typer(bench_app)
 
 
 def main() -> None:

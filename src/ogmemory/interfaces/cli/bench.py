@@ -1,0 +1,104 @@
+"""``ogmem bench``: benchmarks that print their tables beside baselines run in the same process.
+
+``ogmem bench locomo`` is the documented entry point of the LoCoMo recall benchmark
+(``ogmemory.benchmarks.locomo``; ``bench/bench_locomo.py`` is a thin script doing the same).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ...benchmarks.locomo import report_tables, run_locomo
+from ...config import Settings
+from ...errors import InvalidInput
+from .common import notice, stdout_console
+
+__all__ = ["bench_app"]
+
+bench_app = typer.Typer(
+    name="bench",
+    help="Run benchmarks; each prints its tables beside baselines run on the same data.",
+    no_args_is_help=True,
+)
+
+
+@bench_app.command("locomo")
+def bench_locomo(
+    data: Annotated[
+        Path,
+        typer.Option(
+            "--data",
+            metavar="FILE",
+            show_default=False,
+            help="A LoCoMo-format JSON file (a list of samples with 'conversation' "
+            "and 'qa'). \\[required]",
+        ),
+    ],
+    run_out: Annotated[
+        Path | None,
+        typer.Option(
+            "--run-out",
+            metavar="RUN.jsonl",
+            help="Write one JSON line per question: sample_id, qa_index, the recalled "
+            "items (text, dia_ids) and latency_ms.",
+        ),
+    ] = None,
+    home: Annotated[
+        Path | None,
+        typer.Option(
+            "--home",
+            file_okay=False,
+            show_default=False,
+            help="Keep the benchmark's tenants (account 'locomo', one space per "
+            "sample) here. \\[default: a temporary directory, deleted afterwards]",
+        ),
+    ] = None,
+    budget: Annotated[
+        int, typer.Option("--budget", metavar="TOKENS", help="Token budget per question.")
+    ] = 2000,
+    samples: Annotated[
+        int | None,
+        typer.Option(
+            "--samples",
+            metavar="N",
+            show_default=False,
+            help="Only the first N conversations. \\[default: all]",
+        ),
+    ] = None,
+    no_baselines: Annotated[
+        bool,
+        typer.Option("--no-baselines", help="Skip the BM25 / dense / RRF raw-turn baselines."),
+    ] = False,
+) -> None:
+    """Recall every LoCoMo question within the budget and score the evidence turns cited,
+    per category, beside BM25 / dense / RRF baselines over the raw turns."""
+    if not data.is_file():
+        raise InvalidInput(f"--data: no such file: {data}")
+    if not 50 <= budget <= 100_000:
+        raise InvalidInput(f"--budget must be between 50 and 100000 tokens, not {budget}")
+    if samples is not None and samples < 1:
+        raise InvalidInput(f"--samples must be at least 1, not {samples}")
+    if run_out is not None and run_out.is_dir():
+        raise InvalidInput(f"--run-out: {run_out} is a directory; give a file name")
+    settings = Settings.from_env(home=home)
+    report = run_locomo(
+        data,
+        home=home,
+        run_out=run_out,
+        budget=budget,
+        settings=settings,
+        baselines=not no_baselines,
+        samples=samples,
+        progress=notice,
+    )
+    if not report.rows:
+        typer.echo(f"No question in {data} has evidence turns that could be scored.")
+    else:
+        console = stdout_console()
+        for tab in report_tables(report):
+            console.print(tab)
+    if run_out is not None:
+        notice(f"run file: {run_out}")
