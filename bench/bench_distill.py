@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ogmemory import Memory, Settings
+from ogmemory.benchmarks.data import find_locomo
 from ogmemory.distill.extractors import default_extractor
 from ogmemory.importers import parse_locomo, read_locomo
 from ogmemory.knowledge.store import KnowledgeBase
@@ -29,15 +30,11 @@ from ogmemory.knowledge.views import render_core
 
 
 def find_data(arg: str | None) -> Path:
-    if arg:
-        return Path(arg)
-    if os.environ.get("OGMEM_LOCOMO"):
-        return Path(os.environ["OGMEM_LOCOMO"])
-    for parent in [Path.cwd(), *Path.cwd().parents, *Path(__file__).resolve().parents]:
-        candidate = parent / "shared" / "data" / "locomo" / "locomo-dev.json"
-        if candidate.exists():
-            return candidate
-    raise SystemExit("LoCoMo data not found: pass --data or set OGMEM_LOCOMO")
+    found = Path(arg) if arg else find_locomo(Path.cwd(), os.environ) or find_locomo(
+        Path(__file__).resolve().parent, os.environ)
+    if found is None:
+        raise SystemExit("LoCoMo data not found: pass --data or set OGMEM_LOCOMO")
+    return found
 
 
 def main() -> None:

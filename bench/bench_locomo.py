@@ -13,19 +13,16 @@ from pathlib import Path
 
 from rich.console import Console
 
+from ogmemory.benchmarks.data import find_locomo
 from ogmemory.benchmarks.locomo import report_tables, run_locomo
 
 
 def find_data(arg: str | None) -> Path:
-    if arg:
-        return Path(arg)
-    if os.environ.get("OGMEM_LOCOMO"):
-        return Path(os.environ["OGMEM_LOCOMO"])
-    for parent in [Path.cwd(), *Path.cwd().parents, *Path(__file__).resolve().parents]:
-        candidate = parent / "shared" / "data" / "locomo" / "locomo-dev.json"
-        if candidate.exists():
-            return candidate
-    raise SystemExit("LoCoMo data not found: pass --data or set OGMEM_LOCOMO")
+    found = Path(arg) if arg else find_locomo(Path.cwd(), os.environ) or find_locomo(
+        Path(__file__).resolve().parent, os.environ)
+    if found is None:
+        raise SystemExit("LoCoMo data not found: pass --data or set OGMEM_LOCOMO")
+    return found
 
 
 def main() -> None:

@@ -25,7 +25,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -96,7 +96,7 @@ class LocomoReport:
             "tokens": statistics.fmean(r.tokens for r in rows),
             "items": statistics.fmean(r.items for r in rows),
             "p50_ms": lat[len(lat) // 2],
-            "p95_ms": lat[min(len(lat) - 1, int(round(0.95 * (len(lat) - 1))))],
+            "p95_ms": lat[min(len(lat) - 1, round(0.95 * (len(lat) - 1)))],
         }
 
     def groups(self) -> list[tuple[str, list[int]]]:
@@ -233,7 +233,7 @@ def _row(cat: int, evidence: list[str], credited: set[str], context: str, answer
 
 
 def _day(t: float) -> str:
-    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d")
+    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d")
 
 
 def report_tables(report: LocomoReport) -> list[Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from datetime import date, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,9 +18,9 @@ from rich.table import Table
 from rich.text import Text
 
 from ...config import Settings
-from ...errors import InvalidInput
 from ...memory import Memory
 from ...records import Provenance
+from .._dates import parse_when
 
 __all__ = [
     "UNWRAPPED",
@@ -149,35 +149,6 @@ def fmt_pointer(prov: Provenance | None) -> str:
         return "-"
     commit = f"@{prov.commit[:7]}" if prov.commit else ""
     return f"session:{prov.session_id}{commit}" if prov.session_id else f"commit:{prov.commit[:7]}"
-
-
-def parse_when(text: str | None, option: str, *, end_of_day: bool = False) -> float | None:
-    """An ISO date or datetime from the command line as epoch seconds (``None`` stays ``None``).
-
-    Without a UTC offset the time is local. A date alone means its midnight, or with
-    ``end_of_day`` the midnight after it (so ``--until 2024-05-01`` includes that day).
-
-    >>> parse_when("2024-05-01T12:00:00+00:00", "--at")
-    1714564800.0
-    """
-    if text is None:
-        return None
-    raw = text.strip()
-    try:
-        day = date.fromisoformat(raw)
-    except ValueError:
-        try:
-            moment = datetime.fromisoformat(raw)
-        except ValueError:
-            raise InvalidInput(
-                f"{option}: {text!r} is not a date; use YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] "
-                "(optionally with an offset such as +08:00 or Z)"
-            ) from None
-    else:
-        moment = datetime(day.year, day.month, day.day) + timedelta(days=1 if end_of_day else 0)
-    if moment.tzinfo is None:
-        moment = moment.astimezone()  # a naive time is the user's local time
-    return moment.timestamp()
 
 
 def table(

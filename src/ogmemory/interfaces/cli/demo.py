@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from ...errors import InvalidInput
+from ...benchmarks.data import DEV_SET, find_locomo
 from ...importers import parse_locomo, read_locomo
 from .common import (
     AccountOption,
@@ -33,31 +32,9 @@ from .imports import print_summary, run_import
 
 __all__ = ["BUNDLED_SAMPLE", "DEV_SET", "demo", "find_locomo", "load_samples"]
 
-#: Where the development set sits relative to some ancestor of the working directory.
-DEV_SET = Path("shared", "data", "locomo", "locomo-dev.json")
 #: The sample shipped inside the package, used when the development set is not around.
 BUNDLED_SAMPLE = ("data", "sample_locomo.json")
 DEMO_HOME = "demo-home"
-
-
-def find_locomo(start: Path, env: Mapping[str, str]) -> Path | None:
-    """``$OGMEM_LOCOMO``, else ``shared/data/locomo/locomo-dev.json`` under ``start`` or one of
-    its ancestors, else ``None``.
-
-    >>> find_locomo(Path("/nonexistent/dir"), {}) is None
-    True
-    """
-    configured = env.get("OGMEM_LOCOMO")
-    if configured:
-        path = Path(configured).expanduser()
-        if not path.is_file():
-            raise InvalidInput(f"OGMEM_LOCOMO points to {path}, which is not a file")
-        return path
-    for directory in (start, *start.parents):
-        candidate = directory / DEV_SET
-        if candidate.is_file():
-            return candidate
-    return None
 
 
 def load_samples(data: Path | None) -> tuple[list[dict[str, Any]], Path | None]:

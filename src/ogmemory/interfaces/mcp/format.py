@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import date, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from ...errors import InvalidInput
 from ...knowledge.models import Edge, Entity, MemoryItem, TimelineEvent
 from ...records import CommitInfo, Node, Provenance
+from .._dates import parse_when
 
 __all__ = [
     "bare_memory_id",
@@ -193,28 +193,3 @@ def bare_memory_id(text: str) -> str:
     return text.removeprefix("memory:")
 
 
-def parse_when(text: str | None, name: str, *, end_of_day: bool = False) -> float | None:
-    """An ISO date or datetime as epoch seconds; local time unless it has an offset. A date
-    alone is its midnight, or with ``end_of_day`` the next midnight (the whole day included).
-
-    >>> parse_when("2024-05-01T12:00:00Z", "at")
-    1714564800.0
-    """
-    if text is None or not text.strip():
-        return None
-    raw = text.strip()
-    try:
-        day = date.fromisoformat(raw)
-    except ValueError:
-        try:
-            moment = datetime.fromisoformat(raw)
-        except ValueError:
-            raise InvalidInput(
-                f"{name}: {text!r} is not a date; use YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] "
-                "(optionally with an offset such as +08:00 or Z)"
-            ) from None
-    else:
-        moment = datetime(day.year, day.month, day.day) + timedelta(days=1 if end_of_day else 0)
-    if moment.tzinfo is None:
-        moment = moment.astimezone()
-    return moment.timestamp()
