@@ -355,6 +355,13 @@ def test_temporary_session_leaves_no_trace(site: Site) -> None:
             p.is_file() and b"zorbitis" in p.read_bytes())]
 
     assert traces() == []
+    # Another tenant cannot see it: the same 404 as for an id that exists nowhere.
+    carol = site.api("carol")
+    for path in (f"/v1/sessions/{sid}", f"/v1/sessions/{sid}/nodes"):
+        ghost = path.replace(sid, "s_" + uuid.uuid4().hex[:12])
+        got, ref = carol.get(path), carol.get(ghost)
+        assert got.status_code == ref.status_code == 404
+        assert got.content == ref.content.replace(ghost.split("/")[3].encode(), sid.encode())
     api.ok("POST", f"/v1/sessions/{sid}/end")
     _problem(api.get(f"/v1/sessions/{sid}"), 404)
     _problem(api.get(f"/v1/sessions/{sid}/nodes"), 404)
@@ -393,6 +400,28 @@ def test_sixteen_clients_appending_lose_nothing(site: Site) -> None:
                                              for i in range(per_thread)}
     turn = api.ok("POST", f"/v1/sessions/{sid}/commit")
     assert len(turn["node_ids"]) == threads * per_thread
+
+
+def test_concurrent_remembers_lose_nothing(site: Site) -> None:
+    threads, each = 8, 4
+    errors: list[str] = []
+
+    def writer(n: int) -> None:
+        api = site.api("bob")
+        for i in range(each):
+            resp = api.post("/v1/memories", json={"text": f"Fact number {n}-{i} about zephyrs."})
+            if resp.status_code != 201:
+                errors.append(resp.text)
+
+    pool = [threading.Thread(target=writer, args=(n,)) for n in range(threads)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    assert errors == []
+    texts = {m["text"] for m in site.api("bob").ok("GET", "/v1/memories")}
+    assert {f"Fact number {n}-{i} about zephyrs." for n in range(threads)
+            for i in range(each)} <= texts
 
 
 def _create_keys(home: str, n: int) -> None:
@@ -458,6 +487,11 @@ def test_cli_keys_and_serve_refusal(tmp_path: Path) -> None:
     assert [(k["account"], k["space"], k["label"], k["admin"]) for k in listed] == [
         ("acme", "s1", "ci", True)]
     assert token not in runner.invoke(cli_app, ["keys", "list", "--home", home]).stdout
+    assert json.loads(runner.invoke(cli_app, ["keys", "list", "--json", "--account", "other",
+                                              "--home", home]).stdout) == []
+    res = runner.invoke(cli_app, ["keys", "revoke", listed[0]["key_id"], "--account", "other",
+                                  "--home", home])
+    assert res.exit_code == 2 and KeyStore(Path(home)).verify(token) is not None
     res = runner.invoke(cli_app, ["keys", "revoke", listed[0]["key_id"], "--home", home])
     assert res.exit_code == 0 and KeyStore(Path(home)).verify(token) is None
     assert runner.invoke(cli_app, ["keys", "revoke", "k_nope", "--home", home]).exit_code == 1

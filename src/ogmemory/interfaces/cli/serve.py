@@ -13,10 +13,14 @@ import typer
 
 from ...auth import KeyInfo, KeyStore
 from ...config import Settings
+from ...errors import InvalidInput
+from ...tenancy import validate_id
 from .common import (
     UNWRAPPED,
+    AccountOption,
     HomeOption,
     JsonOption,
+    SpaceOption,
     emit_json,
     fmt_time,
     notice,
@@ -46,16 +50,20 @@ def serve(
         typer.Option("--log-level", help="Server log level: critical, error, warning, info, debug."),
     ] = "info",
     home: HomeOption = None,
+    account: AccountOption = None,
+    space: SpaceOption = None,
 ) -> None:
     """Run the REST API (OpenAPI docs at /docs) until Ctrl-C.
 
-    Each request's API key selects its tenant; with no key, only loopback, local tenant.
+    Each request's API key selects its tenant; with no key, --account/--space on loopback only.
     """
     import uvicorn
 
     from ..rest import check_bind, create_app
 
-    settings = Settings.from_env(home=home)
+    settings = Settings.from_env(home=home, account=account, space=space)
+    validate_id(settings.account, "account")
+    validate_id(settings.space, "space")
     keys = KeyStore(settings.home)
     check_bind(host, keys)
     mode = "API keys required" if keys.has_keys() else (
@@ -102,9 +110,23 @@ def create_key(
 
 
 @keys_app.command("list")
-def list_keys(home: HomeOption = None, as_json: JsonOption = False) -> None:
+def list_keys(
+    home: HomeOption = None,
+    account: Annotated[
+        str | None,
+        typer.Option("--account", metavar="ACCOUNT", show_default=False,
+                     help="Only keys of this account. \\[default: every account]"),
+    ] = None,
+    space: Annotated[
+        str | None,
+        typer.Option("--space", metavar="SPACE", show_default=False,
+                     help="Only keys of this space. \\[default: every space]"),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
     """List the keys (never their tokens), revoked ones included."""
-    keys = _key_store(home).list()
+    keys = [k for k in _key_store(home).list()
+            if account in (None, k.account) and space in (None, k.space)]
     if as_json:
         emit_json([k.to_dict() for k in keys])
         return
@@ -130,10 +152,25 @@ def revoke_key(
         str, typer.Argument(metavar="KEY_ID", help="The key id, as shown by 'ogmem keys list'.")
     ],
     home: HomeOption = None,
+    account: Annotated[
+        str | None,
+        typer.Option("--account", metavar="ACCOUNT", show_default=False,
+                     help="Refuse unless the key belongs to this account (a safety check)."),
+    ] = None,
+    space: Annotated[
+        str | None,
+        typer.Option("--space", metavar="SPACE", show_default=False,
+                     help="Refuse unless the key belongs to this space (a safety check)."),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Revoke a key for good: requests with it get 401 from now on (running servers too)."""
-    info = _key_store(home).revoke(key_id)
+    store = _key_store(home)
+    key = store.get(key_id)
+    if account not in (None, key.account) or space not in (None, key.space):
+        raise InvalidInput(f"key {key_id} belongs to {key.account}/{key.space}, not "
+                           f"{account or key.account}/{space or key.space}; nothing revoked")
+    info = store.revoke(key_id)
     if as_json:
         emit_json(info.to_dict())
         return
