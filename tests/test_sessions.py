@@ -581,3 +581,10 @@ def test_custom_commit_message_and_context(mem: Memory) -> None:
     assert git_out(path, "log", "-1", "--format=%an <%ae>") == "ogmemory <ogmemory@localhost>"
     view = json.loads((path / "context" / "commits" / f"{res.commit}.json").read_text())
     assert view["context"] == {"tokens": 12} and view["turn"] == 1
+
+
+def test_non_finite_numbers_are_refused(mem: Memory) -> None:
+    with pytest.raises(InvalidInput, match="JSON"):
+        mem.append_message("s-nan", {"role": "user", "content": "x",
+                                     "metadata": {"score": float("nan")}})
+    assert mem.list_sessions() == []

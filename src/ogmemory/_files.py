@@ -16,7 +16,7 @@ __all__ = ["atomic_write_bytes", "atomic_write_json", "dump_json", "file_lock", 
 
 def dump_json(data: Any) -> bytes:
     """The canonical on-disk JSON encoding (UTF-8, sorted keys, one space indent)."""
-    return (json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n").encode()
+    return (json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True, allow_nan=False) + "\n").encode()
 
 
 def atomic_write_json(path: Path, data: Any, *, fsync: bool = False) -> None:

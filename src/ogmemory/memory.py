@@ -20,6 +20,7 @@ from .entity.titles import fallback_title, preview, start_title_thread
 from .errors import Conflict, InvalidInput, NotFound, ProjectNotFound, StorageError
 from .importers import Conversation
 from .distill.types import Extractor
+from .embed import Embedder
 from .knowledge_api import KnowledgeAPI
 from .recall_api import RecallAPI
 from .records import CommitInfo, Node, NodeRecord, Project, Provenance, SessionInfo, TurnResult
@@ -51,11 +52,14 @@ class Memory(KnowledgeAPI, RecallAPI):
     >>> mem.append_message("s1", {"role": "assistant", "content": "Noted."})       # doctest: +SKIP
     >>> mem.commit_turn("s1").turn                             # doctest: +SKIP
     1
+
+    ``extractor`` replaces the Stage-2 extractor chosen by ``settings.extractor`` (a plug-in);
+    ``embedder`` shares one loaded embedding model between several tenants' instances.
     """
 
     def __init__(self, home: str | Path | None = None, *, account: str | None = None,
                  space: str | None = None, settings: Settings | None = None,
-                 extractor: Extractor | None = None) -> None:
+                 extractor: Extractor | None = None, embedder: Embedder | None = None) -> None:
         settings = settings or Settings()
         if home is not None:
             settings = Settings(**{**settings.__dict__, "home": Path(home).expanduser()})
@@ -76,7 +80,7 @@ class Memory(KnowledgeAPI, RecallAPI):
         self._temp_dir: Path | None = None
         self._temp_lock = threading.Lock()
         self._knowledge_init(extractor)
-        self._recall_init()
+        self._recall_init(embedder)
 
     # ================================================================== temporary sessions
 

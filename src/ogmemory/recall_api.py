@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import shutil
 import threading
+import time
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -53,10 +54,10 @@ class RecallAPI:
     _provenance: ProvenanceSource
     kb: KnowledgeBase
 
-    def _recall_init(self) -> None:
+    def _recall_init(self, embedder: Embedder | None = None) -> None:
         self._index: IndexStore | None = None
         self._indexer: Indexer | None = None
-        self._embedder_obj: Embedder | None = None
+        self._embedder_obj: Embedder | None = embedder
         self._embedder_loaded = False
         self._index_lock = threading.RLock()
         self._turns_dirty = True
@@ -77,7 +78,8 @@ class RecallAPI:
         if not self._embedder_loaded:
             from .embed import make_embedder
 
-            self._embedder_obj = make_embedder(self.settings.embedder)
+            if self._embedder_obj is None:  # not given to Memory(embedder=...)
+                self._embedder_obj = make_embedder(self.settings.embedder)
             self._embedder_loaded = True
         return self._embedder_obj
 
@@ -170,9 +172,12 @@ class RecallAPI:
         total = 0
         for _ in range(max_rounds):
             n = worker.run_once()
-            if n == 0:
-                break
             total += n
+            if n == 0:
+                status = self.outbox.status()
+                if not status.get("pending") and not status.get("leased"):
+                    break
+                time.sleep(0.05)  # another worker holds leases (or a retry is backing off)
         return total
 
     def outbox_status(self) -> dict[str, Any]:

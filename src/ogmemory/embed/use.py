@@ -14,6 +14,8 @@ callers that never embed.
 
 from __future__ import annotations
 
+import os
+
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -42,7 +44,9 @@ class USEEmbedder:
     name: str = "use-multilingual-v3"
     dim: int = 512
 
-    def __init__(self, *, batch_size: int = 256, threads: int = 4) -> None:
+    def __init__(self, *, batch_size: int = 256, threads: int | None = None) -> None:
+        # More BLAS threads than cores stalls small machines (~200 ms per query on 2 vCPUs).
+        threads = threads if threads is not None else max(1, min(4, (os.cpu_count() or 2) // 2))
         if batch_size < 1:
             raise InvalidInput(f"batch_size must be >= 1, got {batch_size}")
         if threads < 1:

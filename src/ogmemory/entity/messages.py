@@ -86,7 +86,7 @@ def message_fields(msg: Any) -> dict[str, Any]:
             # nothing (it becomes part of a file name).
             fields[key] = validate_id(msg[key], f"message {key}")
     try:
-        json.dumps(fields)
+        json.dumps(fields, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise InvalidInput(f"message is not JSON-serialisable: {exc}") from None
     return fields
