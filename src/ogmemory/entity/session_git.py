@@ -94,22 +94,35 @@ class GitSession:
         """What changes whenever anyone (another process, or another ``GitSession`` object
         of this process after an LRU eviction) appends, commits or checks out.
 
-        The directory mtime alone is not enough: it has the kernel's coarse clock granularity
-        (milliseconds), so two appends within one tick look identical and a stale writer would
-        reuse a ``seq``. The number of node files only grows between checkouts, and a
-        checkout changes the HEAD commit or branch.
+        Writers reserve each node's ``seq`` in ``.git/ogmemory.next`` (under the file lock)
+        before writing the node, so that one small file tells readers whether a node was
+        added, without listing ``history/`` (which grows with the session). Sessions that
+        have no such file yet fall back to counting the node files; a checkout changes the
+        HEAD commit or branch.
         """
-        try:
-            with os.scandir(self.path / HISTORY) as entries:
-                count = sum(1 for e in entries if not e.name.startswith("."))
-            mtime = os.stat(self.path / HISTORY).st_mtime_ns
-        except FileNotFoundError:
-            count = mtime = 0
+        counter = self._read_next()
+        count = -1
+        if counter == 0:
+            try:
+                with os.scandir(self.path / HISTORY) as entries:
+                    count = sum(1 for e in entries if not e.name.startswith("."))
+            except FileNotFoundError:
+                count = 0
         try:
             head = str(self.repo.head.target) if not self.repo.head_is_unborn else None
         except pygit2.GitError:
             head = None
-        return mtime, count, head, self.branch
+        return counter, count, head, self.branch
+
+    @property
+    def _next_path(self) -> Path:
+        return Path(self.repo.path) / "ogmemory.next"
+
+    def _read_next(self) -> int:
+        try:
+            return int(self._next_path.read_bytes() or 0)
+        except (FileNotFoundError, ValueError):
+            return 0
 
     def refresh(self) -> None:
         """Reload if another process changed the repository since we last looked."""
@@ -289,7 +302,11 @@ class GitSession:
                 fields["called_by"] = self._caller_of(parent_id, fields.get("tool_call_id"))
             now = time.time()
             fields.setdefault("event_time", now)
-            node = Node(id=node_id, seq=self._next_seq, parent_id=parent_id, ingestion_time=now, **fields)
+            seq = max(self._next_seq, self._read_next())
+            # Reserve the seq first: a writer dying after this leaves a gap, never a reuse.
+            atomic_write_bytes(self._next_path, str(seq + 1).encode(), fsync=self.fsync)
+            self._next_seq = seq
+            node = Node(id=node_id, seq=seq, parent_id=parent_id, ingestion_time=now, **fields)
             raw = dump_json(node.to_dict())
             atomic_write_bytes(self.path / HISTORY / node.filename, raw, fsync=self.fsync)
             self._raw[node.id] = raw
