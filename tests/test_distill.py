@@ -344,3 +344,15 @@ def test_a_long_lived_instance_sees_other_writers(tmp_path: Path) -> None:
     writer.remember("I prefer Python over Java.", type="preference")
     assert [m.text for m in reader.memories()] == ["I prefer Python over Java."]
     assert reader.facts() and reader.entities()
+
+
+def test_chinese_evidence_yields_chinese_facts(tmp_path: Path) -> None:
+    mem = Memory(settings=Settings(home=tmp_path / "h", distill_on_turn=False, embedder="none"))
+    say(mem, "s1", "我喜欢喝茶，不喜欢咖啡。", "2026-05-01")
+    say(mem, "s2", "我们决定用 PostgreSQL，不用 MySQL。", "2026-05-02")
+    mem.sleep("deep")
+    texts = [m.text for m in mem.memories()] + [e.fact for e in mem.facts()]
+    assert texts
+    assert all(any("\u4e00" <= ch <= "\u9fff" for ch in t) for t in texts), texts
+    assert all(m.language == "zh" for m in mem.memories())
+    assert "最后整理" in mem.core()  # core.md follows the language of what it shows
