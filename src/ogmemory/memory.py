@@ -74,7 +74,7 @@ class Memory(KnowledgeAPI, RecallAPI):
             self.tenant, cap=settings.session_cache_cap, fsync=settings.fsync)
         self._registry = ProjectRegistry(self.tenant.projects_file, fsync=settings.fsync)
         self._projects: ProjectStore = self._registry
-        self._provenance: ProvenanceSource = ProvenanceReader(self._sessions, self._registry)  # type: ignore[arg-type]
+        self._provenance: ProvenanceSource = ProvenanceReader(self._sessions, self._registry)
         self._background: list[threading.Thread] = []
         self._temp_store: SessionRepository | None = None
         self._temp_dir: Path | None = None
@@ -97,13 +97,14 @@ class Memory(KnowledgeAPI, RecallAPI):
 
     def _temporary_store(self) -> SessionRepository:
         with self._temp_lock:
-            if self._temp_store is None:
+            store = self._temp_store
+            if store is None:
                 # Outside the state directory, in the system's temporary space: a temporary
                 # conversation is never written where memory lives (seed 003).
                 self._temp_dir = Path(tempfile.mkdtemp(prefix="ogmem-temporary-"))
                 root = TenantRoot(self._temp_dir, self.tenant.account, self.tenant.space)
-                self._temp_store = SessionStore(root, cap=64)
-            return self._temp_store
+                store = self._temp_store = SessionStore(root, cap=64)
+            return store
 
     def end_session(self, session_id: str) -> None:
         """The session is over. A temporary session is erased with everything it held; a normal
@@ -277,8 +278,11 @@ class Memory(KnowledgeAPI, RecallAPI):
             sid = session.session_id
             thread = start_title_thread(
                 self.settings.llm, first_user.text, reply,
-                lambda title: self._store(sid).set_auto_title(sid, title, llm=True) and None)
+                lambda title: self._apply_llm_title(sid, title))
             self._background.append(thread)
+
+    def _apply_llm_title(self, session_id: str, title: str) -> None:
+        self._store(session_id).set_auto_title(session_id, title, llm=True)
 
     def wait_background(self, timeout: float | None = None) -> None:
         """Wait for background work (LLM titles, fast-path distillation) of this instance."""

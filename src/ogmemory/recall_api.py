@@ -52,7 +52,9 @@ class RecallAPI:
     settings: Settings
     tenant: TenantRoot
     _provenance: ProvenanceSource
-    kb: KnowledgeBase
+    @property
+    def kb(self) -> KnowledgeBase:  # provided by KnowledgeAPI
+        raise NotImplementedError
 
     def _recall_init(self, embedder: Embedder | None = None) -> None:
         self._index: IndexStore | None = None
@@ -215,7 +217,8 @@ class RecallAPI:
     def _embed_query(self, text: str) -> np.ndarray:
         emb = self.embedder
         assert emb is not None
-        return emb.encode([text])[0]
+        vec: np.ndarray = emb.encode([text])[0]
+        return vec
 
     def _recaller(self) -> Recaller:
         return Recaller(self.index, embed=self._embed_query if self.embedder else None,

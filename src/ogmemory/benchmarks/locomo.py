@@ -178,7 +178,7 @@ def run_locomo(data: Path, *, home: Path | None = None, run_out: Path | None = N
                                  **mem.index_stats()}
             if progress:
                 progress(f"{sid}: ingested in {report.setup[sid]['ingest_s']} s")
-            turns = [(n.metadata.get("dia_id"), f"[{_day(n.event_time)}] {n.name}: {n.text}")
+            turns = [(str(n.metadata["dia_id"]), f"[{_day(n.event_time)}] {n.name}: {n.text}")
                      for rec in mem.iter_nodes_since({}) for n in [rec.node]
                      if isinstance(n.metadata.get("dia_id"), str)]
             known = {d for d, _ in turns}

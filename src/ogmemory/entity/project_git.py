@@ -138,7 +138,7 @@ class ProjectGit:
                 diff = self.repo.diff(commit.parents[0], commit)
             else:
                 diff = commit.tree.diff_to_tree(swap=True)
-            files = tuple(sorted({d.delta.new_file.path for d in diff}))
+            files = tuple(sorted({d.delta.new_file.path for d in diff if d is not None}))
             out.append(CommitInfo(
                 sha=str(commit.id), message=commit.message.strip(), author=commit.author.name,
                 time=float(commit.commit_time), files=files,

@@ -353,13 +353,13 @@ class GitSession:
             repo = self.repo
             head = None if repo.head_is_unborn else repo.head.peel(pygit2.Commit)
             root = repo.TreeBuilder(head.tree) if head else repo.TreeBuilder()
+            old_hist: pygit2.Tree | None = None
             if head is not None and HISTORY in head.tree:
-                hist = repo.TreeBuilder(repo[head.tree[HISTORY].id])
-            else:
-                hist = repo.TreeBuilder()
+                old_hist = repo[head.tree[HISTORY].id].peel(pygit2.Tree)
+            hist = repo.TreeBuilder(old_hist) if old_hist is not None else repo.TreeBuilder()
             index = repo.index
             index.read(False)
-            committed = len(repo[head.tree[HISTORY].id]) if head and HISTORY in head.tree else 0
+            committed = len(old_hist) if old_hist is not None else 0
             if len(index) != committed:
                 # A writer killed between the commit and the index write left the index behind
                 # HEAD; reset it to HEAD (O(1) check, rare O(n) repair) so `git status` is clean.

@@ -116,12 +116,16 @@ class Indexer:
             opening = " ".join(t.text.split(": ", 1)[-1] for t in turns[:3])[:300]
             l0 = f"Session {sid} ({when}) with {', '.join(speakers[:4])}: {opening}"
             mems = memories_by_session.get(sid, [])
+            support: tuple[str, ...]
+            nodes: tuple[str, ...]
             if mems:
                 lines, support, nodes = [m.text for m in mems], tuple(m.id for m in mems), ()
             else:
                 lines = [t.text for t in turns]
                 support, nodes = (), tuple(n for t in turns for n in t.node_ids)
-            overview, size, used_nodes = [], 0, []
+            overview: list[str] = []
+            used_nodes: list[str] = []
+            size = 0
             for i, line in enumerate(lines):
                 if size + len(line) > _SESSION_L1_CHARS:
                     break
@@ -132,15 +136,16 @@ class Indexer:
             # A session document shows text of its memories (or turns): it is visible only while
             # all of them are (see Recaller._visible).
             opening_nodes = tuple(n for t in turns[:3] for n in t.node_ids)
-            common = {"scope": first.scope, "session_id": sid, "event_time": first.event_time,
-                      "prov": {"session_id": sid, "project_id": first.prov.get("project_id"),
-                               "node_ids": [], "event_time": first.event_time}}
+            prov: dict[str, Any] = {"session_id": sid, "project_id": first.prov.get("project_id"),
+                    "node_ids": [], "event_time": first.event_time}
             docs.append(Doc(id=f"session:{sid}:0", kind="session", level=0, text=l0,
-                            node_ids=opening_nodes, **common))
+                            node_ids=opening_nodes, scope=first.scope, session_id=sid,
+                            event_time=first.event_time, prov=prov))
             docs.append(Doc(id=f"session:{sid}:1", kind="session", level=1,
                             parent=f"session:{sid}:0", text="\n".join(overview),
                             support=support[: len(overview)], node_ids=tuple(used_nodes),
-                            **common))
+                            scope=first.scope, session_id=sid, event_time=first.event_time,
+                            prov=prov))
         self.store.write(docs)
 
     # ------------------------------------------------------------------ knowledge
@@ -159,7 +164,8 @@ class Indexer:
         for eid in list(touched.get("edge", ())):
             rec = self.kb.log.get("edge", eid)
             if rec:
-                touched.setdefault("entity", set()).update({rec.get("from"), rec.get("to")} - {None})
+                ends = (rec.get("from"), rec.get("to"))
+                touched.setdefault("entity", set()).update(e for e in ends if isinstance(e, str))
         upserts: list[Doc] = []
         deletes: list[str] = []
         sessions: set[str] = set()

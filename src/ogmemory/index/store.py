@@ -50,6 +50,9 @@ CREATE TABLE IF NOT EXISTS docs(
 CREATE INDEX IF NOT EXISTS docs_parent ON docs(parent);
 CREATE INDEX IF NOT EXISTS docs_session ON docs(session_id, seq);
 CREATE INDEX IF NOT EXISTS docs_time ON docs(event_time);
+-- facts only: recall's entity -> facts expansion ("kind='fact' AND prov LIKE ...") scans the
+-- facts in rowid order instead of every document (the same rows, 20x fewer visited)
+CREATE INDEX IF NOT EXISTS docs_facts ON docs(kind) WHERE kind = 'fact';
 CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(body, cjk,
   tokenize='unicode61 remove_diacritics 2');
 CREATE TABLE IF NOT EXISTS vecs(doc_rowid INTEGER PRIMARY KEY, dim INTEGER NOT NULL, v BLOB NOT NULL);
@@ -94,17 +97,24 @@ class Doc:
 _COLUMNS = ("rowid", "id", "kind", "level", "parent", "session_id", "seq", "text", "scope",
             "event_time", "valid_from", "valid_to", "superseded", "importance", "support",
             "node_ids", "cites", "prov")
+_SEQ = _COLUMNS.index("seq")
+
+
+def _json_tuple(text: str) -> tuple[str, ...]:
+    return () if text == "[]" else tuple(json.loads(text))
 
 
 def _row_to_doc(row: Sequence[Any]) -> Doc:
-    d = dict(zip(_COLUMNS, row))
+    # On recall's hot path (hundreds of rows per query): unpacked by position, and the common
+    # empty JSON values are not parsed at all.
+    (rowid, doc_id, kind, level, parent, session_id, seq, text, scope, event_time, valid_from,
+     valid_to, superseded, importance, support, node_ids, cites, prov) = row
     return Doc(
-        id=d["id"], kind=d["kind"], level=d["level"], text=d["text"], scope=d["scope"],
-        parent=d["parent"], session_id=d["session_id"], seq=d["seq"], event_time=d["event_time"],
-        valid_from=d["valid_from"], valid_to=d["valid_to"], superseded=bool(d["superseded"]),
-        importance=d["importance"], support=tuple(json.loads(d["support"])),
-        node_ids=tuple(json.loads(d["node_ids"])), cites=tuple(json.loads(d["cites"])),
-        prov=json.loads(d["prov"]), rowid=d["rowid"],
+        id=doc_id, kind=kind, level=level, text=text, scope=scope, parent=parent,
+        session_id=session_id, seq=seq, event_time=event_time, valid_from=valid_from,
+        valid_to=valid_to, superseded=bool(superseded), importance=importance,
+        support=_json_tuple(support), node_ids=_json_tuple(node_ids), cites=_json_tuple(cites),
+        prov={} if prov == "{}" else json.loads(prov), rowid=rowid,
     )
 
 
@@ -117,8 +127,13 @@ class IndexStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         self._lock = threading.RLock()
-        self._matrix = np.zeros((0, 0), dtype=np.float32)
-        self._matrix_rowids = np.zeros(0, dtype=np.int64)
+        # Vectors in memory for brute-force search: ``_matrix`` is a view of the first rows of
+        # ``_vec_buf``, which keeps spare capacity so new vectors are appended in place instead
+        # of copying every vector on each recall after a write.
+        self._vec_buf = np.zeros((0, 0), dtype=np.float32)
+        self._id_buf = np.zeros(0, dtype=np.int64)
+        self._matrix = self._vec_buf
+        self._matrix_rowids = self._id_buf
         self._vec_seq = 0
         conn = self.conn()
         with conn:
@@ -261,12 +276,12 @@ class IndexStore:
         """Turn documents of a session around ``seq`` (in order)."""
         rows = self.conn().execute(
             f"SELECT {', '.join(_COLUMNS)} FROM docs WHERE session_id=? AND kind='turn' "
-            "AND seq BETWEEN ? AND ? ORDER BY seq", (session_id, seq - before * 4, seq + after * 4))
-        docs = [_row_to_doc(r) for r in rows]
-        idx = next((i for i, d in enumerate(docs) if d.seq == seq), None)
+            "AND seq BETWEEN ? AND ? ORDER BY seq", (session_id, seq - before * 4, seq + after * 4)
+        ).fetchall()
+        idx = next((i for i, r in enumerate(rows) if r[_SEQ] == seq), None)
         if idx is None:
             return []
-        return docs[max(0, idx - before): idx + after + 1]
+        return [_row_to_doc(r) for r in rows[max(0, idx - before): idx + after + 1]]
 
     def latest(self, limit: int, kinds: Sequence[str]) -> list[Doc]:
         marks = ",".join("?" * len(kinds))
@@ -278,19 +293,44 @@ class IndexStore:
     # ------------------------------------------------------------------ vectors
 
     def _load_vectors(self) -> None:
-        rows = self.conn().execute(
-            "SELECT l.seq, v.doc_rowid, v.v FROM vec_log l JOIN vecs v ON v.doc_rowid = l.doc_rowid "
-            "WHERE l.seq > ? ORDER BY l.seq", (self._vec_seq,)).fetchall()
-        if not rows:
-            return
-        new = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), -1)
-        ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
-        if self._matrix.size == 0:
-            self._matrix, self._matrix_rowids = new.copy(), ids
-        else:
-            self._matrix = np.vstack([self._matrix, new])
-            self._matrix_rowids = np.concatenate([self._matrix_rowids, ids])
-        self._vec_seq = rows[-1][0]
+        """Append the vectors logged since the last call, reading them in blocks (so loading
+        a million vectors never holds them twice as Python bytes)."""
+        conn = self.conn()
+        conn.execute("BEGIN")  # one snapshot for the size hint and the rows
+        try:
+            (hint,) = conn.execute("SELECT count(*) FROM vec_log WHERE seq > ?",
+                                   (self._vec_seq,)).fetchone()
+            if not hint:
+                return
+            cur = conn.execute(
+                "SELECT l.seq, v.doc_rowid, v.v FROM vec_log l JOIN vecs v "
+                "ON v.doc_rowid = l.doc_rowid WHERE l.seq > ? ORDER BY l.seq", (self._vec_seq,))
+            while rows := cur.fetchmany(4096):
+                block = np.frombuffer(b"".join(r[2] for r in rows),
+                                      dtype=np.float32).reshape(len(rows), -1)
+                ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
+                self._append_vectors(block, ids, int(hint))
+                self._vec_seq = rows[-1][0]
+        finally:
+            conn.execute("COMMIT")
+
+    def _append_vectors(self, block: np.ndarray, ids: np.ndarray, hint: int) -> None:
+        n, dim = len(self._matrix), block.shape[1]
+        if n and dim != self._vec_buf.shape[1]:
+            raise ValueError(f"vectors of dimension {dim} next to vectors of dimension "
+                             f"{self._vec_buf.shape[1]}: reindex with one embedder")
+        if len(self._vec_buf) < n + len(block) or self._vec_buf.shape[1] != dim:
+            capacity = max(n + len(block), n + hint, len(self._vec_buf) * 3 // 2, 1024)
+            vec_buf = np.empty((capacity, dim), dtype=np.float32)
+            id_buf = np.empty(capacity, dtype=np.int64)
+            if n:
+                vec_buf[:n] = self._matrix
+                id_buf[:n] = self._matrix_rowids
+            self._vec_buf, self._id_buf = vec_buf, id_buf
+        self._vec_buf[n:n + len(block)] = block
+        self._id_buf[n:n + len(block)] = ids
+        self._matrix = self._vec_buf[:n + len(block)]
+        self._matrix_rowids = self._id_buf[:n + len(block)]
 
     def vector_count(self) -> int:
         return int(self.conn().execute("SELECT count(*) FROM vecs").fetchone()[0])

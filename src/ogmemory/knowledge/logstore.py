@@ -373,7 +373,7 @@ def _last_newline(fh: Any, size: int) -> int:
         start = max(0, pos - chunk)
         fh.seek(start)
         data = fh.read(pos - start)
-        idx = data.rfind(b"\n")
+        idx: int = data.rfind(b"\n")
         if idx >= 0:
             return start + idx + 1
         pos = start

@@ -356,7 +356,7 @@ class Recaller:
                     if len(group) < config.max_cites and t.id not in {g.id for g in group}:
                         group.append(t)
             group.sort(key=lambda t: (t.session_id or "", t.seq or 0))
-            attached = []
+            attached: list[Doc] = []
             for t in group:
                 for nsc, a in sorted(notes.get(t.id, []), key=lambda x: -x[0]):
                     if a.id in used_abs:

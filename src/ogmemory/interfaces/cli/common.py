@@ -148,7 +148,9 @@ def fmt_pointer(prov: Provenance | None) -> str:
     if prov is None or not (prov.session_id or prov.commit):
         return "-"
     commit = f"@{prov.commit[:7]}" if prov.commit else ""
-    return f"session:{prov.session_id}{commit}" if prov.session_id else f"commit:{prov.commit[:7]}"
+    if prov.session_id:
+        return f"session:{prov.session_id}{commit}"
+    return f"commit:{(prov.commit or '')[:7]}"
 
 
 def table(
