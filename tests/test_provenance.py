@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from conftest import git_out, make_project, turn
+from conftest import git_out, make_project
 
 from ogmemory import Memory, NodeRecord, Provenance
 

@@ -16,7 +16,6 @@ from ogmemory import (
     InvalidInput,
     Memory,
     NotFound,
-    OgmemError,
     SessionNotFound,
     Settings,
 )

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ogmemory import Conflict, InvalidInput, Memory, Settings, SessionNotFound
+from ogmemory import Conflict, InvalidInput, Memory, SessionNotFound, Settings
 
 
 def _files(root: Path) -> set[str]:

@@ -9,7 +9,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .distill.pipeline import DistillReport, Distiller
+from .distill.pipeline import Distiller, DistillReport
 from .distill.types import Extractor
 from .errors import InvalidInput, NotFound
 from .knowledge.logstore import BatchInfo

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from .config import Settings
+from .distill.types import Extractor
+from .embed import Embedder
 from .entity.messages import message_fields
 from .entity.project_git import ProjectRegistry, agent_author
 from .entity.provenance import ProvenanceReader
@@ -19,8 +21,6 @@ from .entity.session_store import DEFAULT_PROJECT, SessionStore
 from .entity.titles import fallback_title, preview, start_title_thread
 from .errors import Conflict, InvalidInput, NotFound, ProjectNotFound, StorageError
 from .importers import Conversation
-from .distill.types import Extractor
-from .embed import Embedder
 from .knowledge_api import KnowledgeAPI
 from .recall_api import RecallAPI
 from .records import CommitInfo, Node, NodeRecord, Project, Provenance, SessionInfo, TurnResult

@@ -18,7 +18,7 @@ from .errors import InvalidInput, NotFound
 from .index.indexer import Indexer
 from .index.store import Doc, IndexStore
 from .index.text import fts_query
-from .recall.engine import RECIPES, RecallResult, Recaller
+from .recall.engine import RECIPES, Recaller, RecallResult
 
 if TYPE_CHECKING:
     from .config import Settings

@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..knowledge.models import Edge, Entity, TimelineEvent, from_dict
-from ..knowledge.store import KnowledgeBatch, KnowledgeBase, normalize_name
+from ..knowledge.store import KnowledgeBase, KnowledgeBatch, normalize_name
 from ..records import Provenance
 from .types import Candidate, EntityRef
 

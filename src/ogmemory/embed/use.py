@@ -15,7 +15,6 @@ callers that never embed.
 from __future__ import annotations
 
 import os
-
 import threading
 from collections.abc import Sequence
 from typing import Any
