@@ -110,7 +110,7 @@ class _Baselines:
     def __init__(self, turns: list[tuple[str, str]], embed: Callable[[list[str]], np.ndarray] | None) -> None:
         self.turns = turns  # (dia_id, rendered text)
         self.db = sqlite3.connect(":memory:")
-        self.db.execute("CREATE VIRTUAL TABLE t USING fts5(body, cjk, tokenize='unicode61 remove_diacritics 2')")
+        self.db.execute("CREATE VIRTUAL TABLE t USING fts5(body, cjk, tokenize='porter unicode61 remove_diacritics 2')")
         for i, (_, text) in enumerate(turns):
             body, cjk = fts_columns(text)
             self.db.execute("INSERT INTO t(rowid, body, cjk) VALUES (?, ?, ?)", (i, body, cjk))
