@@ -74,9 +74,10 @@ def demo(
     space: SpaceOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Import the LoCoMo development conversations and show the sessions recorded.
+    """Import the LoCoMo development conversations, distill them, and show what was recorded.
 
-    Running it again is harmless: sessions already imported are skipped.
+    Shows the sessions, what distillation derived (memories, facts, events), core.md, and one
+    bounded recall. Running it again is harmless: sessions already imported are skipped.
     """
     samples, found = load_samples(data)
     if found is None:
@@ -91,9 +92,17 @@ def demo(
     conversations = list(parse_locomo(samples))
     home = home or Path.cwd() / DEMO_HOME
     notice(f"Memory home: {home}")
+    question = next((str(qa["question"]) for s in samples for qa in s.get("qa", [])
+                     if qa.get("question")), "What happened recently?")
     with open_memory(home, account, space) as mem:
         result = run_import(mem, conversations)
         by_id = {s.session_id: s for s in mem.list_sessions()}
+        notice("Distilling (rule-based, no LLM) ...")
+        distilled = mem.sleep("deep")
+        knowledge = {"memories": len(mem.memories()), "facts": len(mem.facts()),
+                     "events": len(mem.timeline()), "batches": len(distilled.batches)}
+        core = mem.core()
+        recalled = mem.recall(question)
     sessions = [by_id[c.session_id] for c in conversations if c.session_id in by_id]
     if as_json:
         emit_json(
@@ -103,6 +112,9 @@ def demo(
                 "home": str(home),
                 "import": result.to_dict(),
                 "sessions": [s.to_dict() for s in sessions],
+                "knowledge": knowledge,
+                "core": core,
+                "recall": recalled.to_dict(),
             }
         )
         return
@@ -115,6 +127,12 @@ def demo(
         )
     )
     print_summary(result)
+    typer.echo(f"Distilled: {knowledge['memories']} memories, {knowledge['facts']} current facts, "
+               f"{knowledge['events']} timeline events.\n")
+    typer.echo(core)
+    typer.echo(f"Recall for {question!r}: {len(recalled.items)} items, {recalled.tokens} tokens")
+    for item in recalled.items[:3]:
+        typer.echo(f"  [{', '.join(item.cites)}] {item.text.splitlines()[0][:110]}")
     if sessions:
         typer.echo(
             f"Next: ogmem sessions show {sessions[0].session_id} --home {shlex.quote(str(home))}"
