@@ -271,3 +271,27 @@ def test_delete_while_others_read(home: Path) -> None:
         assert sid not in [s.session_id for s in Memory(home=home).list_sessions()]
         assert not (mem.tenant.sessions_dir / sid / "meta.json").exists()
         assert [p.name for p in mem.tenant.sessions_dir.iterdir() if p.name.startswith(".deleted")] == []
+
+
+def test_a_view_taken_mid_append_is_not_trusted(home: Path) -> None:
+    """A reader that loads between a writer's seq reservation and its node file must look
+    again before committing, or the turn would leave the node out."""
+    from ogmemory._files import atomic_write_json
+    from ogmemory.entity.session_git import HISTORY, GitSession
+    from ogmemory.records import Node
+
+    writer = Memory(home=home)
+    writer.append_message("s", {"role": "user", "content": "first"})
+    writer.commit_turn("s")
+    path = Path(writer.get_session("s").path)
+    reader = GitSession(path, "s")
+    # a writer's append, frozen between its two steps: 1. reserve the seq ...
+    nxt = Path(reader.repo.path) / "ogmemory.next"
+    seq = int(nxt.read_text())
+    nxt.write_text(str(seq + 1))
+    reader.refresh()  # ... a reader loads a view without the node being written ...
+    node = Node(id="late", seq=seq, role="user", content="second", parent_id=None,
+                event_time=1.0, ingestion_time=1.0)
+    atomic_write_json(path / HISTORY / node.filename, node.to_dict())  # ... 2. the node file
+    sha, _, node_ids = reader.commit("turn 2")
+    assert sha is not None and "late" in node_ids

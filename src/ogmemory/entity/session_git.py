@@ -174,6 +174,11 @@ class GitSession:
         self._next_seq = max((n.seq for n in self.nodes.values()), default=0) + 1
         self.head = self._initial_head(meta)
         self._stamp = stamp
+        if stamp[0] > self._next_seq:
+            # A seq is reserved but its node file is not there yet: a writer is between the two
+            # steps of an append (or died there). Look again next time instead of trusting
+            # this view, or a turn committed from it could leave that node out.
+            self._stamp = (-2, -2, None, "")
 
     def _tree_nodes(self, tree: pygit2.Tree) -> Iterable[Node]:
         if HISTORY not in tree:
