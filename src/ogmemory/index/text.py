@@ -13,7 +13,7 @@ import re
 import threading
 from functools import lru_cache
 
-__all__ = ["fts_columns", "fts_query", "query_terms"]
+__all__ = ["fts_columns", "fts_match", "fts_query", "query_terms"]
 
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -70,6 +70,10 @@ def query_terms(query: str) -> tuple[list[str], list[str]]:
         chars += [c for c in run if c not in STOPWORDS]
         pos = m.end()
     words += _latin_terms(query[pos:])
+    if any(len(w) > 1 and _CJK_CHAR.match(w) for w in words):
+        # Chinese words were found: single characters would only add matches of common
+        # characters (slow, and noise); they are for queries of one or two characters.
+        chars = []
     return list(dict.fromkeys(words)), list(dict.fromkeys(chars))
 
 
@@ -92,6 +96,11 @@ def fts_query(query: str) -> str | None:
     """An FTS5 MATCH expression: any content word in ``body``, any CJK character in ``cjk``.
     ``None`` when the query has nothing searchable."""
     words, chars = query_terms(query)
+    return fts_match(words, chars)
+
+
+def fts_match(words: list[str], chars: list[str]) -> str | None:
+    """The MATCH expression for chosen words and CJK characters (``None`` if there are none)."""
     parts = []
     if words:
         parts.append("body: (" + " OR ".join(_quote(w) for w in words) + ")")
