@@ -54,6 +54,7 @@ class RecallConfig:
     speaker_weight: float = 0.15  # a turn said by someone the question names
     excerpt_tokens: int = 40  # longer turns show their most relevant sentences (0: whole)
     use_dense: bool = True
+    dense_weight: float = 1.0  # weight of the vector ranking in the fusion (full text: 1)
     expand: bool = True
 
 
@@ -182,7 +183,7 @@ class Recaller:
             qvec = self.embed(query)
             dense_hits = self.store.dense(qvec, config.dense_limit)
             for rank, (rowid, _) in enumerate(dense_hits):
-                ranks[rowid] = ranks.get(rowid, 0.0) + 1.0 / (config.rrf_k + rank + 1)
+                ranks[rowid] = ranks.get(rowid, 0.0) + config.dense_weight / (config.rrf_k + rank + 1)
         stats.update(fts=len(fts_hits), dense=len(dense_hits))
         docs = self.store.docs(ranks)
         best = max(ranks.values(), default=1.0)
