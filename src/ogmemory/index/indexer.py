@@ -99,11 +99,15 @@ class Indexer:
 
     def _sync_sessions(self, session_ids: list[str]) -> None:
         """Session L0 abstract and L1 overview (the session's memories, else its opening)."""
+        wanted = set(session_ids)
         memories_by_session: dict[str, list[MemoryItem]] = {}
         for mem in self.kb.memories(include_disabled=True):
-            for ev in self.kb.evidence(mem.id)[:1]:
-                if ev.provenance is not None:
-                    memories_by_session.setdefault(ev.provenance.session_id, []).append(mem)
+            # a memory belongs to the session of its first evidence (direct lookups: this runs
+            # on every sync that touches a session)
+            first = self.kb.log.get("evidence", mem.evidence_ids[0]) if mem.evidence_ids else None
+            sid = ((first or {}).get("provenance") or {}).get("session_id")
+            if sid in wanted:
+                memories_by_session.setdefault(sid, []).append(mem)
         docs = []
         for sid in session_ids:
             turns = [d for d in self.store.children(f"session:{sid}:1", limit=100000)]
