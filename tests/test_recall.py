@@ -176,3 +176,29 @@ def test_recall_never_waits_for_embeddings(tmp_path: Path) -> None:
     assert mem.outbox_status()["pending"] > 0
     mem.drain_outbox()
     assert mem.outbox_status()["pending"] == 0
+
+
+def test_large_indexes_skip_words_that_are_everywhere(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from ogmemory.recall.engine import RECIPES
+
+    mem = make(tmp_path)
+    for i in range(30):
+        say(mem, f"s{i}", f"Morning tea number {i} with the usual biscuits.", "2026-02-01")
+    say(mem, "zebra", "We saw a zebra at the zoo with our morning tea.", "2026-02-02")
+    mem.sync_index()
+    recaller = mem._recaller()
+    config = replace(RECIPES["default"], common_min_docs=10, common_share=0.3)
+    result = recaller.recall("zebra tea morning", budget=2000, config=config)
+    assert set(result.stats["fts_skipped"]) == {"tea", "morning"}
+    assert "zebra" in result.items[0].text
+    plain = recaller.recall("zebra tea morning", budget=2000)  # small index: nothing skipped
+    assert "fts_skipped" not in plain.stats and "zebra" in plain.items[0].text
+
+
+def test_a_session_abstract_never_hides_its_own_turns(tmp_path: Path) -> None:
+    mem = make(tmp_path)
+    say(mem, "zebra", "We saw a zebra at the zoo with our morning tea.", "2026-02-02")
+    result = mem.recall("zebra")
+    assert result.items and "zebra" in result.items[0].text

@@ -147,6 +147,8 @@ class IndexStore:
         self._matrix = self._vec_buf
         self._matrix_rowids = self._id_buf
         self._vec_seq = 0
+        self._df: dict[str, int] = {}  # word -> documents holding it (cache for word_shares)
+        self._df_total = 0
         if path.exists() and _schema_of(path) not in (None, SCHEMA_VERSION):
             # The index is derived: an index of an older layout is rebuilt from the files.
             for suffix in ("", "-wal", "-shm"):
@@ -258,6 +260,29 @@ class IndexStore:
         except sqlite3.OperationalError:
             return []
         return [(int(r), -float(s)) for r, s in rows]
+
+    def word_shares(self, words: Sequence[str]) -> dict[str, float]:
+        """The share of documents each of ``words`` occurs in. Counts are cached and refreshed
+        when the index size moves by a tenth; a word not seen yet costs one FTS count."""
+        total = self.count()
+        if not total:
+            return {w: 0.0 for w in words}
+        if not (0.9 * self._df_total <= total <= 1.1 * self._df_total):
+            self._df.clear()
+            self._df_total = total
+        out: dict[str, float] = {}
+        for w in words:
+            df = self._df.get(w)
+            if df is None:
+                try:
+                    df = int(self.conn().execute(
+                        "SELECT count(*) FROM docs_fts WHERE docs_fts MATCH ?",
+                        ('body: "' + w.replace('"', '""') + '"',)).fetchone()[0])
+                except sqlite3.OperationalError:
+                    df = 0
+                self._df[w] = df
+            out[w] = df / total
+        return out
 
     def docs(self, rowids: Iterable[int]) -> dict[int, Doc]:
         ids = list(dict.fromkeys(rowids))

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..index.store import Doc, IndexStore
-from ..index.text import fts_query
+from ..index.text import fts_match, query_terms
 from .when import TimeQuery, parse_time_query
 
 __all__ = ["RECIPES", "RecallConfig", "RecallItem", "RecallResult", "Recaller"]
@@ -55,6 +55,8 @@ class RecallConfig:
     excerpt_tokens: int = 40  # longer turns show their most relevant sentences (0: whole)
     use_dense: bool = True
     dense_weight: float = 1.0  # weight of the vector ranking in the fusion (full text: 1)
+    common_share: float = 0.03  # in large indexes, full text skips words in more docs than this
+    common_min_docs: int = 20_000  # ... from this many documents on
     expand: bool = True
 
 
@@ -174,7 +176,16 @@ class Recaller:
         stats: dict[str, Any] = {}
         # --- 1. candidates: BM25 + dense, fused by reciprocal rank
         ranks: dict[int, float] = {}
-        match = fts_query(query)
+        words, chars = query_terms(query)
+        if len(words) > 1 and self.store.count() >= config.common_min_docs:
+            # In a large index, words found in a large share of all documents cost the most
+            # (BM25 scores every match) and rank the least (their IDF is near zero); the
+            # rarest word is always searched, and time words are handled by the rerank.
+            shares = self.store.word_shares(words)
+            rarest = min(words, key=lambda w: shares[w])
+            words = [w for w in words if w == rarest or shares[w] <= config.common_share]
+            stats["fts_skipped"] = sorted(set(shares) - set(words))
+        match = fts_match(words, chars)
         fts_hits = self.store.fts(match, config.fts_limit) if match else []
         for rank, (rowid, _) in enumerate(fts_hits):
             ranks[rowid] = ranks.get(rowid, 0.0) + 1.0 / (config.rrf_k + rank + 1)
@@ -196,8 +207,11 @@ class Recaller:
         seen: set[str] = set()
         for c in ranked:
             d = c.doc
+            # Abstracts that cite turns (memories, events, facts) are the same memory as those
+            # turns; session and entity abstracts only point the way and claim no turn.
+            cites_turns = d.session_id and d.kind in ("turn", "memory", "event", "fact")
             keys = {f"turn:{d.session_id}:{n}" for n in d.node_ids[: config.max_cites]} \
-                if d.session_id else {d.id}
+                if cites_turns else {d.id}
             if keys <= seen:
                 if d.kind != "turn":
                     cands.append(c)
