@@ -104,8 +104,8 @@ class Indexer:
         for mem in self.kb.memories(include_disabled=True):
             # a memory belongs to the session of its first evidence (direct lookups: this runs
             # on every sync that touches a session)
-            first = self.kb.log.get("evidence", mem.evidence_ids[0]) if mem.evidence_ids else None
-            sid = ((first or {}).get("provenance") or {}).get("session_id")
+            first_ev = self.kb.log.get("evidence", mem.evidence_ids[0]) if mem.evidence_ids else None
+            sid = ((first_ev or {}).get("provenance") or {}).get("session_id")
             if sid in wanted:
                 memories_by_session.setdefault(sid, []).append(mem)
         docs = []
