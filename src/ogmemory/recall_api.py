@@ -200,7 +200,7 @@ class RecallAPI:
     def _visibility(self) -> tuple[set[str], set[str]]:
         """(active memory ids, node ids evidencing an inactive memory), cached per batch."""
         self.kb.refresh()
-        key = len(self.kb.batches())
+        key = self.kb.log.version
         if key != self._vis_key:
             active = self.kb.active_memory_ids()
             hidden: set[str] = set()

@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..knowledge.models import Edge, Entity, TimelineEvent, from_dict
-from ..knowledge.store import KnowledgeBase, KnowledgeBatch, normalize_name
+from ..knowledge.store import KnowledgeBase, KnowledgeBatch, follow_merges, normalize_name
 from ..records import Provenance
 from .types import Candidate, EntityRef
 
@@ -72,14 +72,7 @@ class Linker:
         return None
 
     def _resolve(self, eid: str) -> str:
-        seen = set()
-        while eid not in seen:
-            seen.add(eid)
-            rec = self.batch.get("entity", eid)
-            if rec is None or not rec.get("merged_into"):
-                return eid
-            eid = rec["merged_into"]
-        return eid
+        return follow_merges(eid, self.batch.get)
 
     def link(self, ref: EntityRef, *, scope: str, support: str | None) -> str:
         """The id of the entity ``ref`` names, creating or extending it in this batch."""

@@ -94,7 +94,8 @@ class Indexer:
             parent=f"session:{rec.session_id}:1", session_id=rec.session_id, seq=node.seq,
             event_time=node.event_time, node_ids=(node.id,), cites=(cite or node.id,),
             prov={"session_id": rec.session_id, "project_id": rec.project_id, "commit": rec.commit,
-                  "node_ids": [node.id], "event_time": node.event_time},
+                  "node_ids": [node.id], "event_time": node.event_time,
+                  "speaker": _speaker(rec)},
         )
 
     def _sync_sessions(self, session_ids: list[str]) -> None:
@@ -113,7 +114,7 @@ class Indexer:
             turns = [d for d in self.store.children(f"session:{sid}:1", limit=100000)]
             if not turns:
                 continue
-            speakers = list(dict.fromkeys(t.text.split("] ", 1)[-1].split(":", 1)[0] for t in turns))
+            speakers = list(dict.fromkeys(str(t.prov.get("speaker", "")) for t in turns))
             first = turns[0]
             when = f"{_day(first.event_time)}" + (
                 f" to {_day(turns[-1].event_time)}" if _day(turns[-1].event_time) != _day(first.event_time) else "")

@@ -24,7 +24,7 @@ from .text import fts_columns
 
 __all__ = ["Doc", "IndexStore"]
 
-SCHEMA_VERSION = "2"  # 2: Porter stemming in the full-text index
+SCHEMA_VERSION = "3"  # 2: Porter stemming; 3: turns carry their speaker in prov
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs(

@@ -192,6 +192,11 @@ class LogStore:
         with self._lock:
             return len(self._state.get(kind, {}))
 
+    @property
+    def version(self) -> int:
+        """How many batches are committed (as far as this reader has seen): a cheap cache key."""
+        return len(self._order)
+
     def batches(self) -> list[BatchInfo]:
         with self._lock:
             return [self._batches[b] for b in self._order]

@@ -21,7 +21,7 @@ import threading
 import time
 import unicodedata
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ from ..records import Provenance
 from .logstore import Batch, BatchInfo, LogStore
 from .models import Edge, Entity, Evidence, MemoryItem, TimelineEvent, from_dict
 
-__all__ = ["KnowledgeBase", "normalize_name", "scope_allows"]
+__all__ = ["KnowledgeBase", "follow_merges", "normalize_name", "scope_allows"]
 
 _FILES = {"entity": "graph/entities.jsonl", "edge": "graph/edges.jsonl",
           "memory": "memories/memories.jsonl", "evidence": "memories/evidence.jsonl"}
@@ -44,6 +44,20 @@ def _route(kind: str, record: dict[str, Any]) -> str:
             when = (record.get("provenance") or {}).get("event_time") or 0
         return f"timeline/{datetime.fromtimestamp(float(when), timezone.utc):%Y-%m}.jsonl"
     return _FILES.get(kind) or f"records/{kind}.jsonl"
+
+
+def follow_merges(entity_id: str,
+                  get: Callable[[str, str], dict[str, Any] | None]) -> str:
+    """The surviving entity of ``entity_id`` along ``merged_into`` (``get(kind, id)`` reads a
+    record: the committed state, or a batch's view of it). Stops on a cycle."""
+    seen = set()
+    while entity_id not in seen:
+        seen.add(entity_id)
+        rec = get("entity", entity_id)
+        if rec is None or not rec.get("merged_into"):
+            return entity_id
+        entity_id = rec["merged_into"]
+    return entity_id
 
 
 def normalize_name(name: str) -> str:
@@ -75,7 +89,7 @@ class KnowledgeBase:
 
     def _derived(self) -> None:
         with self._lock:
-            key = len(self.log.batches())
+            key = self.log.version
             if key == self._cache_key:
                 return
             self._active = {m["id"] for m in self.log.all("memory")
@@ -87,7 +101,7 @@ class KnowledgeBase:
                     if key_name:
                         aliases.setdefault(key_name, ent["id"])
             self._aliases = aliases
-            self._cache_key = len(self.log.batches())
+            self._cache_key = self.log.version
 
     def active_memory_ids(self) -> set[str]:
         self.log.refresh()
@@ -104,14 +118,7 @@ class KnowledgeBase:
 
     def resolve_id(self, entity_id: str) -> str:
         """Follow ``merged_into`` to the surviving entity."""
-        seen = set()
-        while entity_id not in seen:
-            seen.add(entity_id)
-            rec = self.log.get("entity", entity_id)
-            if rec is None or not rec.get("merged_into"):
-                return entity_id
-            entity_id = rec["merged_into"]
-        return entity_id
+        return follow_merges(entity_id, self.log.get)
 
     def lookup(self, name: str) -> Entity | None:
         """The entity a name (or alias, or id) refers to."""

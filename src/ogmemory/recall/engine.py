@@ -289,8 +289,7 @@ class Recaller:
         d = c.doc
         score = c.score
         if d.kind == "turn" and config.speaker_weight:
-            speaker = d.text.split("] ", 1)[-1].split(":", 1)[0].lower()
-            if speaker in qwords:
+            if str(d.prov.get("speaker", "")).lower() in qwords:
                 score *= 1 + config.speaker_weight
         if d.event_time:
             age_days = max(0.0, now - d.event_time) / 86400
