@@ -55,8 +55,10 @@ class Settings:
     idle_minutes: float = 30.0
     #: Daily sleep (light then deep) at this local time, "HH:MM".
     daily_sleep_at: str = "03:00"
-    #: Embedder for the index: "use" (multilingual USE, shipped weights) or "none" (full text).
-    embedder: str | None = "use"
+    #: Embedder for the index: "e5" (multilingual-e5-small, retrieval-trained; default), "use"
+    #: (multilingual USE, faster to embed, weaker to rank) or "none" (full text only). Both models
+    #: ship inside their packages.
+    embedder: str | None = "e5"
     #: Run an in-process outbox worker thread (set False when ``ogmem worker`` processes run).
     index_worker: bool = True
 
@@ -86,7 +88,7 @@ class Settings:
             "distill_on_turn": env.get("OGMEM_DISTILL_ON_TURN", "1") not in ("0", "false", "no"),
             "idle_minutes": float(env.get("OGMEM_IDLE_MINUTES", "30")),
             "daily_sleep_at": env.get("OGMEM_DAILY_SLEEP_AT", "03:00"),
-            "embedder": env.get("OGMEM_EMBEDDER", "use"),
+            "embedder": env.get("OGMEM_EMBEDDER", "e5"),
             "index_worker": env.get("OGMEM_INDEX_WORKER", "1") not in ("0", "false", "no"),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})

@@ -217,7 +217,9 @@ class RecallAPI:
     def _embed_query(self, text: str) -> np.ndarray:
         emb = self.embedder
         assert emb is not None
-        vec: np.ndarray = emb.encode([text])[0]
+        # retrieval models embed a query differently from the passages it should find
+        encode = getattr(emb, "encode_query", emb.encode)
+        vec: np.ndarray = encode([text])[0]
         return vec
 
     def _recaller(self) -> Recaller:

@@ -107,14 +107,15 @@ class LocomoReport:
 class _Baselines:
     """BM25 / dense / RRF over the raw turns of one conversation."""
 
-    def __init__(self, turns: list[tuple[str, str]], embed: Callable[[list[str]], np.ndarray] | None) -> None:
+    def __init__(self, turns: list[tuple[str, str]], embed: Callable[[list[str]], np.ndarray] | None,
+                 embed_query: Callable[[list[str]], np.ndarray] | None = None) -> None:
         self.turns = turns  # (dia_id, rendered text)
         self.db = sqlite3.connect(":memory:")
         self.db.execute("CREATE VIRTUAL TABLE t USING fts5(body, cjk, tokenize='porter unicode61 remove_diacritics 2')")
         for i, (_, text) in enumerate(turns):
             body, cjk = fts_columns(text)
             self.db.execute("INSERT INTO t(rowid, body, cjk) VALUES (?, ?, ?)", (i, body, cjk))
-        self.embed = embed
+        self.embed = embed_query or embed
         self.matrix = embed([t for _, t in turns]) if embed else None
 
     def bm25(self, query: str) -> list[int]:
@@ -183,7 +184,8 @@ def run_locomo(data: Path, *, home: Path | None = None, run_out: Path | None = N
                      if isinstance(n.metadata.get("dia_id"), str)]
             known = {d for d, _ in turns}
             emb = mem.embedder
-            base_systems = _Baselines(turns, emb.encode if emb else None) if baselines else None
+            base_systems = _Baselines(turns, emb.encode if emb else None,
+                                      getattr(emb, "encode_query", None)) if baselines else None
             for qi, qa in enumerate(sample.get("qa", [])):
                 evidence = clean_evidence(qa.get("evidence"), known)
                 cat = int(qa.get("category", 0))

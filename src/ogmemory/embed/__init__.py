@@ -1,10 +1,13 @@
-"""Local sentence embedders: the ``Embedder`` Protocol, ``USEEmbedder``, ``make_embedder``.
+"""Local sentence embedders: the ``Embedder`` Protocol, ``E5Embedder``, ``USEEmbedder``, ``make_embedder``.
 
 Embeddings are local only, from a package that ships its weights; "none" is a valid setting
-(then the index is full-text only).
+(then the index is full-text only). An embedder may also offer ``encode_query`` for models that
+embed questions differently from the passages they should find (E5 does).
 
 >>> make_embedder("none") is None
 True
+>>> make_embedder().dim
+384
 >>> make_embedder("use").dim
 512
 """
@@ -13,18 +16,21 @@ from __future__ import annotations
 
 from ..errors import InvalidInput
 from .base import Embedder, l2_normalize
+from .e5 import E5Embedder
 from .use import USEEmbedder
 
-__all__ = ["EMBEDDER_NAMES", "Embedder", "USEEmbedder", "l2_normalize", "make_embedder"]
+__all__ = ["EMBEDDER_NAMES", "E5Embedder", "Embedder", "USEEmbedder", "l2_normalize", "make_embedder"]
 
 #: Names ``make_embedder`` accepts (case-insensitive).
-EMBEDDER_NAMES: tuple[str, ...] = ("use", "none")
+EMBEDDER_NAMES: tuple[str, ...] = ("use", "e5", "none")
 
-_ALIASES = {"use": "use", USEEmbedder.name: "use", "none": "none"}
+_ALIASES = {"use": "use", USEEmbedder.name: "use", "e5": "e5", E5Embedder.name: "e5",
+            "none": "none"}
 
 
-def make_embedder(name: str | None = "use") -> Embedder | None:
-    """The embedder called ``name``: ``"use"`` (default) or ``"none"``/``None`` for no vectors.
+def make_embedder(name: str | None = "e5") -> Embedder | None:
+    """The embedder called ``name``: ``"e5"`` (default), ``"use"``, or ``"none"``/``None`` for
+    no vectors.
 
     Building an embedder is cheap; the model loads on the first ``encode``. Any other name
     raises ``InvalidInput`` listing the valid ones.
@@ -43,6 +49,8 @@ def make_embedder(name: str | None = "use") -> Embedder | None:
     kind = _ALIASES.get(name.strip().lower())
     if kind == "use":
         return USEEmbedder()
+    if kind == "e5":
+        return E5Embedder()
     if kind == "none":
         return None
     choices = ", ".join(repr(n) for n in EMBEDDER_NAMES)

@@ -45,14 +45,14 @@ class RecallConfig:
     dense_limit: int = 60
     rrf_k: float = 60.0
     alpha: float = 0.6  # child weight in final = α·child + (1−α)·parent
-    window: int = 1  # turns on each side of a turn
+    window: int = 2  # turns on each side of a turn
     max_cites: int = 3  # an item cites at most this many turns
     recency_weight: float = 0.1
     importance_weight: float = 0.2
     time_weight: float = 0.6
     superseded_penalty: float = 0.5
-    speaker_weight: float = 0.15  # a turn said by someone the question names
-    excerpt_tokens: int = 40  # longer turns show their most relevant sentences (0: whole)
+    speaker_weight: float = 0.3  # a turn said by someone the question names
+    excerpt_tokens: int = 30  # longer turns show their most relevant sentences (0: whole)
     use_dense: bool = True
     dense_weight: float = 1.0  # weight of the vector ranking in the fusion (full text: 1)
     common_share: float = 0.03  # in large indexes, full text skips words in more docs than this
@@ -197,6 +197,13 @@ class Recaller:
                 ranks[rowid] = ranks.get(rowid, 0.0) + config.dense_weight / (config.rrf_k + rank + 1)
         stats.update(fts=len(fts_hits), dense=len(dense_hits))
         docs = self.store.docs(ranks)
+        qwords = {w.lower() for w in re.findall(r"\w+", query)}
+        if config.speaker_weight:
+            # a question about someone: what they said outranks what was said to them, before
+            # the cut to ``candidates`` (and again in the rerank)
+            for r, d in docs.items():
+                if d.kind == "turn" and str(d.prov.get("speaker", "")).lower() in qwords:
+                    ranks[r] *= 1 + config.speaker_weight
         best = max(ranks.values(), default=1.0)
         ranked = sorted((_Cand(d, ranks[r] / best, "search") for r, d in docs.items()
                          if self._visible(d, scopes, active, hidden_nodes)),
@@ -229,7 +236,6 @@ class Recaller:
             self._expand(pool, cands, scopes, active, hidden_nodes, config)
         stats["expanded"] = len(pool)
         # --- 3. rerank
-        qwords = {w.lower() for w in re.findall(r"\w+", query)}
         scored = [(self._rerank(c, tq, now, config, qwords), c) for c in pool.values()]
         scored.sort(key=lambda x: (-x[0], x[1].doc.rowid or 0))
         # --- 4. items within the budget

