@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ogmemory.embed import Embedder, USEEmbedder, make_embedder
+from ogmemory.embed import E5Embedder, Embedder, USEEmbedder, make_embedder
 from ogmemory.errors import InvalidInput
 from ogmemory.index.outbox import (
     DEAD,
@@ -420,9 +420,39 @@ def test_make_embedder() -> None:
     emb = make_embedder("USE")
     assert isinstance(emb, USEEmbedder) and isinstance(emb, Embedder)
     assert (emb.name, emb.dim) == ("use-multilingual-v3", 512)
-    assert isinstance(make_embedder(), USEEmbedder)
-    with pytest.raises(InvalidInput, match="unknown embedder 'word2vec'.*'use', 'none'"):
+    e5 = make_embedder()
+    assert isinstance(e5, E5Embedder) and isinstance(e5, Embedder)
+    assert (e5.name, e5.dim) == ("multilingual-e5-small-q4", 384)
+    assert isinstance(make_embedder("multilingual-e5-small-q4"), E5Embedder)
+    with pytest.raises(InvalidInput, match="unknown embedder 'word2vec'.*'use', 'e5', 'none'"):
         make_embedder("word2vec")
+
+
+def test_e5_embeds_queries_and_passages_apart_and_ranks_the_paraphrase_first() -> None:
+    e5 = E5Embedder(batch_size=2)
+    assert e5.encode([]).shape == (0, 384) and "not loaded" in repr(e5)
+    passages = ["Melanie signed up for a pottery class; working with clay calms her.",
+                "The quarterly report is due on Friday.", "我每天早上喝绿茶。",
+                "Caroline moved here from Sweden four years ago."]
+    docs = e5.encode(passages)  # 4 texts → chunks of 2
+    assert docs.dtype == np.float32 and docs.shape == (4, 384)
+    assert np.allclose(np.linalg.norm(docs, axis=1), 1.0, atol=1e-5)
+    assert np.allclose(docs, E5Embedder().encode(passages), atol=1e-4)  # chunking changes nothing
+    query = e5.encode_query(["What does Melanie do to relax?"])[0]
+    passage_form = e5.encode(["What does Melanie do to relax?"])[0]
+    assert not np.allclose(query, passage_form, atol=1e-3)  # the "query: " prefix is applied
+    assert int(np.argmax(docs @ query)) == 0
+    assert int(np.argmax(docs @ e5.encode_query(["早上喝什么茶"])[0])) == 2  # Chinese too
+    results: list[np.ndarray] = []
+    threads = [threading.Thread(target=lambda: results.append(e5.encode(passages)))
+               for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 3 and all(np.allclose(r, docs, atol=1e-4) for r in results)
+    with pytest.raises(InvalidInput, match="not a single string"):
+        e5.encode_query("a bare string")
 
 
 def test_use_embedder_is_lazy_thread_safe_and_chunked(use: USEEmbedder) -> None:

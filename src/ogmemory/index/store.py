@@ -397,6 +397,15 @@ class IndexStore:
                     break
             return out
 
+    def vectors(self, rowids: Sequence[int]) -> dict[int, np.ndarray]:
+        """The stored unit vectors of those ``rowids`` that have one."""
+        ids = [int(r) for r in rowids]
+        if not ids:
+            return {}
+        rows = self.conn().execute(
+            f"SELECT doc_rowid, v FROM vecs WHERE doc_rowid IN ({','.join('?' * len(ids))})", ids)
+        return {r: np.frombuffer(v, dtype=np.float32) for r, v in rows}
+
     def size_bytes(self) -> int:
         total = 0
         for suffix in ("", "-wal", "-shm"):

@@ -53,6 +53,8 @@ class RecallConfig:
     superseded_penalty: float = 0.5
     speaker_weight: float = 0.3  # a turn said by someone the question names
     excerpt_tokens: int = 30  # longer turns show their most relevant sentences (0: whole)
+    session_children: int = 2  # a session hit opens this many of its turns nearest the query
+    whole_items: int = 5  # the best items show their turns whole (no excerpts)
     use_dense: bool = True
     dense_weight: float = 1.0  # weight of the vector ranking in the fusion (full text: 1)
     common_share: float = 0.03  # in large indexes, full text skips words in more docs than this
@@ -190,6 +192,7 @@ class Recaller:
         for rank, (rowid, _) in enumerate(fts_hits):
             ranks[rowid] = ranks.get(rowid, 0.0) + 1.0 / (config.rrf_k + rank + 1)
         dense_hits: list[tuple[int, float]] = []
+        qvec: np.ndarray | None = None
         if config.use_dense and self.embed is not None:
             qvec = self.embed(query)
             dense_hits = self.store.dense(qvec, config.dense_limit)
@@ -233,7 +236,7 @@ class Recaller:
         tq = parse_time_query(query, now)
         pool: dict[str, _Cand] = {c.doc.id: c for c in cands}
         if config.expand:
-            self._expand(pool, cands, scopes, active, hidden_nodes, config)
+            self._expand(pool, cands, scopes, active, hidden_nodes, config, qvec)
         stats["expanded"] = len(pool)
         # --- 3. rerank
         scored = [(self._rerank(c, tq, now, config, qwords), c) for c in pool.values()]
@@ -252,7 +255,8 @@ class Recaller:
         return min(time.time(), latest) if latest else time.time()
 
     def _expand(self, pool: dict[str, _Cand], cands: list[_Cand], scopes: Sequence[str] | None,
-                active: set[str], hidden_nodes: set[str], config: RecallConfig) -> None:
+                active: set[str], hidden_nodes: set[str], config: RecallConfig,
+                qvec: np.ndarray | None = None) -> None:
         a = config.alpha
         child_ids: dict[str, float] = {}
         for c in cands:
@@ -271,9 +275,18 @@ class Recaller:
                     for (fid,) in rows:
                         child_ids[fid] = max(child_ids.get(fid, 0.0), (1 - a) * c.score)
             elif d.kind == "session":
-                for t in self.store.children(f"session:{d.session_id}:1", limit=400):
+                turns = self.store.children(f"session:{d.session_id}:1", limit=400)
+                for t in turns:
                     if t.id in pool:
                         pool[t.id].score = max(pool[t.id].score, a * pool[t.id].score + (1 - a) * c.score)
+                if qvec is not None and config.session_children:
+                    # the session matched as a whole: open its turns closest to the query
+                    vecs = self.store.vectors([t.rowid for t in turns if t.rowid is not None])
+                    near = sorted((float(vecs[t.rowid] @ qvec), t.id) for t in turns
+                                  if t.rowid in vecs)[-config.session_children:]
+                    for _, tid in near:
+                        own = pool[tid].score if tid in pool else 0.0
+                        child_ids[tid] = max(child_ids.get(tid, 0.0), a * own + (1 - a) * c.score)
             elif d.kind == "turn" and config.window > 0 and d.session_id and d.seq is not None:
                 # 1 hop along the conversation DAG: the messages right before and after
                 for t in self.store.session_window(d.session_id, d.seq, config.window, config.window):
@@ -385,26 +398,34 @@ class Recaller:
                     # only what the turn does not already say: a resolved date, a fact's span
                     if len(attached) < 2 and _adds_information(a, t):
                         attached.append(a)
-            shown = [self._excerpt(t.text, terms or set(), config.excerpt_tokens) for t in group]
-            lines = shown + [f"  ({a.text})" for a in attached]
-            item = RecallItem(
-                text="\n".join(lines), kind="turns", score=round(sc, 6),
-                cites=tuple(t.cites[0] for t in group if t.cites),
-                node_ids=tuple(n for t in group for n in t.node_ids),
-                session_id=seed.session_id, commit=seed.prov.get("commit"),
-                event_time=seed.event_time,
-                doc_ids=tuple(t.id for t in group) + tuple(a.id for a in attached))
-            fits = self._fits(item, spent, budget)
-            if fits is None and attached:  # try without the annotations
-                item = replace(item, text="\n".join(shown),
-                               doc_ids=tuple(t.id for t in group))
+            limit = config.excerpt_tokens if len(items) >= config.whole_items else 0
+            short = config.excerpt_tokens or 30
+            # what fits: the group with its notes, without them, then its best turn cut short
+            attempts = [(group, attached, limit)] + ([(group, [], limit)] if attached else [])
+            attempts.append(([seed], [], short))
+            fits = None
+            for members, shown_notes, cut in attempts:
+                item = self._turns_item(members, shown_notes, seed, sc, terms or set(), cut)
                 fits = self._fits(item, spent, budget)
+                if fits is not None:
+                    group = members
+                    break
             if fits is None:
                 continue
             items.append(fits)
             spent += fits.tokens
             used.update(t.id for t in group)
         return items
+
+    def _turns_item(self, group: list[Doc], attached: list[Doc], seed: Doc, score: float,
+                    terms: set[str], limit: int) -> RecallItem:
+        shown = [self._excerpt(t.text, terms, limit) for t in group]
+        return RecallItem(
+            text="\n".join(shown + [f"  ({a.text})" for a in attached]), kind="turns",
+            score=round(score, 6), cites=tuple(t.cites[0] for t in group if t.cites),
+            node_ids=tuple(n for t in group for n in t.node_ids),
+            session_id=seed.session_id, commit=seed.prov.get("commit"), event_time=seed.event_time,
+            doc_ids=tuple(t.id for t in group) + tuple(a.id for a in attached))
 
     def _excerpt(self, text: str, terms: set[str], limit: int) -> str:
         """A long turn cut to its sentences that matter most for the query (in order), so the
