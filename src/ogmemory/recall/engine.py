@@ -269,10 +269,7 @@ class Recaller:
             elif d.kind == "entity":
                 ent = d.prov.get("entity")
                 if ent:
-                    rows = self.store.conn().execute(
-                        "SELECT id FROM docs WHERE kind='fact' AND (prov LIKE ? ) LIMIT 10",
-                        (f'%"{ent}"%',)).fetchall()
-                    for (fid,) in rows:
+                    for fid in self.store.entity_facts(str(ent)):
                         child_ids[fid] = max(child_ids.get(fid, 0.0), (1 - a) * c.score)
             elif d.kind == "session":
                 turns = self.store.children(f"session:{d.session_id}:1", limit=400)
