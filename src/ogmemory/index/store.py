@@ -22,7 +22,7 @@ import numpy as np
 from .outbox import Outbox
 from .text import fts_columns
 
-__all__ = ["Doc", "IndexStore"]
+__all__ = ["Doc", "IndexStore", "one_blas_thread"]
 
 SCHEMA_VERSION = "4"  # 2: Porter stemming; 3: turns carry their speaker in prov; 4: entity_facts
 
@@ -104,7 +104,7 @@ _SEQ = _COLUMNS.index("seq")
 _BLAS: Any = None
 
 
-def _one_blas_thread() -> Any:
+def one_blas_thread() -> Any:
     """BLAS limited to the calling thread for one product. A matrix-vector product is bound by
     memory, not arithmetic, and BLAS worker threads that spin beside the OpenMP threads of the
     embedder (two busy-waiting pools on few cores) stall each other: p95 5 ms -> 100 ms."""
@@ -408,7 +408,7 @@ class IndexStore:
             self._load_vectors()
             if self._matrix.size == 0:
                 return []
-            with _one_blas_thread():
+            with one_blas_thread():
                 scores = self._matrix @ query_vec.astype(np.float32)
             k = min(limit * 2, len(scores))
             top = np.argpartition(-scores, k - 1)[:k]

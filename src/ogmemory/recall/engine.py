@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..index.store import Doc, IndexStore
+from ..index.store import Doc, IndexStore, one_blas_thread
 from ..index.text import fts_match, query_terms
 from .when import TimeQuery, parse_time_query
 
@@ -53,6 +53,7 @@ class RecallConfig:
     superseded_penalty: float = 0.5
     speaker_weight: float = 0.3  # a turn said by someone the question names
     excerpt_tokens: int = 30  # longer turns show their most relevant sentences (0: whole)
+    mmr: float = 0.5  # candidates: weight of novelty against relevance (0: ranking order)
     session_children: int = 2  # a session hit opens this many of its turns nearest the query
     whole_items: int = 5  # the best items show their turns whole (no excerpts)
     use_dense: bool = True
@@ -211,6 +212,8 @@ class Recaller:
         ranked = sorted((_Cand(d, ranks[r] / best, "search") for r, d in docs.items()
                          if self._visible(d, scopes, active, hidden_nodes)),
                         key=lambda c: (-c.score, c.doc.rowid or 0))
+        if config.mmr and qvec is not None and ranked:
+            ranked = self._diversify(ranked, config)
         # At most ``candidates`` distinct memories: a turn and the abstractions citing it
         # (memory, event, fact) are one memory seen at different levels, not several.
         cands: list[_Cand] = []
@@ -248,6 +251,32 @@ class Recaller:
         if tq.has_range:
             stats["time_range"] = [tq.start, tq.end]
         return RecallResult(query, tuple(items), tokens, budget, stats=stats)
+
+    def _diversify(self, ranked: list[_Cand], config: RecallConfig) -> list[_Cand]:
+        """Maximal marginal relevance over the head of the ranking: each next candidate is the
+        one most relevant and least like those already taken, so a question with several
+        answers ("what activities ...") gets several of them rather than one told many ways."""
+        head, tail = ranked[: config.candidates * 3], ranked[config.candidates * 3:]
+        found = self.store.vectors([c.doc.rowid for c in head if c.doc.rowid is not None])
+        if not found:
+            return ranked
+        dim = len(next(iter(found.values())))
+        vecs = np.zeros((len(head), dim), dtype=np.float32)  # no vector: like nothing
+        for i, c in enumerate(head):
+            if c.doc.rowid in found:
+                vecs[i] = found[c.doc.rowid]
+        relevance = (1 - config.mmr) * np.array([c.score for c in head])
+        likeness = np.zeros(len(head), dtype=np.float32)
+        taken = np.zeros(len(head), dtype=bool)
+        out: list[_Cand] = []
+        with one_blas_thread():
+            for _ in range(len(head)):
+                value = np.where(taken, -np.inf, relevance - config.mmr * likeness)
+                i = int(np.argmax(value))
+                taken[i] = True
+                out.append(head[i])
+                likeness = np.maximum(likeness, vecs @ vecs[i])
+        return out + tail
 
     def _now(self) -> float:
         row = self.store.conn().execute("SELECT max(event_time) FROM docs").fetchone()
