@@ -178,6 +178,37 @@ def test_recall_never_waits_for_embeddings(tmp_path: Path) -> None:
     assert mem.outbox_status()["pending"] == 0
 
 
+def test_changing_the_embedder_re_embeds_the_index(tmp_path: Path) -> None:
+    mem = make(tmp_path, embedder="none")  # full text only: no vectors, no embedding jobs
+    fill(mem)
+    mem.sync_index()
+    docs = mem.index_stats()["documents"]
+    assert mem.index_stats()["vectors"] == 0 and mem.outbox_status()["pending"] == 0
+    mem.close()
+
+    use = make(tmp_path, embedder="use")  # what was written without vectors gets them now
+    assert use.outbox_status()["pending"] == docs
+    use.drain_outbox()
+    assert use.index_stats()["vectors"] == docs
+    conn = sqlite3.connect(use.index_path)
+    assert {d for (d,) in conn.execute("SELECT DISTINCT dim FROM vecs")} == {512}
+    use.close()
+
+    e5 = make(tmp_path, embedder="e5")  # another model: its vectors replace the old ones
+    assert e5.index_stats()["vectors"] == 0
+    result = e5.recall("Where does Lena live?")  # full text while the vectors are missing
+    assert not result.fallback and "Berlin" in texts(result)
+    e5.drain_outbox()
+    assert e5.index_stats()["vectors"] == docs
+    assert {d for (d,) in conn.execute("SELECT DISTINCT dim FROM vecs")} == {384}
+    result = e5.recall("Which city is Lena's home now?")
+    assert not result.fallback and result.stats["dense"] > 0 and "Berlin" in texts(result)
+    e5.close()
+    again = make(tmp_path, embedder="e5")  # the same embedder again: nothing to redo
+    assert again.outbox_status()["pending"] == 0 and again.index_stats()["vectors"] == docs
+    conn.close()
+
+
 def test_large_indexes_skip_words_that_are_everywhere(tmp_path: Path) -> None:
     from dataclasses import replace
 

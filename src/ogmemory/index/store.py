@@ -10,6 +10,7 @@ be deleted and rebuilt from the files at any time.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
@@ -23,6 +24,8 @@ from .outbox import Outbox
 from .text import fts_columns
 
 __all__ = ["Doc", "IndexStore", "one_blas_thread"]
+
+log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = "4"  # 2: Porter stemming; 3: turns carry their speaker in prov; 4: entity_facts
 
@@ -175,6 +178,36 @@ class IndexStore:
             Outbox.ensure_schema(conn)
             conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)",
                          (SCHEMA_VERSION,))
+        if embedder_name:
+            self._adopt_embedder(embedder_name)
+
+    def _adopt_embedder(self, name: str) -> None:
+        """Vectors of two embedders are not comparable. When the configured embedder is not the
+        one this index was last embedded with, its vectors are dropped; then every document
+        without a vector (also those written while the embedder was "none") is queued to be
+        embedded. Until the workers catch up, recall finds those documents by full text."""
+        conn = self.conn()
+        with self._lock:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                row = conn.execute("SELECT value FROM meta WHERE key='embedder'").fetchone()
+                previous = json.loads(row[0]) if row else None
+                if previous != name:
+                    if previous is not None:
+                        log.warning("index %s: embedder %s replaces %s; re-embedding every "
+                                    "document", self.path, name, previous)
+                        conn.execute("DELETE FROM vecs")
+                        conn.execute("DELETE FROM vec_log")
+                    missing = conn.execute(
+                        "SELECT rowid, id, text FROM docs WHERE rowid NOT IN "
+                        "(SELECT doc_rowid FROM vecs) ORDER BY rowid").fetchall()
+                    for rowid, doc_id, text in missing:
+                        Outbox.enqueue(conn, "embed", doc_id, {"rowid": rowid, "text": text[:2000]})
+                    self.set_meta(conn, "embedder", name)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
 
     def conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
