@@ -446,6 +446,10 @@ class Recaller:
     def _turns_item(self, group: list[Doc], attached: list[Doc], seed: Doc, score: float,
                     terms: set[str], limit: int) -> RecallItem:
         shown = [self._excerpt(t.text, terms, limit) for t in group]
+        for i in range(len(shown) - 1, 0, -1):  # a day stated once per run of lines
+            day = _DAY.match(shown[i])
+            if day and shown[i - 1].startswith(day.group()):
+                shown[i] = shown[i][day.end():]
         return RecallItem(
             text="\n".join(shown + [f"  ({a.text})" for a in attached]), kind="turns",
             score=round(score, 6), cites=tuple(t.cites[0] for t in group if t.cites),
@@ -531,6 +535,7 @@ class Recaller:
         return RecallResult(query, tuple(items), used, budget, fallback=True, reason=reason)
 
 
+_DAY = re.compile(r"\[\d{4}-\d{2}-\d{2}\] ")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|(?<=\])\s+(?=\[)|\s+(?=\[shares a photo)")
 _STOP = {"what", "when", "where", "who", "why", "how", "did", "does", "do", "is", "are", "was",
          "the", "a", "an", "of", "to", "in", "on", "for", "and", "or", "with", "her", "his",
