@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -33,7 +34,7 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=2000)
     parser.add_argument("--samples", type=int)
     args = parser.parse_args()
-    console = Console()
+    console = Console(width=None if sys.stdout.isatty() else 120)
     report = run_locomo(find_data(args.data), home=args.home, run_out=args.run_out,
                         budget=args.budget, samples=args.samples,
                         progress=lambda msg: console.print(f"[dim]{msg}[/dim]"))

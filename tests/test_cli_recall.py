@@ -405,6 +405,7 @@ def test_bench_locomo_writes_the_run_file_and_prints_the_tables(
     )
     assert "LoCoMo evidence recall @ 2000 tokens" in result.stdout
     assert "BM25 turns" in result.stdout and "per system" in result.stdout
+    assert "answer in ctx" in result.stdout and "…" not in result.stdout  # nothing cut short
     questions = json.loads(sample.read_text())[0]["qa"]
     lines = [json.loads(line) for line in run.read_text().splitlines()]
     assert len(lines) == len(questions)

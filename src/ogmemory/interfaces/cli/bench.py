@@ -98,6 +98,8 @@ def bench_locomo(
         typer.echo(f"No question in {data} has evidence turns that could be scored.")
     else:
         console = stdout_console()
+        if not console.is_terminal:  # a file or pipe: wide enough for both tables unwrapped
+            console.width = 120
         for tab in report_tables(report):
             console.print(tab)
     if run_out is not None:
