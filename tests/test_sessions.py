@@ -587,3 +587,19 @@ def test_non_finite_numbers_are_refused(mem: Memory) -> None:
         mem.append_message("s-nan", {"role": "user", "content": "x",
                                      "metadata": {"score": float("nan")}})
     assert mem.list_sessions() == []
+
+
+def test_a_reused_session_id_is_distilled_and_indexed_again(mem: Memory) -> None:
+    turn(mem, "s1", "I live in Lisbon.")
+    turn(mem, "s1", "My dog is called Rex.")
+    mem.sleep("deep")
+    mem.sync_index()
+    old_seqs = [n.seq for n in mem.get_nodes("s1")]
+    mem.delete_session("s1")
+    turn(mem, "s1", "My sister Ana moved to Oslo last year.")  # the same id, a new session
+    new = mem.get_nodes("s1")
+    assert min(n.seq for n in new) > max(old_seqs)  # numbering goes on from the deleted one
+    mem.sleep("deep")  # the cursors kept for "s1" must not skip the new turns
+    assert any("Oslo" in m.text for m in mem.memories())
+    assert any("Oslo" in i.text for i in mem.recall("Where did Ana move?").items)
+    fsck(session_dir(mem, "s1"))

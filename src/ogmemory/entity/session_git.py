@@ -88,6 +88,28 @@ class GitSession:
         atomic_write_json(path / "meta.json", meta, fsync=fsync)
         return cls(path, session_id, fsync=fsync)
 
+    @staticmethod
+    def next_seq_of(path: Path) -> int:
+        """The next seq the session at ``path`` would give a node (1 for an empty one)."""
+        try:
+            reserved = int((path / ".git" / "ogmemory.next").read_bytes() or 0)
+        except (FileNotFoundError, ValueError):
+            reserved = 0
+        try:
+            with os.scandir(path / HISTORY) as entries:
+                seqs = [int(e.name.split("-", 1)[0]) for e in entries if e.name[:1].isdigit()]
+        except FileNotFoundError:
+            seqs = []
+        return max(reserved, max(seqs, default=0) + 1)
+
+    def continue_seq(self, next_seq: int) -> None:
+        """Number this (new, empty) session's nodes from ``next_seq`` on."""
+        with self.lock:
+            if self.nodes:
+                raise InvalidInput(f"session {self.session_id} already has nodes")
+            atomic_write_bytes(self._next_path, str(next_seq).encode(), fsync=self.fsync)
+            self._next_seq = next_seq
+
     # ------------------------------------------------------------------ loading
 
     def _history_stamp(self) -> tuple[int, int, str | None, str]:

@@ -196,9 +196,19 @@ class SessionStore:
                 # An invalid leftover (no meta.json): move it aside rather than mix histories.
                 path.rename(path.with_name(f".invalid-{session_id}-{uuid.uuid4().hex[:6]}"))
             session = GitSession.create(path, session_id, meta, fsync=self.fsync)
+            retired = (read_json(self._retired_path) or {}).get(session_id)
+            if isinstance(retired, int) and retired > 1:
+                # The id was used before: number on from where the deleted session stopped, so
+                # cursors kept per session id (distillation, index) see the new turns as new.
+                session.continue_seq(retired)
             if project_path is not None:
                 self._edit_locations(session_id, str(path))
             return self._remember(session)
+
+    @property
+    def _retired_path(self) -> Path:
+        """Deleted session ids and the next seq each would have used."""
+        return self.tenant.sessions_dir / ".retired-seqs.json"
 
     def _project_sessions_dir(self, project_path: Path) -> Path:
         """Where this tenant's sessions live inside a project directory: the seed's
@@ -267,11 +277,16 @@ class SessionStore:
         # Rename first (atomic): from then on the session is gone for every reader, and
         # readers that still hold it cannot write into the tree rmtree is removing.
         tomb = path.with_name(f".deleted-{session_id}-{uuid.uuid4().hex[:8]}")
-        if session is not None:
-            with session.lock:
+        with file_lock(self.tenant.sessions_dir / ".create.lock"):
+            next_seq = GitSession.next_seq_of(path)
+            if session is not None:
+                with session.lock:
+                    path.rename(tomb)
+            else:
                 path.rename(tomb)
-        else:
-            path.rename(tomb)
+            retired = read_json(self._retired_path) or {}
+            retired[session_id] = max(next_seq, int(retired.get(session_id, 0)))
+            atomic_write_json(self._retired_path, retired, fsync=self.fsync)
         self._edit_locations(session_id, None)
         try:
             shutil.rmtree(tomb)
