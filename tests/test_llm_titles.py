@@ -43,6 +43,7 @@ def test_llm_title_once_and_never_over_a_manual_one(llm_mem: Memory) -> None:
     assert title == meta["title"]
     assert title.strip() and len(title) <= 80
     assert title != fallback_title(FIRST)  # the model's title replaced the first-line fallback
+    assert meta["_titled_by"] == "smollm2"  # no model of its own: the configured one
 
     # A second turn does not title again: no background work starts, nothing changes.
     turn(mem, "s1", "Also move the reports database.")
@@ -64,4 +65,16 @@ def test_llm_title_once_and_never_over_a_manual_one(llm_mem: Memory) -> None:
     mem.wait_background(60)
     assert mem.get_session("s2").title == "Chosen early"
     assert not meta_of(mem, "s2").get("_titled")
+    mem.close()
+
+
+@pytest.mark.timeout(120)
+def test_llm_title_asks_the_sessions_own_model_first(llm_mem: Memory) -> None:
+    mem = llm_mem
+    mem.create_session("s9", model="smollm2-of-the-session")  # llama.cpp serves it under any name
+    turn(mem, "s9", FIRST)
+    mem.wait_background(60)
+    meta = meta_of(mem, "s9")
+    assert meta["_titled"] is True and meta["_titled_by"] == "smollm2-of-the-session"
+    assert mem.get_session("s9").title != fallback_title(FIRST)
     mem.close()

@@ -278,11 +278,12 @@ class Memory(KnowledgeAPI, RecallAPI):
             sid = session.session_id
             thread = start_title_thread(
                 self.settings.llm, first_user.text, reply,
-                lambda title: self._apply_llm_title(sid, title))
+                lambda title, model: self._apply_llm_title(sid, title, model),
+                model=meta.get("model") or None)
             self._background.append(thread)
 
-    def _apply_llm_title(self, session_id: str, title: str) -> None:
-        self._store(session_id).set_auto_title(session_id, title, llm=True)
+    def _apply_llm_title(self, session_id: str, title: str, model: str) -> None:
+        self._store(session_id).set_auto_title(session_id, title, llm=True, model=model)
 
     def wait_background(self, timeout: float | None = None) -> None:
         """Wait for background work (LLM titles, fast-path distillation) of this instance."""

@@ -254,8 +254,10 @@ class SessionStore:
         session.write_meta(**changes)
         return self.info(session_id)
 
-    def set_auto_title(self, session_id: str, title: str, *, llm: bool) -> bool:
-        """Apply an automatic title unless a manual one exists (or an LLM title already ran)."""
+    def set_auto_title(self, session_id: str, title: str, *, llm: bool,
+                       model: str | None = None) -> bool:
+        """Apply an automatic title unless a manual one exists (or an LLM title already ran);
+        ``model`` (the one that wrote an LLM title) is kept as ``_titled_by``."""
         session = self.open(session_id)
         with session.lock:
             meta = session.read_meta()
@@ -264,6 +266,8 @@ class SessionStore:
             changes: dict[str, Any] = {"title": title}
             if llm:
                 changes["_titled"] = True
+                if model:
+                    changes["_titled_by"] = model
             session.write_meta(**changes)
             return True
 

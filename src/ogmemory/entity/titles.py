@@ -11,6 +11,7 @@ import logging
 import re
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from ..config import LLMSettings
@@ -51,28 +52,38 @@ def clean_llm_title(raw: str) -> str:
     return text[:80]
 
 
-def generate_llm_title(settings: LLMSettings, user_text: str, assistant_text: str) -> str:
-    client = ChatClient(settings)
-    try:
-        raw = client.complete(
-            [{"role": "system", "content": TITLE_PROMPT},
-             {"role": "user", "content": f"User: {user_text[:500]}\n\nAssistant: {assistant_text[:500]}"}],
-            max_tokens=50, temperature=0.3,
-        )
-    finally:
-        client.close()
-    return clean_llm_title(raw)
+def generate_llm_title(settings: LLMSettings, user_text: str, assistant_text: str, *,
+                       model: str | None = None) -> tuple[str, str]:
+    """``(title, model used)``. The session's own ``model`` is asked first (it is already in
+    use, seed 001 §3.3); if that call fails, the model configured in ``settings``."""
+    messages = [{"role": "system", "content": TITLE_PROMPT},
+                {"role": "user", "content": f"User: {user_text[:500]}\n\nAssistant: {assistant_text[:500]}"}]
+    candidates = list(dict.fromkeys(m for m in (model, settings.model) if m))
+    for i, name in enumerate(candidates):
+        client = ChatClient(replace(settings, model=name))
+        try:
+            raw = client.complete(messages, max_tokens=50, temperature=0.3)
+        except Exception:
+            if i == len(candidates) - 1:
+                raise
+            log.info("title: model %r failed, trying %r", name, candidates[i + 1], exc_info=True)
+            continue
+        finally:
+            client.close()
+        return clean_llm_title(raw), name
+    raise AssertionError("unreachable: settings.model is always a candidate")
 
 
 def start_title_thread(settings: LLMSettings, user_text: str, assistant_text: str,
-                       apply: Callable[[str], None]) -> threading.Thread:
-    """Generate a title in a daemon thread; ``apply`` is called with it on success."""
+                       apply: Callable[[str, str], None], *, model: str | None = None,
+                       ) -> threading.Thread:
+    """Generate a title in a daemon thread; ``apply(title, model)`` is called on success."""
 
     def run() -> None:
         try:
-            title = generate_llm_title(settings, user_text, assistant_text)
+            title, used = generate_llm_title(settings, user_text, assistant_text, model=model)
             if title:
-                apply(title)
+                apply(title, used)
         except Exception:  # background work: a failure must never reach the user
             log.warning("LLM title generation failed", exc_info=True)
 
