@@ -146,3 +146,27 @@ def test_unreachable_llm_only_logs(home: Path, caplog: pytest.LogCaptureFixture)
     mem.wait_background()
     assert mem.get_session("s1").title == "Deploy the app to staging"
     mem.close()
+
+
+def test_an_automatic_title_never_lands_over_a_rename_made_meanwhile(mem: Memory) -> None:
+    import threading
+
+    from ogmemory._files import atomic_write_json, file_lock
+
+    turn(mem, "s1", "Plan the billing migration")
+    path = Path(mem.get_session("s1").path)
+    store = mem._store("s1")  # type: ignore[attr-defined]
+    result: list[bool] = []
+    # Another process renaming the session holds its lock while it writes meta.json.
+    with file_lock(path / ".git" / "ogmemory.lock"):
+        worker = threading.Thread(target=lambda: result.append(
+            store.set_auto_title("s1", "An LLM title", llm=True, model="m")))
+        worker.start()
+        worker.join(0.5)
+        assert worker.is_alive()  # the automatic title waits for the lock before it reads
+        meta = json.loads((path / "meta.json").read_text())
+        atomic_write_json(path / "meta.json", {**meta, "title": "Mine", "title_manual": True})
+    worker.join(10)
+    assert result == [False]
+    assert mem.get_session("s1").title == "Mine"
+    assert "_titled_by" not in meta_of(mem, "s1")

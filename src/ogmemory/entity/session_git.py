@@ -21,7 +21,7 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -266,8 +266,18 @@ class GitSession:
 
     def write_meta(self, **changes: Any) -> dict[str, Any]:
         """Merge ``changes`` into meta.json atomically (read-modify-write under the file lock)."""
+        return self.edit_meta(lambda _: changes) or self.meta
+
+    def edit_meta(self, decide: Callable[[dict[str, Any]], dict[str, Any] | None]
+                  ) -> dict[str, Any] | None:
+        """``decide(meta)`` returns the changes to merge, or ``None`` for none; both the read it
+        sees and the write happen under the file lock, so no other process writes in between.
+        Returns the new meta, or ``None`` if nothing was written."""
         with self.lock, self._file_lock():
             meta = self.read_meta()
+            changes = decide(dict(meta))
+            if changes is None:
+                return None
             meta.update(changes)
             atomic_write_json(self.path / "meta.json", meta, fsync=self.fsync)
             self.meta = meta

@@ -259,17 +259,20 @@ class SessionStore:
         """Apply an automatic title unless a manual one exists (or an LLM title already ran);
         ``model`` (the one that wrote an LLM title) is kept as ``_titled_by``."""
         session = self.open(session_id)
-        with session.lock:
-            meta = session.read_meta()
+
+        def decide(meta: dict[str, Any]) -> dict[str, Any] | None:
+            # read under the same file lock as the write: a rename in another process
+            # cannot land between the check and the write
             if meta.get("title_manual") or (llm and meta.get("_titled")):
-                return False
+                return None
             changes: dict[str, Any] = {"title": title}
             if llm:
                 changes["_titled"] = True
                 if model:
                     changes["_titled_by"] = model
-            session.write_meta(**changes)
-            return True
+            return changes
+
+        return session.edit_meta(decide) is not None
 
     def delete(self, session_id: str) -> None:
         """Seed 001 §3.7: drop from the cache, remove the directory, drop the locations entry."""
