@@ -73,6 +73,10 @@ class Distiller:
         self.registry = registry
         self.extractor = extractor
         self.batch_nodes = max(1, batch_nodes)
+        # (log version, memory index, evidence nodes) as this distiller's last batch left them:
+        # reused by the next batch while no other batch came in between (fast path: O(batch),
+        # not O(memories), per turn)
+        self._memo: tuple[int, dict[tuple[str, ...], str] | None, dict[str, set[str]] | None] | None = None
 
     @property
     def views_dir(self) -> Path:
@@ -150,7 +154,11 @@ class Distiller:
             linker = Linker(self.kb, batch)
             reconciler = Reconciler(self.kb, batch, linker)
             stats = dict(result.stats) if result else {}
+            before = self.kb.log.version
             applier = _Applier(self, batch, linker, reconciler, records)
+            if self._memo is not None and self._memo[0] == before:
+                applier.reuse(self._memo[1], self._memo[2])
+            self._memo = None  # the applier edits them in place: valid again only after commit
             for cand in candidates:
                 applier.apply(cand)
             for project_id, commit in commits:
@@ -169,6 +177,8 @@ class Distiller:
                 log.info("distill batch conflict (attempt %d): %s", attempt + 1, exc)
                 continue
             assert info is not None
+            if self.kb.log.version == before + 1:
+                self._memo = (before + 1, *applier.built())
             report.batches.append(info.id)
             report.nodes += len(records)
             report.project_commits += len(commits)
@@ -227,6 +237,14 @@ class _Applier:
                       "candidates_invalid": 0}
         self._index: dict[tuple[str, ...], str] | None = None
         self._ev_nodes: dict[str, set[str]] | None = None
+
+    def reuse(self, index: dict[tuple[str, ...], str] | None,
+              ev_nodes: dict[str, set[str]] | None) -> None:
+        self._index, self._ev_nodes = index, ev_nodes
+
+    def built(self) -> tuple[dict[tuple[str, ...], str] | None, dict[str, set[str]] | None]:
+        """The lookups as this batch leaves them (``None``: never needed, so never built)."""
+        return self._index, self._ev_nodes
 
     def _memory_index(self) -> dict[tuple[str, ...], str]:
         if self._index is None:
@@ -314,6 +332,8 @@ class _Applier:
             attrs={"key": list(key), "confidence": cand.confidence},
         )
         index[key] = mem.id
+        if self._ev_nodes is not None:
+            self._ev_nodes[mem.id] = set(prov.node_ids)
         self.stats["memories_new"] += 1
         return mem.id
 
