@@ -233,3 +233,24 @@ def test_a_session_abstract_never_hides_its_own_turns(tmp_path: Path) -> None:
     say(mem, "zebra", "We saw a zebra at the zoo with our morning tea.", "2026-02-02")
     result = mem.recall("zebra")
     assert result.items and "zebra" in result.items[0].text
+
+
+def test_routing_abstracts_take_at_most_four_candidate_slots(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from ogmemory.recall.engine import RECIPES
+
+    mem = make(tmp_path)
+    for i in range(12):  # twelve sessions whose abstracts all match the question
+        say(mem, f"kayak{i}", f"Kayak trip number {i} on the river went well.",
+            f"2026-03-{i + 1:02d}", reply="Kayak trips sound fun.")
+    mem.sleep("deep")
+    mem.sync_index()
+    assert mem.index.count("session") >= 12
+    result = mem.recall("kayak trip on the river")
+    assert result.stats["routes"] == 4 and result.stats["candidates"] > 4
+    turns = sum(len(i.cites) for i in result.items)
+    wide = mem._recaller().recall("kayak trip on the river", budget=2000,
+                                  config=replace(RECIPES["default"], max_routes=30))
+    assert wide.stats["routes"] > 4  # without the cap, session abstracts crowd the candidates
+    assert turns >= sum(len(i.cites) for i in wide.items)

@@ -54,6 +54,7 @@ class RecallConfig:
     speaker_weight: float = 0.3  # a turn said by someone the question names
     excerpt_tokens: int = 30  # longer turns show their most relevant sentences (0: whole)
     mmr: float = 0.5  # candidates: weight of novelty against relevance (0: ranking order)
+    max_routes: int = 4  # of the candidates, session and entity abstracts (they only route)
     session_children: int = 2  # a session hit opens this many of its turns nearest the query
     whole_items: int = 5  # the best items show their turns whole (no excerpts)
     use_dense: bool = True
@@ -218,6 +219,7 @@ class Recaller:
         # (memory, event, fact) are one memory seen at different levels, not several.
         cands: list[_Cand] = []
         seen: set[str] = set()
+        routes = 0
         for c in ranked:
             d = c.doc
             # Abstracts that cite turns (memories, events, facts) are the same memory as those
@@ -229,11 +231,16 @@ class Recaller:
                 if d.kind != "turn":
                     cands.append(c)
                 continue
+            if d.kind in ("session", "entity"):
+                if routes >= config.max_routes:
+                    continue
+                routes += 1
             if len(seen) >= config.candidates:
                 break
             cands.append(c)
             seen |= keys
         stats["candidates"] = len(cands)
+        stats["routes"] = routes
         # --- 2. expansion
         now = at if at is not None else self._now()
         tq = parse_time_query(query, now)
