@@ -187,6 +187,8 @@ class IndexStore:
         without a vector (also those written while the embedder was "none") is queued to be
         embedded. Until the workers catch up, recall finds those documents by full text."""
         conn = self.conn()
+        if self.get_meta("embedder") == name:
+            return  # the common case: no write transaction just to open the index
         with self._lock:
             conn.execute("BEGIN IMMEDIATE")
             try:
