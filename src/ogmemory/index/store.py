@@ -120,7 +120,12 @@ def one_blas_thread() -> Any:
 
 
 def _json_tuple(text: str) -> tuple[str, ...]:
-    return () if text == "[]" else tuple(json.loads(text))
+    if text == "[]":
+        return ()
+    if text.startswith('["') and text.endswith('"]') and '"' not in text[2:-2] \
+            and "\\" not in text:
+        return (text[2:-2],)  # one plain string, the usual turn: no JSON parser needed
+    return tuple(json.loads(text))
 
 
 def _row_to_doc(row: Sequence[Any]) -> Doc:
