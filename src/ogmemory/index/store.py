@@ -379,6 +379,21 @@ class IndexStore:
             (parent, limit))
         return [_row_to_doc(r) for r in rows]
 
+    def child_refs(self, parent: str, limit: int = 200) -> list[tuple[int, str]]:
+        """``(rowid, id)`` of ``parent``'s children, in order (no documents decoded)."""
+        return [(r, i) for r, i in self.conn().execute(
+            "SELECT rowid, id FROM docs WHERE parent=? ORDER BY seq, rowid LIMIT ?", (parent, limit))]
+
+    def window_ids(self, session_id: str, seq: int, before: int, after: int) -> list[str]:
+        """Ids of the turn documents of ``session_window`` (no documents decoded)."""
+        rows = self.conn().execute(
+            "SELECT id, seq FROM docs WHERE session_id=? AND kind='turn' AND seq BETWEEN ? AND ? "
+            "ORDER BY seq", (session_id, seq - before * 4, seq + after * 4)).fetchall()
+        idx = next((i for i, r in enumerate(rows) if r[1] == seq), None)
+        if idx is None:
+            return []
+        return [r[0] for r in rows[max(0, idx - before): idx + after + 1]]
+
     def session_window(self, session_id: str, seq: int, before: int, after: int) -> list[Doc]:
         """Turn documents of a session around ``seq`` (in order)."""
         rows = self.conn().execute(

@@ -308,24 +308,24 @@ class Recaller:
                     for fid in self.store.entity_facts(str(ent)):
                         child_ids[fid] = max(child_ids.get(fid, 0.0), (1 - a) * c.score)
             elif d.kind == "session":
-                turns = self.store.children(f"session:{d.session_id}:1", limit=400)
-                for t in turns:
-                    if t.id in pool:
-                        pool[t.id].score = max(pool[t.id].score, a * pool[t.id].score + (1 - a) * c.score)
+                refs = self.store.child_refs(f"session:{d.session_id}:1", limit=400)
+                for _, tid in refs:
+                    if tid in pool:
+                        pool[tid].score = max(pool[tid].score, a * pool[tid].score + (1 - a) * c.score)
                 if qvec is not None and config.session_children:
                     # the session matched as a whole: open its turns closest to the query
-                    vecs = self.store.vectors([t.rowid for t in turns if t.rowid is not None])
-                    near = sorted((float(vecs[t.rowid] @ qvec), t.id) for t in turns
-                                  if t.rowid in vecs)[-config.session_children:]
+                    vecs = self.store.vectors([rowid for rowid, _ in refs])
+                    near = sorted((float(vecs[rowid] @ qvec), tid) for rowid, tid in refs
+                                  if rowid in vecs)[-config.session_children:]
                     for _, tid in near:
                         own = pool[tid].score if tid in pool else 0.0
                         child_ids[tid] = max(child_ids.get(tid, 0.0), a * own + (1 - a) * c.score)
             elif d.kind == "turn" and config.window > 0 and d.session_id and d.seq is not None:
                 # 1 hop along the conversation DAG: the messages right before and after
-                for t in self.store.session_window(d.session_id, d.seq, config.window, config.window):
-                    if t.id != d.id:
-                        own = pool[t.id].score if t.id in pool else 0.0
-                        child_ids[t.id] = max(child_ids.get(t.id, 0.0), a * own + (1 - a) * c.score)
+                for tid in self.store.window_ids(d.session_id, d.seq, config.window, config.window):
+                    if tid != d.id:
+                        own = pool[tid].score if tid in pool else 0.0
+                        child_ids[tid] = max(child_ids.get(tid, 0.0), a * own + (1 - a) * c.score)
         found = self.store.docs_by_id(child_ids)
         for cid, score in child_ids.items():
             doc = found.get(cid)
