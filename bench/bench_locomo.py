@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 
 from rich.console import Console
 
 from ogmemory.benchmarks.data import find_locomo
-from ogmemory.benchmarks.locomo import report_tables, run_locomo
+from ogmemory.benchmarks.locomo import print_report, run_locomo
 
 
 def find_data(arg: str | None) -> Path:
@@ -34,12 +33,11 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=2000)
     parser.add_argument("--samples", type=int)
     args = parser.parse_args()
-    console = Console(width=None if sys.stdout.isatty() else 120)
+    console = Console()
     report = run_locomo(find_data(args.data), home=args.home, run_out=args.run_out,
                         budget=args.budget, samples=args.samples,
                         progress=lambda msg: console.print(f"[dim]{msg}[/dim]"))
-    for table in report_tables(report):
-        console.print(table)
+    print_report(report, console)
 
 
 if __name__ == "__main__":

@@ -56,7 +56,7 @@ from rich.table import Table
 from threadpoolctl import ThreadpoolController
 
 from ogmemory import Memory, Settings
-from ogmemory.embed import make_embedder
+from ogmemory.embed import encode_queries, make_embedder
 from ogmemory.index.store import Doc, IndexStore
 from ogmemory.index.text import fts_query
 
@@ -667,7 +667,7 @@ def measure(
     embed_times = []
     for q in timed:
         start = time.perf_counter()
-        getattr(embedder, "encode_query", embedder.encode)([q])
+        encode_queries(embedder, [q])
         embed_times.append((time.perf_counter() - start) * 1000)
     conn = sqlite3.connect(f"file:{index_path}?mode=ro", uri=True)
     bm25_times = []
@@ -695,7 +695,7 @@ def measure(
     blas = ThreadpoolController()
     for q in timed:
         start = time.perf_counter()
-        qv = getattr(embedder, "encode_query", embedder.encode)([q])[0]
+        qv = encode_queries(embedder, [q])[0]
         with blas.limit(limits=1, user_api="blas"):  # as IndexStore.dense does
             scores = matrix @ qv
         top = np.argpartition(-scores, 59)[:60]

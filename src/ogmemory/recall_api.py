@@ -217,9 +217,9 @@ class RecallAPI:
     def _embed_query(self, text: str) -> np.ndarray:
         emb = self.embedder
         assert emb is not None
-        # retrieval models embed a query differently from the passages it should find
-        encode = getattr(emb, "encode_query", emb.encode)
-        vec: np.ndarray = encode([text])[0]
+        from .embed import encode_queries
+
+        vec: np.ndarray = encode_queries(emb, [text])[0]
         return vec
 
     def _recaller(self) -> Recaller:

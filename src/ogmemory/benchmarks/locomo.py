@@ -32,12 +32,13 @@ from typing import Any
 import numpy as np
 
 from ..config import Settings
+from ..embed import Embedder, encode_queries
 from ..importers import parse_locomo, read_locomo
 from ..index.text import fts_columns, fts_query
 from ..memory import Memory
 from ..recall_api import count_tokens
 
-__all__ = ["CATEGORIES", "LocomoReport", "clean_evidence", "run_locomo"]
+__all__ = ["CATEGORIES", "LocomoReport", "clean_evidence", "print_report", "run_locomo"]
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 _DIA = re.compile(r"D\d+:\d+")
@@ -107,16 +108,15 @@ class LocomoReport:
 class _Baselines:
     """BM25 / dense / RRF over the raw turns of one conversation."""
 
-    def __init__(self, turns: list[tuple[str, str]], embed: Callable[[list[str]], np.ndarray] | None,
-                 embed_query: Callable[[list[str]], np.ndarray] | None = None) -> None:
+    def __init__(self, turns: list[tuple[str, str]], embedder: Embedder | None) -> None:
         self.turns = turns  # (dia_id, rendered text)
         self.db = sqlite3.connect(":memory:")
         self.db.execute("CREATE VIRTUAL TABLE t USING fts5(body, cjk, tokenize='porter unicode61 remove_diacritics 2')")
         for i, (_, text) in enumerate(turns):
             body, cjk = fts_columns(text)
             self.db.execute("INSERT INTO t(rowid, body, cjk) VALUES (?, ?, ?)", (i, body, cjk))
-        self.embed = embed_query or embed
-        self.matrix = embed([t for _, t in turns]) if embed else None
+        self.embedder = embedder
+        self.matrix = embedder.encode([t for _, t in turns]) if embedder else None
 
     def bm25(self, query: str) -> list[int]:
         match = fts_query(query)
@@ -126,9 +126,9 @@ class _Baselines:
             "SELECT rowid FROM t WHERE t MATCH ? ORDER BY rank LIMIT 200", (match,))]
 
     def dense(self, query: str) -> list[int]:
-        if self.embed is None or self.matrix is None:
+        if self.embedder is None or self.matrix is None:
             return []
-        scores = self.matrix @ self.embed([query])[0]
+        scores = self.matrix @ encode_queries(self.embedder, [query])[0]
         return [int(i) for i in np.argsort(-scores)[:200]]
 
     def rrf(self, query: str) -> list[int]:
@@ -184,8 +184,7 @@ def run_locomo(data: Path, *, home: Path | None = None, run_out: Path | None = N
                      if isinstance(n.metadata.get("dia_id"), str)]
             known = {d for d, _ in turns}
             emb = mem.embedder
-            base_systems = _Baselines(turns, emb.encode if emb else None,
-                                      getattr(emb, "encode_query", None)) if baselines else None
+            base_systems = _Baselines(turns, emb) if baselines else None
             for qi, qa in enumerate(sample.get("qa", [])):
                 evidence = clean_evidence(qa.get("evidence"), known)
                 cat = int(qa.get("category", 0))
@@ -268,3 +267,12 @@ def report_tables(report: LocomoReport) -> list[Any]:
                                f"{s['p50_ms']:.1f}", f"{s['p95_ms']:.1f}")
     tables.append(detail)
     return tables
+
+
+def print_report(report: LocomoReport, console: Any) -> None:
+    """Print both tables on a rich ``console``; to a file or pipe, 120 columns wide (enough
+    for both unwrapped)."""
+    if not console.is_terminal:
+        console.width = 120
+    for table in report_tables(report):
+        console.print(table)

@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from ..errors import InvalidInput, StorageError
 
-__all__ = ["Embedder", "check_texts", "encode_chunked", "l2_normalize"]
+__all__ = ["Embedder", "check_texts", "encode_chunked", "encode_queries", "l2_normalize"]
 
 
 @runtime_checkable
@@ -92,3 +92,12 @@ def encode_chunked(texts: Sequence[str], encode: Callable[[list[str]], npt.Array
     if out.shape != (len(batch), dim):
         raise StorageError(f"{model} model returned shape {out.shape}, expected {(len(batch), dim)}")
     return l2_normalize(out)
+
+
+def encode_queries(embedder: Embedder, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+    """``texts`` embedded as questions: ``encode_query`` where the model has one (retrieval
+    models such as E5 embed a question differently from the passages it should find), else
+    ``encode``."""
+    encode = getattr(embedder, "encode_query", embedder.encode)
+    out: npt.NDArray[np.float32] = encode(texts)
+    return out

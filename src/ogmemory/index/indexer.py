@@ -20,12 +20,13 @@ from ..records import NodeRecord
 from ..storage.protocols import ProvenanceSource
 from .store import Doc, IndexStore
 
-__all__ = ["Indexer", "turn_doc_id"]
+__all__ = ["Indexer", "day_label", "turn_doc_id"]
 
 _SESSION_L1_CHARS = 2000
 
 
-def _day(t: float | None) -> str:
+def day_label(t: float | None) -> str:
+    """The UTC day a document's text is dated with ("[2026-01-10] ...")."""
     return datetime.fromtimestamp(t or 0, timezone.utc).strftime("%Y-%m-%d")
 
 
@@ -90,7 +91,7 @@ class Indexer:
         scope = f"project:{rec.project_id}" if rec.project_id != "default" else "global"
         return Doc(
             id=turn_doc_id(rec.session_id, node.id), kind="turn", level=2,
-            text=f"[{_day(node.event_time)}] {_speaker(rec)}: {body}", scope=scope,
+            text=f"[{day_label(node.event_time)}] {_speaker(rec)}: {body}", scope=scope,
             parent=f"session:{rec.session_id}:1", session_id=rec.session_id, seq=node.seq,
             event_time=node.event_time, node_ids=(node.id,), cites=(cite or node.id,),
             prov={"session_id": rec.session_id, "project_id": rec.project_id, "commit": rec.commit,
@@ -116,8 +117,8 @@ class Indexer:
                 continue
             speakers = list(dict.fromkeys(str(t.prov.get("speaker", "")) for t in turns))
             first = turns[0]
-            when = f"{_day(first.event_time)}" + (
-                f" to {_day(turns[-1].event_time)}" if _day(turns[-1].event_time) != _day(first.event_time) else "")
+            when = f"{day_label(first.event_time)}" + (
+                f" to {day_label(turns[-1].event_time)}" if day_label(turns[-1].event_time) != day_label(first.event_time) else "")
             opening = " ".join(t.text.split(": ", 1)[-1] for t in turns[:3])[:300]
             l0 = f"Session {sid} ({when}) with {', '.join(speakers[:4])}: {opening}"
             mems = memories_by_session.get(sid, [])
@@ -220,7 +221,7 @@ class Indexer:
             p = ev.provenance
             return Doc(
                 id=f"event:{ev.id}", kind="event", level=0,
-                text=f"[{_day(ev.event_time)}] {ev.summary}", scope=ev.scope,
+                text=f"[{day_label(ev.event_time)}] {ev.summary}", scope=ev.scope,
                 session_id=p.session_id or None, event_time=ev.event_time,
                 superseded=bool(ev.superseded_by), importance=ev.importance, support=ev.support,
                 node_ids=p.node_ids, cites=self._cites(p.session_id, p.node_ids) if p.session_id else (),
@@ -229,7 +230,7 @@ class Indexer:
         if kind == "edge":
             edge = Edge.from_json(rec)
             p = edge.provenance
-            span = f"{_day(edge.valid_from)} → {_day(edge.valid_to) if edge.valid_to else 'now'}"
+            span = f"{day_label(edge.valid_from)} → {day_label(edge.valid_to) if edge.valid_to else 'now'}"
             return Doc(
                 id=f"edge:{edge.id}", kind="fact", level=0, text=f"{edge.fact} ({span})",
                 scope=edge.scope, session_id=p.session_id or None, event_time=edge.event_time,

@@ -101,7 +101,6 @@ class Doc:
 _COLUMNS = ("rowid", "id", "kind", "level", "parent", "session_id", "seq", "text", "scope",
             "event_time", "valid_from", "valid_to", "superseded", "importance", "support",
             "node_ids", "cites", "prov")
-_SEQ = _COLUMNS.index("seq")
 
 
 _BLAS: Any = None
@@ -322,10 +321,11 @@ class IndexStore:
             return []
         return [(int(r), -float(s)) for r, s in rows]
 
-    def word_shares(self, words: Sequence[str]) -> dict[str, float]:
-        """The share of documents each of ``words`` occurs in. Counts are cached and refreshed
-        when the index size moves by a tenth; a word not seen yet costs one FTS count."""
-        total = self.count()
+    def word_shares(self, words: Sequence[str], total: int | None = None) -> dict[str, float]:
+        """The share of documents each of ``words`` occurs in (``total``: the document count,
+        if the caller has it). Counts are cached and refreshed when the index size moves by a
+        tenth; a word not seen yet costs one FTS count."""
+        total = self.count() if total is None else total
         if not total:
             return {w: 0.0 for w in words}
         if not (0.9 * self._df_total <= total <= 1.1 * self._df_total):
@@ -396,14 +396,9 @@ class IndexStore:
 
     def session_window(self, session_id: str, seq: int, before: int, after: int) -> list[Doc]:
         """Turn documents of a session around ``seq`` (in order)."""
-        rows = self.conn().execute(
-            f"SELECT {', '.join(_COLUMNS)} FROM docs WHERE session_id=? AND kind='turn' "
-            "AND seq BETWEEN ? AND ? ORDER BY seq", (session_id, seq - before * 4, seq + after * 4)
-        ).fetchall()
-        idx = next((i for i, r in enumerate(rows) if r[_SEQ] == seq), None)
-        if idx is None:
-            return []
-        return [_row_to_doc(r) for r in rows[max(0, idx - before): idx + after + 1]]
+        ids = self.window_ids(session_id, seq, before, after)
+        found = self.docs_by_id(ids)
+        return [found[i] for i in ids if i in found]
 
     def latest(self, limit: int, kinds: Sequence[str]) -> list[Doc]:
         marks = ",".join("?" * len(kinds))

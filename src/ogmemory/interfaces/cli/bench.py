@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from ...benchmarks.locomo import report_tables, run_locomo
+from ...benchmarks.locomo import print_report, run_locomo
 from ...config import Settings
 from ...errors import InvalidInput
 from .common import notice, stdout_console
@@ -97,10 +97,6 @@ def bench_locomo(
     if not report.rows:
         typer.echo(f"No question in {data} has evidence turns that could be scored.")
     else:
-        console = stdout_console()
-        if not console.is_terminal:  # a file or pipe: wide enough for both tables unwrapped
-            console.width = 120
-        for tab in report_tables(report):
-            console.print(tab)
+        print_report(report, stdout_console())
     if run_out is not None:
         notice(f"run file: {run_out}")
