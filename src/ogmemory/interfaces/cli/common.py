@@ -7,7 +7,7 @@ so ``ogmem ... --json | jq`` always sees clean JSON.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -151,6 +151,23 @@ def fmt_pointer(prov: Provenance | None) -> str:
     if prov.session_id:
         return f"session:{prov.session_id}{commit}"
     return f"commit:{(prov.commit or '')[:7]}"
+
+
+def show_records(
+    as_json: bool,
+    records: Sequence[Any],
+    title: str,
+    columns: Sequence[str],
+    row: Callable[[Any], Sequence[object]],
+    *,
+    no_wrap: Iterable[str] = (),
+) -> None:
+    """What a listing command prints: the records as JSON (``to_dict`` each), else a table of
+    one ``row(record)`` per record."""
+    if as_json:
+        emit_json([r.to_dict() for r in records])
+        return
+    stdout_console().print(table(title, columns, [row(r) for r in records], no_wrap=no_wrap))
 
 
 def table(

@@ -16,17 +16,18 @@ from ...errors import NotFound
 from ...knowledge.models import Edge, Entity
 from ...memory import Memory
 from .common import (
-    UNWRAPPED,
     AccountOption,
     HomeOption,
     JsonOption,
     ScopeOption,
     SpaceOption,
+    UNWRAPPED,
     emit_json,
     fmt_day,
     fmt_pointer,
     open_memory,
     parse_when,
+    show_records,
     stdout_console,
     table,
 )
@@ -122,17 +123,8 @@ def list_entities(
     """List the entities that something enabled still supports."""
     with open_memory(home, account, space) as mem:
         entities = mem.entities(type=type_, scope=scope)
-    if as_json:
-        emit_json([e.to_dict() for e in entities])
-        return
-    stdout_console().print(
-        table(
-            f"{len(entities)} entity(ies)",
-            ("ID", "Type", "Name", "Aliases", "Scope"),
-            [_entity_row(e) for e in entities],
-            no_wrap=UNWRAPPED,
-        )
-    )
+    show_records(as_json, entities, f"{len(entities)} entity(ies)",
+                 ("ID", "Type", "Name", "Aliases", "Scope"), _entity_row, no_wrap=UNWRAPPED)
 
 
 @graph_app.command("show")

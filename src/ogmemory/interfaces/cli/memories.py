@@ -13,16 +13,17 @@ import typer
 
 from ...knowledge.models import Evidence, MemoryItem
 from .common import (
-    UNWRAPPED,
     AccountOption,
     HomeOption,
     JsonOption,
     ScopeOption,
     SpaceOption,
+    UNWRAPPED,
     emit_json,
     fmt_pointer,
     fmt_time,
     open_memory,
+    show_records,
     stdout_console,
     table,
 )
@@ -72,18 +73,10 @@ def list_memories(
         if type_ is not None:
             mem.schema.get(type_)  # an unknown type is a typo, not an empty list
         items = mem.memories(include_disabled=not enabled_only, type=type_, scope=scope)
-    if as_json:
-        emit_json([m.to_dict() for m in items])
-        return
-    rows = [(m.id, m.type, m.scope, f"{_state(m)} v{m.version}", m.source, m.text) for m in items]
-    stdout_console().print(
-        table(
-            f"{len(items)} memory(ies)",
-            ("ID", "Type", "Scope", "State", "Source", "Text"),
-            rows,
-            no_wrap=UNWRAPPED,
-        )
-    )
+    show_records(as_json, items, f"{len(items)} memory(ies)",
+                 ("ID", "Type", "Scope", "State", "Source", "Text"),
+                 lambda m: (m.id, m.type, m.scope, f"{_state(m)} v{m.version}", m.source, m.text),
+                 no_wrap=UNWRAPPED)
 
 
 @memories_app.command("show")

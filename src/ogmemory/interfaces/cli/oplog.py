@@ -13,14 +13,15 @@ import typer
 
 from ...knowledge.logstore import BatchInfo, Op
 from .common import (
-    UNWRAPPED,
     AccountOption,
     HomeOption,
     JsonOption,
     SpaceOption,
+    UNWRAPPED,
     emit_json,
     fmt_time,
     open_memory,
+    show_records,
     stdout_console,
     table,
 )
@@ -50,21 +51,12 @@ def _by_kind(info: BatchInfo) -> str:
 def _list(home: Any, account: Any, space: Any, as_json: bool) -> None:
     with open_memory(home, account, space) as mem:
         infos = mem.batches()
-    if as_json:
-        emit_json([b.to_dict() for b in infos])
-        return
-    rows = [
-        (b.id, fmt_time(b.time), b.reason, len(b.ops), _by_kind(b), b.rolled_back_by or "-")
-        for b in infos
-    ]
-    stdout_console().print(
-        table(
-            f"{len(infos)} batch(es), oldest first",
-            ("ID", "Time", "Reason", "Ops", "By kind", "Rolled back by"),
-            rows,
-            no_wrap=UNWRAPPED,
-        )
-    )
+    show_records(
+        as_json, infos, f"{len(infos)} batch(es), oldest first",
+        ("ID", "Time", "Reason", "Ops", "By kind", "Rolled back by"),
+        lambda b: (b.id, fmt_time(b.time), b.reason, len(b.ops), _by_kind(b),
+                   b.rolled_back_by or "-"),
+        no_wrap=UNWRAPPED)
 
 
 def _given(ctx: typer.Context, name: str, value: Any) -> Any:

@@ -15,8 +15,7 @@ from .common import (
     emit_json,
     fmt_time,
     open_memory,
-    stdout_console,
-    table,
+    show_records,
 )
 
 __all__ = ["project_app"]
@@ -96,17 +95,9 @@ def project_log(
     """Show the commits the agent made in a project, newest first."""
     with open_memory(home, account, space) as mem:
         commits = mem.project_log(project_id, limit)
-    if as_json:
-        emit_json([c.to_dict() for c in commits])
-        return
-    rows = [(c.sha[:10], fmt_time(c.time), c.author, c.message) for c in commits]
-    stdout_console().print(
-        table(
-            f"Project {project_id}: {len(commits)} agent commit(s)",
-            ("Commit", "Time", "Author", "Message"),
-            rows,
-        )
-    )
+    show_records(as_json, commits, f"Project {project_id}: {len(commits)} agent commit(s)",
+                 ("Commit", "Time", "Author", "Message"),
+                 lambda c: (c.sha[:10], fmt_time(c.time), c.author, c.message))
 
 
 @project_app.command("list")
@@ -119,10 +110,5 @@ def list_projects(
     """List the bound projects."""
     with open_memory(home, account, space) as mem:
         projects = mem.list_projects()
-    if as_json:
-        emit_json([p.to_dict() for p in projects])
-        return
-    rows = [(p.project_id, p.name, p.path, fmt_time(p.created_at)) for p in projects]
-    stdout_console().print(
-        table(f"{len(projects)} project(s)", ("ID", "Name", "Path", "Bound"), rows)
-    )
+    show_records(as_json, projects, f"{len(projects)} project(s)", ("ID", "Name", "Path", "Bound"),
+                 lambda p: (p.project_id, p.name, p.path, fmt_time(p.created_at)))

@@ -17,7 +17,7 @@ import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -27,16 +27,17 @@ from ...memory import Memory
 from ...recall.engine import RecallResult
 from ...tenancy import validate_id
 from .common import (
-    UNWRAPPED,
     AccountOption,
     HomeOption,
     JsonOption,
     ScopeOption,
     SpaceOption,
+    UNWRAPPED,
     emit_json,
     fmt_time,
     notice,
     parse_when,
+    show_records,
     stdout_console,
     table,
 )
@@ -327,25 +328,12 @@ def git_log(
         raise InvalidInput("give exactly one of --project P or --session S")
     with open_reader(home, account, space) as mem:
         commits = mem.git_log(project, session_id=session, limit=limit)
-    if as_json:
-        emit_json([c.to_dict() for c in commits])
-        return
-    # a session's commits name the DAG nodes of their turn; a project's, the agent that made them
-    rows: list[tuple[Any, ...]] = [
-        (
-            c.sha[:10],
-            fmt_time(c.time),
-            ", ".join(c.node_ids) if session else c.author,
-            c.message,
-        )
-        for c in commits
-    ]
     what = f"Session {session}" if session else f"Project {project}"
-    stdout_console().print(
-        table(
-            f"{what}: {len(commits)} commit(s)",
-            ("Commit", "Time", "Nodes" if session else "Author", "Message"),
-            rows,
-            no_wrap=("Commit", "Time"),
-        )
+    # a session's commits name the DAG nodes of their turn; a project's, the agent that made them
+    show_records(
+        as_json, commits, f"{what}: {len(commits)} commit(s)",
+        ("Commit", "Time", "Nodes" if session else "Author", "Message"),
+        lambda c: (c.sha[:10], fmt_time(c.time), ", ".join(c.node_ids) if session else c.author,
+                   c.message),
+        no_wrap=("Commit", "Time"),
     )

@@ -16,16 +16,15 @@ from ...config import Settings
 from ...errors import InvalidInput
 from ...tenancy import validate_id
 from .common import (
-    UNWRAPPED,
     AccountOption,
     HomeOption,
     JsonOption,
     SpaceOption,
+    UNWRAPPED,
     emit_json,
     fmt_time,
     notice,
-    stdout_console,
-    table,
+    show_records,
 )
 
 __all__ = ["keys_app", "serve"]
@@ -127,17 +126,9 @@ def list_keys(
     """List the keys (never their tokens), revoked ones included."""
     keys = [k for k in _key_store(home).list()
             if account in (None, k.account) and space in (None, k.space)]
-    if as_json:
-        emit_json([k.to_dict() for k in keys])
-        return
-    stdout_console().print(
-        table(
-            f"API keys ({len(keys)})",
-            ("ID", "Account", "Space", "Label", "Admin", "State", "Created"),
-            (_row(k) for k in keys),
-            no_wrap=(*UNWRAPPED, "Created"),
-        )
-    )
+    show_records(as_json, keys, f"API keys ({len(keys)})",
+                 ("ID", "Account", "Space", "Label", "Admin", "State", "Created"), _row,
+                 no_wrap=(*UNWRAPPED, "Created"))
 
 
 def _row(key: KeyInfo) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ from .common import (
     emit_json,
     fmt_time,
     open_memory,
+    show_records,
     stdout_console,
     table,
 )
@@ -43,16 +44,10 @@ def list_sessions(
     """List every session of the tenant, most recently updated first."""
     with open_memory(home, account, space) as mem:
         sessions = mem.list_sessions()
-    if as_json:
-        emit_json([s.to_dict() for s in sessions])
-        return
-    rows = [
-        (s.session_id, s.display_title, s.project_id, s.turns, fmt_time(s.updated_at))
-        for s in sessions
-    ]
-    stdout_console().print(
-        table(f"{len(sessions)} session(s)", ("ID", "Title", "Project", "Turns", "Updated"), rows)
-    )
+    show_records(as_json, sessions, f"{len(sessions)} session(s)",
+                 ("ID", "Title", "Project", "Turns", "Updated"),
+                 lambda s: (s.session_id, s.display_title, s.project_id, s.turns,
+                            fmt_time(s.updated_at)))
 
 
 @sessions_app.command("show")
@@ -118,17 +113,9 @@ def session_log(
     """Show a session's git log: one commit per turn, newest first."""
     with open_memory(home, account, space) as mem:
         commits = mem.session_commits(session_id, branch, limit)
-    if as_json:
-        emit_json([c.to_dict() for c in commits])
-        return
-    rows = [(c.sha[:10], fmt_time(c.time), len(c.node_ids), c.message) for c in commits]
-    stdout_console().print(
-        table(
-            f"Session {session_id}: {len(commits)} commit(s)",
-            ("Commit", "Time", "Nodes", "Message"),
-            rows,
-        )
-    )
+    show_records(as_json, commits, f"Session {session_id}: {len(commits)} commit(s)",
+                 ("Commit", "Time", "Nodes", "Message"),
+                 lambda c: (c.sha[:10], fmt_time(c.time), len(c.node_ids), c.message))
 
 
 @sessions_app.command("rename")
