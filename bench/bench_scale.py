@@ -57,6 +57,7 @@ from threadpoolctl import ThreadpoolController
 
 from ogmemory import Memory, Settings
 from ogmemory.embed import encode_queries, make_embedder
+from ogmemory.records import day_label
 from ogmemory.index.store import Doc, IndexStore
 from ogmemory.index.text import fts_query
 
@@ -216,10 +217,6 @@ _DAY0 = datetime(2019, 1, 1, tzinfo=UTC).timestamp()
 _DAY1 = datetime(2025, 12, 31, tzinfo=UTC).timestamp()
 
 
-def _day(t: float) -> str:
-    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d")
-
-
 def _fill(rng: random.Random, template: str, **fixed: str) -> str:
     tools = rng.sample(TOOLS, 2)
     values = {
@@ -266,40 +263,18 @@ def queries(n: int, seed: int) -> list[str]:
 
 
 def _entity_docs() -> list[Doc]:
-    docs = [
+    return [
         Doc(
-            id=f"entity:person.{n.lower()}",
+            id=f"entity:{kind}.{name.lower()}",
             kind="entity",
             level=0,
-            text=f"{n} (person)",
+            text=f"{name} ({kind})",
             event_time=_DAY0,
-            prov={"entity": f"person.{n.lower()}", "node_ids": []},
+            prov={"entity": f"{kind}.{name.lower()}", "node_ids": []},
         )
-        for n in NAMES
+        for kind, names in (("person", NAMES), ("place", CITIES), ("tool", TOOLS))
+        for name in names
     ]
-    docs += [
-        Doc(
-            id=f"entity:place.{c.lower()}",
-            kind="entity",
-            level=0,
-            text=f"{c} (place)",
-            event_time=_DAY0,
-            prov={"entity": f"place.{c.lower()}", "node_ids": []},
-        )
-        for c in CITIES
-    ]
-    docs += [
-        Doc(
-            id=f"entity:tool.{t.lower()}",
-            kind="entity",
-            level=0,
-            text=f"{t} (tool)",
-            event_time=_DAY0,
-            prov={"entity": f"tool.{t.lower()}", "node_ids": []},
-        )
-        for t in TOOLS
-    ]
-    return docs
 
 
 def _session_docs(rng: random.Random, index: int) -> list[Doc]:
@@ -319,7 +294,7 @@ def _session_docs(rng: random.Random, index: int) -> list[Doc]:
                 id=f"turn:{sid}:{node}",
                 kind="turn",
                 level=2,
-                text=f"[{_day(t)}] {speaker}: {_utterance(rng)}",
+                text=f"[{day_label(t)}] {speaker}: {_utterance(rng)}",
                 parent=f"session:{sid}:1",
                 session_id=sid,
                 seq=seq,
@@ -384,7 +359,7 @@ def _session_docs(rng: random.Random, index: int) -> list[Doc]:
                 id=f"event:e{index:07d}{k:02d}",
                 kind="event",
                 level=0,
-                text=f"[{_day(when)}] "
+                text=f"[{day_label(when)}] "
                 + _fill(
                     rng,
                     rng.choice(
@@ -425,7 +400,7 @@ def _session_docs(rng: random.Random, index: int) -> list[Doc]:
                 ("visited", f"place.{city.lower()}", f"{who} visited {city}."),
             ]
         )
-        span = f"{_day(start_t)} → {_day(end_t) if end_t else 'now'}"
+        span = f"{day_label(start_t)} → {day_label(end_t) if end_t else 'now'}"
         derived.append(
             Doc(
                 id=f"edge:f{index:07d}{k:02d}",
@@ -472,7 +447,7 @@ def _session_docs(rng: random.Random, index: int) -> list[Doc]:
             id=f"session:{sid}:0",
             kind="session",
             level=0,
-            text=f"Session {sid} ({_day(start)}) with {a}, {b}: {opening}",
+            text=f"Session {sid} ({day_label(start)}) with {a}, {b}: {opening}",
             node_ids=tuple(n for t in turns[:3] for n in t.node_ids),
             **common,
         ),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 __all__ = [
@@ -14,9 +15,16 @@ __all__ = [
     "Role",
     "SessionInfo",
     "TurnResult",
+    "day_label",
 ]
 
 Role = Literal["user", "assistant", "tool"]
+
+
+def day_label(t: float | None) -> str:
+    """The UTC day of an epoch time, as texts, views and prompts are dated ("2026-01-10")."""
+    return datetime.fromtimestamp(t or 0, UTC).strftime("%Y-%m-%d")
+
 ROLE_CODES: dict[str, str] = {"user": "u", "assistant": "a", "tool": "t"}
 
 

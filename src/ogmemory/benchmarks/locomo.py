@@ -25,7 +25,6 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +36,7 @@ from ..importers import parse_locomo, read_locomo
 from ..index.text import fts_columns, fts_query
 from ..memory import Memory
 from ..recall_api import count_tokens
+from ..records import day_label
 
 __all__ = ["CATEGORIES", "LocomoReport", "clean_evidence", "print_report", "run_locomo"]
 
@@ -179,7 +179,7 @@ def run_locomo(data: Path, *, home: Path | None = None, run_out: Path | None = N
                                  **mem.index_stats()}
             if progress:
                 progress(f"{sid}: ingested in {report.setup[sid]['ingest_s']} s")
-            turns = [(str(n.metadata["dia_id"]), f"[{_day(n.event_time)}] {n.name}: {n.text}")
+            turns = [(str(n.metadata["dia_id"]), f"[{day_label(n.event_time)}] {n.name}: {n.text}")
                      for rec in mem.iter_nodes_since({}) for n in [rec.node]
                      if isinstance(n.metadata.get("dia_id"), str)]
             known = {d for d, _ in turns}
@@ -233,8 +233,6 @@ def _row(cat: int, evidence: list[str], credited: set[str], context: str, answer
                 bool(ans) and ans in _norm(context), tokens, items, latency)
 
 
-def _day(t: float) -> str:
-    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d")
 
 
 def report_tables(report: LocomoReport) -> list[Any]:

@@ -11,23 +11,17 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
-from datetime import datetime, timezone
 from typing import Any
 
 from ..knowledge.models import Edge, Entity, MemoryItem, TimelineEvent, from_dict
 from ..knowledge.store import KnowledgeBase
-from ..records import NodeRecord
+from ..records import NodeRecord, day_label
 from ..storage.protocols import ProvenanceSource
 from .store import Doc, IndexStore
 
-__all__ = ["Indexer", "day_label", "turn_doc_id"]
+__all__ = ["Indexer", "turn_doc_id"]
 
 _SESSION_L1_CHARS = 2000
-
-
-def day_label(t: float | None) -> str:
-    """The UTC day a document's text is dated with ("[2026-01-10] ...")."""
-    return datetime.fromtimestamp(t or 0, timezone.utc).strftime("%Y-%m-%d")
 
 
 def turn_doc_id(session_id: str, node_id: str) -> str:

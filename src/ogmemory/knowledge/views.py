@@ -10,11 +10,10 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timezone
 from pathlib import Path
 
 from .._files import atomic_write_bytes
-from ..records import Provenance
+from ..records import Provenance, day_label
 from .models import Edge, Entity
 from .store import KnowledgeBase
 
@@ -36,8 +35,6 @@ def pointer(prov: Provenance) -> str:
     return "↪ memory"
 
 
-def _day(t: float) -> str:
-    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d")
 
 
 def _fit(text: str, limit: int) -> str:
@@ -63,7 +60,7 @@ def render_core(kb: KnowledgeBase, *, scopes: Sequence[str] | None = None,
         edges, key=lambda e: e.confidence * (1 + math.log1p(len(e.support))) * (0.5 + recency(e.valid_from)),
         reverse=True)
     label = f"项目: {project}" if zh and project else (f"project: {project}" if project else "")
-    when = _day(now or time.time())
+    when = day_label(now or time.time())
     title = (f"ogmemory 记忆 — {label + ', ' if label else ''}最后整理 {when}" if zh
              else f"ogmemory memory — {label + ', ' if label else ''}consolidated {when}")
     head = [_RULE, title, _RULE]
@@ -71,7 +68,7 @@ def render_core(kb: KnowledgeBase, *, scopes: Sequence[str] | None = None,
             else "Details: memory_open_session(<id>) / memory_git_log(<project>)", _RULE]
     sections = [
         ("[时间轴 · 最近]" if zh else "[Timeline · recent]",
-         [f"· {_day(e.event_time)} {_fit(e.summary, 90)}  {pointer(e.provenance)}" for e in ranked_events]),
+         [f"· {day_label(e.event_time)} {_fit(e.summary, 90)}  {pointer(e.provenance)}" for e in ranked_events]),
         ("[图谱 · 当前范围]" if zh else "[Graph · current scope]",
          [f"· {_fit(e.fact, 100)}  {pointer(e.provenance)}" for e in ranked_edges]),
     ]
@@ -126,7 +123,7 @@ def render_entity_view(kb: KnowledgeBase, entity: Entity) -> str:
         lines += ["", "## History", *(_edge_line(kb, e) for e in ended)]
     events = kb.events(entity=entity.id)
     if events:
-        lines += ["", "## Timeline", *(f"- {_day(e.event_time)} {e.summary}  {pointer(e.provenance)}"
+        lines += ["", "## Timeline", *(f"- {day_label(e.event_time)} {e.summary}  {pointer(e.provenance)}"
                                        for e in events[-50:])]
     return "\n".join(lines) + "\n"
 
@@ -134,7 +131,7 @@ def render_entity_view(kb: KnowledgeBase, entity: Entity) -> str:
 def _edge_line(kb: KnowledgeBase, edge: Edge) -> str:
     src = kb.lookup(edge.src)
     dst = kb.lookup(edge.dst)
-    span = f"{_day(edge.valid_from)} → {_day(edge.valid_to) if edge.valid_to else 'now'}"
+    span = f"{day_label(edge.valid_from)} → {day_label(edge.valid_to) if edge.valid_to else 'now'}"
     names = f"{src.name if src else edge.src} —{edge.relation}→ {dst.name if dst else edge.dst}"
     return f"- {names} ({span}): {edge.fact}  {pointer(edge.provenance)}"
 

@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from ..index.indexer import day_label
 from ..index.store import Doc, IndexStore, one_blas_thread
+from ..records import day_label
 from ..index.text import fts_match, query_terms
 from .when import TimeQuery, parse_time_query
 

@@ -27,7 +27,7 @@ from pydantic import (
 from ...knowledge.models import ENTITY_TYPES, TIMELINE_KINDS
 from ...knowledge.schema import SchemaRegistry
 from ...knowledge.store import detect_language
-from ...records import NodeRecord
+from ...records import NodeRecord, day_label
 from ..types import Candidate, EntityRef, Extractor
 
 __all__ = [
@@ -127,8 +127,6 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def iso_date(timestamp: float) -> str:
-    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d")
 
 
 def render_nodes(records: Iterable[NodeRecord]) -> str:
@@ -142,7 +140,7 @@ def render_nodes(records: Iterable[NodeRecord]) -> str:
         if node.role == "tool":
             text = f"(tool result) {text}"
         body = text.replace("\n", "\n    ")
-        lines.append(f"[{node.id}] {node.role} ({speaker}) {iso_date(node.event_time)}: {body}")
+        lines.append(f"[{node.id}] {node.role} ({speaker}) {day_label(node.event_time)}: {body}")
     return "\n".join(lines)
 
 
