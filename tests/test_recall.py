@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
@@ -254,3 +255,36 @@ def test_routing_abstracts_take_at_most_four_candidate_slots(tmp_path: Path) -> 
                                   config=replace(RECIPES["default"], max_routes=30))
     assert wide.stats["routes"] > 4  # without the cap, session abstracts crowd the candidates
     assert turns >= sum(len(i.cites) for i in wide.items)
+
+
+def test_every_knowledge_record_has_an_abstract_an_overview_and_content(tmp_path: Path) -> None:
+    mem = make(tmp_path)
+    fill(mem)
+    mem.sync_index()
+    conn = sqlite3.connect(mem.index_path)
+    docs = {i: (kind, level, parent, text, node_ids) for i, kind, level, parent, text, node_ids
+            in conn.execute("SELECT id, kind, level, parent, text, node_ids FROM docs")}
+    abstracts = {i: d for i, d in docs.items() if d[1] == 0 and d[0] != "session"}
+    assert {d[0] for d in abstracts.values()} == {"memory", "event", "fact", "entity"}
+    for doc_id, (kind, _, _, text, node_ids) in abstracts.items():
+        overview = docs[f"{doc_id}:1"]  # L1 under every L0
+        assert overview[:3] == (kind, 1, doc_id) and overview[3].startswith(text)
+        for nid in json.loads(node_ids):  # L2: the turns it cites, quoted in the overview
+            turn = next(d for d in docs.values() if d[0] == "turn" and nid in d[4])
+            assert turn[3] in overview[3]
+    lena = next(i for i, d in abstracts.items() if d[0] == "entity" and "Lena" in d[3])
+    assert "sister" in docs[f"{lena}:1"][3]  # an entity's overview: what holds about it now
+
+    # An overview quotes its sources: it is hidden while any of them is disabled.
+    sources = {m for e in mem.facts() if "sister" in e.fact for m in e.support}
+    assert sources
+    for m in sources:
+        mem.disable_memory(m)
+    rec = mem._recaller()
+    active, hidden = mem._visibility()
+    overviews = rec.store.docs_by_id([f"{lena}:1"])
+    assert not rec._visible(overviews[f"{lena}:1"], None, active, hidden)
+    for m in sources:
+        mem.enable_memory(m)
+    active, hidden = mem._visibility()
+    assert rec._visible(rec.store.docs_by_id([f"{lena}:1"])[f"{lena}:1"], None, active, hidden)

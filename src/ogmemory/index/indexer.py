@@ -3,13 +3,15 @@ the knowledge logs. Everything it writes is derived, in a deterministic order, s
 from scratch (``reindex``) gives the same documents and the same answers.
 
 Levels (seed 004): a session has an L0 abstract and an L1 overview whose children are its turns
-(L2 content); a memory, event or fact is an L0 abstract whose children are its evidence turns;
-an entity is an L0 abstract whose children are its facts.
+(L2 content); a memory, event or fact has an L0 abstract and an L1 overview (the abstract with
+the turns it cites), and its children are those evidence turns; an entity has an L0 abstract
+(its names) and an L1 overview (the relations that hold now), and its children are its facts.
 """
 
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from collections.abc import Iterable
 from typing import Any
 
@@ -22,6 +24,7 @@ from .store import Doc, IndexStore
 __all__ = ["Indexer", "turn_doc_id"]
 
 _SESSION_L1_CHARS = 2000
+_OVERVIEW_CHARS = 2000  # an L1 overview: about 500 tokens
 
 
 def turn_doc_id(session_id: str, node_id: str) -> str:
@@ -169,17 +172,52 @@ class Indexer:
         upserts: list[Doc] = []
         deletes: list[str] = []
         sessions: set[str] = set()
+        facts_of = self._current_facts() if touched.get("entity") else {}
         for kind, ids in sorted(touched.items()):
             for rid in sorted(ids):
                 doc, session = self._knowledge_doc(kind, rid)
                 if session:
                     sessions.add(session)
                 if doc is None:
-                    deletes.append(f"{kind}:{rid}")
+                    deletes += [f"{kind}:{rid}", f"{kind}:{rid}:1"]
                 else:
-                    upserts.append(doc)
+                    upserts += [doc, self._overview(doc, facts_of.get(rid, []))]
         n = self.store.write(upserts, deletes, meta={"kb_batches": len(batches)})
         return n, sessions
+
+    def _current_facts(self) -> dict[str, list[Edge]]:
+        """Entity id -> the relations that hold now, either end (one pass over the edges)."""
+        out: dict[str, list[Edge]] = {}
+        for rec in self.kb.log.all("edge"):
+            edge = Edge.from_json(rec)
+            if edge.current and edge.support:
+                for end in dict.fromkeys(self.kb.resolve_id(e) for e in (edge.src, edge.dst)):
+                    out.setdefault(end, []).append(edge)
+        return out
+
+    def _overview(self, doc: Doc, facts: list[Edge]) -> Doc:
+        """The L1 overview (~500 tokens) under a knowledge record's L0 abstract: a memory, event
+        or fact with the turns it cites (its L2 content), an entity with the relations that
+        hold now. It shows what its sources say, so it is visible only while all of them are
+        (``support``; see Recaller._visible)."""
+        lines = [doc.text]
+        support = doc.support
+        if doc.kind == "entity":
+            for edge in sorted(facts, key=lambda e: (e.valid_from, e.id)):
+                lines.append(f"{edge.fact} (since {day_label(edge.valid_from)})")
+            support = tuple(dict.fromkeys(m for e in facts for m in e.support))
+        elif doc.session_id:
+            found = self.store.docs_by_id(turn_doc_id(doc.session_id, n) for n in doc.node_ids)
+            lines += [d.text for d in found.values()]
+        text: list[str] = []
+        size = 0
+        for line in lines:
+            if text and size + len(line) > _OVERVIEW_CHARS:
+                break
+            text.append(line[:_OVERVIEW_CHARS])
+            size += len(line) + 1
+        return replace(doc, id=f"{doc.id}:1", level=1, parent=doc.id, text="\n".join(text),
+                       support=support or doc.support)
 
     def _cites(self, session_id: str, node_ids: Iterable[str]) -> tuple[str, ...]:
         ids = [turn_doc_id(session_id, n) for n in node_ids]

@@ -27,7 +27,7 @@ __all__ = ["Doc", "IndexStore", "one_blas_thread"]
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "4"  # 2: Porter stemming; 3: turns carry their speaker in prov; 4: entity_facts
+SCHEMA_VERSION = "5"  # 2: Porter; 3: turn speakers in prov; 4: entity_facts; 5: knowledge L1 overviews
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs(
