@@ -15,7 +15,7 @@ Target: p95 <= 30 ms at 100k records.
 CPU (~60-120 texts/s), so the records are written straight into the index: turn-like documents
 (varied English text from word lists, ~3% Chinese, dates spread over 2019-2025, sessions of
 20-60 turns with seq numbers), plus memory / event / fact / session / entity documents in the
-proportions distillation produces, via ``IndexStore.write`` in large batches; and the vectors
+proportions distillation produces (with the L1 overview of each memory, event and fact), via ``IndexStore.write`` in large batches; and the vectors
 go straight into the ``vecs`` table as **random unit float32 vectors**, except for a subset
 (``--real``, default 2,000 documents) embedded for real with E5, so real queries have true
 neighbours. Latency does not depend on what the vectors contain (brute force reads them all),
@@ -45,6 +45,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from datetime import UTC, datetime
 from multiprocessing import get_context
 from pathlib import Path
@@ -61,7 +62,7 @@ from ogmemory.records import day_label
 from ogmemory.index.store import Doc, IndexStore
 from ogmemory.index.text import fts_query
 
-BUILD_VERSION = 2
+BUILD_VERSION = 3
 EMBEDDER = "e5"  # the default embedder (Settings.embedder)
 DIM = 384
 
@@ -461,7 +462,13 @@ def _session_docs(rng: random.Random, index: int) -> list[Doc]:
             **common,
         ),
     ]
-    return turns + derived + sessions
+    said = {n: t.text for t in turns for n in t.node_ids}
+    overviews = [  # the L1 overview of each memory, event and fact: abstract + cited turns
+        replace(d, id=f"{d.id}:1", level=1, parent=d.id,
+                text="\n".join([d.text, *(said[n] for n in d.node_ids if n in said)]))
+        for d in derived
+    ]
+    return turns + derived + overviews + sessions
 
 
 def documents(n: int, seed: int, batch: int = 20_000) -> Iterator[list[Doc]]:
