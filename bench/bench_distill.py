@@ -25,8 +25,10 @@ from ogmemory import Memory, Settings
 from ogmemory.benchmarks.data import find_locomo
 from ogmemory.distill.extractors import default_extractor
 from ogmemory.importers import parse_locomo, read_locomo
-from ogmemory.knowledge.store import KnowledgeBase
+from ogmemory.knowledge.base import KnowledgeBase
+from ogmemory.knowledge.models import Edge, Entity, MemoryItem, TimelineEvent
 from ogmemory.knowledge.views import render_core
+from ogmemory.storage.jsonl import JsonlKnowledgeStore
 
 
 def find_data(arg: str | None) -> Path:
@@ -62,13 +64,13 @@ def main() -> None:
         core_times = []
         for _ in range(5):
             start = time.perf_counter()
-            core = render_core(mem.kb)
+            core = render_core(mem.knowledge.kb)
             core_times.append(time.perf_counter() - start)
         start = time.perf_counter()
         mem.rebuild_views()
         project_s = time.perf_counter() - start
 
-        naive = KnowledgeBase(Path(tmp) / "naive")
+        naive = KnowledgeBase(JsonlKnowledgeStore(Path(tmp) / "naive"), Path(tmp) / "naive")
         start = time.perf_counter()
         for rec in records:
             naive.add_memory(rec.node.text or "(empty)", type="event", source="distilled")
@@ -76,8 +78,9 @@ def main() -> None:
 
         cold = Memory(settings=Settings(home=home, distill_on_turn=False))
         start = time.perf_counter()
-        cold.kb.refresh()
-        n_records = sum(cold.kb.log.count(k) for k in ("memory", "edge", "event", "entity"))
+        store = cold.knowledge.kb.store
+        store.refresh()
+        n_records = sum(store.count(k) for k in (MemoryItem, Edge, TimelineEvent, Entity))
         load_s = time.perf_counter() - start
 
     table = Table(title=f"distillation over {data.name}: {turns} turns, {len(records)} nodes "

@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ogmemory import Memory, Settings
-from ogmemory._files import atomic_write_json
+from ogmemory.storage.files import atomic_write_json
 
 USER = {"role": "user", "content": "Please refactor the worker so it listens on port 18109."}
 ASSISTANT = {"role": "assistant", "content": "Done: the worker now listens on :18109 and the tests pass."}

@@ -34,7 +34,7 @@ from ogmemory.distill.dates import day_of
 from ogmemory.distill.extractors._common import content_text, split_sentences
 from ogmemory.distill.extractors.rules import RuleExtractor
 from ogmemory.importers import parse_locomo, read_locomo
-from ogmemory.records import Node, NodeRecord
+from ogmemory.entity.records import Node, NodeRecord
 
 
 def locomo_path(arg: str | None) -> Path:

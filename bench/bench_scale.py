@@ -58,9 +58,12 @@ from threadpoolctl import ThreadpoolController
 
 from ogmemory import Memory, Settings
 from ogmemory.embed import encode_queries, make_embedder
-from ogmemory.records import day_label
-from ogmemory.index.store import Doc, IndexStore
-from ogmemory.index.text import fts_query
+from ogmemory.entity.records import day_label
+from ogmemory.index.docs import Doc
+from ogmemory.index.text import query_terms
+from ogmemory.storage.sqlite import connect
+from ogmemory.storage.sqlite_index import SqliteIndexStore as IndexStore
+from ogmemory.storage.sqlite_index import fts_match
 
 BUILD_VERSION = 3
 EMBEDDER = "e5"  # the default embedder (Settings.embedder)
@@ -517,7 +520,7 @@ def build(root: str, n: int, real: int, seed: int) -> dict[str, Any]:
     for docs in documents(n, seed):
         written += store.write(docs)
     t_docs = time.perf_counter() - t0
-    conn = store.conn()
+    conn = connect(index_path)
     rowids = np.fromiter(
         (r for (r,) in conn.execute("SELECT rowid FROM docs ORDER BY rowid")), dtype=np.int64
     )
@@ -565,6 +568,7 @@ def build(root: str, n: int, real: int, seed: int) -> dict[str, Any]:
         meta={"turn_cursor": {}, "kb_batches": 0, "bench_scale": marker, "bench_scale_build": info},
     )
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
     store.close()
     return {"reused": False, **info}
 
@@ -654,7 +658,7 @@ def measure(
     conn = sqlite3.connect(f"file:{index_path}?mode=ro", uri=True)
     bm25_times = []
     for q in timed:
-        match = fts_query(q)
+        match = fts_match(*query_terms(q))
         start = time.perf_counter()
         if match:
             conn.execute(

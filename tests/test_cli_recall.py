@@ -22,9 +22,9 @@ from conftest import make_project
 from typer.testing import CliRunner, Result
 
 from ogmemory import Memory, Settings
-from ogmemory.index.outbox import Outbox, connect, transaction
+from ogmemory.storage.sqlite_queue import Outbox
 from ogmemory.interfaces.cli import app
-from ogmemory.recall_api import count_tokens
+from ogmemory.recall.tokens import count_tokens
 
 runner = CliRunner()
 NO_VECTORS = {"OGMEM_EMBEDDER": "none"}
@@ -305,10 +305,7 @@ def _dead_job(home: Path) -> int:
         path = mem.index_path
     now = [time.time() + 60]  # enqueue stamps the real time
     box = Outbox(path, max_attempts=3, clock=lambda: now[0])
-    conn = connect(path)
-    with transaction(conn):
-        job_id = Outbox.enqueue(conn, "embed", "doc-x", {"rowid": 10**9, "text": "x"})
-    conn.close()
+    job_id = box.submit("embed", "doc-x", {"rowid": 10**9, "text": "x"})
     states = []
     for _ in range(3):
         (job,) = box.claim("test-worker", 1)

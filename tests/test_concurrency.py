@@ -276,9 +276,9 @@ def test_delete_while_others_read(home: Path) -> None:
 def test_a_view_taken_mid_append_is_not_trusted(home: Path) -> None:
     """A reader that loads between a writer's seq reservation and its node file must look
     again before committing, or the turn would leave the node out."""
-    from ogmemory._files import atomic_write_json
+    from ogmemory.storage.files import atomic_write_json
     from ogmemory.entity.session_git import HISTORY, GitSession
-    from ogmemory.records import Node
+    from ogmemory.entity.records import Node
 
     writer = Memory(home=home)
     writer.append_message("s", {"role": "user", "content": "first"})

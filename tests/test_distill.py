@@ -17,7 +17,7 @@ import pytest
 
 from ogmemory import Memory, Settings
 from ogmemory.distill.types import Candidate, EntityRef, ExtractionResult
-from ogmemory.records import NodeRecord
+from ogmemory.entity.records import NodeRecord
 
 
 def ts(day: str) -> float:
@@ -125,7 +125,7 @@ def test_disable_hides_derived_facts_everywhere_and_enable_restores(tmp_path: Pa
     mem.sleep("deep")
     (memory,) = mem.memories()
     assert "Rust" in mem.core()
-    views = mem.distiller.views_dir
+    views = mem.knowledge.views_dir
     assert (views / "tool.rust.md").exists()
     mem.disable_memory(memory.id)
     assert mem.facts() == [] and mem.timeline() == []
@@ -170,13 +170,13 @@ def test_rebuild_from_files_gives_identical_results(tmp_path: Path) -> None:
     say(mem, "s1", "Now Rust.", "2026-02-10")
     say(mem, "s2", "deploy it", "2026-02-11")
     mem.sleep("deep")
-    views = mem.distiller.views_dir
+    views = mem.knowledge.views_dir
     snapshot = {p.name: p.read_text() for p in views.glob("*.md")}
     state = (mem.memories(), mem.facts(include_history=True), mem.timeline(), mem.entities())
-    core_before = mem.distiller.core_path.read_text()
+    core_before = mem.knowledge.core_path.read_text()
     for p in views.glob("*.md"):
         p.unlink()
-    mem.distiller.core_path.unlink()
+    mem.knowledge.core_path.unlink()
     fresh = make(tmp_path)
     assert (fresh.memories(), fresh.facts(include_history=True), fresh.timeline(),
             fresh.entities()) == state
@@ -204,15 +204,15 @@ CRASH_SCRIPT = textwrap.dedent("""
     import os, signal, sys
     sys.path.insert(0, {tests!r})
     from test_distill import make
-    from ogmemory.knowledge import logstore
+    from ogmemory.storage import jsonl
     calls = {{"n": 0}}
-    real = logstore.LogStore._append
+    real = jsonl.JsonlKnowledgeStore._append
     def dying(self, rel, data):
         calls["n"] += 1
         if calls["n"] == {kill_at}:
             os.kill(os.getpid(), signal.SIGKILL)
         return real(self, rel, data)
-    logstore.LogStore._append = dying
+    jsonl.JsonlKnowledgeStore._append = dying
     from pathlib import Path
     mem = make(Path({tmp!r}))
     mem.distill()

@@ -28,8 +28,9 @@ from ogmemory.distill.extractors.react import ReActExtractor, ReActLoop, _parse_
 from ogmemory.distill.types import Candidate, ExtractionResult
 from ogmemory.knowledge.models import Edge, Entity
 from ogmemory.knowledge.schema import SchemaRegistry
-from ogmemory.knowledge.store import KnowledgeBase
-from ogmemory.records import Node, NodeRecord, Provenance
+from ogmemory.knowledge.base import KnowledgeBase
+from ogmemory.storage.jsonl import JsonlKnowledgeStore
+from ogmemory.entity.records import Node, NodeRecord, Provenance
 
 DAY = 1714521600.0  # 2024-05-01 00:00 UTC
 UNREACHABLE = LLMSettings(base_url="http://127.0.0.1:9/v1", timeout=0.5, max_retries=0)
@@ -236,16 +237,16 @@ def test_too_many_memories_is_invalid(registry: SchemaRegistry) -> None:
 @pytest.fixture
 def kb(tmp_path: Path) -> KnowledgeBase:
     """A knowledge base that knows Alice prefers Python (entity, edge, memory)."""
-    kb = KnowledgeBase(tmp_path / "kb")
+    kb = KnowledgeBase(JsonlKnowledgeStore(tmp_path / "kb"), tmp_path / "kb")
     prov = Provenance(project_id="default", session_id="s0", node_ids=("old1",), commit=None,
                       event_time=DAY - 86400, ingestion_time=DAY - 86400)
     batch = kb.begin("t")
     mem = batch.new_memory("Alice prefers Python for backend work.", type="preference",
                            provenance=prov, source="distilled")
-    batch.put_entity(Entity(id="person.alice", type="person", name="Alice", support=(mem.id,)))
-    batch.put_entity(Entity(id="tool.python", type="tool", name="Python", aliases=("py",),
+    batch.put(Entity(id="person.alice", type="person", name="Alice", support=(mem.id,)))
+    batch.put(Entity(id="tool.python", type="tool", name="Python", aliases=("py",),
                             support=(mem.id,)))
-    batch.put_edge(Edge(id="e1", src="person.alice", dst="tool.python", relation="prefers",
+    batch.put(Edge(id="e1", src="person.alice", dst="tool.python", relation="prefers",
                         fact="Alice prefers Python", provenance=prov, event_time=DAY - 86400,
                         ingestion_time=DAY - 86400, valid_from=DAY - 86400, support=(mem.id,)))
     batch.commit()

@@ -47,7 +47,7 @@ def test_llm_title_once_and_never_over_a_manual_one(llm_mem: Memory) -> None:
 
     # A second turn does not title again: no background work starts, nothing changes.
     turn(mem, "s1", "Also move the reports database.")
-    assert mem._background == []  # type: ignore[attr-defined]
+    assert mem.sessions.background == []
     mem.wait_background(60)
     assert mem.get_session("s1").title == title
 

@@ -23,25 +23,18 @@ import pytest
 
 from ogmemory.embed import E5Embedder, Embedder, USEEmbedder, make_embedder
 from ogmemory.errors import InvalidInput
-from ogmemory.index.outbox import (
-    DEAD,
-    DONE,
-    PENDING,
-    Job,
-    Outbox,
-    Worker,
-    WorkerThread,
-    connect,
-    embedding_handler,
-    transaction,
-)
+from ogmemory.storage.jobs import DONE, Job
+from ogmemory.storage.sqlite import connect, transaction
+from ogmemory.storage.sqlite_queue import Outbox
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 WORKER_SRC = r"""
 import json, sys, time
 from pathlib import Path
-from ogmemory.index.outbox import Outbox, Worker, connect, transaction
+from ogmemory.index.worker import Worker
+from ogmemory.storage.sqlite import connect, transaction
+from ogmemory.storage.sqlite_queue import Outbox
 
 db, owner, cfg = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 box = Outbox(db, lease_seconds=cfg["lease"], max_attempts=5, backoff_base=0.01)
@@ -207,152 +200,7 @@ def test_enqueue_rejects_bad_input(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------- claim / complete
 
 
-def test_claim_complete_and_status(tmp_path: Path) -> None:
-    db = tmp_path / "q.db"
-    clock = Clock()
-    box = Outbox(db, lease_seconds=10, clock=clock)
-    enqueue_many(db, 5)
-
-    a = box.claim("A", 3)
-    b = box.claim("B", 10)
-    assert [j.key for j in a] == ["k000", "k001", "k002"]
-    assert [j.key for j in b] == ["k003", "k004"]
-    assert box.claim("C", 10) == []  # everything is leased
-    st = box.status()
-    assert (st["pending"], st["leased"], st["done"], st["dead"]) == (0, 5, 0, 0)
-
-    assert box.complete("B", a) == 0  # not B's jobs
-    assert box.complete("A", [j.id for j in a]) == 3
-    assert box.complete("A", a) == 0  # already done
-    assert box.complete("B", b) == 2
-    st = box.status()
-    assert (st["pending"], st["leased"], st["done"], st["total"]) == (0, 0, 5, 5)
-    assert st["oldest_pending_age"] is None
-
-    clock.t += 100
-    assert box.purge_done(1000) == 0
-    assert box.purge_done(50) == 5
-    assert box.status()["total"] == 0
-    box.close()
-
-
-def test_expired_lease_is_reclaimed_and_counts_as_an_attempt(tmp_path: Path) -> None:
-    db = tmp_path / "q.db"
-    clock = Clock()
-    box = Outbox(db, lease_seconds=10, max_attempts=2, clock=clock)
-    enqueue_many(db, 1)
-    [first] = box.claim("A", 10)
-    assert box.claim("B", 10) == []
-
-    clock.t += 11  # A died: its lease runs out
-    [again] = box.claim("B", 10)
-    assert (again.id, again.attempts) == (first.id, 1)
-    assert box.complete("A", [first.id]) == 0  # a late A no longer owns it
-    assert box.fail("A", first, "late") is None
-
-    clock.t += 11  # B dies too: the second expiry reaches max_attempts
-    assert box.claim("C", 10) == []
-    [dead] = box.status()["dead_jobs"]
-    assert dead["key"] == "k000" and "expired" in dead["last_error"]
-    assert dead["last_owner"] == "B"
-
-
-def test_fail_backs_off_then_goes_dead(tmp_path: Path) -> None:
-    db = tmp_path / "q.db"
-    clock = Clock()
-    box = Outbox(db, max_attempts=3, backoff_base=2.0, clock=clock)
-    enqueue_many(db, 1)
-    [job] = box.claim("A", 1)
-    assert box.fail("A", job, ValueError("bad text")) == PENDING
-    assert box.claim("A", 1) == []  # backing off for 2 s
-    assert box.status()["ready"] == 0
-    clock.t += 2.0
-    [job] = box.claim("A", 1)
-    assert job.attempts == 1
-    assert box.fail("A", job, "again") == PENDING
-    clock.t += 3.9
-    assert box.claim("A", 1) == []  # second backoff is 4 s
-    clock.t += 0.1
-    [job] = box.claim("A", 1)
-    assert box.fail("A", job, RuntimeError("third strike")) == DEAD
-    clock.t += 1000
-    assert box.claim("A", 1) == []
-    [dead] = box.status()["dead_jobs"]
-    assert dead["attempts"] == 3
-    assert dead["last_error"].startswith("RuntimeError: third strike")
-
-
-def test_jobs_with_the_same_key_run_in_order_one_at_a_time(tmp_path: Path) -> None:
-    db = tmp_path / "q.db"
-    box = Outbox(db)
-    conn = connect(db)
-    Outbox.enqueue(conn, "embed", "doc", {"v": 1})
-    Outbox.enqueue(conn, "embed", "other", {"v": 1})
-    Outbox.enqueue(conn, "embed", "doc", {"v": 2})
-    first = box.claim("A", 10)
-    assert [(j.key, j.payload["v"]) for j in first] == [("doc", 1), ("other", 1)]
-    assert box.claim("B", 10) == []  # doc v2 waits for doc v1
-    box.complete("A", first)
-    [second] = box.claim("B", 10)
-    assert (second.key, second.payload["v"]) == ("doc", 2)
-
-
 # ---------------------------------------------------------------------------- workers
-
-
-def test_poison_job_goes_dead_alone_and_retry_dead_revives_it(tmp_path: Path) -> None:
-    db = make_queue_db(tmp_path / "q.db")
-    box = Outbox(db, max_attempts=3, backoff_base=0.0)
-    keys = enqueue_many(db, 20)
-    apply = effect_handler(db, "w")
-    healed = threading.Event()
-
-    def handler(jobs: list[Job]) -> None:
-        if not healed.is_set() and any(j.key == "k007" for j in jobs):
-            raise ValueError("cannot digest k007")
-        apply(jobs)
-
-    worker = Worker(box, {"work": handler}, owner="w", batch=8)
-    worker.run_until_idle()
-    st = box.status()
-    assert (st["done"], st["dead"], st["pending"], st["leased"]) == (19, 1, 0, 0)
-    [dead] = st["dead_jobs"]
-    assert (dead["key"], dead["attempts"]) == ("k007", 3)
-    assert "ValueError: cannot digest k007" in dead["last_error"]
-    assert {str(k) for (k,) in query(db, "SELECT job_key FROM effect")} == set(keys) - {"k007"}
-
-    assert box.retry_dead([12345]) == 0
-    assert box.retry_dead() == 1
-    assert query(db, "SELECT state, attempts FROM outbox WHERE key='k007'") == [(PENDING, 0)]
-    healed.set()
-    assert worker.run_until_idle() == 1
-    assert set(states(db).values()) == {DONE}
-    assert query(db, "SELECT count(*), count(DISTINCT job_key) FROM effect") == [(20, 20)]
-
-
-def test_unknown_topic_fails_with_a_clear_error(tmp_path: Path) -> None:
-    db = make_queue_db(tmp_path / "q.db")
-    box = Outbox(db, max_attempts=2, backoff_base=0.0)
-    conn = connect(db)
-    Outbox.enqueue(conn, "mystery", "m1", {})
-    enqueue_many(db, 2)
-    Worker(box, {"work": effect_handler(db, "w")}, owner="w").run_until_idle()
-    assert states(db) == {"m1": DEAD, "k000": DONE, "k001": DONE}
-    [dead] = box.status()["dead_jobs"]
-    assert "no handler for topic 'mystery'" in dead["last_error"]
-    assert "work" in dead["last_error"]
-
-
-def test_worker_thread_drains_in_process(tmp_path: Path) -> None:
-    db = make_queue_db(tmp_path / "q.db")
-    box = Outbox(db)
-    worker = Worker(box, {"work": effect_handler(db, "t")}, owner="t", batch=4)
-    with WorkerThread(worker, poll=0.02) as thread:
-        assert thread.daemon
-        enqueue_many(db, 10)  # arrives while the thread is polling
-        wait_for(lambda: box.status()["done"] == 10)
-    assert not thread.is_alive()
-    assert query(db, "SELECT count(*) FROM effect") == [(10,)]
 
 
 def test_at_least_once_when_a_worker_process_is_killed_mid_batch(
@@ -481,41 +329,3 @@ def test_use_embedder_is_lazy_thread_safe_and_chunked(use: USEEmbedder) -> None:
         use.encode(["ok", 3])  # type: ignore[list-item]
 
 
-def test_embedding_handler_writes_one_normalised_vector_per_rowid(
-        tmp_path: Path, use: USEEmbedder) -> None:
-    db = tmp_path / "index.db"
-    box = Outbox(db)
-    conn = connect(db)
-    conn.execute("CREATE TABLE docs(rowid INTEGER PRIMARY KEY, text TEXT NOT NULL)")
-    texts = ["The cat sleeps on the sofa.", "A kitten naps on the couch.",
-             "Quarterly stock market report.", "我喜欢喝绿茶。", "Deploy the service on Friday."]
-    with transaction(conn):
-        for i, text in enumerate(texts):
-            rowid = conn.execute("INSERT INTO docs(text) VALUES (?)", (text,)).lastrowid
-            Outbox.enqueue(conn, "embed", f"doc-{i}", {"rowid": rowid, "text": text})
-
-    handler = embedding_handler(db, use, doc_table="docs")
-    with WorkerThread(Worker(box, {"embed": handler}), poll=0.02):
-        wait_for(lambda: box.status()["done"] == len(texts))
-
-    rows = query(db, "SELECT doc_rowid, dim, v FROM vecs ORDER BY doc_rowid")
-    assert [(r, d) for r, d, _ in rows] == [(i + 1, 512) for i in range(len(texts))]
-    vecs = np.stack([np.frombuffer(v, dtype="<f4") for _, _, v in rows])  # type: ignore
-    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
-    assert np.allclose(vecs, use.encode(texts), atol=1e-4)
-    assert vecs[0] @ vecs[1] > vecs[0] @ vecs[2]  # cat ~ kitten, not stock market
-
-    # At-least-once: the same jobs again (and a job for a deleted document) add nothing.
-    again = [Job(id=100 + i, topic="embed", key=f"doc-{i}", payload={"rowid": i + 1, "text": t},
-                 attempts=0, created_at=0.0) for i, t in enumerate(texts)]
-    gone = Job(id=200, topic="embed", key="doc-gone", payload={"rowid": 77, "text": "deleted"},
-               attempts=0, created_at=0.0)
-    handler([*again, gone])
-    assert query(db, "SELECT count(*) FROM vecs") == [(len(texts),)]
-    rows_again = query(db, "SELECT v FROM vecs ORDER BY doc_rowid")
-    vecs_again = np.stack([np.frombuffer(v, dtype="<f4") for (v,) in rows_again])  # type: ignore
-    assert np.allclose(vecs_again, vecs, atol=1e-4)  # same vectors, up to float noise
-
-    with pytest.raises(InvalidInput, match="payload needs an integer 'rowid'"):
-        handler([Job(id=300, topic="embed", key="bad", payload={"text": "no rowid"},
-                     attempts=0, created_at=0.0)])

@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ogmemory import Memory, Settings
-from ogmemory.recall_api import count_tokens
+from ogmemory.recall.recaller import doc_visible
+from ogmemory.recall.tokens import count_tokens
 
 
 def ts(day: str) -> float:
@@ -64,8 +65,8 @@ def test_cjk_and_mixed_language_search(tmp_path: Path) -> None:
     for query in ("数据库", "茶", "PostgreSQL", "喝茶", "postgresql 数据库"):
         hits = mem.search(query)
         assert hits, query
-        assert any(("茶" in h["text"]) or ("PostgreSQL" in h["text"]) for h in hits), query
-    assert any("喝茶" in h["text"] for h in mem.search("茶"))  # a single character still finds it
+        assert any(("茶" in h.text) or ("PostgreSQL" in h.text) for h in hits), query
+    assert any("喝茶" in h.text for h in mem.search("茶"))  # a single character still finds it
     assert "green tea" in texts(mem.recall("tea"))
 
 
@@ -213,14 +214,14 @@ def test_changing_the_embedder_re_embeds_the_index(tmp_path: Path) -> None:
 def test_large_indexes_skip_words_that_are_everywhere(tmp_path: Path) -> None:
     from dataclasses import replace
 
-    from ogmemory.recall.engine import RECIPES
+    from ogmemory.recall.config import RECIPES
 
     mem = make(tmp_path)
     for i in range(30):
         say(mem, f"s{i}", f"Morning tea number {i} with the usual biscuits.", "2026-02-01")
     say(mem, "zebra", "We saw a zebra at the zoo with our morning tea.", "2026-02-02")
     mem.sync_index()
-    recaller = mem._recaller()
+    recaller = mem.retrieval.recaller()
     config = replace(RECIPES["default"], common_min_docs=10, common_share=0.3)
     result = recaller.recall("zebra tea morning", budget=2000, config=config)
     assert set(result.stats["fts_skipped"]) == {"tea", "morning"}
@@ -239,7 +240,7 @@ def test_a_session_abstract_never_hides_its_own_turns(tmp_path: Path) -> None:
 def test_routing_abstracts_take_at_most_four_candidate_slots(tmp_path: Path) -> None:
     from dataclasses import replace
 
-    from ogmemory.recall.engine import RECIPES
+    from ogmemory.recall.config import RECIPES
 
     mem = make(tmp_path)
     for i in range(12):  # twelve sessions whose abstracts all match the question
@@ -247,11 +248,11 @@ def test_routing_abstracts_take_at_most_four_candidate_slots(tmp_path: Path) -> 
             f"2026-03-{i + 1:02d}", reply="Kayak trips sound fun.")
     mem.sleep("deep")
     mem.sync_index()
-    assert mem.index.count("session") >= 12
+    assert mem.retrieval.index.count("session") >= 12
     result = mem.recall("kayak trip on the river")
     assert result.stats["routes"] == 4 and result.stats["candidates"] > 4
     turns = sum(len(i.cites) for i in result.items)
-    wide = mem._recaller().recall("kayak trip on the river", budget=2000,
+    wide = mem.retrieval.recaller().recall("kayak trip on the river", budget=2000,
                                   config=replace(RECIPES["default"], max_routes=30))
     assert wide.stats["routes"] > 4  # without the cap, session abstracts crowd the candidates
     assert turns >= sum(len(i.cites) for i in wide.items)
@@ -280,11 +281,11 @@ def test_every_knowledge_record_has_an_abstract_an_overview_and_content(tmp_path
     assert sources
     for m in sources:
         mem.disable_memory(m)
-    rec = mem._recaller()
-    active, hidden = mem._visibility()
+    rec = mem.retrieval.recaller()
+    active, hidden = mem.knowledge.kb.visibility()
     overviews = rec.store.docs_by_id([f"{lena}:1"])
-    assert not rec._visible(overviews[f"{lena}:1"], None, active, hidden)
+    assert not doc_visible(overviews[f"{lena}:1"], None, active, hidden)
     for m in sources:
         mem.enable_memory(m)
-    active, hidden = mem._visibility()
-    assert rec._visible(rec.store.docs_by_id([f"{lena}:1"])[f"{lena}:1"], None, active, hidden)
+    active, hidden = mem.knowledge.kb.visibility()
+    assert doc_visible(rec.store.docs_by_id([f"{lena}:1"])[f"{lena}:1"], None, active, hidden)

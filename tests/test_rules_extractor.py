@@ -18,7 +18,7 @@ from ogmemory.distill.dates import find_times
 from ogmemory.distill.extractors._catalog import lookup, slot_of
 from ogmemory.distill.extractors.rules import RuleExtractor
 from ogmemory.distill.types import Candidate
-from ogmemory.records import Node, NodeRecord
+from ogmemory.entity.records import Node, NodeRecord
 
 MONDAY = datetime(2023, 5, 8, 13, 56, tzinfo=UTC).timestamp()
 MEMORY_TYPES = {"preference", "decision", "tool", "constraint", "entity", "event", "case",

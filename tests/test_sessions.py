@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import commit_count, fsck, git_out, make_project, turn
 
+from ogmemory.entity.session_store import SessionStore
 from ogmemory import (
     Conflict,
     InvalidId,
@@ -393,7 +394,8 @@ def test_lru_eviction_loses_nothing(home: Path) -> None:
             mem.append_message(sid, {"role": "assistant", "content": f"reply {rnd}"})
         for sid in ids:
             assert mem.commit_turn(sid).turn == rnd + 1
-    assert len(mem._sessions._cache) <= 2  # type: ignore[attr-defined]
+    store = mem.sessions.store
+    assert isinstance(store, SessionStore) and store.cached() <= 2
     fresh = Memory(home=home)
     for sid in ids:
         nodes = fresh.get_nodes(sid)

@@ -40,7 +40,7 @@ def test_temporary_session_leaves_no_trace(tmp_path: Path) -> None:
     assert [s.session_id for s in mem.list_sessions()] == ["kept"]
     assert "secret" not in "".join(_files(home))
     assert not any("zorbitis" in p.read_text(errors="ignore") for p in home.rglob("*") if p.is_file())
-    temp_dir = mem._temp_dir
+    temp_dir = mem.sessions.temporary_dir
     assert temp_dir is not None and temp_dir.exists()
     mem.end_session("secret")
     with pytest.raises(SessionNotFound):

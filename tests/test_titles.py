@@ -51,7 +51,7 @@ def test_manual_rename_wins_forever(mem: Memory) -> None:
     turn(mem, "s1", "second")
     assert mem.get_session("s1").title == "My name"
     # An automatic title can never overwrite it, not even an LLM one.
-    sessions = mem._sessions  # type: ignore[attr-defined]
+    sessions = mem.sessions.store
     assert sessions.set_auto_title("s1", "Auto", llm=False) is False
     assert sessions.set_auto_title("s1", "LLM title", llm=True) is False
     assert Memory(home=mem.settings.home).get_session("s1").title == "My name"
@@ -116,7 +116,7 @@ def test_clean_llm_title(raw: str, expected: str) -> None:
 
 def test_llm_titled_is_generated_once(mem: Memory) -> None:
     turn(mem, "s1", "topic")
-    sessions = mem._sessions  # type: ignore[attr-defined]
+    sessions = mem.sessions.store
     assert sessions.set_auto_title("s1", "LLM Title One", llm=True) is True
     assert meta_of(mem, "s1")["_titled"] is True
     assert mem.get_session("s1").title == "LLM Title One"
@@ -151,11 +151,11 @@ def test_unreachable_llm_only_logs(home: Path, caplog: pytest.LogCaptureFixture)
 def test_an_automatic_title_never_lands_over_a_rename_made_meanwhile(mem: Memory) -> None:
     import threading
 
-    from ogmemory._files import atomic_write_json, file_lock
+    from ogmemory.storage.files import atomic_write_json, file_lock
 
     turn(mem, "s1", "Plan the billing migration")
     path = Path(mem.get_session("s1").path)
-    store = mem._store("s1")  # type: ignore[attr-defined]
+    store = mem.sessions.store
     result: list[bool] = []
     # Another process renaming the session holds its lock while it writes meta.json.
     with file_lock(path / ".git" / "ogmemory.lock"):

@@ -2,9 +2,24 @@
 
 >>> from ogmemory import Memory
 >>> mem = Memory(home="/tmp/ogm-example")   # doctest: +SKIP
+
+``Memory`` is the facade; everything it returns is a plain record exported here.
 """
 
 from .config import LLMSettings, Settings
+from .distill.pipeline import DistillReport
+from .embed import Embedder
+from .entity.records import (
+    CommitInfo,
+    ImportResult,
+    Node,
+    NodeRecord,
+    Pointer,
+    Project,
+    Provenance,
+    SessionInfo,
+    TurnResult,
+)
 from .errors import (
     Conflict,
     InvalidId,
@@ -15,28 +30,48 @@ from .errors import (
     SessionNotFound,
     StorageError,
 )
-from .memory import ImportResult, Memory
-from .records import CommitInfo, Node, NodeRecord, Project, Provenance, SessionInfo, TurnResult
+from .knowledge.models import Edge, Entity, Evidence, MemoryItem, TimelineEvent
+from .knowledge.schema import SchemaRegistry
+from .memory import Memory
+from .recall.results import RecallItem, RecallResult, SearchHit
+from .storage.backends import FilesBackend, InMemoryBackend
+from .storage.folded import BatchInfo, Op
 
 __all__ = [
+    "BatchInfo",
     "CommitInfo",
     "Conflict",
+    "DistillReport",
+    "Edge",
+    "Embedder",
+    "Entity",
+    "Evidence",
+    "FilesBackend",
     "ImportResult",
+    "InMemoryBackend",
     "InvalidId",
     "InvalidInput",
     "LLMSettings",
     "Memory",
+    "MemoryItem",
     "Node",
     "NodeRecord",
     "NotFound",
     "OgmemError",
+    "Op",
+    "Pointer",
     "Project",
     "ProjectNotFound",
     "Provenance",
+    "RecallItem",
+    "RecallResult",
+    "SchemaRegistry",
+    "SearchHit",
     "SessionInfo",
     "SessionNotFound",
     "Settings",
     "StorageError",
+    "TimelineEvent",
     "TurnResult",
 ]
 

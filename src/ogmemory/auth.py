@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ._files import atomic_write_json, file_lock, read_json
+from .storage.files import atomic_write_json, file_lock, read_json
 from .errors import InvalidInput, NotFound, StorageError
 from .tenancy import validate_id
 

@@ -61,6 +61,9 @@ class Settings:
     embedder: str | None = "e5"
     #: Run an in-process outbox worker thread (set False when ``ogmem worker`` processes run).
     index_worker: bool = True
+    #: Where the knowledge records and the index live: "files" (JSONL + SQLite under ``home``,
+    #: the default) or "memory" (this process only; tests and experiments).
+    backend: str = "files"
 
     def with_tenant(self, account: str, space: str) -> Settings:
         return replace(self, account=account, space=space)
@@ -90,6 +93,7 @@ class Settings:
             "daily_sleep_at": env.get("OGMEM_DAILY_SLEEP_AT", "03:00"),
             "embedder": env.get("OGMEM_EMBEDDER", "e5"),
             "index_worker": env.get("OGMEM_INDEX_WORKER", "1") not in ("0", "false", "no"),
+            "backend": env.get("OGMEM_BACKEND", "files"),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]

@@ -72,6 +72,10 @@ class TenantRoot:
     def memory_dir(self) -> Path:
         return self.root / "memory"
 
+    @property
+    def index_file(self) -> Path:
+        return self.root / "index" / "index.sqlite"
+
     def session_dir(self, session_id: str) -> Path:
         validate_id(session_id, "session id")
         if session_id in RESERVED_SESSION_NAMES:

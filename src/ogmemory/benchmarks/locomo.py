@@ -35,8 +35,8 @@ from ..embed import Embedder, encode_queries
 from ..importers import parse_locomo, read_locomo
 from ..index.text import fts_columns, fts_query
 from ..memory import Memory
-from ..recall_api import count_tokens
-from ..records import day_label
+from ..recall.tokens import count_tokens
+from ..entity.records import day_label
 
 __all__ = ["CATEGORIES", "LocomoReport", "clean_evidence", "print_report", "run_locomo"]
 

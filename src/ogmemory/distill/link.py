@@ -18,9 +18,9 @@ import unicodedata
 from dataclasses import replace
 from typing import Any
 
-from ..knowledge.models import Edge, Entity, TimelineEvent, from_dict
-from ..knowledge.store import KnowledgeBase, KnowledgeBatch, follow_merges, normalize_name
-from ..records import Provenance
+from ..knowledge.base import KnowledgeBase, KnowledgeBatch, normalize_name
+from ..knowledge.models import Edge, Entity, TimelineEvent
+from ..entity.records import Provenance
 from .types import Candidate, EntityRef
 
 __all__ = ["KNOWN_ALIASES", "Linker", "Reconciler", "slugify"]
@@ -72,7 +72,7 @@ class Linker:
         return None
 
     def _resolve(self, eid: str) -> str:
-        return follow_merges(eid, self.batch.get)
+        return self.batch.resolve(eid)
 
     def link(self, ref: EntityRef, *, scope: str, support: str | None) -> str:
         """The id of the entity ``ref`` names, creating or extending it in this batch."""
@@ -83,7 +83,9 @@ class Linker:
             entity = Entity(id=eid, type=ref.type, name=name, scope=scope,
                             ingestion_time=self.batch.now, attrs=dict(ref.attrs))
         else:
-            entity = from_dict(Entity, self.batch.get("entity", eid) or {})
+            found = self.batch.get(Entity, eid)
+            assert found is not None, eid  # _find only returns ids of entities that exist
+            entity = found
         aliases = list(entity.aliases)
         for alias in (ref.name, *ref.aliases):
             alias = alias.strip()
@@ -99,8 +101,8 @@ class Linker:
             support_ids = (*support_ids, support)
         attrs = {**entity.attrs, **{k: v for k, v in ref.attrs.items() if k not in entity.attrs}}
         updated = replace(entity, aliases=tuple(aliases), support=support_ids, attrs=attrs)
-        if updated != entity or self.batch.get("entity", eid) is None:
-            self.batch.put_entity(updated)
+        if updated != entity or self.batch.get(Entity, eid) is None:
+            self.batch.put(updated)
         for key in [entity.name, *aliases]:
             self._local[normalize_name(key)] = eid
         self.touched.add(eid)
@@ -109,20 +111,21 @@ class Linker:
     def _new_id(self, etype: str, name: str) -> str:
         base = f"{etype}.{slugify(name)}"
         eid, n = base, 2
-        while self.batch.get("entity", eid) is not None:
+        while self.batch.get(Entity, eid) is not None:
             eid, n = f"{base}-{n}", n + 1
         return eid
 
     def _merge(self, eid: str, entity: Entity, other_id: str) -> tuple[str, Entity]:
         """Merge the younger of two entities into the older; return the survivor."""
-        other = from_dict(Entity, self.batch.get("entity", other_id) or {})
+        other = self.batch.get(Entity, other_id)
+        assert other is not None, other_id
         older, younger = (other, entity) if other.ingestion_time <= entity.ingestion_time else (entity, other)
-        if self.batch.get("entity", younger.id) is not None:
-            self.batch.put_entity(replace(younger, merged_into=older.id))
+        if self.batch.get(Entity, younger.id) is not None:
+            self.batch.put(replace(younger, merged_into=older.id))
         names = [younger.name, *younger.aliases, *older.aliases]
         aliases = tuple(dict.fromkeys(n for n in names if normalize_name(n) != normalize_name(older.name)))
         survivor = replace(older, aliases=aliases, support=tuple(dict.fromkeys((*older.support, *younger.support))))
-        self.batch.put_entity(survivor)
+        self.batch.put(survivor)
         for key in [survivor.name, *aliases]:
             self._local[normalize_name(key)] = survivor.id
         self.touched.update({older.id, younger.id})
@@ -144,12 +147,12 @@ class Reconciler:
     # edges as this batch would leave them (current and historical)
     def _all_edges(self) -> dict[str, Edge]:
         if self._edges is None:
-            self._edges = {e.id: e for e in (Edge.from_json(r) for r in self.kb.log.all("edge"))}
+            self._edges = {e.id: e for e in self.kb.store.all(Edge)}
         return self._edges
 
     def _put_edge(self, edge: Edge) -> None:
         self._all_edges()[edge.id] = edge
-        self.batch.put_edge(edge)
+        self.batch.put(edge)
 
     def edge(self, cand: Candidate, src: str, dst: str, prov: Provenance, *, scope: str,
              support: str) -> Edge:
@@ -205,9 +208,9 @@ class Reconciler:
               scope: str, support: str) -> TimelineEvent:
         if self._events is None:
             self._events = {}
-            for rec in self.kb.log.all("event"):
-                if not rec.get("superseded_by"):
-                    self._events[_event_key(rec["summary"], rec.get("event_time", 0))] = rec["id"]
+            for rec in self.kb.store.all(TimelineEvent):
+                if not rec.superseded_by:
+                    self._events[_event_key(rec.summary, rec.event_time)] = rec.id
         when = cand.event_time or prov.event_time
         key = _event_key(cand.text, when)
         digest = hashlib.sha1(f"{key}|{prov.session_id}|{prov.node_ids}".encode()).hexdigest()
@@ -221,14 +224,13 @@ class Reconciler:
         if old_id == ev.id:
             return ev
         if old_id is not None:
-            old = self.batch.get("event", old_id)
-            if old is not None and not old.get("superseded_by"):
+            old_ev = self.batch.get(TimelineEvent, old_id)
+            if old_ev is not None and not old_ev.superseded_by:
                 # Seed 000 §2.4: the same fact re-extracted supersedes the old record.
-                old_ev = from_dict(TimelineEvent, old)
                 ev = replace(ev, support=tuple(dict.fromkeys((*old_ev.support, support))))
-                self.batch.put_event(replace(old_ev, superseded_by=ev.id))
+                self.batch.put(replace(old_ev, superseded_by=ev.id))
                 self.stats["events_superseded"] += 1
-        self.batch.put_event(ev)
+        self.batch.put(ev)
         self._events[key] = ev.id
         self.stats["events_new"] += 1
         return ev

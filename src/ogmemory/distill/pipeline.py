@@ -24,13 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._files import atomic_write_bytes, file_lock
 from ..errors import Conflict
-from ..knowledge.models import MemoryItem, from_dict
+from ..entity.project_git import agent_commit_session
+from ..knowledge.models import Evidence, MemoryItem
 from ..knowledge.schema import MemoryType, SchemaRegistry
-from ..knowledge.store import KnowledgeBase, KnowledgeBatch, normalize_name
-from ..knowledge.views import render_core, write_entity_views
-from ..records import CommitInfo, Node, NodeRecord, Provenance
+from ..knowledge.base import KnowledgeBase, KnowledgeBatch, normalize_name
+from ..knowledge.views import project_all, write_entity_views
+from ..entity.records import CommitInfo, Node, NodeRecord, Provenance
 from ..storage.protocols import ProjectStore, ProvenanceSource
 from .link import Linker, Reconciler
 from .types import Candidate, EntityRef, Extractor
@@ -38,8 +38,6 @@ from .types import Candidate, EntityRef, Extractor
 __all__ = ["DistillReport", "Distiller"]
 
 log = logging.getLogger(__name__)
-
-_AGENT_MSG = re.compile(r"^\[agent (?P<sid>[A-Za-z0-9._-]+)\]")
 
 
 @dataclass
@@ -89,7 +87,7 @@ class Distiller:
     # ================================================================== stage 1: collect
 
     def cursor(self) -> dict[str, Any]:
-        cursor = self.kb.log.last_meta("cursor")
+        cursor = self.kb.store.last_meta("cursor")
         if not isinstance(cursor, dict):
             cursor = {}
         return {"sessions": dict(cursor.get("sessions") or {}),
@@ -131,7 +129,7 @@ class Distiller:
         """Distill everything pending (or only ``session_ids``), batch by batch."""
         report = DistillReport()
         start = time.perf_counter()
-        with file_lock(self.kb.root / ".distill.lock"):
+        with self.kb.store.exclusive("distill"):
             while max_batches is None or len(report.batches) < max_batches:
                 done = self._one_batch(report, session_ids, include_projects)
                 if not done:
@@ -154,7 +152,7 @@ class Distiller:
             linker = Linker(self.kb, batch)
             reconciler = Reconciler(self.kb, batch, linker)
             stats = dict(result.stats) if result else {}
-            before = self.kb.log.version
+            before = self.kb.version
             applier = _Applier(self, batch, linker, reconciler, records)
             if self._memo is not None and self._memo[0] == before:
                 applier.reuse(self._memo[1], self._memo[2])
@@ -177,7 +175,7 @@ class Distiller:
                 log.info("distill batch conflict (attempt %d): %s", attempt + 1, exc)
                 continue
             assert info is not None
-            if self.kb.log.version == before + 1:
+            if self.kb.version == before + 1:
                 self._memo = (before + 1, *applier.built())
             report.batches.append(info.id)
             report.nodes += len(records)
@@ -198,10 +196,8 @@ class Distiller:
 
     def project_all(self, *, scopes: Sequence[str] | None = None, project: str | None = None) -> str:
         """Deep-sleep projection: every entity view and core.md. Returns core.md."""
-        write_entity_views(self.kb, self.views_dir)
-        core = render_core(self.kb, scopes=scopes, project=project)
-        atomic_write_bytes(self.core_path, core.encode())
-        return core
+        return project_all(self.kb, self.views_dir, self.core_path, scopes=scopes,
+                           project=project)
 
     def distill_memory(self, memory: MemoryItem) -> dict[str, int]:
         """Derive graph facts from a memory the user wrote; they are supported by that memory."""
@@ -257,9 +253,9 @@ class _Applier:
     def _evidence_nodes(self) -> dict[str, set[str]]:
         if self._ev_nodes is None:
             self._ev_nodes = {}
-            for ev in self.d.kb.log.all("evidence"):
-                nodes = (ev.get("provenance") or {}).get("node_ids") or []
-                self._ev_nodes.setdefault(ev["memory_id"], set()).update(nodes)
+            for ev in self.d.kb.store.all(Evidence):
+                nodes = ev.provenance.node_ids if ev.provenance else ()
+                self._ev_nodes.setdefault(ev.memory_id, set()).update(nodes)
         return self._ev_nodes
 
     def _scope(self, cand: Candidate, mtype: MemoryType, rec: NodeRecord) -> str:
@@ -308,14 +304,13 @@ class _Applier:
             key = (mtype.name, normalize_name(cand.text))
         existing = index.get(key)
         if existing is not None:
-            rec = self.batch.get("memory", existing)
-            if rec is not None and not rec.get("deleted"):
-                mem = from_dict(MemoryItem, rec)
+            mem = self.batch.get(MemoryItem, existing)
+            if mem is not None and not mem.deleted:
                 if mtype.mutable and normalize_name(mem.text) != normalize_name(cand.text):
                     # Mutable lifecycle: the record is updated in place under a version check.
                     new = mem.evolve(text=cand.text, version=mem.version + 1,
                                      updated_at=self.batch.now)
-                    self.batch.put("memory", new.to_dict(), check_version=True,
+                    self.batch.put(new, check_version=True,
                                    expect_version=mem.version)
                     self.batch.add_evidence(existing, prov, quote)
                     self.stats["memories_updated"] += 1
@@ -339,8 +334,7 @@ class _Applier:
 
     def apply_commit(self, project_id: str, commit: CommitInfo) -> None:
         """A project commit becomes a work event (and a case memory) with the commit as evidence."""
-        match = _AGENT_MSG.match(commit.message)
-        session_id = match.group("sid") if match else ""
+        session_id = agent_commit_session(commit.message) or ""
         files = ", ".join(commit.files[:8]) + (" …" if len(commit.files) > 8 else "")
         headline = commit.message.splitlines()[0] if commit.message else commit.sha[:7]
         text = f"{headline} ({files})" if files else headline

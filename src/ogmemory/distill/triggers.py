@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..errors import InvalidInput
-from ..records import SessionInfo
+from ..entity.records import SessionInfo
 
 __all__ = ["Due", "Schedule", "parse_hhmm", "run_daemon"]
 

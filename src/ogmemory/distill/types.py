@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from ..records import NodeRecord
+from ..entity.records import NodeRecord
 
 __all__ = ["Candidate", "EntityRef", "ExtractionResult", "Extractor", "TimelineKind"]
 

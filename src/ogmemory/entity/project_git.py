@@ -10,19 +10,34 @@ from __future__ import annotations
 
 import hashlib
 import re
+import logging
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pygit2
 
-from .._files import atomic_write_json, file_lock, read_json
-from ..errors import InvalidInput, ProjectNotFound, StorageError
-from ..records import CommitInfo, Project
+from ..errors import InvalidInput, NotFound, ProjectNotFound, StorageError
+from ..storage.files import atomic_write_json, file_lock, read_json
 from ..tenancy import validate_id
+from .records import DEFAULT_PROJECT, CommitInfo, Project
 
-__all__ = ["AGENT_EMAIL", "ProjectGit", "ProjectRegistry", "agent_author"]
+if TYPE_CHECKING:
+    from ..storage.protocols import NodeLog
+
+__all__ = [
+    "AGENT_EMAIL",
+    "ProjectGit",
+    "ProjectRegistry",
+    "agent_author",
+    "agent_commit_message",
+    "agent_commit_session",
+    "commit_agent_turn",
+    "note_turn_start",
+]
+
+log = logging.getLogger(__name__)
 
 AGENT_EMAIL = "agent@ogmemory.local"
 PROJECT_STATE_DIR = ".ogmemory"
@@ -207,3 +222,60 @@ class ProjectRegistry:
 
     def git(self, project_id: str) -> ProjectGit:
         return ProjectGit(Path(self.get(project_id).path))
+
+
+_AGENT_MSG = re.compile(r"^\[agent (?P<sid>[A-Za-z0-9._-]+)\] turn \d+")
+
+
+def agent_commit_message(session_id: str, turn: int, user_text: str) -> str:
+    """``[agent <session>] turn <N>: <first 60 characters of the user's message>`` (seed 001
+    §4.2): the one builder of the message ``agent_commit_session`` reads back."""
+    line = user_text.strip().splitlines()[0] if user_text.strip() else ""
+    return f"[agent {session_id}] turn {turn}: {line[:60]}"
+
+
+def agent_commit_session(message: str) -> str | None:
+    """The session an agent commit was made in (``None`` for any other commit)."""
+    match = _AGENT_MSG.match(message)
+    return match.group("sid") if match else None
+
+
+def note_turn_start(registry: ProjectRegistry, session: NodeLog) -> None:
+    """Remember whether the bound project's tree is clean as the agent's turn starts."""
+    project_id = str(session.meta.get("project_id") or DEFAULT_PROJECT)
+    if project_id == DEFAULT_PROJECT:
+        return
+    try:
+        git = registry.git(project_id)
+    except (ProjectNotFound, StorageError) as exc:  # unbound or unreadable: nothing to protect
+        log.debug("project %s not usable at turn start: %s", project_id, exc)
+        return
+    session.write_meta(turn_start={"project_clean": git.is_clean(), "project_head": git.head()})
+
+
+def commit_agent_turn(registry: ProjectRegistry, session: NodeLog, turn: int, user_text: str,
+                      model: str | None) -> tuple[str | None, list[str]]:
+    """Seed 001 §4.2 at turn end: commit the agent's edits to the bound project only when the
+    tree was clean before the turn; otherwise say why not. Returns ``(sha, warnings)``."""
+    project_id = str(session.meta.get("project_id") or DEFAULT_PROJECT)
+    if project_id == DEFAULT_PROJECT:
+        return None, []
+    start = session.meta.get("turn_start") or {}
+    session.write_meta(turn_start=None)
+    try:
+        git = registry.git(project_id)
+    except NotFound:
+        return None, []
+    except StorageError as exc:  # the session turn is committed; say why the project is not
+        return None, [f"project {project_id} is not usable ({exc}); "
+                      "the agent's edits were not committed"]
+    if git.is_clean():
+        return None, []
+    if not start.get("project_clean"):
+        return None, [f"project {project_id} had uncommitted changes before the agent's turn; "
+                      "the agent's edits were not committed"]
+    message = agent_commit_message(session.session_id, turn, user_text)
+    try:
+        return git.commit_all(agent_author(model), message), []
+    except StorageError as exc:  # e.g. the user's own git holds index.lock right now
+        return None, [f"project {project_id}: could not commit the agent's edits ({exc})"]

@@ -12,9 +12,9 @@ import logging
 from collections.abc import Iterable, Iterator, Mapping
 
 from ..errors import NotFound, StorageError
-from ..records import CommitInfo, NodeRecord, Provenance
+from .records import DEFAULT_PROJECT, CommitInfo, NodeRecord, Provenance
 from .project_git import ProjectRegistry
-from .session_store import DEFAULT_PROJECT, SessionStore
+from .session_store import SessionStore
 
 __all__ = ["ProvenanceReader"]
 

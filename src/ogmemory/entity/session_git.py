@@ -27,9 +27,9 @@ from typing import Any
 
 import pygit2
 
-from .._files import atomic_write_bytes, atomic_write_json, dump_json, file_lock, read_json
+from ..storage.files import atomic_write_bytes, atomic_write_json, dump_json, file_lock, read_json
 from ..errors import Conflict, InvalidInput, NotFound, SessionNotFound, StorageError
-from ..records import CommitInfo, Node
+from .records import CommitInfo, Node
 from ..tenancy import validate_id
 
 __all__ = ["GitSession", "is_valid_session_dir"]

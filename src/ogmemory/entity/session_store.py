@@ -12,9 +12,9 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from .._files import atomic_write_json, file_lock, read_json
+from ..storage.files import atomic_write_json, file_lock, read_json
 from ..errors import Conflict, InvalidInput, SessionNotFound
-from ..records import SessionInfo
+from .records import DEFAULT_PROJECT, SessionInfo
 from ..tenancy import TenantRoot, validate_id
 from .project_git import PROJECT_STATE_DIR
 from .session_git import HISTORY, GitSession, is_valid_session_dir
@@ -24,7 +24,6 @@ __all__ = ["SessionStore"]
 
 log = logging.getLogger(__name__)
 
-DEFAULT_PROJECT = "default"
 _UPDATABLE = {"title", "project_id", "agent_id", "model", "tags"}
 
 
@@ -74,6 +73,11 @@ class SessionStore:
         if other and is_valid_session_dir(Path(other)) is not None:
             return Path(other)
         return None
+
+    def cached(self) -> int:
+        """How many open sessions the LRU cache holds (at most ``cap``)."""
+        with self._lock:
+            return len(self._cache)
 
     def exists(self, session_id: str) -> bool:
         return self.locate(session_id) is not None

@@ -15,9 +15,18 @@ from dataclasses import replace
 from typing import Any
 
 from ..config import LLMSettings
+from ..storage.protocols import NodeLog, SessionRepository
+from .records import Node
 from ..llm.client import ChatClient
 
-__all__ = ["PLACEHOLDER_TITLES", "display_title", "fallback_title", "generate_llm_title", "preview"]
+__all__ = [
+    "PLACEHOLDER_TITLES",
+    "after_first_turn",
+    "display_title",
+    "fallback_title",
+    "generate_llm_title",
+    "preview",
+]
 
 log = logging.getLogger(__name__)
 
@@ -90,3 +99,29 @@ def start_title_thread(settings: LLMSettings, user_text: str, assistant_text: st
     thread = threading.Thread(target=run, name="ogmem-title", daemon=True)
     thread.start()
     return thread
+
+
+def after_first_turn(store: SessionRepository, session: NodeLog, pending: list[Node],
+                     llm: LLMSettings | None) -> threading.Thread | None:
+    """Seed 001 §3.3 after the first turn: the preview and the 50-character fallback title at
+    once, then (with an LLM) a generated title in a background thread, which is returned."""
+    first_user = next((n for n in session.all_nodes() if n.role == "user"), None)
+    if first_user is None:
+        return None
+    meta = session.read_meta()
+    if not meta.get("preview"):
+        session.write_meta(preview=preview(first_user.text))
+    sid = session.session_id
+    if not meta.get("title_manual") and not meta.get("title"):
+        store.set_auto_title(sid, fallback_title(first_user.text), llm=False)
+    if llm is None or meta.get("_titled") or meta.get("title_manual"):
+        return None
+    # The assistant's response (§3.3): the last reply of the turn, not a tool-call step.
+    replies = [n for n in pending if n.role == "assistant"]
+    reply = next((n.text for n in reversed(replies) if isinstance(n.content, str)
+                  and n.content.strip()), replies[-1].text if replies else "")
+
+    def apply(title: str, model: str) -> None:
+        store.set_auto_title(sid, title, llm=True, model=model)
+
+    return start_title_thread(llm, first_user.text, reply, apply, model=meta.get("model") or None)

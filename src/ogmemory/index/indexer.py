@@ -15,20 +15,16 @@ from dataclasses import replace
 from collections.abc import Iterable
 from typing import Any
 
-from ..knowledge.models import Edge, Entity, MemoryItem, TimelineEvent, from_dict
-from ..knowledge.store import KnowledgeBase
-from ..records import NodeRecord, day_label
-from ..storage.protocols import ProvenanceSource
-from .store import Doc, IndexStore
+from ..entity.records import NodeRecord, day_label
+from ..knowledge.base import KnowledgeBase
+from ..knowledge.models import Edge, Entity, Evidence, MemoryItem, TimelineEvent, type_of
+from ..storage.protocols import IndexStore, ProvenanceSource
+from .docs import Doc, overview_id, record_doc_id, session_doc_id, turn_doc_id
 
-__all__ = ["Indexer", "turn_doc_id"]
+__all__ = ["Indexer"]
 
 _SESSION_L1_CHARS = 2000
 _OVERVIEW_CHARS = 2000  # an L1 overview: about 500 tokens
-
-
-def turn_doc_id(session_id: str, node_id: str) -> str:
-    return f"turn:{session_id}:{node_id}"
 
 
 def _speaker(rec: NodeRecord) -> str:
@@ -89,7 +85,7 @@ class Indexer:
         return Doc(
             id=turn_doc_id(rec.session_id, node.id), kind="turn", level=2,
             text=f"[{day_label(node.event_time)}] {_speaker(rec)}: {body}", scope=scope,
-            parent=f"session:{rec.session_id}:1", session_id=rec.session_id, seq=node.seq,
+            parent=session_doc_id(rec.session_id, 1), session_id=rec.session_id, seq=node.seq,
             event_time=node.event_time, node_ids=(node.id,), cites=(cite or node.id,),
             prov={"session_id": rec.session_id, "project_id": rec.project_id, "commit": rec.commit,
                   "node_ids": [node.id], "event_time": node.event_time,
@@ -103,13 +99,14 @@ class Indexer:
         for mem in self.kb.memories(include_disabled=True):
             # a memory belongs to the session of its first evidence (direct lookups: this runs
             # on every sync that touches a session)
-            first_ev = self.kb.log.get("evidence", mem.evidence_ids[0]) if mem.evidence_ids else None
-            sid = ((first_ev or {}).get("provenance") or {}).get("session_id")
+            first_ev = self.kb.store.get(Evidence, mem.evidence_ids[0]) \
+                if mem.evidence_ids else None
+            sid = first_ev.provenance.session_id if first_ev and first_ev.provenance else None
             if sid in wanted:
                 memories_by_session.setdefault(sid, []).append(mem)
         docs = []
         for sid in session_ids:
-            turns = [d for d in self.store.children(f"session:{sid}:1", limit=100000)]
+            turns = [d for d in self.store.children(session_doc_id(sid, 1), limit=100000)]
             if not turns:
                 continue
             speakers = list(dict.fromkeys(str(t.prov.get("speaker", "")) for t in turns))
@@ -141,11 +138,11 @@ class Indexer:
             opening_nodes = tuple(n for t in turns[:3] for n in t.node_ids)
             prov: dict[str, Any] = {"session_id": sid, "project_id": first.prov.get("project_id"),
                     "node_ids": [], "event_time": first.event_time}
-            docs.append(Doc(id=f"session:{sid}:0", kind="session", level=0, text=l0,
+            docs.append(Doc(id=session_doc_id(sid, 0), kind="session", level=0, text=l0,
                             node_ids=opening_nodes, scope=first.scope, session_id=sid,
                             event_time=first.event_time, prov=prov))
-            docs.append(Doc(id=f"session:{sid}:1", kind="session", level=1,
-                            parent=f"session:{sid}:0", text="\n".join(overview),
+            docs.append(Doc(id=session_doc_id(sid, 1), kind="session", level=1,
+                            parent=session_doc_id(sid, 0), text="\n".join(overview),
                             support=support[: len(overview)], node_ids=tuple(used_nodes),
                             scope=first.scope, session_id=sid, event_time=first.event_time,
                             prov=prov))
@@ -165,10 +162,9 @@ class Indexer:
                 touched.setdefault(op.kind, set()).add(op.id)
         # an edge change changes the pages of both of its entities
         for eid in list(touched.get("edge", ())):
-            rec = self.kb.log.get("edge", eid)
-            if rec:
-                ends = (rec.get("from"), rec.get("to"))
-                touched.setdefault("entity", set()).update(e for e in ends if isinstance(e, str))
+            edge = self.kb.store.get(Edge, eid)
+            if edge:
+                touched.setdefault("entity", set()).update((edge.src, edge.dst))
         upserts: list[Doc] = []
         deletes: list[str] = []
         sessions: set[str] = set()
@@ -179,7 +175,7 @@ class Indexer:
                 if session:
                     sessions.add(session)
                 if doc is None:
-                    deletes += [f"{kind}:{rid}", f"{kind}:{rid}:1"]
+                    deletes += [record_doc_id(kind, rid), overview_id(record_doc_id(kind, rid))]
                 else:
                     upserts += [doc, self._overview(doc, facts_of.get(rid, []))]
         n = self.store.write(upserts, deletes, meta={"kb_batches": len(batches)})
@@ -188,8 +184,7 @@ class Indexer:
     def _current_facts(self) -> dict[str, list[Edge]]:
         """Entity id -> the relations that hold now, either end (one pass over the edges)."""
         out: dict[str, list[Edge]] = {}
-        for rec in self.kb.log.all("edge"):
-            edge = Edge.from_json(rec)
+        for edge in self.kb.store.all(Edge):
             if edge.current and edge.support:
                 for end in dict.fromkeys(self.kb.resolve_id(e) for e in (edge.src, edge.dst)):
                     out.setdefault(end, []).append(edge)
@@ -216,7 +211,7 @@ class Indexer:
                 break
             text.append(line[:_OVERVIEW_CHARS])
             size += len(line) + 1
-        return replace(doc, id=f"{doc.id}:1", level=1, parent=doc.id, text="\n".join(text),
+        return replace(doc, id=overview_id(doc.id), level=1, parent=doc.id, text="\n".join(text),
                        support=support or doc.support)
 
     def _cites(self, session_id: str, node_ids: Iterable[str]) -> tuple[str, ...]:
@@ -226,11 +221,11 @@ class Indexer:
                      for i in ids)
 
     def _knowledge_doc(self, kind: str, rid: str) -> tuple[Doc | None, str | None]:
-        rec = self.kb.log.get(kind, rid)
+        rec = self.kb.store.get(type_of(kind), rid)
         if rec is None:
             return None, None
-        if kind == "memory":
-            mem = from_dict(MemoryItem, rec)
+        if isinstance(rec, MemoryItem):
+            mem = rec
             if mem.deleted:
                 return None, None
             evidence = self.kb.evidence(mem.id)
@@ -239,40 +234,40 @@ class Indexer:
                                         for n in e.provenance.node_ids))[:6]
             sid = prov.session_id if prov else None
             return Doc(
-                id=f"memory:{mem.id}", kind="memory", level=0, text=mem.text, scope=mem.scope,
+                id=record_doc_id("memory", mem.id), kind="memory", level=0, text=mem.text, scope=mem.scope,
                 session_id=sid, event_time=prov.event_time if prov else mem.created_at,
                 importance=mem.importance, support=(mem.id,), node_ids=nodes,
                 cites=self._cites(sid, nodes) if sid else (),
                 prov=prov.to_dict() if prov else {"memory_id": mem.id},
-                parent=f"session:{sid}:1" if sid else None,
+                parent=session_doc_id(sid, 1) if sid else None,
             ), sid
-        if kind in ("event", "edge", "entity") and not rec.get("support"):
+        if isinstance(rec, (TimelineEvent, Edge, Entity)) and not rec.support:
             return None, None  # nothing supports it any more: it is not part of any read
-        if kind == "event":
-            ev = from_dict(TimelineEvent, rec)
+        if isinstance(rec, TimelineEvent):
+            ev = rec
             p = ev.provenance
             return Doc(
-                id=f"event:{ev.id}", kind="event", level=0,
+                id=record_doc_id("event", ev.id), kind="event", level=0,
                 text=f"[{day_label(ev.event_time)}] {ev.summary}", scope=ev.scope,
                 session_id=p.session_id or None, event_time=ev.event_time,
                 superseded=bool(ev.superseded_by), importance=ev.importance, support=ev.support,
                 node_ids=p.node_ids, cites=self._cites(p.session_id, p.node_ids) if p.session_id else (),
                 prov={**p.to_dict(), "entities": list(ev.entities)},
             ), None
-        if kind == "edge":
-            edge = Edge.from_json(rec)
+        if isinstance(rec, Edge):
+            edge = rec
             p = edge.provenance
             span = f"{day_label(edge.valid_from)} → {day_label(edge.valid_to) if edge.valid_to else 'now'}"
             return Doc(
-                id=f"edge:{edge.id}", kind="fact", level=0, text=f"{edge.fact} ({span})",
+                id=record_doc_id("edge", edge.id), kind="fact", level=0, text=f"{edge.fact} ({span})",
                 scope=edge.scope, session_id=p.session_id or None, event_time=edge.event_time,
                 valid_from=edge.valid_from, valid_to=edge.valid_to, superseded=not edge.current,
                 importance=edge.confidence, support=edge.support, node_ids=p.node_ids,
                 cites=self._cites(p.session_id, p.node_ids) if p.session_id else (),
                 prov={**p.to_dict(), "entities": [edge.src, edge.dst], "relation": edge.relation},
             ), None
-        if kind == "entity":
-            ent = from_dict(Entity, rec)
+        if isinstance(rec, Entity):
+            ent = rec
             if ent.merged_into:
                 return None, None
             # Names only: facts reach recall as their own documents (1-hop expansion), each
@@ -280,7 +275,7 @@ class Indexer:
             aka = f"; aka {', '.join(ent.aliases)}" if ent.aliases else ""
             text = f"{ent.name} ({ent.type}{aka})"
             return Doc(
-                id=f"entity:{ent.id}", kind="entity", level=0, text=text[:1500], scope=ent.scope,
+                id=record_doc_id("entity", ent.id), kind="entity", level=0, text=text[:1500], scope=ent.scope,
                 event_time=ent.ingestion_time, support=ent.support,
                 prov={"entity": ent.id, "node_ids": []},
             ), None

@@ -12,9 +12,24 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, TypeVar
 
-from ..records import Provenance
+from ..entity.records import Provenance
 
-__all__ = ["ENTITY_TYPES", "Edge", "Entity", "Evidence", "MemoryItem", "TimelineEvent", "from_dict"]
+__all__ = [
+    "ENTITY_TYPES",
+    "RECORD_KINDS",
+    "TIMELINE_KINDS",
+    "Edge",
+    "Entity",
+    "Evidence",
+    "KnowledgeRecord",
+    "MemoryItem",
+    "TimelineEvent",
+    "from_dict",
+    "kind_of",
+    "record_from_json",
+    "record_to_json",
+    "type_of",
+]
 
 ENTITY_TYPES = ("person", "preference", "constraint", "decision", "project", "tool", "concept",
                 "organization", "event", "resource")
@@ -25,13 +40,13 @@ T = TypeVar("T")
 
 def from_dict(cls: type[T], data: dict[str, Any]) -> T:
     """Build a record from its JSON form, ignoring unknown keys (forward compatibility)."""
-    known = {f.name for f in fields(cls)}  # type: ignore[arg-type]
-    values = {k: v for k, v in data.items() if k in known}
+    spec = {f.name: str(f.type) for f in fields(cls)}  # type: ignore[arg-type]
+    values = {k: v for k, v in data.items() if k in spec}
     if "provenance" in values and isinstance(values["provenance"], dict):
         values["provenance"] = Provenance.from_dict(values["provenance"])
-    for key in ("support", "aliases", "entities", "node_ids"):
-        if key in values and isinstance(values[key], list):
-            values[key] = tuple(values[key])
+    for key, value in values.items():
+        if isinstance(value, list) and spec[key].startswith("tuple"):
+            values[key] = tuple(value)  # JSON has lists; the records hold tuples
     return cls(**values)
 
 
@@ -167,3 +182,42 @@ class Evidence:
 
     def to_dict(self) -> dict[str, Any]:
         return _to_dict(self)
+
+
+#: Every kind of record the knowledge store keeps, and the name it is stored under.
+KnowledgeRecord = MemoryItem | Evidence | Entity | Edge | TimelineEvent
+RECORD_KINDS: dict[type[Any], str] = {
+    MemoryItem: "memory", Evidence: "evidence", Entity: "entity", Edge: "edge",
+    TimelineEvent: "event",
+}
+_KIND_TYPES: dict[str, type[Any]] = {name: cls for cls, name in RECORD_KINDS.items()}
+
+
+def kind_of(record: KnowledgeRecord | type[Any]) -> str:
+    """The stored kind name of a record or record type (``"memory"``, ``"edge"``, ...)."""
+    cls = record if isinstance(record, type) else type(record)
+    try:
+        return RECORD_KINDS[cls]
+    except KeyError:
+        raise TypeError(f"not a knowledge record type: {cls.__name__}") from None
+
+
+def type_of(kind: str) -> type[Any]:
+    """The record type stored under ``kind``."""
+    try:
+        return _KIND_TYPES[kind]
+    except KeyError:
+        raise ValueError(f"unknown knowledge record kind {kind!r}") from None
+
+
+def record_to_json(record: KnowledgeRecord) -> dict[str, Any]:
+    """The JSON form a backend stores (``Edge`` spells its ends ``from``/``to``)."""
+    return record.to_dict()
+
+
+def record_from_json(kind: str, data: dict[str, Any]) -> KnowledgeRecord:
+    """A record from its stored JSON form; unknown keys are ignored."""
+    cls = type_of(kind)
+    if cls is Edge:
+        return Edge.from_json(data)
+    return from_dict(cls, data)  # type: ignore[no-any-return]

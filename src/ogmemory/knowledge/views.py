@@ -12,29 +12,29 @@ import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from .._files import atomic_write_bytes
-from ..records import Provenance, day_label
+from ..entity.records import Provenance, day_label, pointer_to
+from ..storage.files import atomic_write_bytes
+from .base import KnowledgeBase
 from .models import Edge, Entity
-from .store import KnowledgeBase
 
-__all__ = ["CORE_LIMIT_BYTES", "pointer", "render_core", "render_entity_view", "write_entity_views"]
+__all__ = [
+    "CORE_LIMIT_BYTES",
+    "pointer",
+    "project_all",
+    "render_core",
+    "render_entity_view",
+    "write_entity_views",
+]
 
 CORE_LIMIT_BYTES = 2048
 _RULE = "═" * 48
 
 
 def pointer(prov: Provenance) -> str:
-    """``↪ session:<id>@<commit7>``: what a navigation tool needs to open the evidence."""
-    commit = f"@{prov.commit[:7]}" if prov.commit else ""
-    if prov.session_id:
-        return f"↪ session:{prov.session_id}{commit}"
-    if prov.commit:  # a project commit with no session behind it
-        return f"↪ git:{prov.project_id}{commit}"
-    if prov.node_ids:  # a memory written by hand: its own entry is the evidence
-        return f"↪ memory:{prov.node_ids[0]}"
-    return "↪ memory"
-
-
+    """``↪ session:<id>@<commit7>`` (or ``git:``/``memory:``, see ``Pointer``): what a
+    navigation tool needs to open the evidence."""
+    ptr = prov.pointer or pointer_to(memory_id=prov.node_ids[0] if prov.node_ids else None)
+    return ptr.arrow if ptr else "↪ memory"
 
 
 def _fit(text: str, limit: int) -> str:
@@ -154,3 +154,11 @@ def write_entity_views(kb: KnowledgeBase, directory: Path, entity_ids: Iterable[
         written += 1
     return written
 
+
+def project_all(kb: KnowledgeBase, views_dir: Path, core_path: Path, *,
+                scopes: Sequence[str] | None = None, project: str | None = None) -> str:
+    """Deep-sleep projection: every entity view and core.md, written to files. Returns core.md."""
+    write_entity_views(kb, views_dir)
+    core = render_core(kb, scopes=scopes, project=project)
+    atomic_write_bytes(core_path, core.encode())
+    return core

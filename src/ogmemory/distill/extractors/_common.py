@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date, tzinfo
 from typing import Any
 
-from ...records import NodeRecord
+from ...entity.records import NodeRecord
 from ..dates import TimeExpr, epoch_of, find_times, words_of
 from ..types import Candidate, EntityRef
 from ._catalog import find_tool, lookup

@@ -26,8 +26,8 @@ from pydantic import (
 
 from ...knowledge.models import ENTITY_TYPES, TIMELINE_KINDS
 from ...knowledge.schema import SchemaRegistry
-from ...knowledge.store import detect_language
-from ...records import NodeRecord, day_label
+from ...knowledge.base import detect_language
+from ...entity.records import NodeRecord, day_label
 from ..types import Candidate, EntityRef, Extractor
 
 __all__ = [

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...records import NodeRecord
+from ...entity.records import NodeRecord
 from ..types import Candidate, EntityRef
 from ._common import content_text
 

@@ -31,7 +31,7 @@ from typing import Any
 from ...config import LLMSettings
 from ...knowledge.schema import SchemaRegistry
 from ...llm.client import ChatClient, LLMError
-from ...records import NodeRecord
+from ...entity.records import NodeRecord
 from ..types import Candidate, ExtractionResult, Extractor
 from ._llm_common import (
     RULES,

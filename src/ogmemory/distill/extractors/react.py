@@ -43,9 +43,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ...config import LLMSettings
 from ...knowledge.schema import SchemaRegistry
-from ...knowledge.store import KnowledgeBase, normalize_name
+from ...knowledge.base import KnowledgeBase, normalize_name
 from ...llm.client import ChatClient, LLMError
-from ...records import NodeRecord
+from ...entity.records import NodeRecord
 from ..types import Candidate, ExtractionResult, Extractor
 from ._llm_common import (
     RULES,

@@ -6,7 +6,7 @@ constraints, people and organisations, projects and tools, learnings and dated e
 nodes become work items (commands run, files changed, errors fixed). Every candidate names the
 node(s) it came from and is written in the language of its evidence.
 
->>> from ogmemory.records import Node, NodeRecord
+>>> from ogmemory.entity.records import Node, NodeRecord
 >>> node = Node(id="n1", seq=1, role="user", content="I went to a support group yesterday.",
 ...             parent_id=None, event_time=1683504000.0, ingestion_time=1683504000.0,
 ...             name="Caroline")
@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, tzinfo
 
-from ...records import NodeRecord
+from ...entity.records import NodeRecord
 from ..dates import TimeExpr, day_of
 from ..types import Candidate, ExtractionResult
 from ._common import NodeContext, content_text, gate, split_sentences

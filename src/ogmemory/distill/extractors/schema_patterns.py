@@ -10,8 +10,8 @@ import re
 from collections.abc import Sequence
 
 from ...knowledge.schema import SchemaRegistry
-from ...knowledge.store import detect_language
-from ...records import NodeRecord
+from ...knowledge.base import detect_language
+from ...entity.records import NodeRecord
 from ..types import Candidate, EntityRef, ExtractionResult, Extractor
 
 __all__ = ["AliasExtractor", "Combined", "SchemaPatternExtractor"]

@@ -19,7 +19,7 @@ from rich.text import Text
 
 from ...config import Settings
 from ...memory import Memory
-from ...records import Provenance
+from ...entity.records import Provenance
 from .._dates import parse_when
 
 __all__ = [

@@ -16,7 +16,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ...errors import InvalidInput
 from ...importers import Conversation, parse_locomo, read_locomo, read_openai_jsonl
-from ...memory import ImportResult, Memory
+from ...entity.records import ImportResult
+from ...memory import Memory
 from .common import (
     AccountOption,
     HomeOption,

@@ -9,7 +9,6 @@ several sharing the state directory), and ``ogmem outbox`` shows and retries the
 from __future__ import annotations
 
 import signal
-import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,7 +18,7 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ...errors import InvalidInput
+from ...errors import StorageError, InvalidInput
 from ...memory import Memory
 from .common import (
     AccountOption,
@@ -86,7 +85,7 @@ def reindex(
     with open_reader(home, account, space) as mem:
         try:
             before: dict[str, Any] = mem.index_stats()
-        except sqlite3.DatabaseError as exc:  # a broken index is what reindex is for
+        except StorageError as exc:  # a broken index is what reindex is for
             notice(f"the current index is unreadable ({exc}); rebuilding it")
             before = {}
         with stderr_console().status("Rebuilding the full-text index"):

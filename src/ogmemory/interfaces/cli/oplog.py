@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ...knowledge.logstore import BatchInfo, Op
+from ...storage.folded import BatchInfo, Op
 from .common import (
     AccountOption,
     HomeOption,

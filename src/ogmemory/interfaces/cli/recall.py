@@ -24,7 +24,7 @@ import typer
 from ...config import Settings
 from ...errors import InvalidInput
 from ...memory import Memory
-from ...recall.engine import RecallResult
+from ...recall.results import RecallResult
 from ...tenancy import validate_id
 from .common import (
     AccountOption,
@@ -223,7 +223,8 @@ def search(
             f"--kind: unknown kind {unknown[0]!r}; choose from {', '.join(DOC_KINDS)}"
         )
     with open_reader(home, account, space) as mem, one_line_warnings():
-        hits = mem.search(query, limit=limit, scope=scope, kinds=kinds or None)
+        hits = [h.to_dict() for h in mem.search(query, limit=limit, scope=scope,
+                                                kinds=kinds or None)]
         warn_pending_vectors(mem)
     if as_json:
         emit_json(hits)

@@ -10,7 +10,8 @@ from datetime import datetime
 from typing import Any
 
 from ...knowledge.models import Edge, Entity, MemoryItem, TimelineEvent
-from ...records import CommitInfo, Node, Provenance
+from ...entity.records import CommitInfo, Node, Provenance
+from ...recall.results import SearchHit
 from .._dates import parse_when
 
 __all__ = [
@@ -67,7 +68,8 @@ def _provenance(prov: Provenance | None) -> dict[str, Any]:
     }
 
 
-def fmt_hit(hit: dict[str, Any]) -> dict[str, Any]:
+def fmt_hit(found: SearchHit) -> dict[str, Any]:
+    hit = found.to_dict()
     node_ids = _unique(hit.get("node_ids") or [])
     session_id = hit.get("session_id")
     next_call = _open_hint(session_id, node_ids)

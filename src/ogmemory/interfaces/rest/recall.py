@@ -53,7 +53,7 @@ def search(mem: MemoryDep,
                                                    "`fact`, `event`, `entity`, `session`, "
                                                    "`turn`); repeatable.")] = None,
            ) -> list[dict[str, Any]]:
-    return mem.search(q, limit=limit, scope=scope, kinds=kind or None)
+    return [h.to_dict() for h in mem.search(q, limit=limit, scope=scope, kinds=kind or None)]
 
 
 @router.post("/sleep", response_model=DistillReportOut, responses=WRITE_ERRORS,

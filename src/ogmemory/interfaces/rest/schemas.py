@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from ...records import SessionInfo
+from ...entity.records import SessionInfo
 from ...tenancy import MAX_ID_LEN
 
 __all__ = [

@@ -1,4 +1,5 @@
-"""The SQLite index of one tenant: documents at three levels, FTS5, vectors, cursors.
+"""The default index store: one SQLite file per tenant with documents at three levels, FTS5,
+vectors, cursors and the outbox of embedding jobs.
 
 A document is one searchable thing: a turn (L2 content), a session (L0 abstract, L1 overview),
 a memory, a timeline event, a fact, an entity (L0, with an L1 page). Writes of documents and the
@@ -13,17 +14,20 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .outbox import Outbox
-from .text import fts_columns
+from ..errors import StorageError
+from ..index.docs import Doc
+from ..embed.base import one_blas_thread
+from ..index.text import fts_columns
+from .sqlite import PerThread, transaction
+from .sqlite_queue import Outbox
 
-__all__ = ["Doc", "IndexStore", "one_blas_thread"]
+__all__ = ["SqliteIndexStore", "fts_match"]
 
 log = logging.getLogger(__name__)
 
@@ -67,55 +71,9 @@ CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
-@dataclass(frozen=True)
-class Doc:
-    """One indexed document. ``cites`` are the evidence labels shown to the model (a node's
-    ``dia_id`` when it has one, else its node id); ``node_ids`` the exact DAG nodes."""
-
-    id: str
-    kind: str  # turn | session | memory | event | fact | entity
-    level: int  # 0 abstract, 1 overview, 2 content
-    text: str
-    scope: str = "global"
-    parent: str | None = None
-    session_id: str | None = None
-    seq: int | None = None
-    event_time: float | None = None
-    valid_from: float | None = None
-    valid_to: float | None = None
-    superseded: bool = False
-    importance: float = 0.5
-    support: tuple[str, ...] = ()
-    node_ids: tuple[str, ...] = ()
-    cites: tuple[str, ...] = ()
-    prov: dict[str, Any] = field(default_factory=dict)
-    rowid: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        for key in ("support", "node_ids", "cites"):
-            data[key] = list(data[key])
-        return data
-
-
 _COLUMNS = ("rowid", "id", "kind", "level", "parent", "session_id", "seq", "text", "scope",
             "event_time", "valid_from", "valid_to", "superseded", "importance", "support",
             "node_ids", "cites", "prov")
-
-
-_BLAS: Any = None
-
-
-def one_blas_thread() -> Any:
-    """BLAS limited to the calling thread for one product. A matrix-vector product is bound by
-    memory, not arithmetic, and BLAS worker threads that spin beside the OpenMP threads of the
-    embedder (two busy-waiting pools on few cores) stall each other: p95 5 ms -> 100 ms."""
-    global _BLAS
-    if _BLAS is None:
-        from threadpoolctl import ThreadpoolController
-
-        _BLAS = ThreadpoolController()
-    return _BLAS.limit(limits=1, user_api="blas")
 
 
 def _json_tuple(text: str) -> tuple[str, ...]:
@@ -141,7 +99,22 @@ def _row_to_doc(row: Sequence[Any]) -> Doc:
     )
 
 
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def fts_match(words: list[str], chars: list[str]) -> str | None:
+    """The FTS5 MATCH expression for words (in ``body``) and CJK characters (in ``cjk``)."""
+    parts = []
+    if words:
+        parts.append("body: (" + " OR ".join(_quote(w) for w in words) + ")")
+    if chars:
+        parts.append("cjk: (" + " OR ".join(_quote(c) for c in chars) + ")")
+    return " OR ".join(parts) if parts else None
+
+
 def _schema_of(path: Path) -> str | None:
+    """The schema version an index file records (``None``: none, or not an index)."""
     try:
         conn = sqlite3.connect(path)
         try:
@@ -153,18 +126,37 @@ def _schema_of(path: Path) -> str | None:
     return str(row[0]) if row else None
 
 
-class IndexStore:
+class SqliteIndexStore:
     """Documents, full text and vectors in one SQLite file (WAL; safe across processes)."""
 
     def __init__(self, path: Path, *, embedder_name: str | None = None) -> None:
         self.path = path
         self.embedder_name = embedder_name
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._local = threading.local()
         self._lock = threading.RLock()
         # Vectors in memory for brute-force search: ``_matrix`` is a view of the first rows of
         # ``_vec_buf``, which keeps spare capacity so new vectors are appended in place instead
         # of copying every vector on each recall after a write.
+        self._reset_memory()
+        if path.exists() and _schema_of(path) not in (None, SCHEMA_VERSION):
+            # The index is derived: an index of an older layout is rebuilt from the files.
+            for suffix in ("", "-wal", "-shm"):
+                Path(str(path) + suffix).unlink(missing_ok=True)
+        try:
+            self._conns = PerThread(path)
+            self._conn().executescript(_SCHEMA)  # idempotent; executescript commits itself
+            with transaction(self._conn()) as conn:
+                Outbox.ensure_schema(conn)
+                conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)",
+                             (SCHEMA_VERSION,))
+            self._jobs = Outbox(path)
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(f"index {path} is unreadable ({exc}); "
+                               "`ogmem reindex` rebuilds it from the files") from exc
+        if embedder_name:
+            self._adopt_embedder(embedder_name)
+
+    def _reset_memory(self) -> None:
         self._vec_buf = np.zeros((0, 0), dtype=np.float32)
         self._id_buf = np.zeros(0, dtype=np.int64)
         self._matrix = self._vec_buf
@@ -172,76 +164,53 @@ class IndexStore:
         self._vec_seq = 0
         self._df: dict[str, int] = {}  # word -> documents holding it (cache for word_shares)
         self._df_total = 0
-        if path.exists() and _schema_of(path) not in (None, SCHEMA_VERSION):
-            # The index is derived: an index of an older layout is rebuilt from the files.
-            for suffix in ("", "-wal", "-shm"):
-                Path(str(path) + suffix).unlink(missing_ok=True)
-        conn = self.conn()
-        with conn:
-            conn.executescript(_SCHEMA)
-            Outbox.ensure_schema(conn)
-            conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)",
-                         (SCHEMA_VERSION,))
-        if embedder_name:
-            self._adopt_embedder(embedder_name)
+
+    @property
+    def jobs(self) -> Outbox:
+        """The embedding jobs the writes of this store enqueue."""
+        return self._jobs
 
     def _adopt_embedder(self, name: str) -> None:
         """Vectors of two embedders are not comparable. When the configured embedder is not the
         one this index was last embedded with, its vectors are dropped; then every document
-        without a vector (also those written while the embedder was "none") is queued to be
-        embedded. Until the workers catch up, recall finds those documents by full text."""
-        conn = self.conn()
-        if self.get_meta("embedder") == name:
+        without a vector (also those written by a process with no embedder, which enqueues no
+        job) is queued to be embedded. Until the workers catch up, recall finds those documents
+        by full text."""
+        if self.get_meta("embedder") == name and not self.get_meta("unembedded"):
             return  # the common case: no write transaction just to open the index
-        with self._lock:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                row = conn.execute("SELECT value FROM meta WHERE key='embedder'").fetchone()
-                previous = json.loads(row[0]) if row else None
-                if previous != name:
-                    if previous is not None:
-                        log.warning("index %s: embedder %s replaces %s; re-embedding every "
-                                    "document", self.path, name, previous)
-                        conn.execute("DELETE FROM vecs")
-                        conn.execute("DELETE FROM vec_log")
-                    missing = conn.execute(
-                        "SELECT rowid, id, text FROM docs WHERE rowid NOT IN "
-                        "(SELECT doc_rowid FROM vecs) ORDER BY rowid").fetchall()
-                    for rowid, doc_id, text in missing:
-                        Outbox.enqueue(conn, "embed", doc_id, {"rowid": rowid, "text": text[:2000]})
-                    self.set_meta(conn, "embedder", name)
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+        with self._lock, transaction(self._conn()) as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key='embedder'").fetchone()
+            previous = json.loads(row[0]) if row else None
+            if previous is not None and previous != name:
+                log.warning("index %s: embedder %s replaces %s; re-embedding every "
+                            "document", self.path, name, previous)
+                conn.execute("DELETE FROM vecs")
+                conn.execute("DELETE FROM vec_log")
+            queued = {k for (k,) in conn.execute(
+                "SELECT key FROM outbox WHERE topic='embed' AND state IN ('pending','leased')")}
+            missing = conn.execute(
+                "SELECT rowid, id, text FROM docs WHERE rowid NOT IN "
+                "(SELECT doc_rowid FROM vecs) ORDER BY rowid").fetchall()
+            for rowid, doc_id, text in missing:
+                if doc_id not in queued:
+                    Outbox.enqueue(conn, "embed", doc_id, {"rowid": rowid, "text": text[:2000]})
+            _set_meta(conn, "embedder", name)
+            conn.execute("DELETE FROM meta WHERE key='unembedded'")
 
-    def conn(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None,
-                                   check_same_thread=False)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA busy_timeout=30000")
-            self._local.conn = conn
-        return conn
+    def _conn(self) -> sqlite3.Connection:
+        return self._conns.get()
 
     def close(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
+        """Close this store's connections (the calling thread's and the queue's)."""
+        self._conns.close_all()
+        self._jobs.close()
 
     # ------------------------------------------------------------------ meta
 
     def get_meta(self, key: str, default: Any = None) -> Any:
-        row = self.conn().execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        row = self._conn().execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return json.loads(row[0]) if row else default
 
-    @staticmethod
-    def set_meta(conn: sqlite3.Connection, key: str, value: Any) -> None:
-        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
-                     (key, json.dumps(value, sort_keys=True)))
 
     # ------------------------------------------------------------------ writes
 
@@ -249,21 +218,17 @@ class IndexStore:
               meta: dict[str, Any] | None = None) -> int:
         """Upsert and delete documents, enqueue their embedding jobs and set cursors, in one
         transaction. A document whose text changed gets a new rowid (so vectors only grow)."""
-        conn = self.conn()
         n = 0
-        with self._lock:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                for doc_id in deletes:
-                    self._delete(conn, doc_id)
-                for doc in upserts:
-                    n += self._upsert(conn, doc)
-                for key, value in (meta or {}).items():
-                    self.set_meta(conn, key, value)
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+        with self._lock, transaction(self._conn()) as conn:
+            for doc_id in deletes:
+                self._delete(conn, doc_id)
+            for doc in upserts:
+                n += self._upsert(conn, doc)
+            for key, value in (meta or {}).items():
+                _set_meta(conn, key, value)
+            if n and not self.embedder_name:
+                # no job was queued: the next process with an embedder queues these documents
+                _set_meta(conn, "unembedded", True)
         return n
 
     def _delete(self, conn: sqlite3.Connection, doc_id: str) -> None:
@@ -308,13 +273,18 @@ class IndexStore:
 
     def count(self, kind: str | None = None) -> int:
         if kind is None:
-            return int(self.conn().execute("SELECT count(*) FROM docs").fetchone()[0])
-        return int(self.conn().execute("SELECT count(*) FROM docs WHERE kind=?", (kind,)).fetchone()[0])
+            return int(self._conn().execute("SELECT count(*) FROM docs").fetchone()[0])
+        return int(self._conn().execute("SELECT count(*) FROM docs WHERE kind=?", (kind,)).fetchone()[0])
 
-    def fts(self, match: str, limit: int) -> list[tuple[int, float]]:
-        """``(rowid, score)`` best first; score = -bm25 (higher is better)."""
+    def text_search(self, words: Sequence[str], chars: Sequence[str],
+                    limit: int) -> list[tuple[int, float]]:
+        """``(rowid, score)`` best first for documents holding any of ``words`` (or of the CJK
+        ``chars``); score = -bm25 (higher is better)."""
+        match = fts_match(list(words), list(chars))
+        if not match:
+            return []
         try:
-            rows = self.conn().execute(
+            rows = self._conn().execute(
                 "SELECT rowid, bm25(docs_fts, 1.0, 0.6) FROM docs_fts WHERE docs_fts MATCH ? "
                 "ORDER BY rank LIMIT ?", (match, limit)).fetchall()
         except sqlite3.OperationalError:
@@ -336,7 +306,7 @@ class IndexStore:
             df = self._df.get(w)
             if df is None:
                 try:
-                    df = int(self.conn().execute(
+                    df = int(self._conn().execute(
                         "SELECT count(*) FROM docs_fts WHERE docs_fts MATCH ?",
                         ('body: "' + w.replace('"', '""') + '"',)).fetchone()[0])
                 except sqlite3.OperationalError:
@@ -351,7 +321,7 @@ class IndexStore:
         for i in range(0, len(ids), 500):
             chunk = ids[i:i + 500]
             marks = ",".join("?" * len(chunk))
-            for row in self.conn().execute(
+            for row in self._conn().execute(
                     f"SELECT {', '.join(_COLUMNS)} FROM docs WHERE rowid IN ({marks})", chunk):
                 out[row[0]] = _row_to_doc(row)
         return out
@@ -362,7 +332,7 @@ class IndexStore:
         for i in range(0, len(keys), 500):
             chunk = keys[i:i + 500]
             marks = ",".join("?" * len(chunk))
-            for row in self.conn().execute(
+            for row in self._conn().execute(
                     f"SELECT {', '.join(_COLUMNS)} FROM docs WHERE id IN ({marks})", chunk):
                 doc = _row_to_doc(row)
                 out[doc.id] = doc
@@ -370,23 +340,23 @@ class IndexStore:
 
     def entity_facts(self, entity: str, limit: int = 10) -> list[str]:
         """Ids of the fact documents about ``entity`` (either end of the edge)."""
-        return [d for (d,) in self.conn().execute(
+        return [d for (d,) in self._conn().execute(
             "SELECT doc_id FROM entity_facts WHERE entity=? ORDER BY doc_id LIMIT ?", (entity, limit))]
 
     def children(self, parent: str, limit: int = 200) -> list[Doc]:
-        rows = self.conn().execute(
+        rows = self._conn().execute(
             f"SELECT {', '.join(_COLUMNS)} FROM docs WHERE parent=? ORDER BY seq, rowid LIMIT ?",
             (parent, limit))
         return [_row_to_doc(r) for r in rows]
 
     def child_refs(self, parent: str, limit: int = 200) -> list[tuple[int, str]]:
         """``(rowid, id)`` of ``parent``'s children, in order (no documents decoded)."""
-        return [(r, i) for r, i in self.conn().execute(
+        return [(r, i) for r, i in self._conn().execute(
             "SELECT rowid, id FROM docs WHERE parent=? ORDER BY seq, rowid LIMIT ?", (parent, limit))]
 
     def window_ids(self, session_id: str, seq: int, before: int, after: int) -> list[str]:
         """Ids of the turn documents of ``session_window`` (no documents decoded)."""
-        rows = self.conn().execute(
+        rows = self._conn().execute(
             "SELECT id, seq FROM docs WHERE session_id=? AND kind='turn' AND seq BETWEEN ? AND ? "
             "ORDER BY seq", (session_id, seq - before * 4, seq + after * 4)).fetchall()
         idx = next((i for i, r in enumerate(rows) if r[1] == seq), None)
@@ -394,25 +364,32 @@ class IndexStore:
             return []
         return [r[0] for r in rows[max(0, idx - before): idx + after + 1]]
 
-    def session_window(self, session_id: str, seq: int, before: int, after: int) -> list[Doc]:
-        """Turn documents of a session around ``seq`` (in order)."""
-        ids = self.window_ids(session_id, seq, before, after)
-        found = self.docs_by_id(ids)
-        return [found[i] for i in ids if i in found]
-
     def latest(self, limit: int, kinds: Sequence[str]) -> list[Doc]:
         marks = ",".join("?" * len(kinds))
-        rows = self.conn().execute(
+        rows = self._conn().execute(
             f"SELECT {', '.join(_COLUMNS)} FROM docs WHERE kind IN ({marks}) "
             "ORDER BY event_time DESC, rowid DESC LIMIT ?", (*kinds, limit))
         return [_row_to_doc(r) for r in rows]
+
+    def latest_event_time(self) -> float | None:
+        """When the newest indexed thing happened (``None`` for an empty index)."""
+        row = self._conn().execute("SELECT max(event_time) FROM docs").fetchone()
+        return float(row[0]) if row and row[0] is not None else None
+
+    def reset(self) -> None:
+        """Drop every document, vector, job and cursor (``reindex`` then rebuilds)."""
+        with self._lock, transaction(self._conn()) as conn:
+            for table in ("docs", "docs_fts", "entity_facts", "vecs", "vec_log", "outbox"):
+                conn.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
+            conn.execute("DELETE FROM meta WHERE key NOT IN ('schema', 'embedder')")
+            self._reset_memory()
 
     # ------------------------------------------------------------------ vectors
 
     def _load_vectors(self) -> None:
         """Append the vectors logged since the last call, reading them in blocks (so loading
         a million vectors never holds them twice as Python bytes)."""
-        conn = self.conn()
+        conn = self._conn()
         conn.execute("BEGIN")  # one snapshot for the size hint and the rows
         try:
             (hint,) = conn.execute("SELECT count(*) FROM vec_log WHERE seq > ?",
@@ -450,7 +427,7 @@ class IndexStore:
         self._matrix_rowids = self._id_buf[:n + len(block)]
 
     def vector_count(self) -> int:
-        return int(self.conn().execute("SELECT count(*) FROM vecs").fetchone()[0])
+        return int(self._conn().execute("SELECT count(*) FROM vecs").fetchone()[0])
 
     def dense(self, query_vec: np.ndarray, limit: int) -> list[tuple[int, float]]:
         """``(rowid, cosine)`` best first, over every embedded document (vectors are unit)."""
@@ -479,9 +456,26 @@ class IndexStore:
         ids = [int(r) for r in rowids]
         if not ids:
             return {}
-        rows = self.conn().execute(
+        rows = self._conn().execute(
             f"SELECT doc_rowid, v FROM vecs WHERE doc_rowid IN ({','.join('?' * len(ids))})", ids)
         return {r: np.frombuffer(v, dtype=np.float32) for r, v in rows}
+
+    def put_vectors(self, vectors: Mapping[int, np.ndarray]) -> int:
+        """Store unit vectors by document rowid (idempotent); rowids of documents deleted
+        meanwhile are skipped, so a late job never revives a deleted document. Returns how
+        many were stored."""
+        rowids = [int(r) for r in vectors]
+        if not rowids:
+            return 0
+        with transaction(self._conn()) as conn:
+            marks = ",".join("?" * len(rowids))
+            live = {r for (r,) in conn.execute(
+                f"SELECT rowid FROM docs WHERE rowid IN ({marks})", rowids)}
+            rows = [(r, len(v), np.ascontiguousarray(v, dtype="<f4").tobytes())
+                    for r, v in vectors.items() if int(r) in live]
+            conn.executemany("INSERT OR REPLACE INTO vecs(doc_rowid, dim, v) VALUES (?, ?, ?)",
+                             rows)
+        return len(rows)
 
     def size_bytes(self) -> int:
         total = 0
@@ -490,3 +484,8 @@ class IndexStore:
             if p.exists():
                 total += p.stat().st_size
         return total
+
+
+def _set_meta(conn: sqlite3.Connection, key: str, value: Any) -> None:
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                 (key, json.dumps(value, sort_keys=True)))

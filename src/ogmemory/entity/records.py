@@ -2,21 +2,32 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from ..errors import InvalidInput
+
 __all__ = [
+    "DEFAULT_PROJECT",
     "CommitInfo",
+    "ImportResult",
     "Node",
     "NodeRecord",
+    "Pointer",
     "Project",
     "Provenance",
     "Role",
     "SessionInfo",
     "TurnResult",
     "day_label",
+    "parse_pointer",
+    "pointer_to",
 ]
+
+#: The project of sessions bound to no directory (a logical label, seed 001 §3.1).
+DEFAULT_PROJECT = "default"
 
 Role = Literal["user", "assistant", "tool"]
 
@@ -107,6 +118,12 @@ class Provenance:
         d = asdict(self)
         d["node_ids"] = list(self.node_ids)
         return d
+
+    @property
+    def pointer(self) -> Pointer | None:
+        """Where to open this evidence (a session's turns, else a project commit)."""
+        return pointer_to(session_id=self.session_id, commit=self.commit,
+                          project_id=self.project_id)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Provenance:
@@ -210,3 +227,68 @@ class NodeRecord:
             event_time=self.node.event_time,
             ingestion_time=self.node.ingestion_time,
         )
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """What an import recorded."""
+
+    sessions_created: int
+    sessions_skipped: int
+    turns: int
+    messages: int
+    messages_skipped: int
+
+    def to_dict(self) -> dict[str, int]:
+        return dict(self.__dict__)
+
+
+PointerKind = Literal["session", "git", "memory"]
+_POINTER = re.compile(r"^(?:↪\s*)?(session|git|memory):([A-Za-z0-9][A-Za-z0-9._-]*)(?:@([0-9a-f]{4,40}))?$")
+
+
+@dataclass(frozen=True)
+class Pointer:
+    """Where evidence lives, as every view, recall item and tool names it (one grammar):
+    ``session:<id>[@<commit7>]`` (turns of a session), ``git:<project>@<commit7>`` (a project
+    commit with no session behind it) or ``memory:<id>`` (a memory the user wrote).
+
+    >>> str(Pointer("session", "s1", "0123456789ab"))
+    'session:s1@0123456'
+    >>> parse_pointer("↪ git:proj_a@0123456")
+    Pointer(kind='git', target='proj_a', commit='0123456')
+    """
+
+    kind: PointerKind
+    target: str
+    commit: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.target}" + (f"@{self.commit[:7]}" if self.commit else "")
+
+    @property
+    def arrow(self) -> str:
+        """The pointer as lines end with it: ``↪ session:<id>@<commit7>``."""
+        return f"↪ {self}"
+
+
+def pointer_to(*, session_id: str | None = None, commit: str | None = None,
+               project_id: str | None = None, memory_id: str | None = None) -> Pointer | None:
+    """The pointer to the most exact evidence given (``None`` when there is none)."""
+    if session_id:
+        return Pointer("session", session_id, commit or None)
+    if commit and project_id:
+        return Pointer("git", project_id, commit)
+    if memory_id:
+        return Pointer("memory", memory_id)
+    return None
+
+
+def parse_pointer(text: str) -> Pointer:
+    """Read a pointer back (with or without the leading ``↪``)."""
+    match = _POINTER.match(text.strip()) if isinstance(text, str) else None
+    if match is None:
+        raise InvalidInput(f"not a pointer: {text!r}; expected session:<id>[@<commit>], "
+                           "git:<project>@<commit> or memory:<id>")
+    kind, target, commit = match.groups()
+    return Pointer(kind, target, commit)  # type: ignore[arg-type]

@@ -1,17 +1,9 @@
-"""The knowledge base of one tenant: timeline, graph and memory list over one ``LogStore``.
+"""The knowledge base of one tenant: timeline, graph and memory list as read-time projections
+over a ``KnowledgeStore`` (seeds 000 + 003).
 
-Files (under ``<tenant>/memory/``)::
-
-    timeline/YYYY-MM.jsonl     events, by the month they happened
-    graph/entities.jsonl       entities (alias-resolved; merged ones point to the survivor)
-    graph/edges.jsonl          relations with valid_from / valid_to / superseded_by
-    memories/memories.jsonl    the memory list (every edit a new version)
-    memories/evidence.jsonl    immutable evidence snapshots
-    records/<kind>.jsonl       records of other kinds (e.g. the mutable profile)
-    oplog/batches.jsonl        batch commit markers with before/after of every change
-
-Reads are projections: a derived record is visible only while one of the memories supporting
-it is enabled, and only within the requested scopes.
+Reads are projections: a derived record (entity, edge, event) is visible only while one of the
+memories supporting it is enabled, and only within the requested scopes. Writes are atomic
+batches (``begin``); what a backend keeps and how is the store's business.
 """
 
 from __future__ import annotations
@@ -22,41 +14,38 @@ import time
 import unicodedata
 import uuid
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime, timezone
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from ..entity.records import Provenance
 from ..errors import InvalidInput, NotFound
-from ..records import Provenance
-from .logstore import Batch, BatchInfo, LogStore
-from .models import Edge, Entity, Evidence, MemoryItem, TimelineEvent, from_dict
+from ..storage.folded import BatchInfo
+from ..storage.protocols import KnowledgeBatchWriter, KnowledgeStore
+from .scopes import scope_allows
+from .models import Edge, Entity, Evidence, KnowledgeRecord, MemoryItem, TimelineEvent
 
-__all__ = ["KnowledgeBase", "follow_merges", "normalize_name", "scope_allows"]
+__all__ = [
+    "KnowledgeBase",
+    "KnowledgeBatch",
+    "detect_language",
+    "follow_merges",
+    "normalize_name",
+]
 
-_FILES = {"entity": "graph/entities.jsonl", "edge": "graph/edges.jsonl",
-          "memory": "memories/memories.jsonl", "evidence": "memories/evidence.jsonl"}
-
-
-def _route(kind: str, record: dict[str, Any]) -> str:
-    if kind == "event":
-        when = record.get("event_time")
-        if not isinstance(when, (int, float)):
-            when = (record.get("provenance") or {}).get("event_time") or 0
-        return f"timeline/{datetime.fromtimestamp(float(when), timezone.utc):%Y-%m}.jsonl"
-    return _FILES.get(kind) or f"records/{kind}.jsonl"
+R = TypeVar("R")
 
 
-def follow_merges(entity_id: str,
-                  get: Callable[[str, str], dict[str, Any] | None]) -> str:
-    """The surviving entity of ``entity_id`` along ``merged_into`` (``get(kind, id)`` reads a
-    record: the committed state, or a batch's view of it). Stops on a cycle."""
+def follow_merges(entity_id: str, get: Callable[[str], Entity | None]) -> str:
+    """The surviving entity of ``entity_id`` along ``merged_into`` (``get(id)`` reads an entity:
+    the committed state, or a batch's view of it). Stops on a cycle."""
     seen = set()
     while entity_id not in seen:
         seen.add(entity_id)
-        rec = get("entity", entity_id)
-        if rec is None or not rec.get("merged_into"):
+        ent = get(entity_id)
+        if ent is None or not ent.merged_into:
             return entity_id
-        entity_id = rec["merged_into"]
+        entity_id = ent.merged_into
     return entity_id
 
 
@@ -67,44 +56,49 @@ def normalize_name(name: str) -> str:
     return re.sub(r"[\s\-_.·'\"`“”‘’()（）]+", "", text)
 
 
-def scope_allows(scope: str, scopes: Sequence[str] | None) -> bool:
-    return scopes is None or scope in scopes
-
-
 class KnowledgeBase:
-    """Timeline, graph and memory list of one tenant. Thread-safe; process-safe per batch."""
+    """Timeline, graph and memory list of one tenant. Thread-safe; process-safe per batch.
 
-    def __init__(self, root: Path, *, fsync: bool = False) -> None:
+    ``root`` is where the projections people read are written (core.md, entity views).
+    """
+
+    def __init__(self, store: KnowledgeStore, root: Path) -> None:
+        self.store = store
         self.root = root
-        self.log = LogStore(root, _route, fsync=fsync)
         self._lock = threading.RLock()
         self._cache_key = -1
         self._active: set[str] = set()
         self._aliases: dict[str, str] = {}
+        self._vis_key = -1
+        self._vis: tuple[set[str], set[str]] = (set(), set())
 
     # ================================================================== derived caches
 
     def refresh(self) -> None:
-        self.log.refresh()
+        """See what other processes committed."""
+        self.store.refresh()
+
+    @property
+    def version(self) -> int:
+        return self.store.version
 
     def _derived(self) -> None:
         with self._lock:
-            key = self.log.version
+            key = self.store.version
             if key == self._cache_key:
                 return
-            self._active = {m["id"] for m in self.log.all("memory")
-                            if m.get("enabled", True) and not m.get("deleted")}
+            self._active = {m.id for m in self.store.all(MemoryItem) if m.active}
             aliases: dict[str, str] = {}
-            for ent in self.log.all("entity"):
-                for name in [ent.get("name", ""), *ent.get("aliases", [])]:
+            for ent in self.store.all(Entity):
+                for name in [ent.name, *ent.aliases]:
                     key_name = normalize_name(str(name))
                     if key_name:
-                        aliases.setdefault(key_name, ent["id"])
+                        aliases.setdefault(key_name, ent.id)
             self._aliases = aliases
-            self._cache_key = self.log.version
+            self._cache_key = key
 
     def active_memory_ids(self) -> set[str]:
-        self.log.refresh()
+        self.store.refresh()
         self._derived()
         return set(self._active)
 
@@ -114,24 +108,42 @@ class KnowledgeBase:
         self._derived()
         return any(i in self._active for i in support)
 
+    def visibility(self) -> tuple[set[str], set[str]]:
+        """``(active memory ids, node ids evidencing an inactive memory)``, cached per batch:
+        what recall and search may show."""
+        self.store.refresh()
+        with self._lock:
+            key = self.store.version
+            if key != self._vis_key:
+                active = self.active_memory_ids()
+                hidden: set[str] = set()
+                for mem in self.store.all(MemoryItem):
+                    if mem.id in active:
+                        continue
+                    for ev in self.evidence_of(mem):
+                        if ev.provenance is not None:
+                            hidden.update(ev.provenance.node_ids)
+                self._vis = (active, hidden)
+                self._vis_key = key
+            return self._vis
+
     # ================================================================== entities
 
     def resolve_id(self, entity_id: str) -> str:
         """Follow ``merged_into`` to the surviving entity."""
-        return follow_merges(entity_id, self.log.get)
+        return follow_merges(entity_id, lambda i: self.store.get(Entity, i))
 
     def lookup(self, name: str) -> Entity | None:
         """The entity a name (or alias, or id) refers to."""
-        self.log.refresh()  # see what other processes committed
+        self.store.refresh()
         self._derived()
-        rec = self.log.get("entity", name)
-        if rec is None:
+        ent = self.store.get(Entity, name)
+        if ent is None:
             eid = self._aliases.get(normalize_name(name))
-            rec = self.log.get("entity", eid) if eid else None
-        if rec is None:
+            ent = self.store.get(Entity, eid) if eid else None
+        if ent is None:
             return None
-        survivor = self.log.get("entity", self.resolve_id(rec["id"]))
-        return from_dict(Entity, survivor) if survivor else None
+        return self.store.get(Entity, self.resolve_id(ent.id))
 
     def entity(self, entity_id: str) -> Entity:
         ent = self.lookup(entity_id)
@@ -141,10 +153,9 @@ class KnowledgeBase:
 
     def entities(self, *, scopes: Sequence[str] | None = None, type: str | None = None,
                  include_hidden: bool = False) -> list[Entity]:
-        self.log.refresh()  # see what other processes committed
+        self.store.refresh()
         out = []
-        for rec in self.log.all("entity"):
-            ent = from_dict(Entity, rec)
+        for ent in self.store.all(Entity):
             if ent.merged_into or (type and ent.type != type) or not scope_allows(ent.scope, scopes):
                 continue
             if include_hidden or self.visible(ent.support):
@@ -158,11 +169,10 @@ class KnowledgeBase:
               relation: str | None = None, include_hidden: bool = False) -> list[Edge]:
         """Relations. By default the current ones; ``at=t`` gives those valid at time t;
         ``include_history`` gives every version (ended and superseded included)."""
-        self.log.refresh()  # see what other processes committed
+        self.store.refresh()
         target = self.resolve_id(self.entity(entity).id) if entity else None
         out = []
-        for rec in self.log.all("edge"):
-            edge = Edge.from_json(rec)
+        for edge in self.store.all(Edge):
             if relation and edge.relation != relation:
                 continue
             if target and target not in (self.resolve_id(edge.src), self.resolve_id(edge.dst)):
@@ -210,11 +220,10 @@ class KnowledgeBase:
                scopes: Sequence[str] | None = None, include_superseded: bool = False,
                include_hidden: bool = False) -> list[TimelineEvent]:
         """Timeline events in ``[since, until)`` (by when they happened), oldest first."""
-        self.log.refresh()  # see what other processes committed
+        self.store.refresh()
         target = self.entity(entity).id if entity else None
         out = []
-        for rec in self.log.all("event"):
-            ev = from_dict(TimelineEvent, rec)
+        for ev in self.store.all(TimelineEvent):
             if ev.superseded_by and not include_superseded:
                 continue
             if kind and ev.kind != kind:
@@ -236,10 +245,9 @@ class KnowledgeBase:
 
     def memories(self, *, include_disabled: bool = True, include_deleted: bool = False,
                  scopes: Sequence[str] | None = None, type: str | None = None) -> list[MemoryItem]:
-        self.log.refresh()  # see what other processes committed
+        self.store.refresh()
         out = []
-        for rec in self.log.all("memory"):
-            mem = from_dict(MemoryItem, rec)
+        for mem in self.store.all(MemoryItem):
             if mem.deleted and not include_deleted:
                 continue
             if not mem.enabled and not include_disabled:
@@ -250,19 +258,21 @@ class KnowledgeBase:
         return sorted(out, key=lambda m: (m.created_at, m.id))
 
     def memory(self, memory_id: str) -> MemoryItem:
-        self.log.refresh()  # see what other processes committed
-        rec = self.log.get("memory", memory_id)
-        if rec is None:
+        self.store.refresh()
+        mem = self.store.get(MemoryItem, memory_id)
+        if mem is None:
             raise NotFound(f"memory not found: {memory_id}")
-        return from_dict(MemoryItem, rec)
+        return mem
 
     def evidence(self, memory_id: str) -> list[Evidence]:
-        mem = self.memory(memory_id)
-        out = [self.log.get("evidence", i) for i in mem.evidence_ids]
-        return [from_dict(Evidence, e) for e in out if e is not None]
+        return self.evidence_of(self.memory(memory_id))
+
+    def evidence_of(self, memory: MemoryItem) -> list[Evidence]:
+        found = (self.store.get(Evidence, i) for i in memory.evidence_ids)
+        return [e for e in found if e is not None]
 
     def begin(self, reason: str) -> KnowledgeBatch:
-        return KnowledgeBatch(self, self.log.begin(reason))
+        return KnowledgeBatch(self, self.store.begin(reason))
 
     def add_memory(self, text: str, *, type: str = "profile", scope: str = "global",
                    provenance: Provenance | None = None, quote: str | None = None,
@@ -277,7 +287,7 @@ class KnowledgeBase:
 
     def edit_memory(self, memory_id: str, *, text: str | None = None,
                     expected_version: int | None = None, **changes: Any) -> MemoryItem:
-        """A new version of the entry (the old one stays in the file and the operation log).
+        """A new version of the entry (the old one stays in the log and the operation log).
         With ``expected_version``, a concurrent edit makes this fail with ``Conflict``."""
         current = self.memory(memory_id)
         if current.deleted:
@@ -289,32 +299,53 @@ class KnowledgeBase:
             updates["text"] = text.strip()
         batch = self.begin("memory edit")
         new = current.evolve(version=current.version + 1, updated_at=time.time(), **updates)
-        batch.batch.put("memory", new.to_dict(), check_version=True,
-                        expect_version=current.version if expected_version is None else expected_version)
+        batch.writer.put(new, check_version=True,
+                         expect_version=current.version if expected_version is None
+                         else expected_version)
         batch.commit()
         return self.memory(memory_id)
 
+    def withdraw_support(self, memory_id: str) -> BatchInfo | None:
+        """What was derived from a memory no longer rests on it (its text changed): every edge,
+        event and entity it supports loses that support, in one batch."""
+        batch = self.begin("memory edit: withdraw derived facts")
+        derived: list[Edge | TimelineEvent | Entity] = [
+            *self.store.all(Edge), *self.store.all(TimelineEvent), *self.store.all(Entity)]
+        for rec in derived:
+            if memory_id in rec.support:
+                kept = tuple(s for s in rec.support if s != memory_id)
+                batch.writer.put(replace(rec, support=kept))
+        return batch.commit()
+
     def batches(self) -> list[BatchInfo]:
-        return self.log.batches()
+        self.store.refresh()
+        return self.store.batches()
+
+    def batch(self, batch_id: str) -> BatchInfo:
+        return self.store.batch(batch_id)
 
     def rollback(self, batch_id: str, *, force: bool = False) -> BatchInfo:
-        return self.log.rollback(batch_id, force=force)
+        return self.store.rollback(batch_id, force=force)
 
 
 class KnowledgeBatch:
-    """Stages changes of one atomic batch with a read-your-writes view."""
+    """Stages the changes of one atomic batch with a read-your-writes view."""
 
-    def __init__(self, kb: KnowledgeBase, batch: Batch) -> None:
+    def __init__(self, kb: KnowledgeBase, writer: KnowledgeBatchWriter) -> None:
         self.kb = kb
-        self.batch = batch
-        self.now = time.time()
+        self.writer = writer
+        self.now = writer.now
 
     @property
     def id(self) -> str:
-        return self.batch.id
+        return self.writer.id
 
-    def get(self, kind: str, rid: str) -> dict[str, Any] | None:
-        return self.batch.get(kind, rid)
+    def get(self, kind: type[R], rid: str) -> R | None:
+        return self.writer.get(kind, rid)
+
+    def resolve(self, entity_id: str) -> str:
+        """An entity id followed along merges as this batch would leave them."""
+        return follow_merges(entity_id, lambda i: self.writer.get(Entity, i))
 
     def new_memory(self, text: str, *, type: str, scope: str = "global",
                    provenance: Provenance | None = None, quote: str | None = None,
@@ -330,35 +361,26 @@ class KnowledgeBatch:
                          created_at=self.now, updated_at=self.now, evidence_ids=(ev.id,),
                          importance=importance, language=language or detect_language(text),
                          attrs=attrs or {})
-        self.batch.put("evidence", ev.to_dict())
-        self.batch.put("memory", mem.to_dict())
+        self.writer.put(ev)
+        self.writer.put(mem)
         return mem
 
     def add_evidence(self, memory_id: str, provenance: Provenance, quote: str) -> Evidence:
-        rec = self.get("memory", memory_id)
-        if rec is None:
+        mem = self.writer.get(MemoryItem, memory_id)
+        if mem is None:
             raise NotFound(f"memory not found: {memory_id}")
         ev = Evidence(id=f"ev_{uuid.uuid4().hex[:12]}", memory_id=memory_id, quote=quote,
                       provenance=provenance, created_at=self.now)
-        self.batch.put("evidence", ev.to_dict())
-        mem = from_dict(MemoryItem, rec)
-        self.batch.put("memory", mem.evolve(evidence_ids=(*mem.evidence_ids, ev.id)).to_dict())
+        self.writer.put(ev)
+        self.writer.put(mem.evolve(evidence_ids=(*mem.evidence_ids, ev.id)))
         return ev
 
-    def put_entity(self, entity: Entity) -> None:
-        self.batch.put("entity", entity.to_dict())
-
-    def put_edge(self, edge: Edge) -> None:
-        self.batch.put("edge", edge.to_dict())
-
-    def put_event(self, event: TimelineEvent) -> None:
-        self.batch.put("event", event.to_dict())
-
-    def put(self, kind: str, record: dict[str, Any], **kwargs: Any) -> None:
-        self.batch.put(kind, record, **kwargs)
+    def put(self, record: KnowledgeRecord, *, expect_version: int | None = None,
+            check_version: bool = False) -> None:
+        self.writer.put(record, expect_version=expect_version, check_version=check_version)
 
     def commit(self, **meta: Any) -> BatchInfo | None:
-        return self.batch.commit(**meta)
+        return self.writer.commit(**meta)
 
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")

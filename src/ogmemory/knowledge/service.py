@@ -1,0 +1,194 @@
+"""The abstract layer and the memory list as one service (seeds 000 + 003): timeline, graph,
+core.md, the memory list with its evidence, and the operation log.
+
+Facts derived from a memory the user writes come from the distillation layer above; it plugs
+itself in as the ``deriver`` (this layer never imports it).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Protocol
+
+from ..config import Settings
+from ..errors import InvalidInput, NotFound
+from ..storage.folded import BatchInfo
+from ..storage.protocols import KnowledgeStore
+from ..tenancy import TenantRoot
+from .base import KnowledgeBase
+from .models import Edge, Entity, Evidence, MemoryItem, TimelineEvent
+from .schema import SchemaRegistry
+from .scopes import scopes_for, validate_scope
+from .views import project_all, render_core, write_entity_views
+
+__all__ = ["Deriver", "KnowledgeService", "MAX_MEMORY_CHARS"]
+
+log = logging.getLogger(__name__)
+
+MAX_MEMORY_CHARS = 10_000
+
+
+class Deriver(Protocol):
+    """Derives graph facts and events from a memory the user wrote (the distillation layer)."""
+
+    def derive(self, memory: MemoryItem) -> None: ...
+
+
+class KnowledgeService:
+    """Knowledge of one tenant over a ``KnowledgeStore``."""
+
+    def __init__(self, tenant: TenantRoot, settings: Settings, store: KnowledgeStore, *,
+                 is_temporary: Callable[[str], bool] = lambda _sid: False) -> None:
+        self.tenant = tenant
+        self.settings = settings
+        self.kb = KnowledgeBase(store, tenant.memory_dir)
+        self.deriver: Deriver | None = None
+        self._is_temporary = is_temporary
+        self._schema: SchemaRegistry | None = None
+
+    @property
+    def schema(self) -> SchemaRegistry:
+        """Memory types: the package's YAML files, then ``<home>/schemas`` and the tenant's."""
+        if self._schema is None:
+            self._schema = SchemaRegistry.load(self.settings.home / "schemas",
+                                               self.tenant.root / "schemas")
+        return self._schema
+
+    @property
+    def views_dir(self) -> Path:
+        return self.kb.root / "graph" / "views" / "entity"
+
+    @property
+    def core_path(self) -> Path:
+        return self.kb.root / "core.md"
+
+    # ================================================================== reads
+
+    def timeline(self, since: float | None = None, until: float | None = None, *,
+                 entity: str | None = None, kind: str | None = None,
+                 scope: str | Sequence[str] | None = None,
+                 include_superseded: bool = False) -> list[TimelineEvent]:
+        return self.kb.events(since=since, until=until, entity=entity, kind=kind,
+                              scopes=scopes_for(scope), include_superseded=include_superseded)
+
+    def entities(self, *, type: str | None = None,
+                 scope: str | Sequence[str] | None = None) -> list[Entity]:
+        return self.kb.entities(type=type, scopes=scopes_for(scope))
+
+    def entity(self, name: str) -> Entity:
+        return self.kb.entity(name)
+
+    def facts(self, *, entity: str | None = None, at: float | None = None,
+              include_history: bool = False, relation: str | None = None,
+              scope: str | Sequence[str] | None = None) -> list[Edge]:
+        return self.kb.edges(entity=entity, at=at, include_history=include_history,
+                             relation=relation, scopes=scopes_for(scope))
+
+    def graph_neighbors(self, entity: str, hops: int = 1, *,
+                        scope: str | Sequence[str] | None = None,
+                        at: float | None = None) -> tuple[list[Entity], list[Edge]]:
+        return self.kb.neighbors(entity, hops, scopes=scopes_for(scope), at=at)
+
+    def core(self, *, scope: str | Sequence[str] | None = None, regenerate: bool = False,
+             session_id: str | None = None) -> str:
+        """core.md (≤ 2 KB): the deep sleep's file, or rendered now for a scope or on request;
+        empty for a temporary session."""
+        if session_id is not None and self._is_temporary(session_id):
+            return ""
+        if scope is not None:
+            return render_core(self.kb, scopes=scopes_for(scope))
+        if regenerate or not self.core_path.exists():
+            return self.rebuild_views()
+        return self.core_path.read_text(encoding="utf-8")
+
+    def memories(self, *, include_disabled: bool = True, type: str | None = None,
+                 scope: str | Sequence[str] | None = None) -> list[MemoryItem]:
+        return self.kb.memories(include_disabled=include_disabled, type=type,
+                                scopes=scopes_for(scope))
+
+    def get_memory(self, memory_id: str) -> MemoryItem:
+        mem = self.kb.memory(memory_id)
+        if mem.deleted:
+            raise NotFound(f"memory not found: {memory_id}")
+        return mem
+
+    def evidence(self, memory_id: str) -> list[Evidence]:
+        self.get_memory(memory_id)
+        return self.kb.evidence(memory_id)
+
+    # ================================================================== memory list writes
+
+    def remember(self, text: str, *, type: str = "profile", scope: str = "global") -> MemoryItem:
+        """Add a memory by hand; its facts are derived at once and supported by it."""
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidInput("memory text must be a non-empty string")
+        if len(text) > MAX_MEMORY_CHARS:
+            raise InvalidInput(f"memory text is longer than {MAX_MEMORY_CHARS:,} characters")
+        self.schema.get(type)
+        validate_scope(scope)
+        mem = self.kb.add_memory(text, type=type, scope=scope, quote=text, source="user")
+        self._derive(mem)
+        self._after_visibility_change()
+        return self.get_memory(mem.id)
+
+    def edit_memory(self, memory_id: str, text: str, *,
+                    expected_version: int | None = None) -> MemoryItem:
+        """A new version of the memory's text (the old version stays in the log); what was
+        derived from the old text is withdrawn and derived anew."""
+        self.get_memory(memory_id)
+        mem = self.kb.edit_memory(memory_id, text=text, expected_version=expected_version)
+        self.kb.withdraw_support(memory_id)
+        self._derive(mem)
+        self._after_visibility_change()
+        return self.get_memory(memory_id)
+
+    def enable_memory(self, memory_id: str) -> MemoryItem:
+        return self._toggle(memory_id, True)
+
+    def disable_memory(self, memory_id: str) -> MemoryItem:
+        return self._toggle(memory_id, False)
+
+    def _toggle(self, memory_id: str, enabled: bool) -> MemoryItem:
+        self.get_memory(memory_id)
+        mem = self.kb.edit_memory(memory_id, enabled=enabled)
+        self._after_visibility_change()
+        return mem
+
+    def forget(self, memory_id: str) -> MemoryItem:
+        """A new ``deleted`` version; history and evidence stay, derived facts disappear."""
+        self.get_memory(memory_id)
+        mem = self.kb.edit_memory(memory_id, deleted=True, enabled=False)
+        self._after_visibility_change()
+        return mem
+
+    def _derive(self, memory: MemoryItem) -> None:
+        if self.deriver is not None:
+            self.deriver.derive(memory)
+
+    def _after_visibility_change(self) -> None:
+        try:
+            if self.core_path.exists():
+                self.rebuild_views()
+            else:
+                write_entity_views(self.kb, self.views_dir)
+        except OSError as exc:
+            log.warning("could not re-project views: %s", exc)
+
+    # ================================================================== operation log
+
+    def batches(self) -> list[BatchInfo]:
+        return self.kb.batches()
+
+    def batch(self, batch_id: str) -> BatchInfo:
+        return self.kb.batch(batch_id)
+
+    def rollback(self, batch_id: str, *, force: bool = False) -> BatchInfo:
+        info = self.kb.rollback(batch_id, force=force)
+        self._after_visibility_change()
+        return info
+
+    def rebuild_views(self) -> str:
+        """Re-project every entity view and core.md from the records; returns core.md."""
+        return project_all(self.kb, self.views_dir, self.core_path)

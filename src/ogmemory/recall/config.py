@@ -1,0 +1,67 @@
+"""Retrieval settings (seed 003): one frozen config object with named recipes, and the bounds of
+a recall budget — the one home of both.
+
+>>> RECIPES["fulltext"].use_dense
+False
+>>> check_budget(2000)
+2000
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import InvalidInput
+
+__all__ = ["BUDGET_DEFAULT", "BUDGET_MAX", "BUDGET_MIN", "RECIPES", "RecallConfig", "check_budget"]
+
+#: Tokens (o200k_base) of the context a recall may fill: the default and the bounds.
+BUDGET_DEFAULT = 2000
+BUDGET_MIN = 50
+BUDGET_MAX = 100_000
+
+
+def check_budget(budget: object, name: str = "budget") -> int:
+    """``budget`` if it is an integer within the bounds, else ``InvalidInput`` naming them."""
+    if not isinstance(budget, int) or isinstance(budget, bool) \
+            or not BUDGET_MIN <= budget <= BUDGET_MAX:
+        raise InvalidInput(f"{name} must be an integer between {BUDGET_MIN} and {BUDGET_MAX} "
+                           f"tokens, not {budget!r}")
+    return budget
+
+
+@dataclass(frozen=True)
+class RecallConfig:
+    """Retrieval settings; ``RECIPES`` names the useful combinations."""
+
+    candidates: int = 30
+    top: int = 20
+    fts_limit: int = 60
+    dense_limit: int = 60
+    rrf_k: float = 60.0
+    alpha: float = 0.6  # child weight in final = α·child + (1−α)·parent
+    window: int = 2  # turns on each side of a turn
+    max_cites: int = 3  # an item cites at most this many turns
+    recency_weight: float = 0.1
+    importance_weight: float = 0.2
+    time_weight: float = 0.6
+    superseded_penalty: float = 0.5
+    speaker_weight: float = 0.3  # a turn said by someone the question names
+    excerpt_tokens: int = 30  # longer turns show their most relevant sentences (0: whole)
+    mmr: float = 0.5  # candidates: weight of novelty against relevance (0: ranking order)
+    overview_weight: float = 0.5  # of memory/event/fact/entity L1 overviews in the fusion
+    max_routes: int = 4  # of the candidates, session and entity abstracts (they only route)
+    session_children: int = 2  # a session hit opens this many of its turns nearest the query
+    whole_items: int = 5  # the best items show their turns whole (no excerpts)
+    use_dense: bool = True
+    dense_weight: float = 1.0  # weight of the vector ranking in the fusion (full text: 1)
+    common_share: float = 0.03  # in large indexes, full text skips words in more docs than this
+    common_min_docs: int = 20_000  # ... from this many documents on
+    expand: bool = True
+
+
+RECIPES: dict[str, RecallConfig] = {
+    "default": RecallConfig(),
+    "fulltext": RecallConfig(use_dense=False),
+    "flat": RecallConfig(expand=False, window=0),
+}

@@ -1,0 +1,228 @@
+"""Step 4 of recall: reranked documents become at most ``top`` items within the token budget.
+
+Items are turn-grounded: each holds up to ``max_cites`` turns (the best-ranked turn, then the next
+best of the same conversation, then the next best anywhere), annotated with the abstractions
+(memories, events, facts) citing them when they add something the turns cannot say (a resolved
+date, a fact's validity span); abstractions without turns are items of their own. The best items
+show their turns whole, later ones the sentences that match the question; a group that does not
+fit falls back to its best turn cut short. Tokens are counted on exactly what is rendered.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from ..entity.records import day_label
+from ..index.docs import Doc
+from ..storage.protocols import IndexStore
+from .config import RecallConfig
+from .results import RecallItem
+from .when import TimeQuery
+
+if TYPE_CHECKING:
+    from .recaller import Cand
+
+__all__ = ["STOPWORDS", "Packer", "is_stale"]
+
+# sentence ends, and a bracketed aside ("[shares a photo of ...]", "[attached: ...]") starting
+_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\s+(?=\[)")
+STOPWORDS = frozenset({
+    "what", "when", "where", "who", "why", "how", "did", "does", "do", "is", "are", "was",
+    "the", "a", "an", "of", "to", "in", "on", "for", "and", "or", "with", "her", "his",
+    "their", "they", "she", "he", "it", "that", "this", "would", "likely", "has", "have"})
+
+
+def is_stale(d: Doc, tq: TimeQuery) -> bool:
+    """A fact not valid at the asked time, or (no time asked) a superseded record."""
+    if not tq.has_range:
+        return d.superseded
+    if d.kind != "fact":
+        return False
+    return not ((d.valid_from or 0) <= (tq.end or 0)
+                and (d.valid_to is None or d.valid_to > (tq.start or 0)))
+
+
+def _adds_information(abstraction: Doc, turn: Doc) -> bool:
+    if abstraction.kind == "fact":
+        return True  # its validity span ("2026-01-10 → now") is what the turn cannot say
+    if abstraction.kind == "event" and abstraction.event_time and turn.event_time:
+        return day_label(abstraction.event_time) != day_label(turn.event_time)
+    return False
+
+
+@dataclass
+class _Plan:
+    """What is packed so far."""
+
+    turns: list[Doc]
+    turn_rank: dict[str, int]
+    by_node: dict[str, Doc]
+    notes: dict[str, list[tuple[float, Doc]]]
+    used: set[str] = field(default_factory=set)
+    used_abs: set[str] = field(default_factory=set)
+    items: list[RecallItem] = field(default_factory=list)
+    spent: int = 0
+
+
+class Packer:
+    """Packs one recall's reranked pool into items within a budget."""
+
+    def __init__(self, store: IndexStore, count_tokens: Callable[[str], int],
+                 config: RecallConfig, visible: Callable[[Doc], bool]) -> None:
+        self.store = store
+        self.count_tokens = count_tokens
+        self.config = config
+        self.visible = visible
+
+    def pack(self, scored: Sequence[tuple[float, Cand]], budget: int, *,
+             terms: set[str]) -> list[RecallItem]:
+        """Items in rank order while they fit ``budget``."""
+        # Overviews (L1) of knowledge records route, like session and entity abstracts: their
+        # abstract and the turns they quote are the content.
+        ranked = [(sc, c.doc) for sc, c in scored if c.doc.level != 1]
+        turns = [d for _, d in ranked if d.kind == "turn"]
+        by_node = {n: d for d in turns for n in d.node_ids}
+        notes: dict[str, list[tuple[float, Doc]]] = {}
+        for sc, a in ranked:
+            if a.kind in ("memory", "event", "fact"):
+                for n in a.node_ids:
+                    if n in by_node:
+                        notes.setdefault(by_node[n].id, []).append((sc, a))
+        plan = _Plan(turns, {d.id: i for i, d in enumerate(turns)}, by_node, notes)
+        for sc, d in ranked:
+            if len(plan.items) >= self.config.top:
+                break
+            if d.id in plan.used or d.id in plan.used_abs:
+                continue
+            if d.kind == "turn":
+                self._add_group(plan, d, sc, budget, terms)
+            elif d.kind in ("memory", "event", "fact"):
+                evidence = [by_node[n] for n in d.node_ids
+                            if n in by_node and by_node[n].id not in plan.used]
+                if evidence:
+                    self._add_group(plan, evidence[0], sc, budget, terms)
+                else:
+                    self._add(plan, self._single(d, sc), budget)
+                    plan.used_abs.add(d.id)
+            # session and entity abstracts point the way; they are not content
+        return plan.items
+
+    def _add(self, plan: _Plan, item: RecallItem, budget: int) -> bool:
+        fits = self._fits(item, plan.spent, budget)
+        if fits is None:
+            return False
+        plan.items.append(fits)
+        plan.spent += fits.tokens
+        return True
+
+    def _group(self, plan: _Plan, seed: Doc) -> list[Doc]:
+        config = self.config
+        group = [seed]
+        start = plan.turn_rank.get(seed.id, 0)
+        lookahead = max(config.top * config.max_cites, 30)
+        pool = [t for t in plan.turns[start + 1: start + 1 + lookahead] if t.id not in plan.used]
+        for same_session in (True, False):
+            for t in pool:
+                if len(group) >= config.max_cites:
+                    break
+                if t not in group and (not same_session or t.session_id == seed.session_id):
+                    group.append(t)
+        if len(group) < config.max_cites and config.window > 0:
+            for t in self._window(seed, plan.used):
+                if len(group) < config.max_cites and t.id not in {g.id for g in group}:
+                    group.append(t)
+        group.sort(key=lambda t: (t.session_id or "", t.seq or 0))
+        return group
+
+    def _add_group(self, plan: _Plan, seed: Doc, score: float, budget: int,
+                   terms: set[str]) -> None:
+        config = self.config
+        group = self._group(plan, seed)
+        attached: list[Doc] = []
+        for t in group:
+            for _, a in sorted(plan.notes.get(t.id, []), key=lambda x: -x[0]):
+                if a.id in plan.used_abs:
+                    continue
+                plan.used_abs.add(a.id)
+                # only what the turn does not already say: a resolved date, a fact's span
+                if len(attached) < 2 and _adds_information(a, t):
+                    attached.append(a)
+        limit = config.excerpt_tokens if len(plan.items) >= config.whole_items else 0
+        short = config.excerpt_tokens or 30
+        # what fits: the group with its notes, without them, then its best turn cut short
+        attempts = [(group, attached, limit)] + ([(group, [], limit)] if attached else [])
+        attempts.append(([seed], [], short))
+        for members, shown_notes, cut in attempts:
+            item = self._turns_item(members, shown_notes, seed, score, terms, cut)
+            if self._add(plan, item, budget):
+                plan.used.update(t.id for t in members)
+                return
+
+    def _turns_item(self, group: list[Doc], attached: list[Doc], seed: Doc, score: float,
+                    terms: set[str], limit: int) -> RecallItem:
+        shown = [self._excerpt(t.text, terms, limit) for t in group]
+        for i in range(len(shown) - 1, 0, -1):  # a day stated once per run of lines
+            day = f"[{day_label(group[i].event_time)}] "
+            if shown[i].startswith(day) and shown[i - 1].startswith(day):
+                shown[i] = shown[i][len(day):]
+        return RecallItem(
+            text="\n".join(shown + [f"  ({a.text})" for a in attached]), kind="turns",
+            score=round(score, 6), cites=tuple(t.cites[0] for t in group if t.cites),
+            node_ids=tuple(n for t in group for n in t.node_ids),
+            session_id=seed.session_id, commit=seed.prov.get("commit"),
+            event_time=seed.event_time,
+            doc_ids=tuple(t.id for t in group) + tuple(a.id for a in attached))
+
+    def _excerpt(self, text: str, terms: set[str], limit: int) -> str:
+        """A long turn cut to its sentences that matter most for the query (in order), so the
+        budget holds more distinct evidence; the pointer opens the whole message."""
+        if limit <= 0 or self.count_tokens(text) <= limit:
+            return text
+        head, _, body = text.partition(": ")
+        sentences = [x for x in _SENTENCE.split(body) if x.strip()]
+        if len(sentences) <= 1:
+            return text
+
+        def weight(i: int) -> tuple[int, int]:
+            words = {w.lower() for w in re.findall(r"\w+", sentences[i])}
+            return (len(words & terms), -i)
+
+        keep: list[int] = []
+        used = self.count_tokens(head) + 2
+        for i in sorted(range(len(sentences)), key=weight, reverse=True):
+            cost = self.count_tokens(sentences[i]) + 1
+            if keep and used + cost > limit:
+                continue
+            keep.append(i)
+            used += cost
+        keep.sort()
+        parts = []
+        for n, i in enumerate(keep):
+            if n == 0 and i > 0 or n > 0 and i != keep[n - 1] + 1:
+                parts.append("…")
+            parts.append(sentences[i].strip())
+        if keep[-1] != len(sentences) - 1:
+            parts.append("…")
+        return f"{head}: {' '.join(parts)}"
+
+    def _single(self, d: Doc, score: float) -> RecallItem:
+        return RecallItem(
+            text=d.text, kind=d.kind, score=round(score, 6), cites=d.cites,
+            node_ids=d.node_ids, session_id=d.session_id or d.prov.get("session_id"),
+            commit=d.prov.get("commit"), event_time=d.event_time, doc_ids=(d.id,))
+
+    def _fits(self, item: RecallItem, spent: int, budget: int) -> RecallItem | None:
+        tokens = self.count_tokens(item.render()) + 1
+        return replace(item, tokens=tokens) if spent + tokens <= budget else None
+
+    def _window(self, d: Doc, covered: set[str]) -> list[Doc]:
+        config = self.config
+        if config.window <= 0 or d.session_id is None or d.seq is None:
+            return [d]
+        ids = self.store.window_ids(d.session_id, d.seq, config.window, config.window)
+        found = self.store.docs_by_id(ids)
+        docs = [found[i] for i in ids if i in found]
+        return [w for w in docs if self.visible(w) and (w.id == d.id or w.id not in covered)]

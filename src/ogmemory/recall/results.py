@@ -1,0 +1,94 @@
+"""What recall and search return: plain records with the provenance to follow them up."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..entity.records import pointer_to
+from ..index.docs import Doc
+
+__all__ = ["RecallItem", "RecallResult", "SearchHit"]
+
+
+@dataclass(frozen=True)
+class RecallItem:
+    """One piece of context, with the provenance to follow it up."""
+
+    text: str
+    kind: str
+    score: float
+    cites: tuple[str, ...]
+    node_ids: tuple[str, ...]
+    session_id: str | None
+    commit: str | None
+    event_time: float | None
+    doc_ids: tuple[str, ...]
+    tokens: int = 0
+
+    @property
+    def pointer(self) -> str:
+        """``↪ session:<id>@<commit7>`` (empty when the item has no session behind it)."""
+        ptr = pointer_to(session_id=self.session_id, commit=self.commit)
+        return ptr.arrow if ptr else ""
+
+    def render(self) -> str:
+        return f"{self.text}  {self.pointer}".rstrip()
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        for key in ("cites", "node_ids", "doc_ids"):
+            data[key] = list(data[key])
+        data["pointer"] = self.pointer
+        return data
+
+
+@dataclass(frozen=True)
+class RecallResult:
+    """At most 20 items within ``budget`` tokens; ``fallback`` says the "latest 20" answered."""
+
+    query: str
+    items: tuple[RecallItem, ...]
+    tokens: int
+    budget: int
+    fallback: bool = False
+    reason: str | None = None
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    def as_context(self) -> str:
+        """The items as one block of text for a prompt (what the budget was counted on)."""
+        return "\n".join(item.render() for item in self.items)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"query": self.query, "items": [i.to_dict() for i in self.items],
+                "tokens": self.tokens, "budget": self.budget, "fallback": self.fallback,
+                "reason": self.reason, "stats": self.stats}
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One search result: an indexed document with its score and provenance."""
+
+    id: str
+    kind: str
+    level: int
+    text: str
+    score: float
+    session_id: str | None
+    node_ids: tuple[str, ...]
+    cites: tuple[str, ...]
+    commit: str | None
+    event_time: float | None
+
+    @classmethod
+    def of(cls, doc: Doc, score: float) -> SearchHit:
+        return cls(id=doc.id, kind=doc.kind, level=doc.level, text=doc.text,
+                   score=round(score, 6), session_id=doc.session_id or doc.prov.get("session_id"),
+                   node_ids=doc.node_ids, cites=doc.cites, commit=doc.prov.get("commit"),
+                   event_time=doc.event_time)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["node_ids"] = list(self.node_ids)
+        data["cites"] = list(self.cites)
+        return data

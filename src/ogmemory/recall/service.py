@@ -1,0 +1,267 @@
+"""Index upkeep and recall as one service (seeds 003 + 004): the index and its outbox worker,
+bounded recall, search, and the navigation tools of seed 000 §7.2.
+
+It reads the entity layer (new turns, and the sessions the navigation tools open) and the
+knowledge layer (new batches, visibility), and is told of committed turns by the entity layer
+(``after_turn``) so a recall indexes them first.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..config import Settings
+from ..embed import Embedder, encode_queries, make_embedder
+from ..entity.records import CommitInfo, Node, TurnResult
+from ..entity.service import SessionService
+from ..errors import InvalidInput, NotFound
+from ..index.indexer import Indexer
+from ..index.text import query_terms
+from ..index.worker import Worker, WorkerThread, embedding_handler
+from ..knowledge.scopes import scopes_for
+from ..knowledge.service import KnowledgeService
+from ..storage.protocols import Backend, IndexStore, JobQueue
+from ..tenancy import TenantRoot
+from .config import RECIPES, check_budget
+from .recaller import Recaller, doc_visible, fuse
+from .results import RecallResult, SearchHit
+from .tokens import count_tokens
+
+__all__ = ["RecallService"]
+
+log = logging.getLogger(__name__)
+
+
+class RecallService:
+    """The index of one tenant and everything that reads it."""
+
+    def __init__(self, tenant: TenantRoot, settings: Settings, backend: Backend,
+                 knowledge: KnowledgeService, sessions: SessionService, *,
+                 embedder: Embedder | None = None) -> None:
+        self.tenant = tenant
+        self.settings = settings
+        self.backend = backend
+        self.knowledge = knowledge
+        self.sessions = sessions
+        self._embedder_obj = embedder
+        self._embedder_loaded = False
+        self._index: IndexStore | None = None
+        self._indexer: Indexer | None = None
+        self._lock = threading.RLock()
+        self._turns_dirty = True
+        self._worker: WorkerThread | None = None
+
+    # ================================================================== components
+
+    @property
+    def embedder(self) -> Embedder | None:
+        """The configured embedder (``None`` = full text only)."""
+        if not self._embedder_loaded:
+            if self._embedder_obj is None:  # not given to Memory(embedder=...)
+                self._embedder_obj = make_embedder(self.settings.embedder)
+            self._embedder_loaded = True
+        return self._embedder_obj
+
+    @property
+    def index(self) -> IndexStore:
+        with self._lock:
+            if self._index is None:
+                emb = self.embedder
+                self._index = self.backend.index(self.tenant,
+                                                 embedder_name=emb.name if emb else None)
+                self._indexer = Indexer(self._index, self.sessions.provenance,
+                                        self.knowledge.kb)
+            return self._index
+
+    @property
+    def jobs(self) -> JobQueue:
+        """The outbox of index work."""
+        return self.index.jobs
+
+    def after_turn(self, _turn: TurnResult) -> None:
+        """``SessionService.on_turn`` listener: the next read indexes new turns first."""
+        self._turns_dirty = True
+
+    def sync_index(self, *, turns: bool | None = None) -> dict[str, int]:
+        """Absorb new turns and knowledge batches (full text at once; vectors through the
+        outbox)."""
+        with self._lock:
+            self.index  # noqa: B018 - builds the indexer
+            assert self._indexer is not None
+            do_turns = self._turns_dirty if turns is None else turns
+            counts = self._indexer.sync(turns=do_turns)
+            if do_turns:
+                self._turns_dirty = False
+        if self.embedder is not None and self.settings.index_worker:
+            self._ensure_worker()
+        return counts
+
+    def reindex(self, *, wait_for_vectors: bool = True) -> dict[str, int]:
+        """Drop the index and rebuild it from the files (same documents, same answers)."""
+        with self._lock:
+            self.stop_worker()
+            if self._index is not None:
+                self._index.close()
+            self._index = self._indexer = None
+            self.backend.drop_index(self.tenant)  # whatever state it was in: it is derived
+            self._turns_dirty = True
+            counts = self.sync_index()
+        if wait_for_vectors:
+            self.drain_outbox()
+        return counts
+
+    def index_stats(self) -> dict[str, Any]:
+        idx = self.index
+        return {"documents": idx.count(), "turns": idx.count("turn"),
+                "vectors": idx.vector_count(), "bytes": idx.size_bytes(),
+                "embedder": idx.embedder_name}
+
+    # ================================================================== outbox
+
+    def _handlers(self) -> dict[str, Any]:
+        emb = self.embedder
+        return {"embed": embedding_handler(self.index, emb)} if emb else {}
+
+    def _ensure_worker(self) -> None:
+        if self._worker is not None and self._worker.is_alive():
+            return
+        self._worker = WorkerThread(Worker(self.jobs, self._handlers()))
+        self._worker.start()
+
+    def stop_worker(self) -> None:
+        thread = self._worker
+        if thread is not None:
+            thread.stop()
+            thread.join(10)
+        self._worker = None
+
+    def drain_outbox(self, *, max_rounds: int = 100_000) -> int:
+        """Process index jobs in this thread until none is ready (reindex, benchmarks)."""
+        if self.embedder is None:
+            return 0
+        worker = Worker(self.jobs, self._handlers(), owner="drain")
+        total = 0
+        for _ in range(max_rounds):
+            n = worker.run_once()
+            total += n
+            if n == 0:
+                status = self.jobs.status()
+                if not status.get("pending") and not status.get("leased"):
+                    break
+                time.sleep(0.05)  # another worker holds leases (or a retry is backing off)
+        return total
+
+    def outbox_status(self) -> dict[str, Any]:
+        return self.jobs.status()
+
+    def outbox_retry(self, ids: Sequence[int] | None = None) -> int:
+        return self.jobs.retry_dead(list(ids) if ids else None)
+
+    def run_worker(self, stop: threading.Event, *, batch: int = 32, poll: float = 0.5) -> None:
+        """Consume index jobs until ``stop`` is set (``ogmem worker``; run several at once)."""
+        Worker(self.jobs, self._handlers(), batch=batch).run_forever(stop, poll=poll)
+
+    # ================================================================== recall
+
+    def _embed_query(self, text: str) -> np.ndarray:
+        emb = self.embedder
+        assert emb is not None
+        vec: np.ndarray = encode_queries(emb, [text])[0]
+        return vec
+
+    def recaller(self) -> Recaller:
+        """The recall engine over this index (tests and benchmarks drive it directly)."""
+        return Recaller(self.index, embed=self._embed_query if self.embedder else None,
+                        count_tokens=count_tokens, visibility=self.knowledge.kb.visibility)
+
+    def recall(self, query: str, *, budget: int = 2000, scope: str | Sequence[str] | None = None,
+               at: float | None = None, recipe: str = "default",
+               session_id: str | None = None) -> RecallResult:
+        """Bounded context for ``query``: at most 20 items within ``budget`` tokens, each with
+        provenance; never raises for internal failures (it falls back to the latest items)."""
+        if session_id is not None and self.sessions.is_temporary(session_id):
+            return RecallResult(query, (), 0, budget,
+                                reason="temporary session: memory is not read")
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInput("query must be a non-empty string")
+        check_budget(budget)
+        if recipe not in RECIPES:
+            raise InvalidInput(f"unknown recall recipe {recipe!r}; known: {', '.join(RECIPES)}")
+        scopes = scopes_for(scope)
+        recaller = None
+        try:
+            self.sync_index()
+            recaller = self.recaller()
+        except Exception as exc:  # recall degrades instead of failing (seed 003)
+            log.warning("index unavailable for recall: %s", exc, exc_info=True)
+            if recaller is None:
+                try:
+                    recaller = self.recaller()
+                except Exception:
+                    return RecallResult(query, (), 0, budget, fallback=True,
+                                        reason=f"index unavailable ({exc})")
+            return recaller.latest(query, budget=budget, scopes=scopes,
+                                   reason=f"index sync failed ({exc}); latest items")
+        return recaller.recall(query, budget=budget, scopes=scopes, at=at, config=RECIPES[recipe])
+
+    def search(self, query: str, *, limit: int = 10, scope: str | Sequence[str] | None = None,
+               kinds: Sequence[str] | None = None) -> list[SearchHit]:
+        """Hybrid search over everything indexed (``memory_search``), best first."""
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInput("query must be a non-empty string")
+        if not isinstance(limit, int) or not 1 <= limit <= 100:
+            raise InvalidInput("limit must be between 1 and 100")
+        scopes = scopes_for(scope)
+        self.sync_index()
+        active, hidden = self.knowledge.kb.visibility()
+        words, chars = query_terms(query)
+        rankings = [self.index.text_search(words, chars, 50)]
+        if self.embedder is not None:
+            rankings.append(self.index.dense(self._embed_query(query), 50))
+        ranks = fuse(rankings, RECIPES["default"].rrf_k)
+        hits: list[SearchHit] = []
+        for rowid, doc in sorted(self.index.docs(ranks).items(),
+                                 key=lambda x: (-ranks[x[0]], x[0])):
+            if kinds and doc.kind not in kinds:
+                continue
+            if not doc_visible(doc, scopes, active, hidden):
+                continue
+            hits.append(SearchHit.of(doc, ranks[rowid]))
+            if len(hits) >= limit:
+                break
+        return hits
+
+    # ================================================================== navigation
+
+    def open_session(self, session_id: str, *, around: str | None = None,
+                     radius: int = 5) -> list[Node]:
+        """``memory_open_session``: the session, or ``radius`` messages each side of a node."""
+        if not isinstance(radius, int) or not 0 <= radius <= 200:
+            raise InvalidInput("radius must be an integer between 0 and 200")
+        nodes = self.sessions.get_nodes(session_id)
+        if around is None:
+            return list(nodes)
+        idx = next((i for i, n in enumerate(nodes) if n.id == around), None)
+        if idx is None:
+            raise NotFound(f"session {session_id}: no node {around}")
+        return list(nodes[max(0, idx - radius): idx + radius + 1])
+
+    def git_log(self, project_id: str | None = None, *, session_id: str | None = None,
+                limit: int = 20) -> list[CommitInfo]:
+        """``memory_git_log``: a project's agent commits, or a session's turns."""
+        if session_id is not None and project_id is not None:
+            raise InvalidInput("give a project id or a session id, not both")
+        if session_id is not None:
+            return self.sessions.session_commits(session_id, limit=limit)
+        if project_id is None:
+            raise InvalidInput("give a project id or a session id")
+        return self.sessions.project_log(project_id, limit)
+
+    def close(self) -> None:
+        self.stop_worker()

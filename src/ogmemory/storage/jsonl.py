@@ -1,0 +1,202 @@
+"""The default knowledge store: append-only JSONL files with atomic batches (DESIGN.md §2.2).
+
+Files (under ``<tenant>/memory/``)::
+
+    timeline/YYYY-MM.jsonl     events, by the month they happened
+    graph/entities.jsonl       entities (alias-resolved; merged ones point to the survivor)
+    graph/edges.jsonl          relations with valid_from / valid_to / superseded_by
+    memories/memories.jsonl    the memory list (every edit a new version)
+    memories/evidence.jsonl    immutable evidence snapshots
+    oplog/batches.jsonl        batch commit markers with before/after of every change
+
+A batch's record versions are appended to their files tagged with the batch id, then one commit
+marker line is appended to ``oplog/batches.jsonl``. Readers fold only lines whose batch has a
+marker, so a crash in the middle of a batch leaves nothing visible; a torn last line is skipped
+by readers and cut off by the next writer. Batches are serialised across processes by a file
+lock, and every reader catches up with what other processes appended (``refresh``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidInput
+from .files import file_lock
+from .folded import BatchInfo, FoldedStore
+
+__all__ = ["JsonlKnowledgeStore"]
+
+MARKERS = "oplog/batches.jsonl"
+_FILES = {"entity": "graph/entities.jsonl", "edge": "graph/edges.jsonl",
+          "memory": "memories/memories.jsonl", "evidence": "memories/evidence.jsonl"}
+
+
+def route(kind: str, record: dict[str, Any]) -> str:
+    """The file (relative to the root) a version of a record of ``kind`` is appended to."""
+    if kind == "event":
+        when = record.get("event_time")
+        if not isinstance(when, (int, float)):
+            when = (record.get("provenance") or {}).get("event_time") or 0
+        return f"timeline/{datetime.fromtimestamp(float(when), UTC):%Y-%m}.jsonl"
+    return _FILES.get(kind) or f"records/{kind}.jsonl"
+
+
+class _Tail:
+    """Incremental reader of one append-only file (remembers how far it has read)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = 0
+
+    def new_lines(self) -> Iterator[dict[str, Any]]:
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(self.offset)
+                data = fh.read()
+        except FileNotFoundError:
+            return
+        end = data.rfind(b"\n")
+        if end < 0:
+            return  # nothing complete yet (or a torn first line)
+        self.offset += end + 1
+        for raw in data[: end + 1].splitlines():
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw)
+            except ValueError:
+                continue  # a torn line that a later writer cut short and continued after
+            if isinstance(obj, dict):
+                yield obj
+
+
+class JsonlKnowledgeStore(FoldedStore):
+    """Knowledge records in JSONL files under ``root``. Thread- and process-safe."""
+
+    def __init__(self, root: Path, *, fsync: bool = False) -> None:
+        super().__init__()
+        self.root = root
+        self.fsync = fsync
+        self._tails: dict[str, _Tail] = {}
+        self._pending: dict[str, list[dict[str, Any]]] = {}  # lines of batches not committed yet
+        self.refresh()
+
+    # ------------------------------------------------------------------ reading
+
+    def _catch_up(self) -> None:
+        markers = [m for m in self._tail(MARKERS).new_lines() if isinstance(m.get("batch"), str)]
+        for path in self._data_files():
+            for line in self._tail(path).new_lines():
+                batch = line.get("_batch")
+                if isinstance(batch, str) and batch in self._batches:
+                    self._fold_line(line)
+                elif isinstance(batch, str):
+                    self._pending.setdefault(batch, []).append(line)
+        for marker in markers:
+            info = BatchInfo.from_marker(marker)
+            if info.id in self._batches:
+                continue
+            for line in self._pending.pop(info.id, []):
+                self._fold_line(line)
+            self._register(info)
+
+    def _fold_line(self, line: dict[str, Any]) -> None:
+        kind, rid = line.get("_kind"), line.get("id")
+        if not isinstance(kind, str) or not isinstance(rid, str):
+            return
+        if line.get("_deleted"):
+            self._fold(kind, rid, None)
+            return
+        try:
+            self._fold(kind, rid, {k: v for k, v in line.items() if k not in ("_batch", "_kind")})
+        except (TypeError, ValueError, KeyError):
+            return  # a line of an unknown kind or shape: not a record this version reads
+
+    def _data_files(self) -> list[str]:
+        found = []
+        if self.root.is_dir():
+            for dirpath, _dirs, files in os.walk(self.root):
+                for name in files:
+                    if name.endswith(".jsonl"):
+                        rel = os.path.relpath(os.path.join(dirpath, name), self.root)
+                        if rel != MARKERS:
+                            found.append(rel)
+        return sorted(found)
+
+    def _tail(self, rel: str) -> _Tail:
+        tail = self._tails.get(rel)
+        if tail is None:
+            tail = self._tails[rel] = _Tail(self.root / rel)
+        return tail
+
+    # ------------------------------------------------------------------ writing
+
+    @contextmanager
+    def exclusive(self, name: str) -> Iterator[None]:
+        lock = self.root / "oplog" / ".lock" if name == "commit" else self.root / f".{name}.lock"
+        with file_lock(lock):
+            yield
+
+    def _persist(self, info: BatchInfo, records: list[tuple[str, str, dict[str, Any] | None]],
+                 ) -> None:
+        by_file: dict[str, list[bytes]] = {}
+        for kind, rid, data in records:  # encode everything before writing anything
+            line = {"id": rid, "_deleted": True} if data is None else dict(data)
+            line.update(_batch=info.id, _kind=kind)
+            path = route(kind, data if data is not None else {"event_time": 0})
+            by_file.setdefault(path, []).append(_encode(line))
+        marker = _encode(info.to_marker())
+        for rel, lines in by_file.items():
+            self._append(rel, b"".join(lines))
+        self._append(MARKERS, marker)
+        # Our own lines are folded by the caller; move the tails past them.
+        self._catch_up()
+
+    def _append(self, rel: str, data: bytes) -> None:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "ab+") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            if size:
+                fh.seek(size - 1)
+                if fh.read(1) != b"\n":
+                    # A writer died mid-line: cut the torn tail (its batch never committed).
+                    fh.truncate(_last_newline(fh, size))
+                    tail = self._tails.get(rel)
+                    if tail is not None:
+                        tail.offset = min(tail.offset, fh.seek(0, os.SEEK_END))
+            fh.seek(0, os.SEEK_END)
+            fh.write(data)
+            fh.flush()
+            if self.fsync:
+                os.fsync(fh.fileno())
+
+
+def _encode(obj: dict[str, Any]) -> bytes:
+    try:
+        text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=True,
+                          allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInput(f"{obj.get('_kind', 'record')} {obj.get('id')} is not "
+                           f"JSON-serialisable: {exc}") from None
+    return (text + "\n").encode()
+
+
+def _last_newline(fh: Any, size: int) -> int:
+    pos = size
+    chunk = 4096
+    while pos > 0:
+        start = max(0, pos - chunk)
+        fh.seek(start)
+        data = fh.read(pos - start)
+        idx: int = data.rfind(b"\n")
+        if idx >= 0:
+            return start + idx + 1
+        pos = start
+    return 0
