@@ -58,7 +58,7 @@ from threadpoolctl import ThreadpoolController
 
 from ogmemory import Memory, Settings
 from ogmemory.embed import encode_queries, make_embedder
-from ogmemory.entity.records import day_label
+from ogmemory.entity.times import day_label
 from ogmemory.index.docs import Doc
 from ogmemory.index.text import query_terms
 from ogmemory.storage.sqlite import connect

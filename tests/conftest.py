@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ogmemory import Memory
+from ogmemory import InMemoryBackend, Memory
 
 # The git CLI must work the same on any machine: no user config, a fixed identity.
 _GIT_ENV = {
@@ -69,7 +69,9 @@ def home(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def mem(home: Path) -> Iterator[Memory]:
-    m = Memory(home=home)
+    """A real ``Memory``: sessions in real git repositories; the knowledge and index stores
+    in memory (their own contract suites test the files/SQLite backend)."""
+    m = Memory(home=home, backend=InMemoryBackend())
     yield m
     m.close()
 

@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 import time
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from ogmemory.interfaces.cli import app
 
 runner = CliRunner(env={"COLUMNS": "300"})  # wide tables: one row per line, easy to assert
 
-#: What the sessions say, and on which (local) day.
+#: What the sessions say, and on which (UTC) day.
 STATEMENTS = [
     ("s1", "I prefer Python over Java.", date(2025, 1, 10)),
     ("s1", "We switched from JavaScript to TypeScript last week.", date(2025, 3, 3)),
@@ -46,7 +46,7 @@ def home(tmp_path: Path) -> Path:
 
 
 def noon(day: date) -> float:
-    return datetime(day.year, day.month, day.day, 12).timestamp()  # local time
+    return datetime(day.year, day.month, day.day, 12, tzinfo=UTC).timestamp()  # dates are UTC
 
 
 def record_sessions(home: Path) -> None:

@@ -36,7 +36,7 @@ from ..importers import parse_locomo, read_locomo
 from ..index.text import fts_columns, fts_query
 from ..memory import Memory
 from ..recall.tokens import count_tokens
-from ..entity.records import day_label
+from ..entity.times import day_label
 
 __all__ = ["CATEGORIES", "LocomoReport", "clean_evidence", "print_report", "run_locomo"]
 

@@ -17,7 +17,6 @@ tenant (a file lock), so two processes never distill the same nodes.
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from ..entity.records import NodeRecord
+from ..knowledge.models import TimelineKind
 
 __all__ = ["Candidate", "EntityRef", "ExtractionResult", "Extractor", "TimelineKind"]
 
-TimelineKind = Literal["work", "decision", "learning", "event"]
 
 
 @dataclass(frozen=True)

@@ -3,39 +3,17 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
 from typing import Any
 
 from ..errors import InvalidInput
+from .times import parse_time
 from ..tenancy import validate_id
 
-__all__ = ["message_fields", "parse_time"]
+__all__ = ["message_fields"]
 
 _ROLES = ("user", "assistant", "tool")
 _KNOWN = {"role", "content", "name", "tool_calls", "tool_call_id", "metadata", "id", "parent_id",
           "event_time", "timestamp"}
-
-
-def parse_time(value: Any, what: str = "event_time") -> float:
-    """Epoch seconds from a number, an ISO-8601 string or a datetime (naive = UTC)."""
-    if isinstance(value, bool):
-        raise InvalidInput(f"{what} must be a number or an ISO-8601 string, not a boolean")
-    if isinstance(value, (int, float)):
-        if not 0 <= float(value) < 1e11:
-            raise InvalidInput(f"{what} {value!r} is not a plausible epoch time in seconds")
-        return float(value)
-    if isinstance(value, datetime):
-        dt = value
-    elif isinstance(value, str):
-        try:
-            dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            raise InvalidInput(f"{what} {value!r} is not an ISO-8601 date/time") from None
-    else:
-        raise InvalidInput(f"{what} must be a number or an ISO-8601 string")
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
-    return dt.timestamp()
 
 
 def message_fields(msg: Any) -> dict[str, Any]:
@@ -77,7 +55,7 @@ def message_fields(msg: Any) -> dict[str, Any]:
     }
     when = msg.get("event_time", msg.get("timestamp"))
     if when is not None:
-        fields["event_time"] = parse_time(when)
+        fields["event_time"] = parse_time(when, "event_time")
     for key in ("id", "parent_id"):
         if msg.get(key) is not None:
             if not isinstance(msg[key], str):

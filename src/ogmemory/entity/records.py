@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from typing import Any, Literal
 
 from ..errors import InvalidInput
@@ -21,7 +20,6 @@ __all__ = [
     "Role",
     "SessionInfo",
     "TurnResult",
-    "day_label",
     "parse_pointer",
     "pointer_to",
 ]
@@ -31,10 +29,6 @@ DEFAULT_PROJECT = "default"
 
 Role = Literal["user", "assistant", "tool"]
 
-
-def day_label(t: float | None) -> str:
-    """The UTC day of an epoch time, as texts, views and prompts are dated ("2026-01-10")."""
-    return datetime.fromtimestamp(t or 0, UTC).strftime("%Y-%m-%d")
 
 ROLE_CODES: dict[str, str] = {"user": "u", "assistant": "a", "tool": "t"}
 

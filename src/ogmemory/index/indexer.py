@@ -15,7 +15,8 @@ from dataclasses import replace
 from collections.abc import Iterable
 from typing import Any
 
-from ..entity.records import NodeRecord, day_label
+from ..entity.records import NodeRecord
+from ..entity.times import day_label
 from ..knowledge.base import KnowledgeBase
 from ..knowledge.models import Edge, Entity, Evidence, MemoryItem, TimelineEvent, type_of
 from ..storage.protocols import IndexStore, ProvenanceSource

@@ -10,7 +10,7 @@ derived only from it from every read without deleting anything.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 from ..entity.records import Provenance
 
@@ -18,6 +18,7 @@ __all__ = [
     "ENTITY_TYPES",
     "RECORD_KINDS",
     "TIMELINE_KINDS",
+    "TimelineKind",
     "Edge",
     "Entity",
     "Evidence",
@@ -33,7 +34,9 @@ __all__ = [
 
 ENTITY_TYPES = ("person", "preference", "constraint", "decision", "project", "tool", "concept",
                 "organization", "event", "resource")
-TIMELINE_KINDS = ("work", "decision", "learning", "event")
+#: Seed 000 §2.2: what a timeline event is. The one list every layer and interface uses.
+TimelineKind = Literal["work", "decision", "learning", "event"]
+TIMELINE_KINDS: tuple[str, ...] = get_args(TimelineKind)
 
 T = TypeVar("T")
 

@@ -32,11 +32,11 @@ from typing import Any
 import yaml
 
 from ..errors import InvalidInput
+from .models import TIMELINE_KINDS
 
 __all__ = ["MemoryType", "PatternRule", "SchemaRegistry"]
 
 _LIFECYCLES = ("append_only", "mutable")
-_KINDS = ("work", "decision", "learning", "event")
 
 
 @dataclass(frozen=True)
@@ -78,8 +78,8 @@ def _parse(data: Any, source: str) -> MemoryType:
     if lifecycle not in _LIFECYCLES:
         raise InvalidInput(f"{source}: lifecycle must be one of {', '.join(_LIFECYCLES)}")
     kind = data.get("timeline_kind")
-    if kind is not None and kind not in _KINDS:
-        raise InvalidInput(f"{source}: timeline_kind must be one of {', '.join(_KINDS)}")
+    if kind is not None and kind not in TIMELINE_KINDS:
+        raise InvalidInput(f"{source}: timeline_kind must be one of {', '.join(TIMELINE_KINDS)}")
     extract = data.get("extract") or {}
     if not isinstance(extract, dict):
         raise InvalidInput(f"{source}: 'extract' must be a mapping")

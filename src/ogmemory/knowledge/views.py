@@ -12,7 +12,8 @@ import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from ..entity.records import Provenance, day_label, pointer_to
+from ..entity.records import Provenance, pointer_to
+from ..entity.times import day_label
 from ..storage.files import atomic_write_bytes
 from .base import KnowledgeBase
 from .models import Edge, Entity

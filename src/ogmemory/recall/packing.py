@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from ..entity.records import day_label
+from ..entity.times import day_label
 from ..index.docs import Doc
 from ..storage.protocols import IndexStore
 from .config import RecallConfig

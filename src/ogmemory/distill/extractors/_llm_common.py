@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import (
     BaseModel,
@@ -24,10 +24,11 @@ from pydantic import (
     model_validator,
 )
 
-from ...knowledge.models import ENTITY_TYPES, TIMELINE_KINDS
+from ...knowledge.models import ENTITY_TYPES, TIMELINE_KINDS, TimelineKind
 from ...knowledge.schema import SchemaRegistry
 from ...knowledge.base import detect_language
-from ...entity.records import NodeRecord, day_label
+from ...entity.records import NodeRecord
+from ...entity.times import day_label
 from ..types import Candidate, EntityRef, Extractor
 
 __all__ = [
@@ -266,7 +267,7 @@ class MemoryOut(BaseModel):
     relation: str | None = None
     object: EntityOut | None = None
     slot: str | None = None
-    kind: Literal["work", "decision", "learning", "event"] | None = None
+    kind: TimelineKind | None = None
     date: str | None = None
     confidence: float
     importance: float

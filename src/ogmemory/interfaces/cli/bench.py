@@ -14,6 +14,7 @@ import typer
 from ...benchmarks.locomo import print_report, run_locomo
 from ...config import Settings
 from ...errors import InvalidInput
+from ...recall.config import check_budget
 from .common import notice, stdout_console
 
 __all__ = ["bench_app"]
@@ -77,8 +78,7 @@ def bench_locomo(
     per category, beside BM25 / dense / RRF baselines over the raw turns."""
     if not data.is_file():
         raise InvalidInput(f"--data: no such file: {data}")
-    if not 50 <= budget <= 100_000:
-        raise InvalidInput(f"--budget must be between 50 and 100000 tokens, not {budget}")
+    check_budget(budget, "--budget")
     if samples is not None and samples < 1:
         raise InvalidInput(f"--samples must be at least 1, not {samples}")
     if run_out is not None and run_out.is_dir():

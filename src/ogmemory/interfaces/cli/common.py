@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,7 +20,7 @@ from rich.text import Text
 from ...config import Settings
 from ...memory import Memory
 from ...entity.records import Provenance
-from .._dates import parse_when
+from ...entity.times import day_label, parse_when
 
 __all__ = [
     "UNWRAPPED",
@@ -117,14 +117,14 @@ def emit_json(data: Any) -> None:
 
 
 def fmt_time(ts: float | None) -> str:
-    """Epoch seconds as local ``YYYY-MM-DD HH:MM`` (``-`` when unknown).
+    """Epoch seconds as UTC ``YYYY-MM-DD HH:MM`` (``-`` when unknown).
 
     >>> fmt_time(None)
     '-'
     """
     if not ts:
         return "-"
-    return datetime.fromtimestamp(ts).astimezone().strftime("%Y-%m-%d %H:%M")
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M")
 
 
 #: Columns whose values are copied whole (ids, pointers, dates): never wrapped by ``table``.
@@ -132,10 +132,8 @@ UNWRAPPED = ("ID", "Evidence", "Pointer", "Date")
 
 
 def fmt_day(ts: float | None) -> str:
-    """Epoch seconds as the local date ``YYYY-MM-DD`` (``-`` when unknown)."""
-    if not ts:
-        return "-"
-    return datetime.fromtimestamp(ts).astimezone().strftime("%Y-%m-%d")
+    """Epoch seconds as the UTC date ``YYYY-MM-DD`` (``-`` when unknown)."""
+    return day_label(ts) if ts else "-"
 
 
 def fmt_pointer(prov: Provenance | None) -> str:
@@ -145,12 +143,8 @@ def fmt_pointer(prov: Provenance | None) -> str:
     >>> fmt_pointer(Provenance("default", "s1", ("n1",), "0123456789ab", 0.0, 0.0))
     'session:s1@0123456'
     """
-    if prov is None or not (prov.session_id or prov.commit):
-        return "-"
-    commit = f"@{prov.commit[:7]}" if prov.commit else ""
-    if prov.session_id:
-        return f"session:{prov.session_id}{commit}"
-    return f"commit:{(prov.commit or '')[:7]}"
+    ptr = prov.pointer if prov is not None else None
+    return str(ptr) if ptr else "-"
 
 
 def show_records(

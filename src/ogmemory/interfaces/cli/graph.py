@@ -50,7 +50,7 @@ AtOption = Annotated[
         "--at",
         metavar="DATE",
         help="Relations valid at this moment instead of now: YYYY-MM-DD (its midnight) or an "
-        "ISO datetime, local time unless it carries an offset.",
+        "ISO datetime, UTC unless it carries an offset.",
     ),
 ]
 

@@ -25,6 +25,8 @@ from ...config import Settings
 from ...errors import InvalidInput
 from ...memory import Memory
 from ...recall.results import RecallResult
+from ...entity.records import pointer_to
+from ...recall.config import BUDGET_DEFAULT, BUDGET_MAX, BUDGET_MIN
 from ...tenancy import validate_id
 from .common import (
     AccountOption,
@@ -92,9 +94,8 @@ def warn_pending_vectors(mem: Memory) -> None:
 
 
 def _pointer(session_id: str | None, commit: str | None) -> str:
-    if not session_id:
-        return "-"
-    return f"session:{session_id}@{commit[:7]}" if commit else f"session:{session_id}"
+    ptr = pointer_to(session_id=session_id, commit=commit)
+    return str(ptr) if ptr else "-"
 
 
 def _print_recall(result: RecallResult) -> None:
@@ -129,9 +130,10 @@ def recall(
         typer.Option(
             "--budget",
             metavar="TOKENS",
-            help="Token budget of the whole context (o200k_base tokens, 50-100000).",
+            help=f"Token budget of the whole context (o200k_base tokens, "
+            f"{BUDGET_MIN}-{BUDGET_MAX}).",
         ),
-    ] = 2000,
+    ] = BUDGET_DEFAULT,
     scope: ScopeOption = None,
     at: Annotated[
         str | None,

@@ -33,8 +33,8 @@ def timeline(
         typer.Option(
             "--since",
             metavar="DATE",
-            help="Only events from this moment on: YYYY-MM-DD or an ISO datetime (local time "
-            "unless it carries an offset).",
+            help="Only events from this moment on: YYYY-MM-DD or an ISO datetime (UTC unless "
+            "it carries an offset).",
         ),
     ] = None,
     until: Annotated[

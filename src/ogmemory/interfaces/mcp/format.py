@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from ...knowledge.models import Edge, Entity, MemoryItem, TimelineEvent
 from ...entity.records import CommitInfo, Node, Provenance
 from ...recall.results import SearchHit
-from .._dates import parse_when
+from ...entity.times import parse_when
 
 __all__ = [
     "bare_memory_id",
@@ -49,7 +49,7 @@ def _iso(ts: float | None) -> str | None:
     """Epoch seconds as a local ISO datetime with its offset (``None`` stays ``None``)."""
     if ts is None:
         return None
-    return datetime.fromtimestamp(ts).astimezone().isoformat(timespec="seconds")
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
 
 
 def _unique(ids: Sequence[str]) -> list[str]:

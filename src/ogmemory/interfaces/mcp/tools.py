@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from ...errors import InvalidInput, OgmemError
+from ...knowledge.models import TimelineKind
 from ...memory import Memory
+from ...recall.config import BUDGET_DEFAULT, BUDGET_MAX, BUDGET_MIN
 from .format import (
     bare_memory_id,
     call_hint,
@@ -48,7 +50,6 @@ ScopeArg = Annotated[
         "that project) or 'agent:<id>'. Omit to see every scope.",
     ),
 ]
-TimelineKind = Literal["work", "decision", "learning", "event"]
 
 _READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
@@ -77,7 +78,7 @@ def make_tools(mem: Memory) -> dict[str, tuple[Callable[..., Any], ToolAnnotatio
             str | None,
             Field(
                 description="Only events from this moment on: YYYY-MM-DD or an ISO datetime "
-                "(local time unless it has an offset such as +08:00 or Z)."
+                "(UTC unless it has an offset such as +08:00 or Z)."
             ),
         ] = None,
         until: Annotated[
@@ -219,11 +220,11 @@ def make_tools(mem: Memory) -> dict[str, tuple[Callable[..., Any], ToolAnnotatio
         budget: Annotated[
             int,
             Field(
-                ge=50,
-                le=100_000,
+                ge=BUDGET_MIN,
+                le=BUDGET_MAX,
                 description="Token budget for all items together (o200k tokenizer).",
             ),
-        ] = 2000,
+        ] = BUDGET_DEFAULT,
         scope: ScopeArg = None,
     ) -> dict[str, Any]:
         """Bounded context for a question: at most 20 items (memories, facts, events, turns)

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from .params import EntityPath, MemoryIdPath, parse_time
+from .params import EntityPath, MemoryIdPath, parse_when
 from .routing import READ_ERRORS, WRITE_ERRORS
 from .schemas import (
     CoreOut,
@@ -132,7 +132,7 @@ def get_entity(mem: MemoryDep, entity: EntityPath) -> dict[str, Any]:
 def neighbors(mem: MemoryDep, entity: EntityPath,
               hops: Annotated[int, Query(ge=1, le=5, description="How far to walk.")] = 1,
               at: AtQuery = None, scope: ScopeQuery = None) -> dict[str, Any]:
-    ents, edges = mem.graph_neighbors(entity, hops, scope=scope, at=parse_time(at, "at"))
+    ents, edges = mem.graph_neighbors(entity, hops, scope=scope, at=parse_when(at, "at"))
     return {"entities": [e.to_dict() for e in ents], "edges": [e.to_dict() for e in edges]}
 
 
@@ -150,7 +150,7 @@ def facts(mem: MemoryDep,
           relation: Annotated[str | None, Query(min_length=1, max_length=100,
                                                 description="Only this relation.")] = None,
           scope: ScopeQuery = None) -> list[dict[str, Any]]:
-    return [e.to_dict() for e in mem.facts(entity=entity, at=parse_time(at, "at"),
+    return [e.to_dict() for e in mem.facts(entity=entity, at=parse_when(at, "at"),
                                            include_history=history, relation=relation,
                                            scope=scope)]
 
@@ -178,7 +178,7 @@ def timeline(mem: MemoryDep,
                  description="Also events replaced by a later version.")] = False,
              ) -> list[dict[str, Any]]:
     return [e.to_dict() for e in mem.timeline(
-        parse_time(since, "since"), parse_time(until, "until", end_of_day=True), entity=entity,
+        parse_when(since, "since"), parse_when(until, "until", end_of_day=True), entity=entity,
         kind=kind, scope=scope, include_superseded=include_superseded)]
 
 

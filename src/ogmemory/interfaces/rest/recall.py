@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Query
 
-from .params import BatchIdPath, parse_time
+from .params import BatchIdPath, parse_when
 from .routing import READ_ERRORS, WRITE_ERRORS
 from .schemas import (
     BatchOut,
@@ -34,7 +34,7 @@ router = APIRouter(prefix="/v1")
              "gets no items: memory is not read.")
 def recall(mem: MemoryDep, body: RecallIn) -> dict[str, Any]:
     return mem.recall(body.query, budget=body.budget, scope=body.scope,
-                      at=parse_time(body.at, "at"), recipe=body.recipe,
+                      at=parse_when(body.at, "at"), recipe=body.recipe,
                       session_id=body.session_id).to_dict()
 
 

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from ...entity.records import SessionInfo
+from ...recall.config import BUDGET_DEFAULT, BUDGET_MAX, BUDGET_MIN
 from ...tenancy import MAX_ID_LEN
 
 __all__ = [
@@ -137,7 +138,7 @@ class MemoryEdit(_In):
 
 class RecallIn(_In):
     query: str = Field(min_length=1, max_length=10_000, description="What to recall context for.")
-    budget: int = Field(default=2000, ge=50, le=100_000,
+    budget: int = Field(default=BUDGET_DEFAULT, ge=BUDGET_MIN, le=BUDGET_MAX,
                         description="Token budget (o200k_base tokens).")
     scope: str | None = Field(default=None, min_length=1, max_length=200,
                               description="`global`, `project:<id>` or `agent:<id>` "
