@@ -65,6 +65,10 @@ class Settings:
     #: the default) or "memory" (this process only; tests and experiments).
     backend: str = "files"
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.home, Path):  # a str is what people pass
+            object.__setattr__(self, "home", Path(self.home).expanduser())
+
     def with_tenant(self, account: str, space: str) -> Settings:
         return replace(self, account=account, space=space)
 

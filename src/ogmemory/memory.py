@@ -90,6 +90,7 @@ class Memory:
         self.knowledge.deriver = self.distillation
         self.sessions.on_turn += [self.retrieval.after_turn, self.distillation.after_turn]
         self.sessions.on_session_end.append(self.distillation.distill_soon)
+        self.sessions.on_session_deleted.append(self.retrieval.forget_session)
 
     # ================================================================== sessions
 

@@ -57,6 +57,8 @@ class SessionService:
         self.on_turn: list[Callable[[TurnResult], None]] = []
         #: called when a normal session ends (``end_session``)
         self.on_session_end: list[Callable[[str], None]] = []
+        #: called after a normal session was deleted (what was indexed of it must go at once)
+        self.on_session_deleted: list[Callable[[str], None]] = []
         self._titles: list[threading.Thread] = []
         self._temp_store: SessionRepository | None = None
         self._temp_dir: Path | None = None
@@ -195,7 +197,19 @@ class SessionService:
         return self._of(session_id).update(session_id, **fields)
 
     def delete_session(self, session_id: str) -> None:
-        self._of(session_id).delete(session_id)
+        """Remove the session's directory and git history (seed 001 §3.7)."""
+        store = self._of(session_id)
+        store.delete(session_id)
+        if store is self.store:
+            for listener in self.on_session_deleted:
+                listener(session_id)
+
+    def session_exists(self, session_id: str) -> bool:
+        """Whether a (normal) session of this id exists now, in any process's view."""
+        try:
+            return self.store.exists(session_id)
+        except InvalidInput:
+            return False
 
     def retry(self, session_id: str, assistant_id: str) -> str:
         return self._of(session_id).open(session_id).retry(assistant_id)

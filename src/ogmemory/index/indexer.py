@@ -107,7 +107,8 @@ class Indexer:
                 memories_by_session.setdefault(sid, []).append(mem)
         docs = []
         for sid in session_ids:
-            turns = [d for d in self.store.children(session_doc_id(sid, 1), limit=100000)]
+            turns = [d for d in self.store.children(session_doc_id(sid, 1), limit=100000)
+                     if d.kind == "turn"]  # memories of the session hang there too
             if not turns:
                 continue
             speakers = list(dict.fromkeys(str(t.prov.get("speaker", "")) for t in turns))
@@ -234,12 +235,18 @@ class Indexer:
             nodes = tuple(dict.fromkeys(n for e in evidence if e.provenance
                                         for n in e.provenance.node_ids))[:6]
             sid = prov.session_id if prov else None
+            edited = bool(mem.attrs.get("edited"))
+            info: dict[str, Any] = prov.to_dict() if prov else {"memory_id": mem.id}
+            if edited:  # the user rewrote it: it speaks for its evidence, and it is news
+                info["edited"] = True
             return Doc(
-                id=record_doc_id("memory", mem.id), kind="memory", level=0, text=mem.text, scope=mem.scope,
-                session_id=sid, event_time=prov.event_time if prov else mem.created_at,
-                importance=mem.importance, support=(mem.id,), node_ids=nodes,
-                cites=self._cites(sid, nodes) if sid else (),
-                prov=prov.to_dict() if prov else {"memory_id": mem.id},
+                id=record_doc_id("memory", mem.id), kind="memory", level=0, text=mem.text,
+                scope=mem.scope, session_id=sid,
+                event_time=mem.updated_at if edited else (prov.event_time if prov
+                                                          else mem.created_at),
+                importance=max(mem.importance, 0.9) if edited else mem.importance,
+                support=(mem.id,), node_ids=nodes,
+                cites=self._cites(sid, nodes) if sid else (), prov=info,
                 parent=session_doc_id(sid, 1) if sid else None,
             ), sid
         if isinstance(rec, (TimelineEvent, Edge, Entity)) and not rec.support:

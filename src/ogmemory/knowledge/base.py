@@ -109,21 +109,22 @@ class KnowledgeBase:
         return any(i in self._active for i in support)
 
     def visibility(self) -> tuple[set[str], set[str]]:
-        """``(active memory ids, node ids evidencing an inactive memory)``, cached per batch:
-        what recall and search may show."""
+        """``(active memory ids, hidden node ids)``, cached per batch: what recall and search
+        may show. A turn is hidden while it is evidence of a disabled or deleted memory and of
+        no enabled one (forget means forget; another memory resting on it keeps it)."""
         self.store.refresh()
         with self._lock:
             key = self.store.version
             if key != self._vis_key:
                 active = self.active_memory_ids()
                 hidden: set[str] = set()
+                kept: set[str] = set()
                 for mem in self.store.all(MemoryItem):
-                    if mem.id in active:
-                        continue
+                    nodes = hidden if mem.id not in active else kept
                     for ev in self.evidence_of(mem):
                         if ev.provenance is not None:
-                            hidden.update(ev.provenance.node_ids)
-                self._vis = (active, hidden)
+                            nodes.update(ev.provenance.node_ids)
+                self._vis = (active, hidden - kept)
                 self._vis_key = key
             return self._vis
 
@@ -297,6 +298,9 @@ class KnowledgeBase:
             if not text.strip():
                 raise InvalidInput("memory text must not be empty")
             updates["text"] = text.strip()
+            if updates["text"] != current.text:
+                # the user's own words now: recall shows them, not the turn they replace
+                updates["attrs"] = {**current.attrs, "edited": time.time()}
         batch = self.begin("memory edit")
         new = current.evolve(version=current.version + 1, updated_at=time.time(), **updates)
         batch.writer.put(new, check_version=True,

@@ -1,7 +1,7 @@
 """Step 4 of recall: reranked documents become at most ``top`` items within the token budget.
 
-Items are turn-grounded: each holds up to ``max_cites`` turns (the best-ranked turn, then the next
-best of the same conversation, then the next best anywhere), annotated with the abstractions
+Items are turn-grounded: each holds up to ``max_cites`` turns of one session (the best-ranked
+turn, then the next best of the same session, then its neighbours), annotated with the abstractions
 (memories, events, facts) citing them when they add something the turns cannot say (a resolved
 date, a fact's validity span); abstractions without turns are items of their own. The best items
 show their turns whole, later ones the sentences that match the question; a group that does not
@@ -61,6 +61,7 @@ class _Plan:
     turn_rank: dict[str, int]
     by_node: dict[str, Doc]
     notes: dict[str, list[tuple[float, Doc]]]
+    stale: set[str] = field(default_factory=set)  # nodes that no longer hold: no companions
     used: set[str] = field(default_factory=set)
     used_abs: set[str] = field(default_factory=set)
     items: list[RecallItem] = field(default_factory=list)
@@ -78,7 +79,7 @@ class Packer:
         self.visible = visible
 
     def pack(self, scored: Sequence[tuple[float, Cand]], budget: int, *,
-             terms: set[str]) -> list[RecallItem]:
+             terms: set[str], stale: set[str] | None = None) -> list[RecallItem]:
         """Items in rank order while they fit ``budget``."""
         # Overviews (L1) of knowledge records route, like session and entity abstracts: their
         # abstract and the turns they quote are the content.
@@ -87,11 +88,13 @@ class Packer:
         by_node = {n: d for d in turns for n in d.node_ids}
         notes: dict[str, list[tuple[float, Doc]]] = {}
         for sc, a in ranked:
-            if a.kind in ("memory", "event", "fact"):
+            # a memory the user rewrote is an item of its own, never a note on the old turn
+            if a.kind in ("memory", "event", "fact") and not a.prov.get("edited"):
                 for n in a.node_ids:
                     if n in by_node:
                         notes.setdefault(by_node[n].id, []).append((sc, a))
-        plan = _Plan(turns, {d.id: i for i, d in enumerate(turns)}, by_node, notes)
+        plan = _Plan(turns, {d.id: i for i, d in enumerate(turns)}, by_node, notes,
+                     stale=stale or set())
         for sc, d in ranked:
             if len(plan.items) >= self.config.top:
                 break
@@ -102,7 +105,7 @@ class Packer:
             elif d.kind in ("memory", "event", "fact"):
                 evidence = [by_node[n] for n in d.node_ids
                             if n in by_node and by_node[n].id not in plan.used]
-                if evidence:
+                if evidence and not d.prov.get("edited"):  # the user's words, not the turns
                     self._add_group(plan, evidence[0], sc, budget, terms)
                 else:
                     self._add(plan, self._single(d, sc), budget)
@@ -123,15 +126,17 @@ class Packer:
         group = [seed]
         start = plan.turn_rank.get(seed.id, 0)
         lookahead = max(config.top * config.max_cites, 30)
-        pool = [t for t in plan.turns[start + 1: start + 1 + lookahead] if t.id not in plan.used]
-        for same_session in (True, False):
-            for t in pool:
-                if len(group) >= config.max_cites:
-                    break
-                if t not in group and (not same_session or t.session_id == seed.session_id):
-                    group.append(t)
+        # a companion turn stating what no longer holds would ride on another turn's rank
+        pool = [t for t in plan.turns[start + 1: start + 1 + lookahead]
+                if t.id not in plan.used and not plan.stale.intersection(t.node_ids)]
+        for t in pool:  # an item is one session's turns: its pointer opens every one of them
+            if len(group) >= config.max_cites:
+                break
+            if t not in group and t.session_id == seed.session_id:
+                group.append(t)
         if len(group) < config.max_cites and config.window > 0:
-            for t in self._window(seed, plan.used):
+            for t in self._window(seed, plan.used | {
+                    d.id for d in plan.turns if plan.stale.intersection(d.node_ids)}):
                 if len(group) < config.max_cites and t.id not in {g.id for g in group}:
                     group.append(t)
         group.sort(key=lambda t: (t.session_id or "", t.seq or 0))

@@ -34,7 +34,7 @@ from .packing import STOPWORDS, Packer, is_stale
 from .results import RecallItem, RecallResult
 from .when import TimeQuery, parse_time_query
 
-__all__ = ["Recaller", "doc_visible", "fuse"]
+__all__ = ["LiveSessions", "Recaller", "doc_visible", "fuse"]
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +77,29 @@ class Cand:
     via: str
 
 
+class LiveSessions:
+    """Whether the session a document comes from still exists (seed 001 §3.7: what cites a
+    deleted session is skipped at read time), asked once per session per read."""
+
+    def __init__(self, exists: Callable[[str], bool] | None) -> None:
+        self._exists = exists
+        self._seen: dict[str, bool] = {}
+
+    def __call__(self, doc: Doc) -> bool:
+        sid = doc.session_id
+        if not sid or self._exists is None:
+            return True
+        live = self._seen.get(sid)
+        if live is None:
+            live = self._seen[sid] = self._exists(sid)
+        return live
+
+    @property
+    def gone(self) -> list[str]:
+        """Sessions found deleted (their documents are still in the index)."""
+        return sorted(s for s, live in self._seen.items() if not live)
+
+
 @dataclass
 class _Ask:
     """One recall's question and what it may see."""
@@ -87,11 +110,12 @@ class _Ask:
     hidden: set[str]
     config: RecallConfig
     qwords: set[str]
+    live: LiveSessions
     qvec: np.ndarray | None = None
     stats: dict[str, Any] = field(default_factory=dict)
 
     def visible(self, doc: Doc) -> bool:
-        return doc_visible(doc, self.scopes, self.active, self.hidden)
+        return doc_visible(doc, self.scopes, self.active, self.hidden) and self.live(doc)
 
 
 class Recaller:
@@ -99,12 +123,16 @@ class Recaller:
 
     def __init__(self, store: IndexStore, *, embed: Callable[[str], np.ndarray] | None,
                  count_tokens: Callable[[str], int],
-                 visibility: Callable[[], tuple[set[str], set[str]]]) -> None:
+                 visibility: Callable[[], tuple[set[str], set[str]]],
+                 session_exists: Callable[[str], bool] | None = None,
+                 on_gone: Callable[[list[str]], None] | None = None) -> None:
         self.store = store
         self.embed = embed
         self.count_tokens = count_tokens
         # () -> (active memory ids, node ids that evidence an inactive memory)
         self.visibility = visibility
+        self.session_exists = session_exists
+        self.on_gone = on_gone  # told of deleted sessions whose documents are still indexed
 
     def recall(self, query: str, *, budget: int = 2000, scopes: Sequence[str] | None = None,
                at: float | None = None, config: RecallConfig = RECIPES["default"]) -> RecallResult:
@@ -124,7 +152,8 @@ class Recaller:
                 config: RecallConfig) -> RecallResult:
         active, hidden = self.visibility()
         ask = _Ask(query, scopes, active, hidden, config,
-                   qwords={w.lower() for w in re.findall(r"\w+", query)})
+                   qwords={w.lower() for w in re.findall(r"\w+", query)},
+                   live=LiveSessions(self.session_exists))
         cands = self._candidates(ask)
         now = at if at is not None else self._now()
         tq = parse_time_query(query, now)
@@ -133,16 +162,20 @@ class Recaller:
             self._expand(pool, cands, ask, tq)
         ask.stats["expanded"] = len(pool)
         # turns that state a fact which no longer holds (or did not hold then) weigh as it does
+        # (and a turn the user has since rewritten as a memory weighs less than the rewrite)
         facts = [c.doc for c in pool.values() if c.doc.kind == "fact"]
-        outdated = {n for f in facts if is_stale(f, tq) for n in f.node_ids} - \
+        rewritten = {n for c in pool.values() if c.doc.prov.get("edited") for n in c.doc.node_ids}
+        outdated = ({n for f in facts if is_stale(f, tq) for n in f.node_ids} | rewritten) - \
             {n for f in facts if not is_stale(f, tq) for n in f.node_ids}
         scored = [(self._rerank(c, tq, now, config, ask.qwords, outdated), c)
                   for c in pool.values()]
         scored.sort(key=lambda x: (-x[0], x[1].doc.rowid or 0))
         packer = Packer(self.store, self.count_tokens, config, ask.visible)
-        items = packer.pack(scored, budget, terms=ask.qwords - STOPWORDS)
+        items = packer.pack(scored, budget, terms=ask.qwords - STOPWORDS, stale=outdated)
         if tq.has_range:
             ask.stats["time_range"] = [tq.start, tq.end]
+        if ask.live.gone and self.on_gone is not None:
+            self.on_gone(ask.live.gone)
         return RecallResult(query, tuple(items), sum(i.tokens for i in items), budget,
                             stats=ask.stats)
 
@@ -270,6 +303,9 @@ class Recaller:
             own = pool[cid].score if cid in pool else 0.0
             out[cid] = max(out.get(cid, 0.0), a * own + (1 - a) * parent)
 
+        if d.level == 1 and d.parent and d.kind != "session":
+            # an overview matched: its abstract (the record itself) is what it points to
+            offer(d.parent, c.score)
         if d.kind in ("memory", "event", "fact") and d.session_id:
             # a record that no longer holds (or did not hold at the asked time) lends its
             # turns as little weight as the rerank gives itself
@@ -351,11 +387,12 @@ class Recaller:
             active, hidden = set(), set()
         items: list[RecallItem] = []
         used = 0
+        live = LiveSessions(self.session_exists)
         for kinds in (("memory", "event", "fact"), ("turn",)):
             for d in self.store.latest(config.top * 5, kinds):
                 if len(items) >= config.top:
                     break
-                if not doc_visible(d, scopes, active, hidden):
+                if not doc_visible(d, scopes, active, hidden) or not live(d):
                     continue
                 item = RecallItem(text=d.text, kind=d.kind, score=0.0,
                                   cites=d.cites[: config.max_cites], node_ids=d.node_ids,

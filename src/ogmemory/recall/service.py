@@ -29,7 +29,7 @@ from ..knowledge.service import KnowledgeService
 from ..storage.protocols import Backend, IndexStore, JobQueue
 from ..tenancy import TenantRoot
 from .config import RECIPES, check_budget
-from .recaller import Recaller, doc_visible, fuse
+from .recaller import LiveSessions, Recaller, doc_visible, fuse
 from .results import RecallResult, SearchHit
 from .tokens import count_tokens
 
@@ -178,7 +178,20 @@ class RecallService:
     def recaller(self) -> Recaller:
         """The recall engine over this index (tests and benchmarks drive it directly)."""
         return Recaller(self.index, embed=self._embed_query if self.embedder else None,
-                        count_tokens=count_tokens, visibility=self.knowledge.kb.visibility)
+                        count_tokens=count_tokens, visibility=self.knowledge.kb.visibility,
+                        session_exists=self.sessions.session_exists, on_gone=self._forget_gone)
+
+    def forget_session(self, session_id: str) -> None:
+        """``SessionService.on_session_deleted`` listener: its turns leave the index at once."""
+        self._forget_gone([session_id])
+
+    def _forget_gone(self, session_ids: list[str]) -> None:
+        """Sessions another process deleted: drop their documents too (best effort)."""
+        for sid in session_ids:
+            try:
+                self.index.delete_session(sid)
+            except Exception as exc:  # a read must not fail on cleaning up
+                log.warning("could not drop the documents of deleted session %s: %s", sid, exc)
 
     def recall(self, query: str, *, budget: int = 2000, scope: str | Sequence[str] | None = None,
                at: float | None = None, recipe: str = "default",
@@ -220,6 +233,7 @@ class RecallService:
         scopes = scopes_for(scope)
         self.sync_index()
         active, hidden = self.knowledge.kb.visibility()
+        live = LiveSessions(self.sessions.session_exists)
         words, chars = query_terms(query)
         rankings = [self.index.text_search(words, chars, 50)]
         if self.embedder is not None:
@@ -230,7 +244,7 @@ class RecallService:
                                  key=lambda x: (-ranks[x[0]], x[0])):
             if kinds and doc.kind not in kinds:
                 continue
-            if not doc_visible(doc, scopes, active, hidden):
+            if not doc_visible(doc, scopes, active, hidden) or not live(doc):
                 continue
             hits.append(SearchHit.of(doc, ranks[rowid]))
             if len(hits) >= limit:

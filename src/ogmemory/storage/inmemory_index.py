@@ -104,6 +104,14 @@ class InMemoryIndexStore:
             self._jobs.submit("embed", doc.id, {"rowid": rowid, "text": doc.text[:2000]})
         return 1
 
+    def delete_session(self, session_id: str) -> int:
+        with self._lock:
+            ids = [d.id for d in self._docs.values()
+                   if d.session_id == session_id and d.kind in ("turn", "session")]
+            for doc_id in ids:
+                self._delete(doc_id)
+        return len(ids)
+
     def put_vectors(self, vectors: Mapping[int, np.ndarray]) -> int:
         with self._lock:
             live = {int(r): np.asarray(v, dtype=np.float32) for r, v in vectors.items()

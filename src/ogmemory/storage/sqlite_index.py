@@ -31,7 +31,7 @@ __all__ = ["SqliteIndexStore", "fts_match"]
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "5"  # 2: Porter; 3: turn speakers in prov; 4: entity_facts; 5: knowledge L1 overviews
+SCHEMA_VERSION = "6"  # 2: Porter; 3: speakers; 4: entity_facts; 5: L1 overviews; 6: edited
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs(
@@ -375,6 +375,16 @@ class SqliteIndexStore:
         """When the newest indexed thing happened (``None`` for an empty index)."""
         row = self._conn().execute("SELECT max(event_time) FROM docs").fetchone()
         return float(row[0]) if row and row[0] is not None else None
+
+    def delete_session(self, session_id: str) -> int:
+        """Drop the turns and the abstracts of a deleted session; returns how many."""
+        with self._lock, transaction(self._conn()) as conn:
+            ids = [i for (i,) in conn.execute(
+                "SELECT id FROM docs WHERE session_id=? AND kind IN ('turn', 'session')",
+                (session_id,))]
+            for doc_id in ids:
+                self._delete(conn, doc_id)
+        return len(ids)
 
     def reset(self) -> None:
         """Drop every document, vector, job and cursor (``reindex`` then rebuilds)."""

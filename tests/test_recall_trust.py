@@ -1,0 +1,106 @@
+"""Recall a model can trust (issue 15): pointers open the right evidence, forget means forget,
+the user's word wins."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ogmemory import InMemoryBackend, Memory, Settings
+
+
+def ts(day: str) -> float:
+    return datetime.fromisoformat(day).replace(tzinfo=UTC).timestamp()
+
+
+def make(home: Path, **kw: object) -> Memory:
+    opts: dict[str, object] = {"distill_on_turn": False, "embedder": "none",
+                               "index_worker": False}
+    opts.update(kw)
+    return Memory(settings=Settings(home=home, **opts))  # type: ignore[arg-type]
+
+
+def say(mem: Memory, sid: str, user: str, day: str, reply: str = "Noted.") -> None:
+    mem.append_message(sid, {"role": "user", "content": user, "event_time": ts(day),
+                             "name": "Ana"})
+    mem.append_message(sid, {"role": "assistant", "content": reply, "event_time": ts(day) + 1})
+    mem.commit_turn(sid)
+
+
+def everything(mem: Memory, query: str) -> str:
+    """What recall and search give back for ``query``, as one text."""
+    result = mem.recall(query)
+    return "\n".join([i.text for i in result.items] + [h.text for h in mem.search(query)])
+
+
+def test_every_item_is_one_sessions_turns_and_every_cited_node_opens(tmp_path: Path) -> None:
+    mem = make(tmp_path / "h")
+    for i in range(8):  # the same topic in many sessions: the items must not mix them
+        say(mem, f"trip{i}", f"Our kayak trip number {i} went down the river.", f"2026-03-{i + 1:02d}",
+            reply=f"Kayak trip {i} sounds fun.")
+    mem.sleep("deep")
+    result = mem.recall("kayak trip on the river")
+    assert result.items
+    for item in result.items:
+        if not item.node_ids:
+            continue
+        assert item.session_id is not None
+        nodes = {n.id for n in mem.get_nodes(item.session_id)}
+        assert set(item.node_ids) <= nodes, item
+        for node in item.node_ids:  # the navigation tool opens each of them
+            assert any(n.id == node for n in mem.open_session(item.session_id, around=node))
+
+
+def test_a_deleted_session_vanishes_from_recall_and_search_at_once(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    mem = make(home)
+    say(mem, "keep", "We deploy with Kubernetes.", "2026-01-10")
+    say(mem, "secret", "My zorblax password hint is the cat's name.", "2026-01-11")
+    mem.sleep("deep")
+    assert "zorblax" in everything(mem, "zorblax password")
+    mem.delete_session("secret")
+    assert "zorblax" not in everything(mem, "zorblax password")
+    # deleted by another process (the CLI, another server): gone from this one's reads too
+    say(mem, "secret2", "The zorblax vault code is 1234.", "2026-01-12")
+    mem.sync_index()
+    assert "zorblax" in everything(mem, "zorblax vault")
+    other = make(home)
+    other.delete_session("secret2")
+    assert "zorblax" not in everything(mem, "zorblax vault")
+    assert "Kubernetes" in everything(mem, "deploy Kubernetes")
+
+
+def test_disabled_or_deleted_memory_withholds_its_evidence_turns(tmp_path: Path) -> None:
+    mem = make(tmp_path / "h")
+    say(mem, "s1", "I prefer pnpm as my package manager.", "2026-02-01")
+    say(mem, "s2", "We deploy with Kubernetes.", "2026-02-02")
+    mem.sleep("deep")
+    (pref,) = [m for m in mem.memories() if "pnpm" in m.text]
+    assert "pnpm" in everything(mem, "pnpm package manager")
+    mem.disable_memory(pref.id)
+    assert "pnpm" not in everything(mem, "pnpm package manager")
+    assert any("pnpm" in n.text for n in mem.open_session("s1"))  # the record is immutable
+    mem.enable_memory(pref.id)
+    assert "pnpm" in everything(mem, "pnpm package manager")
+    mem.forget(pref.id)
+    assert "pnpm" not in everything(mem, "pnpm package manager")
+    # another enabled memory resting on the same turn keeps it visible
+    extra = mem.remember("Ana prefers pnpm as her package manager.", type="preference")
+    assert "pnpm" in everything(mem, "pnpm package manager")
+    mem.disable_memory(extra.id)
+
+
+def test_the_users_edit_wins_over_the_turn_it_rewrites(tmp_path: Path) -> None:
+    mem = Memory(settings=Settings(home=tmp_path / "h", distill_on_turn=False,
+                                   index_worker=False), backend=InMemoryBackend())
+    say(mem, "s1", "I prefer pnpm as my package manager.", "2026-02-01")
+    say(mem, "s1", "We deploy with Kubernetes on Fridays.", "2026-02-02")
+    mem.sleep("deep")
+    (pref,) = [m for m in mem.memories() if "pnpm" in m.text]
+    mem.edit_memory(pref.id, "Ana prefers yarn as her package manager.")
+    mem.drain_outbox()
+    result = mem.recall("which package manager does Ana use?")
+    texts = [i.text for i in result.items]
+    assert any("yarn" in t for t in texts), texts
+    first_yarn = next(i for i, t in enumerate(texts) if "yarn" in t)
+    assert all("pnpm" not in t for t in texts[:first_yarn]), texts  # the edit leads
