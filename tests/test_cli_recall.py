@@ -190,15 +190,28 @@ def test_recall_options_scope_at_recipe_session(home: Path) -> None:
 def test_recall_says_clearly_when_it_fell_back(home: Path) -> None:
     with Memory(settings=settings(home)) as mem:
         index_path = mem.index_path
+    # a damaged index file is detected and rebuilt from the files: recall still ranks
     index_path.write_bytes(b"this is not a database " * 200)
     for suffix in ("-wal", "-shm"):
         Path(f"{index_path}{suffix}").unlink(missing_ok=True)
-    result = ok("recall", "JavaScript", "--home", home)
-    assert "FALLBACK" in result.stdout and "not a ranked answer" in result.stdout
+    data = ok_json("recall", "JavaScript", "--home", home)
+    assert data["fallback"] is False and data["items"]
+    # an index that cannot even be replaced: the latest turns from the session files, said so
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{index_path}{suffix}").unlink(missing_ok=True)
+    index_path.mkdir()
     data = ok_json("recall", "JavaScript", "--home", home)
     assert data["fallback"] is True and "index unavailable" in data["reason"]
-    # reindex repairs a broken index, and recall answers again
-    ok("reindex", "--home", home)
+    assert "rebuilt" in data["reason"]
+    assert data["items"] and all(i["session_id"] for i in data["items"])
+    # ... and the damaged index was replaced meanwhile: the next recall ranks again
+    assert ok_json("recall", "JavaScript", "--home", home)["fallback"] is False
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{index_path}{suffix}").unlink(missing_ok=True)
+    index_path.mkdir()
+    result = ok("recall", "JavaScript", "--home", home)
+    assert "FALLBACK" in result.stdout and "not a ranked answer" in result.stdout
+    ok("reindex", "--home", home)  # reindex repairs whatever is there, too
     assert ok_json("recall", "JavaScript", "--home", home)["fallback"] is False
 
 

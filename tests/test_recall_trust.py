@@ -3,8 +3,11 @@ the user's word wins."""
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
+
+import pytest
 
 from ogmemory import InMemoryBackend, Memory, Settings
 
@@ -104,3 +107,70 @@ def test_the_users_edit_wins_over_the_turn_it_rewrites(tmp_path: Path) -> None:
     assert any("yarn" in t for t in texts), texts
     first_yarn = next(i for i, t in enumerate(texts) if "yarn" in t)
     assert all("pnpm" not in t for t in texts[:first_yarn]), texts  # the edit leads
+
+
+def _filled(home: Path) -> Memory:
+    mem = make(home)
+    say(mem, "s1", "We use JavaScript for the backend.", "2026-01-10")
+    say(mem, "s2", "My sister Lena moved to Berlin in March.", "2026-04-09")
+    mem.sleep("deep")
+    mem.recall("Lena")  # the index exists
+    return mem
+
+
+@pytest.mark.parametrize("damage", ["garbage", "docs", "docs_fts", "vecs"])
+def test_a_damaged_index_is_detected_and_rebuilt(tmp_path: Path, damage: str) -> None:
+    home = tmp_path / "h"
+    _filled(home).close()
+    path = home / "tenants" / "local" / "default" / "index" / "index.sqlite"
+    if damage == "garbage":
+        path.write_bytes(b"this is not a database " * 200)
+        for suffix in ("-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+    else:
+        conn = sqlite3.connect(path)
+        conn.execute(f"DROP TABLE {damage}")
+        conn.commit()
+        conn.close()
+    mem = make(home)
+    result = mem.recall("Where did Lena move?")
+    assert not result.fallback and "Berlin" in "\n".join(i.text for i in result.items)
+    assert any("JavaScript" in h.text for h in mem.search("JavaScript"))
+
+
+def test_an_unusable_index_falls_back_to_the_session_files(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    _filled(home).close()
+    path = home / "tenants" / "local" / "default" / "index" / "index.sqlite"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    path.mkdir()  # not even replaceable
+    mem = make(home)
+    result = mem.recall("Where did Lena move?")
+    assert result.fallback and result.reason and "session files" in result.reason
+    texts = [i.text for i in result.items]
+    assert any("Berlin" in t for t in texts) and len(texts) == len(set(texts))
+    assert all(i.session_id in ("s1", "s2") and i.node_ids for i in result.items)
+    assert result.tokens <= result.budget
+
+
+def test_an_embedder_failure_degrades_to_full_text_without_duplicates(tmp_path: Path) -> None:
+    class Broken:
+        name, dim = "broken", 8
+
+        def encode(self, texts: object) -> object:
+            raise RuntimeError("the embedder fell over")
+
+    mem = Memory(settings=Settings(home=tmp_path / "h", distill_on_turn=False,
+                                   index_worker=False), embedder=Broken(),  # type: ignore[arg-type]
+                 backend=InMemoryBackend())
+    say(mem, "s1", "We use JavaScript for the backend.", "2026-01-10")
+    say(mem, "s2", "My sister Lena moved to Berlin in March.", "2026-04-09")
+    mem.sleep("deep")
+    result = mem.recall("Where did Lena move?")
+    assert not result.fallback and "dense_error" in result.stats
+    texts = [i.text for i in result.items]
+    assert any("Berlin" in t for t in texts) and len(texts) == len(set(texts))
+    latest = mem.retrieval.recaller().latest("x", budget=2000, scopes=None)
+    shown = [i.text for i in latest.items]
+    assert shown and len(shown) == len(set(shown))  # no record twice (abstract + overview)

@@ -199,8 +199,13 @@ class Recaller:
         fts_hits = self.store.text_search(words, chars, config.fts_limit)
         dense_hits: list[tuple[int, float]] = []
         if config.use_dense and self.embed is not None:
-            ask.qvec = self.embed(ask.query)
-            dense_hits = self.store.dense(ask.qvec, config.dense_limit)
+            try:
+                ask.qvec = self.embed(ask.query)
+            except Exception as exc:  # the embedder failed: full text still answers
+                log.warning("query embedding failed; full text only: %s", exc)
+                ask.stats["dense_error"] = f"{type(exc).__name__}: {exc}"
+            else:
+                dense_hits = self.store.dense(ask.qvec, config.dense_limit)
         ask.stats.update(fts=len(fts_hits), dense=len(dense_hits))
         docs = self.store.docs([r for r, _ in fts_hits] + [r for r, _ in dense_hits])
         ranks: dict[int, float] = {}

@@ -29,6 +29,7 @@ from ..knowledge.service import KnowledgeService
 from ..storage.protocols import Backend, IndexStore, JobQueue
 from ..tenancy import TenantRoot
 from .config import RECIPES, check_budget
+from .fallback import latest_from_files
 from .recaller import LiveSessions, Recaller, doc_visible, fuse
 from .results import RecallResult, SearchHit
 from .tokens import count_tokens
@@ -207,21 +208,47 @@ class RecallService:
         if recipe not in RECIPES:
             raise InvalidInput(f"unknown recall recipe {recipe!r}; known: {', '.join(RECIPES)}")
         scopes = scopes_for(scope)
-        recaller = None
+        config = RECIPES[recipe]
         try:
             self.sync_index()
-            recaller = self.recaller()
+            return self.recaller().recall(query, budget=budget, scopes=scopes, at=at,
+                                          config=config)
         except Exception as exc:  # recall degrades instead of failing (seed 003)
             log.warning("index unavailable for recall: %s", exc, exc_info=True)
-            if recaller is None:
-                try:
-                    recaller = self.recaller()
-                except Exception:
-                    return RecallResult(query, (), 0, budget, fallback=True,
-                                        reason=f"index unavailable ({exc})")
-            return recaller.latest(query, budget=budget, scopes=scopes,
-                                   reason=f"index sync failed ({exc}); latest items")
-        return recaller.recall(query, budget=budget, scopes=scopes, at=at, config=RECIPES[recipe])
+            rebuilding = self._rebuild_if_damaged()
+            reason = (f"index unavailable ({exc}); the latest turns from the session files"
+                      + ("; the index is being rebuilt" if rebuilding else ""))
+            return latest_from_files(self.sessions, query, budget=budget, scopes=scopes,
+                                     config=config, count_tokens=count_tokens, reason=reason,
+                                     hidden=lambda: self.knowledge.kb.visibility()[1])
+
+    def _rebuild_if_damaged(self) -> bool:
+        """Drop a damaged index and rebuild it from the files in the background."""
+        try:
+            damage = self.backend.index_damage(self.tenant)
+        except Exception as exc:
+            damage = str(exc)
+        if damage is None:
+            return False
+        with self._lock:
+            self.stop_worker()
+            if self._index is not None:
+                self._index.close()
+            self._index = self._indexer = None
+            try:
+                self.backend.drop_index(self.tenant)
+            except Exception as exc:  # e.g. a directory where the file should be
+                log.warning("could not drop the damaged index: %s", exc)
+                return False
+            self._turns_dirty = True
+        threading.Thread(target=self._rebuild, name="ogmem-reindex", daemon=True).start()
+        return True
+
+    def _rebuild(self) -> None:
+        try:
+            self.sync_index()
+        except Exception:
+            log.warning("rebuilding the index failed", exc_info=True)
 
     def search(self, query: str, *, limit: int = 10, scope: str | Sequence[str] | None = None,
                kinds: Sequence[str] | None = None) -> list[SearchHit]:

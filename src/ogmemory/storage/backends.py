@@ -21,7 +21,7 @@ from .inmemory import InMemoryKnowledgeStore
 from .inmemory_index import InMemoryIndexStore
 from .jsonl import JsonlKnowledgeStore
 from .protocols import Backend, IndexStore, KnowledgeStore
-from .sqlite_index import SqliteIndexStore
+from .sqlite_index import SqliteIndexStore, damage_of
 
 __all__ = ["BACKENDS", "FilesBackend", "InMemoryBackend", "make_backend"]
 
@@ -38,6 +38,9 @@ class FilesBackend:
 
     def index(self, tenant: TenantRoot, *, embedder_name: str | None) -> IndexStore:
         return SqliteIndexStore(tenant.index_file, embedder_name=embedder_name)
+
+    def index_damage(self, tenant: TenantRoot) -> str | None:
+        return damage_of(tenant.index_file)
 
     def drop_index(self, tenant: TenantRoot) -> None:
         directory = tenant.index_file.parent
@@ -67,6 +70,9 @@ class InMemoryBackend:
             elif embedder_name and store.embedder_name != embedder_name:
                 store.adopt_embedder(embedder_name)
             return store
+
+    def index_damage(self, tenant: TenantRoot) -> str | None:
+        return None  # nothing outside this process can damage it
 
     def drop_index(self, tenant: TenantRoot) -> None:
         with self._lock:

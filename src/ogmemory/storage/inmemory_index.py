@@ -201,7 +201,7 @@ class InMemoryIndexStore:
 
     def latest(self, limit: int, kinds: Sequence[str]) -> list[Doc]:
         with self._lock:
-            found = [d for d in self._docs.values() if d.kind in kinds]
+            found = [d for d in self._docs.values() if d.kind in kinds and d.level != 1]
         found.sort(key=lambda d: (-(d.event_time or 0.0), -(d.rowid or 0)))
         return found[:limit]
 

@@ -27,7 +27,7 @@ from ..index.text import fts_columns
 from .sqlite import PerThread, transaction
 from .sqlite_queue import Outbox
 
-__all__ = ["SqliteIndexStore", "fts_match"]
+__all__ = ["SqliteIndexStore", "damage_of", "fts_match"]
 
 log = logging.getLogger(__name__)
 
@@ -113,17 +113,33 @@ def fts_match(words: list[str], chars: list[str]) -> str | None:
     return " OR ".join(parts) if parts else None
 
 
-def _schema_of(path: Path) -> str | None:
-    """The schema version an index file records (``None``: none, or not an index)."""
+_TABLES = frozenset({"docs", "docs_fts", "entity_facts", "vecs", "vec_log", "meta", "outbox"})
+
+
+def damage_of(path: Path) -> str | None:
+    """Why the index file at ``path`` cannot be used as it is (``None``: it can, or it does not
+    exist yet): not a database, an older layout, or tables missing."""
+    if not path.exists():
+        return None
+    if not path.is_file():
+        return "not a file"
     try:
-        conn = sqlite3.connect(path)
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
-            row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            tables = {n for (n,) in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type='table'")}
+            row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone() \
+                if "meta" in tables else None
         finally:
             conn.close()
-    except sqlite3.Error:
-        return None
-    return str(row[0]) if row else None
+    except sqlite3.Error as exc:
+        return f"unreadable ({exc})"
+    if not tables:
+        return None  # an empty file: a database not created yet
+    if row is None or str(row[0]) != SCHEMA_VERSION:
+        return f"schema {row[0] if row else 'unknown'}, this version writes {SCHEMA_VERSION}"
+    missing = _TABLES - tables
+    return f"tables missing: {', '.join(sorted(missing))}" if missing else None
 
 
 class SqliteIndexStore:
@@ -138,8 +154,14 @@ class SqliteIndexStore:
         # ``_vec_buf``, which keeps spare capacity so new vectors are appended in place instead
         # of copying every vector on each recall after a write.
         self._reset_memory()
-        if path.exists() and _schema_of(path) not in (None, SCHEMA_VERSION):
-            # The index is derived: an index of an older layout is rebuilt from the files.
+        #: why an unusable index file was replaced by an empty one (``None``: it was not)
+        self.rebuilt: str | None = damage_of(path)
+        if self.rebuilt is not None:
+            # The index is derived: a damaged one, or one of an older layout, is rebuilt from
+            # the files (the caller's next sync re-indexes everything).
+            log.warning("index %s: %s; rebuilding it from the files", path, self.rebuilt)
+            if path.is_dir():
+                raise StorageError(f"index {path} is a directory; remove it to rebuild")
             for suffix in ("", "-wal", "-shm"):
                 Path(str(path) + suffix).unlink(missing_ok=True)
         try:
@@ -287,8 +309,10 @@ class SqliteIndexStore:
             rows = self._conn().execute(
                 "SELECT rowid, bm25(docs_fts, 1.0, 0.6) FROM docs_fts WHERE docs_fts MATCH ? "
                 "ORDER BY rank LIMIT ?", (match, limit)).fetchall()
-        except sqlite3.OperationalError:
-            return []
+        except sqlite3.OperationalError as exc:
+            if "fts5" in str(exc):  # a query FTS5 cannot parse finds nothing
+                return []
+            raise StorageError(f"index {self.path}: full-text search failed ({exc})") from exc
         return [(int(r), -float(s)) for r, s in rows]
 
     def word_shares(self, words: Sequence[str], total: int | None = None) -> dict[str, float]:
@@ -367,7 +391,7 @@ class SqliteIndexStore:
     def latest(self, limit: int, kinds: Sequence[str]) -> list[Doc]:
         marks = ",".join("?" * len(kinds))
         rows = self._conn().execute(
-            f"SELECT {', '.join(_COLUMNS)} FROM docs WHERE kind IN ({marks}) "
+            f"SELECT {', '.join(_COLUMNS)} FROM docs WHERE kind IN ({marks}) AND level != 1 "
             "ORDER BY event_time DESC, rowid DESC LIMIT ?", (*kinds, limit))
         return [_row_to_doc(r) for r in rows]
 
