@@ -174,3 +174,44 @@ def test_an_embedder_failure_degrades_to_full_text_without_duplicates(tmp_path: 
     latest = mem.retrieval.recaller().latest("x", budget=2000, scopes=None)
     shown = [i.text for i in latest.items]
     assert shown and len(shown) == len(set(shown))  # no record twice (abstract + overview)
+
+
+def test_recall_abstains_when_nothing_is_relevant(tmp_path: Path) -> None:
+    mem = Memory(settings=Settings(home=tmp_path / "h", distill_on_turn=False,
+                                   index_worker=False), backend=InMemoryBackend())
+    lines = [
+        ("s1", "I adopted a rescue dog named Biscuit last spring.", "2026-03-02"),
+        ("s1", "Biscuit loves long walks by the lake every morning.", "2026-03-03"),
+        ("s2", "Our team moved the billing service to Go this quarter.", "2026-04-01"),
+        ("s2", "The billing service now runs on Kubernetes in eu-west-1.", "2026-04-02"),
+        ("s3", "My sister Lena is getting married in Lisbon in June.", "2026-05-05"),
+        ("s3", "I am learning to play the cello on weekends.", "2026-05-06"),
+    ]
+    for sid, text, day in lines:
+        say(mem, sid, text, day, reply="That is good to know.")
+    mem.sleep("deep")
+    mem.sync_index()
+    mem.drain_outbox()
+    for question in ("What is the capital of Mongolia?", "Who won the 1998 FIFA World Cup?",
+                     "What is the chemical formula of caffeine?"):
+        result = mem.recall(question)
+        assert result.items == () and result.tokens == 0, (question, result.stats)
+        assert result.reason and "nothing relevant" in result.reason and not result.fallback
+    for question, needle in (("What is my dog called?", "Biscuit"),
+                             ("Where does the billing service run?", "Kubernetes"),
+                             ("Where is Lena's wedding?", "Lisbon")):
+        result = mem.recall(question)
+        assert any(needle in i.text for i in result.items), (question, result.stats)
+    # a recipe can turn the floor off
+    assert mem.recall("What is the capital of Mongolia?", recipe="everything").items
+
+
+def test_a_tiny_memory_always_answers(tmp_path: Path) -> None:
+    mem = Memory(settings=Settings(home=tmp_path / "h", distill_on_turn=False,
+                                   index_worker=False), backend=InMemoryBackend())
+    say(mem, "s1", "I adopted a rescue dog named Biscuit.", "2026-03-02")
+    mem.sync_index()
+    mem.drain_outbox()
+    result = mem.recall("What is my dog called?")
+    assert any("Biscuit" in i.text for i in result.items)
+    assert "relevance" not in result.stats  # too few documents to tell relevance apart

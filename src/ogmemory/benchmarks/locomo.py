@@ -33,9 +33,10 @@ import numpy as np
 from ..config import Settings
 from ..embed import Embedder, encode_queries
 from ..importers import parse_locomo, read_locomo
-from ..index.text import fts_columns, fts_query
+from ..index.text import fts_columns, query_terms
 from ..memory import Memory
 from ..recall.tokens import count_tokens
+from ..storage.sqlite_index import fts_match
 from ..entity.times import day_label
 
 __all__ = ["CATEGORIES", "LocomoReport", "clean_evidence", "print_report", "run_locomo"]
@@ -119,7 +120,7 @@ class _Baselines:
         self.matrix = embedder.encode([t for _, t in turns]) if embedder else None
 
     def bm25(self, query: str) -> list[int]:
-        match = fts_query(query)
+        match = fts_match(*query_terms(query))
         if not match:
             return []
         return [r for (r,) in self.db.execute(

@@ -13,7 +13,7 @@ import re
 import threading
 from functools import lru_cache
 
-__all__ = ["fts_columns", "fts_match", "fts_query", "query_terms"]
+__all__ = ["fts_columns", "query_terms"]
 
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -86,24 +86,3 @@ def _latin_terms(text: str) -> list[str]:
         if w and w not in STOPWORDS and (len(w) > 1 or w.isdigit()):
             out.append(w)
     return out
-
-
-def _quote(term: str) -> str:
-    return '"' + term.replace('"', '""') + '"'
-
-
-def fts_query(query: str) -> str | None:
-    """An FTS5 MATCH expression: any content word in ``body``, any CJK character in ``cjk``.
-    ``None`` when the query has nothing searchable."""
-    words, chars = query_terms(query)
-    return fts_match(words, chars)
-
-
-def fts_match(words: list[str], chars: list[str]) -> str | None:
-    """The MATCH expression for chosen words and CJK characters (``None`` if there are none)."""
-    parts = []
-    if words:
-        parts.append("body: (" + " OR ".join(_quote(w) for w in words) + ")")
-    if chars:
-        parts.append("cjk: (" + " OR ".join(_quote(c) for c in chars) + ")")
-    return " OR ".join(parts) if parts else None

@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import sqlite3
 import threading
 import uuid
 from collections.abc import Callable, Mapping
@@ -131,7 +130,7 @@ class Worker:
         while not stop.is_set():
             try:
                 claimed = self.run_once()
-            except sqlite3.OperationalError as exc:  # e.g. locked beyond the busy timeout
+            except Exception as exc:  # noqa: BLE001 - e.g. a queue locked beyond its timeout
                 log.warning("outbox worker %s: %s; retrying", self.owner, exc)
                 claimed = 0
             if claimed == 0:

@@ -58,10 +58,12 @@ class RecallConfig:
     common_share: float = 0.03  # in large indexes, full text skips words in more docs than this
     common_min_docs: int = 20_000  # ... from this many documents on
     expand: bool = True
+    abstain: bool = True  # return nothing when nothing passes the embedder's relevance floor
 
 
 RECIPES: dict[str, RecallConfig] = {
     "default": RecallConfig(),
     "fulltext": RecallConfig(use_dense=False),
     "flat": RecallConfig(expand=False, window=0),
+    "everything": RecallConfig(abstain=False),  # never abstains: the best there is
 }

@@ -38,6 +38,8 @@ __all__ = ["LiveSessions", "Recaller", "doc_visible", "fuse"]
 
 log = logging.getLogger(__name__)
 
+_MIN_BACKGROUND = 20  # documents with vectors before recall may abstain
+
 
 def doc_visible(doc: Doc, scopes: Sequence[str] | None, active: set[str],
                 hidden_nodes: set[str]) -> bool:
@@ -125,7 +127,8 @@ class Recaller:
                  count_tokens: Callable[[str], int],
                  visibility: Callable[[], tuple[set[str], set[str]]],
                  session_exists: Callable[[str], bool] | None = None,
-                 on_gone: Callable[[list[str]], None] | None = None) -> None:
+                 on_gone: Callable[[list[str]], None] | None = None,
+                 relevance_floor: float | None = None) -> None:
         self.store = store
         self.embed = embed
         self.count_tokens = count_tokens
@@ -133,6 +136,8 @@ class Recaller:
         self.visibility = visibility
         self.session_exists = session_exists
         self.on_gone = on_gone  # told of deleted sessions whose documents are still indexed
+        # the least ``relevance`` (see ``_relevance``) an answer needs; None: always answer
+        self.relevance_floor = relevance_floor
 
     def recall(self, query: str, *, budget: int = 2000, scopes: Sequence[str] | None = None,
                at: float | None = None, config: RecallConfig = RECIPES["default"]) -> RecallResult:
@@ -155,6 +160,16 @@ class Recaller:
                    qwords={w.lower() for w in re.findall(r"\w+", query)},
                    live=LiveSessions(self.session_exists))
         cands = self._candidates(ask)
+        if not cands:
+            return RecallResult(query, (), 0, budget, stats=ask.stats,
+                                reason="nothing found for these words")
+        floor = self.relevance_floor if config.abstain else None
+        relevance = ask.stats.get("relevance")
+        if floor is not None and relevance is not None and relevance < floor:
+            return RecallResult(query, (), 0, budget, stats=ask.stats,
+                                reason=f"nothing relevant: the best matches stand "
+                                       f"{relevance:.3f} above the memory's background, "
+                                       f"below the floor of {floor:.3f}")
         now = at if at is not None else self._now()
         tq = parse_time_query(query, now)
         pool: dict[str, Cand] = {c.doc.id: c for c in cands}
@@ -181,7 +196,23 @@ class Recaller:
 
     # ================================================================== 1. candidates
 
-    def _ranks(self, ask: _Ask) -> tuple[dict[int, float], dict[int, Doc]]:
+    def _relevance(self, ask: _Ask, dense: list[tuple[Doc, float]]) -> None:
+        """How far the best visible matches stand above the index's background: the mean
+        cosine of the top five visible documents minus the query's mean cosine to all documents
+        (its dot product with their centroid). Embedders compress cosines differently and
+        corpora differ in how alike their texts are; the difference to the background is what
+        tells a question about this memory from one it cannot answer."""
+        if ask.qvec is None or len(dense) < _MIN_BACKGROUND:
+            return  # too few documents for a background to stand out from: always answer
+        top = [s for d, s in dense if ask.visible(d)][:5]
+        centroid = self.store.centroid()
+        if not top or centroid is None:
+            return
+        background = float(centroid @ ask.qvec)
+        ask.stats["relevance"] = round(float(np.mean(top)) - background, 4)
+
+    def _ranks(self, ask: _Ask,
+               ) -> tuple[dict[int, float], dict[int, Doc], list[tuple[int, float]]]:
         """Full text and dense rankings fused; a knowledge overview (L1) repeats its abstract
         and the turns it cites, so it is ranked among the overviews only (at half weight): it
         never pushes its own sources, or any other memory, down a place. Ranked among all at
@@ -228,13 +259,14 @@ class Recaller:
             for r, d in docs.items():
                 if d.kind == "turn" and str(d.prov.get("speaker", "")).lower() in ask.qwords:
                     ranks[r] *= 1 + config.speaker_weight
-        return ranks, docs
+        return ranks, docs, dense_hits
 
     def _candidates(self, ask: _Ask) -> list[Cand]:
         """At most ``candidates`` distinct memories: a turn and the abstractions citing it
         (memory, event, fact) are one memory seen at different levels, not several."""
         config = ask.config
-        ranks, docs = self._ranks(ask)
+        ranks, docs, dense = self._ranks(ask)
+        self._relevance(ask, [(docs[r], s) for r, s in dense if r in docs])
         best = max(ranks.values(), default=1.0)
         ranked = sorted((Cand(d, ranks[r] / best, "search") for r, d in docs.items()
                          if ask.visible(d)), key=lambda c: (-c.score, c.doc.rowid or 0))

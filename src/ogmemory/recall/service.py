@@ -180,7 +180,8 @@ class RecallService:
         """The recall engine over this index (tests and benchmarks drive it directly)."""
         return Recaller(self.index, embed=self._embed_query if self.embedder else None,
                         count_tokens=count_tokens, visibility=self.knowledge.kb.visibility,
-                        session_exists=self.sessions.session_exists, on_gone=self._forget_gone)
+                        session_exists=self.sessions.session_exists, on_gone=self._forget_gone,
+                        relevance_floor=getattr(self.embedder, "relevance_floor", None))
 
     def forget_session(self, session_id: str) -> None:
         """``SessionService.on_session_deleted`` listener: its turns leave the index at once."""

@@ -227,6 +227,13 @@ class InMemoryIndexStore:
         order = np.argsort(-scores)[:limit]
         return [(int(rowids[i]), float(scores[i])) for i in order]
 
+    def centroid(self) -> np.ndarray | None:
+        with self._lock:
+            if not self._vecs:
+                return None
+            mean: np.ndarray = np.mean(np.stack(list(self._vecs.values())), axis=0)
+            return mean.astype(np.float32)
+
     def vectors(self, rowids: Sequence[int]) -> dict[int, np.ndarray]:
         with self._lock:
             return {int(r): self._vecs[int(r)] for r in rowids if int(r) in self._vecs}

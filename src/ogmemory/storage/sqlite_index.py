@@ -183,6 +183,7 @@ class SqliteIndexStore:
         self._id_buf = np.zeros(0, dtype=np.int64)
         self._matrix = self._vec_buf
         self._matrix_rowids = self._id_buf
+        self._vec_sum: np.ndarray | None = None  # running sum of the loaded vectors
         self._vec_seq = 0
         self._df: dict[str, int] = {}  # word -> documents holding it (cache for word_shares)
         self._df_total = 0
@@ -456,12 +457,24 @@ class SqliteIndexStore:
                 id_buf[:n] = self._matrix_rowids
             self._vec_buf, self._id_buf = vec_buf, id_buf
         self._vec_buf[n:n + len(block)] = block
+        total = block.sum(axis=0, dtype=np.float64)
+        self._vec_sum = total if self._vec_sum is None else self._vec_sum + total
         self._id_buf[n:n + len(block)] = ids
         self._matrix = self._vec_buf[:n + len(block)]
         self._matrix_rowids = self._id_buf[:n + len(block)]
 
     def vector_count(self) -> int:
         return int(self._conn().execute("SELECT count(*) FROM vecs").fetchone()[0])
+
+    def centroid(self) -> np.ndarray | None:
+        """The mean of every document vector (``None`` before any): a query's dot product with
+        it is its mean cosine to the whole index, the background a relevant match stands out
+        from."""
+        with self._lock:
+            self._load_vectors()
+            if self._vec_sum is None or not len(self._matrix):
+                return None
+            return (self._vec_sum / len(self._matrix)).astype(np.float32)
 
     def dense(self, query_vec: np.ndarray, limit: int) -> list[tuple[int, float]]:
         """``(rowid, cosine)`` best first, over every embedded document (vectors are unit)."""
