@@ -18,6 +18,7 @@ import numpy as np
 
 from ..config import Settings
 from ..embed import Embedder, encode_queries, make_embedder
+from ..embed.batch import QueryBatcher
 from ..entity.records import CommitInfo, Node, TurnResult
 from ..entity.service import SessionService
 from ..errors import InvalidInput, NotFound
@@ -57,6 +58,7 @@ class RecallService:
         self._lock = threading.RLock()
         self._turns_dirty = True
         self._worker: WorkerThread | None = None
+        self._batcher: QueryBatcher | None = None
 
     # ================================================================== components
 
@@ -171,10 +173,13 @@ class RecallService:
     # ================================================================== recall
 
     def _embed_query(self, text: str) -> np.ndarray:
-        emb = self.embedder
-        assert emb is not None
-        vec: np.ndarray = encode_queries(emb, [text])[0]
-        return vec
+        """One query's vector; concurrent recalls are embedded together (micro-batching)."""
+        batcher = self._batcher
+        if batcher is None:
+            emb = self.embedder
+            assert emb is not None
+            batcher = self._batcher = QueryBatcher(lambda texts: encode_queries(emb, texts))
+        return batcher(text)
 
     def recaller(self) -> Recaller:
         """The recall engine over this index (tests and benchmarks drive it directly)."""
