@@ -35,6 +35,7 @@ from ..embed import Embedder, encode_queries
 from ..importers import parse_locomo, read_locomo
 from ..index.text import fts_columns, query_terms
 from ..memory import Memory
+from ..recall.config import RecallConfig
 from ..recall.tokens import count_tokens
 from ..storage.sqlite_index import fts_match
 from ..entity.times import day_label
@@ -80,9 +81,14 @@ class LocomoReport:
     rows: dict[str, list[_Row]] = field(default_factory=dict)
     budget: int = 2000
     setup: dict[str, Any] = field(default_factory=dict)
+    #: conversation -> system -> rows (only for the alternative configurations)
+    by_sample: dict[str, dict[str, list[_Row]]] = field(default_factory=dict)
 
     def add(self, system: str, row: _Row) -> None:
         self.rows.setdefault(system, []).append(row)
+
+    def add_sample(self, sample: str, system: str, row: _Row) -> None:
+        self.by_sample.setdefault(sample, {}).setdefault(system, []).append(row)
 
     def summary(self, system: str, cats: Iterable[int]) -> dict[str, float]:
         cats = set(cats)
@@ -154,8 +160,11 @@ class _Baselines:
 def run_locomo(data: Path, *, home: Path | None = None, run_out: Path | None = None,
                budget: int = 2000, settings: Settings | None = None, baselines: bool = True,
                samples: int | None = None,
-               progress: Callable[[str], None] | None = None) -> LocomoReport:
-    """Run the benchmark; see the module docstring."""
+               progress: Callable[[str], None] | None = None,
+               configs: dict[str, RecallConfig] | None = None) -> LocomoReport:
+    """Run the benchmark; see the module docstring. ``configs`` also recalls every question
+    with each named recall configuration (rows ``ogmemory[<name>]``, one per conversation
+    kept in ``LocomoReport.by_sample``), for choosing settings by leaving one out."""
     report = LocomoReport(budget=budget)
     data_samples = read_locomo(data)[:samples]
     tmp = None
@@ -205,6 +214,12 @@ def run_locomo(data: Path, *, home: Path | None = None, run_out: Path | None = N
                     continue
                 report.add("ogmemory", _row(cat, evidence, credited, context, answer,
                                             result.tokens, len(result.items), latency))
+                for name, config in (configs or {}).items():
+                    alt = mem.retrieval.recaller().recall(question, budget=budget, config=config)
+                    got = {c for item in alt.items if len(item.cites) <= 3 for c in item.cites}
+                    report.add_sample(sid, f"ogmemory[{name}]", _row(
+                        cat, evidence, got, alt.as_context(), answer, alt.tokens,
+                        len(alt.items), float(alt.stats.get("latency_ms", 0.0))))
                 if base_systems is None:
                     continue
                 for name, rank in (("BM25 turns", base_systems.bm25), ("dense turns", base_systems.dense),

@@ -12,10 +12,11 @@ from typing import Annotated
 import typer
 
 from ...benchmarks.locomo import print_report, run_locomo
+from ...benchmarks.loo import VARIANTS, loo_table
 from ...config import Settings
 from ...errors import InvalidInput
 from ...recall.config import check_budget
-from .common import notice, stdout_console
+from .common import notice, stdout_console, table
 
 __all__ = ["bench_app"]
 
@@ -73,6 +74,11 @@ def bench_locomo(
         bool,
         typer.Option("--no-baselines", help="Skip the BM25 / dense / RRF raw-turn baselines."),
     ] = False,
+    leave_one_out: Annotated[
+        bool,
+        typer.Option("--leave-one-out", help="Also recall with variants of the settings and "
+                     "show what choosing them on the other conversations gives on each."),
+    ] = False,
 ) -> None:
     """Recall every LoCoMo question within the budget and score the evidence turns cited,
     per category, beside BM25 / dense / RRF baselines over the raw turns."""
@@ -93,10 +99,18 @@ def bench_locomo(
         baselines=not no_baselines,
         samples=samples,
         progress=notice,
+        configs=VARIANTS if leave_one_out else None,
     )
     if not report.rows:
         typer.echo(f"No question in {data} has evidence turns that could be scored.")
     else:
         print_report(report, stdout_console())
+    if leave_one_out and report.by_sample:
+        rows = [(held, chosen, f"{c14:.3f}", f"{d14:.3f}", f"{cmh:.3f}", f"{dmh:.3f}")
+                for held, chosen, c14, d14, cmh, dmh in loo_table(report)]
+        stdout_console().print(table(
+            "Leave one conversation out: settings chosen on the others",
+            ("held out", "chosen on the others", "1-4 chosen", "1-4 default",
+             "multi-hop chosen", "multi-hop default"), rows))
     if run_out is not None:
         notice(f"run file: {run_out}")
