@@ -20,7 +20,6 @@ import logging
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..errors import Conflict
@@ -75,13 +74,6 @@ class Distiller:
         # not O(memories), per turn)
         self._memo: tuple[int, dict[tuple[str, ...], str] | None, dict[str, set[str]] | None] | None = None
 
-    @property
-    def views_dir(self) -> Path:
-        return self.kb.root / "graph" / "views" / "entity"
-
-    @property
-    def core_path(self) -> Path:
-        return self.kb.root / "core.md"
 
     # ================================================================== stage 1: collect
 
@@ -189,13 +181,13 @@ class Distiller:
 
     def _project(self, entity_ids: Iterable[str]) -> None:
         try:
-            write_entity_views(self.kb, self.views_dir, entity_ids)
+            write_entity_views(self.kb, self.kb.views_dir, entity_ids)
         except OSError as exc:  # views are derived; a failure here must not lose the batch
             log.warning("could not write entity views: %s", exc)
 
     def project_all(self, *, scopes: Sequence[str] | None = None, project: str | None = None) -> str:
         """Deep-sleep projection: every entity view and core.md. Returns core.md."""
-        return project_all(self.kb, self.views_dir, self.core_path, scopes=scopes,
+        return project_all(self.kb, self.kb.views_dir, self.kb.core_path, scopes=scopes,
                            project=project)
 
     def distill_memory(self, memory: MemoryItem) -> dict[str, int]:

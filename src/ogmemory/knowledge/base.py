@@ -72,6 +72,16 @@ class KnowledgeBase:
         self._vis_key = -1
         self._vis: tuple[set[str], set[str]] = (set(), set())
 
+    @property
+    def views_dir(self) -> Path:
+        """Where the entity views (``<id>.md``) are projected."""
+        return self.root / "graph" / "views" / "entity"
+
+    @property
+    def core_path(self) -> Path:
+        """Where core.md is projected."""
+        return self.root / "core.md"
+
     # ================================================================== derived caches
 
     def refresh(self) -> None:

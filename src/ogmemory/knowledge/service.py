@@ -58,11 +58,11 @@ class KnowledgeService:
 
     @property
     def views_dir(self) -> Path:
-        return self.kb.root / "graph" / "views" / "entity"
+        return self.kb.views_dir
 
     @property
     def core_path(self) -> Path:
-        return self.kb.root / "core.md"
+        return self.kb.core_path
 
     # ================================================================== reads
 
