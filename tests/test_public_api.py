@@ -19,6 +19,7 @@ EXPECTED = [
     "Entity",
     "Evidence",
     "FilesBackend",
+    "ImportReport",
     "ImportResult",
     "InMemoryBackend",
     "InvalidId",

@@ -30,6 +30,7 @@ from .errors import (
     SessionNotFound,
     StorageError,
 )
+from .importers.report import ImportReport
 from .knowledge.models import Edge, Entity, Evidence, MemoryItem, TimelineEvent
 from .knowledge.schema import SchemaRegistry
 from .memory import Memory
@@ -47,6 +48,7 @@ __all__ = [
     "Entity",
     "Evidence",
     "FilesBackend",
+    "ImportReport",
     "ImportResult",
     "InMemoryBackend",
     "InvalidId",

@@ -34,6 +34,8 @@ from .entity.records import (
     TurnResult,
 )
 from .entity.service import ConversationLike, SessionService, import_conversations
+from .importers.report import FileOutcome, ImportReport
+from .importers.sync import HistorySync
 from .knowledge.models import Edge, Entity, Evidence, MemoryItem, TimelineEvent
 from .knowledge.schema import SchemaRegistry
 from .knowledge.service import KnowledgeService
@@ -147,7 +149,8 @@ class Memory:
         self.sessions.checkout(session_id, branch)
 
     def list_sessions(self) -> list[SessionInfo]:
-        """Every valid session of this tenant, most recently updated first."""
+        """Every valid session of this tenant, most recently active first (imported history by
+        when it happened)."""
         return self.sessions.list_sessions()
 
     def get_session(self, session_id: str) -> SessionInfo:
@@ -393,3 +396,29 @@ class Memory:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    # --- importers (issue 12): agent histories synced incrementally; the logic is importers/
+
+    def import_history(self, fmt: str, paths: Iterable[str | Path], *, bind_projects: bool = True,
+                       on_file: Callable[[FileOutcome, int, int], None] | None = None,
+                       ) -> ImportReport:
+        """Import ``claude-code``, ``codex`` or ``aider`` history files (folders are searched);
+        run again, it records only what is new. See ``importers.sync``."""
+        return HistorySync(self, fmt, bind_projects=bind_projects).run(paths, on_file=on_file)
+
+    def import_claude_code(self, paths: Iterable[str | Path], **kw: Any) -> ImportReport:
+        return self.import_history("claude-code", paths, **kw)
+
+    def import_codex(self, paths: Iterable[str | Path], **kw: Any) -> ImportReport:
+        return self.import_history("codex", paths, **kw)
+
+    def import_aider(self, paths: Iterable[str | Path], **kw: Any) -> ImportReport:
+        return self.import_history("aider", paths, **kw)
+
+    def import_upload(self, fmt: str, data: bytes, *, name: str) -> ImportReport:
+        """Import one uploaded history file; uploading it again once it grew adds the rest."""
+        return HistorySync(self, fmt).upload(data, name)
+
+    def _set_session_meta(self, session_id: str, **changes: Any) -> None:
+        """Merge raw fields into a session's meta.json (an import's source, title)."""
+        self.sessions.store.open(session_id).write_meta(**changes)

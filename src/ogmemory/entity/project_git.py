@@ -243,8 +243,8 @@ def agent_commit_session(message: str) -> str | None:
 def note_turn_start(registry: ProjectRegistry, session: NodeLog) -> None:
     """Remember whether the bound project's tree is clean as the agent's turn starts."""
     project_id = str(session.meta.get("project_id") or DEFAULT_PROJECT)
-    if project_id == DEFAULT_PROJECT:
-        return
+    if project_id == DEFAULT_PROJECT or session.meta.get("import"):
+        return  # an imported session is past history: today's working tree is not its
     try:
         git = registry.git(project_id)
     except (ProjectNotFound, StorageError) as exc:  # unbound or unreadable: nothing to protect
@@ -258,7 +258,7 @@ def commit_agent_turn(registry: ProjectRegistry, session: NodeLog, turn: int, us
     """Seed 001 §4.2 at turn end: commit the agent's edits to the bound project only when the
     tree was clean before the turn; otherwise say why not. Returns ``(sha, warnings)``."""
     project_id = str(session.meta.get("project_id") or DEFAULT_PROJECT)
-    if project_id == DEFAULT_PROJECT:
+    if project_id == DEFAULT_PROJECT or session.meta.get("import"):
         return None, []
     start = session.meta.get("turn_start") or {}
     session.write_meta(turn_start=None)

@@ -427,8 +427,13 @@ class GitSession:
             self._write_context(sha, turn, node_ids, self.branch, context)
             now = time.time()
             meta = self.read_meta()
+            # When the conversation happened (imported history is dated in the past): listing
+            # orders by it.
+            last_event = max(float(n.event_time) for n in pending)
+            if isinstance(meta.get("last_event_at"), (int, float)):
+                last_event = max(last_event, float(meta["last_event_at"]))
             meta.update(updated_at=now, turns=turn, head=self.head, head_mark=self._next_seq,
-                        last_commit=sha)
+                        last_commit=sha, last_event_at=last_event)
             atomic_write_json(self.path / "meta.json", meta, fsync=self.fsync)
             self.meta = meta
             self._stamp = self._history_stamp()

@@ -83,7 +83,8 @@ class SessionStore:
         return self.locate(session_id) is not None
 
     def list(self) -> list[SessionInfo]:
-        """Every valid session: directory scan + locations.json, de-duplicated, newest first."""
+        """Every valid session: directory scan + locations.json, de-duplicated, the most recently
+        active first (by the newest event time of its turns, else by its last write)."""
         found: dict[str, SessionInfo] = {}
         candidates: list[tuple[str, Path]] = []
         if self.tenant.sessions_dir.is_dir():
@@ -100,7 +101,7 @@ class SessionStore:
             if meta is None:
                 continue  # invalid directories are skipped silently
             found[sid] = self._info(sid, path, meta)
-        return sorted(found.values(), key=lambda s: s.updated_at, reverse=True)
+        return sorted(found.values(), key=_activity, reverse=True)
 
     def info(self, session_id: str) -> SessionInfo:
         path = self.locate(session_id)
@@ -311,6 +312,15 @@ def _is_id(name: str) -> bool:
     except InvalidInput:
         return False
     return True
+
+
+def _activity(info: SessionInfo) -> float:
+    """When the conversation last happened: its newest committed event time (imported history
+    lists by its own dates), else when the session was last written."""
+    last_event = info.meta.get("last_event_at")
+    if isinstance(last_event, (int, float)) and not isinstance(last_event, bool):
+        return float(last_event)
+    return info.updated_at
 
 
 def _number(value: Any) -> float:

@@ -20,6 +20,7 @@ from .consolidate import core, distill, sleep
 from .daemon import daemon
 from .demo import demo
 from .graph import graph_app
+from .history import import_claude_code  # noqa: F401  (adds claude-code, codex, aider)
 from .imports import import_app
 from .index import outbox_app, reindex, worker
 from .mcp_cmd import mcp

@@ -32,7 +32,8 @@ __all__ = ["import_app", "print_summary", "run_import"]
 
 import_app = typer.Typer(
     name="import",
-    help="Import conversation files (OpenAI chat JSONL, LoCoMo JSON) as sessions.",
+    help="Import history as sessions: agent histories (Claude Code, Codex CLI, aider; run "
+    "again to add only what is new) and conversation files (OpenAI chat JSONL, LoCoMo JSON).",
     no_args_is_help=True,
 )
 

@@ -41,13 +41,14 @@ def list_sessions(
     space: SpaceOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """List every session of the tenant, most recently updated first."""
+    """List every session of the tenant, most recently active first (imported history by
+    when it happened)."""
     with open_memory(home, account, space) as mem:
         sessions = mem.list_sessions()
     show_records(as_json, sessions, f"{len(sessions)} session(s)",
-                 ("ID", "Title", "Project", "Turns", "Updated"),
+                 ("ID", "Title", "Project", "Turns", "Last active"),
                  lambda s: (s.session_id, s.display_title, s.project_id, s.turns,
-                            fmt_time(s.updated_at)))
+                            fmt_time(s.meta.get("last_event_at") or s.updated_at)))
 
 
 @sessions_app.command("show")

@@ -28,8 +28,8 @@ router = APIRouter(prefix="/v1/sessions", tags=["sessions"])
 
 @router.get("", response_model=list[SessionOut], responses=READ_ERRORS,
             summary="List sessions",
-            description="Every session of the caller's tenant, most recently updated first. "
-            "Temporary sessions are not listed.")
+            description="Every session of the caller's tenant, most recently active first "
+            "(imported history by when it happened). Temporary sessions are not listed.")
 def list_sessions(mem: MemoryDep) -> list[dict[str, Any]]:
     return [session_out(s) for s in mem.list_sessions()]
 
