@@ -23,6 +23,7 @@ import sqlite3
 import statistics
 import tempfile
 import time
+from functools import partial
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -220,18 +221,9 @@ def run_locomo(data: Path, *, home: Path | None = None, run_out: Path | None = N
                     report.add_sample(sid, f"ogmemory[{name}]", _row(
                         cat, evidence, got, alt.as_context(), answer, alt.tokens,
                         len(alt.items), float(alt.stats.get("latency_ms", 0.0))))
-                if base_systems is None:
-                    continue
-                for name, rank in (("BM25 turns", base_systems.bm25), ("dense turns", base_systems.dense),
-                                   ("RRF turns", base_systems.rrf)):
-                    if name == "dense turns" and emb is None:
-                        continue
-                    t0 = time.perf_counter()
-                    packed, used = base_systems.pack(rank(question), budget)
-                    lat = (time.perf_counter() - t0) * 1000
-                    report.add(name, _row(cat, evidence, {d for d, _ in packed},
-                                          "\n".join(t for _, t in packed), answer, used,
-                                          len(packed), lat))
+                if base_systems is not None:
+                    _add_baselines(report, base_systems, question, budget,
+                                   partial(_row, cat, evidence, answer=answer))
             mem.close()
     finally:
         if out:
@@ -239,6 +231,21 @@ def run_locomo(data: Path, *, home: Path | None = None, run_out: Path | None = N
         if tmp is not None:
             tmp.cleanup()
     return report
+
+
+def _add_baselines(report: LocomoReport, systems: _Baselines, question: str, budget: int,
+                   row: Callable[..., _Row]) -> None:
+    """The raw-turn baselines for one question, packed into the same budget."""
+    for name, rank in (("BM25 turns", systems.bm25), ("dense turns", systems.dense),
+                       ("RRF turns", systems.rrf)):
+        if name == "dense turns" and systems.embedder is None:
+            continue
+        t0 = time.perf_counter()
+        packed, used = systems.pack(rank(question), budget)
+        lat = (time.perf_counter() - t0) * 1000
+        report.add(name, row(credited={d for d, _ in packed},
+                             context="\n".join(t for _, t in packed), tokens=used,
+                             items=len(packed), latency=lat))
 
 
 def _row(cat: int, evidence: list[str], credited: set[str], context: str, answer: Any,

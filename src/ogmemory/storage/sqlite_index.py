@@ -22,10 +22,10 @@ import numpy as np
 
 from ..errors import StorageError
 from ..index.docs import Doc
-from ..embed.base import one_blas_thread
 from ..index.text import fts_columns
 from .sqlite import PerThread, transaction
 from .sqlite_queue import Outbox
+from .vectors import VectorMatrix
 
 __all__ = ["SqliteIndexStore", "damage_of", "fts_match"]
 
@@ -150,9 +150,6 @@ class SqliteIndexStore:
         self.embedder_name = embedder_name
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
-        # Vectors in memory for brute-force search: ``_matrix`` is a view of the first rows of
-        # ``_vec_buf``, which keeps spare capacity so new vectors are appended in place instead
-        # of copying every vector on each recall after a write.
         self._reset_memory()
         #: why an unusable index file was replaced by an empty one (``None``: it was not)
         self.rebuilt: str | None = damage_of(path)
@@ -179,11 +176,7 @@ class SqliteIndexStore:
             self._adopt_embedder(embedder_name)
 
     def _reset_memory(self) -> None:
-        self._vec_buf = np.zeros((0, 0), dtype=np.float32)
-        self._id_buf = np.zeros(0, dtype=np.int64)
-        self._matrix = self._vec_buf
-        self._matrix_rowids = self._id_buf
-        self._vec_sum: np.ndarray | None = None  # running sum of the loaded vectors
+        self._matrix = VectorMatrix()  # every vector logged up to ``_vec_seq``
         self._vec_seq = 0
         self._df: dict[str, int] = {}  # word -> documents holding it (cache for word_shares)
         self._df_total = 0
@@ -438,30 +431,10 @@ class SqliteIndexStore:
                 block = np.frombuffer(b"".join(r[2] for r in rows),
                                       dtype=np.float32).reshape(len(rows), -1)
                 ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
-                self._append_vectors(block, ids, int(hint))
+                self._matrix.append(block, ids, int(hint))
                 self._vec_seq = rows[-1][0]
         finally:
             conn.execute("COMMIT")
-
-    def _append_vectors(self, block: np.ndarray, ids: np.ndarray, hint: int) -> None:
-        n, dim = len(self._matrix), block.shape[1]
-        if n and dim != self._vec_buf.shape[1]:
-            raise ValueError(f"vectors of dimension {dim} next to vectors of dimension "
-                             f"{self._vec_buf.shape[1]}: reindex with one embedder")
-        if len(self._vec_buf) < n + len(block) or self._vec_buf.shape[1] != dim:
-            capacity = max(n + len(block), n + hint, len(self._vec_buf) * 3 // 2, 1024)
-            vec_buf = np.empty((capacity, dim), dtype=np.float32)
-            id_buf = np.empty(capacity, dtype=np.int64)
-            if n:
-                vec_buf[:n] = self._matrix
-                id_buf[:n] = self._matrix_rowids
-            self._vec_buf, self._id_buf = vec_buf, id_buf
-        self._vec_buf[n:n + len(block)] = block
-        total = block.sum(axis=0, dtype=np.float64)
-        self._vec_sum = total if self._vec_sum is None else self._vec_sum + total
-        self._id_buf[n:n + len(block)] = ids
-        self._matrix = self._vec_buf[:n + len(block)]
-        self._matrix_rowids = self._id_buf[:n + len(block)]
 
     def vector_count(self) -> int:
         return int(self._conn().execute("SELECT count(*) FROM vecs").fetchone()[0])
@@ -472,31 +445,13 @@ class SqliteIndexStore:
         from."""
         with self._lock:
             self._load_vectors()
-            if self._vec_sum is None or not len(self._matrix):
-                return None
-            return (self._vec_sum / len(self._matrix)).astype(np.float32)
+            return self._matrix.centroid()
 
     def dense(self, query_vec: np.ndarray, limit: int) -> list[tuple[int, float]]:
         """``(rowid, cosine)`` best first, over every embedded document (vectors are unit)."""
         with self._lock:
             self._load_vectors()
-            if self._matrix.size == 0:
-                return []
-            with one_blas_thread():
-                scores = self._matrix @ query_vec.astype(np.float32)
-            k = min(limit * 2, len(scores))
-            top = np.argpartition(-scores, k - 1)[:k]
-            top = top[np.argsort(-scores[top])]
-            out: list[tuple[int, float]] = []
-            seen: set[int] = set()
-            for i in top:
-                rowid = int(self._matrix_rowids[i])
-                if rowid not in seen:  # a re-embedded rowid appears twice: keep the best
-                    seen.add(rowid)
-                    out.append((rowid, float(scores[i])))
-                if len(out) >= limit:
-                    break
-            return out
+            return self._matrix.top(query_vec, limit)
 
     def vectors(self, rowids: Sequence[int]) -> dict[int, np.ndarray]:
         """The stored unit vectors of those ``rowids`` that have one."""

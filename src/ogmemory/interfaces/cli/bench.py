@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from ...benchmarks.locomo import print_report, run_locomo
+from ...benchmarks.locomo import LocomoReport, print_report, run_locomo
 from ...benchmarks.loo import VARIANTS, loo_table
 from ...config import Settings
 from ...errors import InvalidInput
@@ -25,6 +25,25 @@ bench_app = typer.Typer(
     help="Run benchmarks; each prints its tables beside baselines run on the same data.",
     no_args_is_help=True,
 )
+
+
+def _check_args(data: Path, budget: int, samples: int | None, run_out: Path | None) -> None:
+    if not data.is_file():
+        raise InvalidInput(f"--data: no such file: {data}")
+    check_budget(budget, "--budget")
+    if samples is not None and samples < 1:
+        raise InvalidInput(f"--samples must be at least 1, not {samples}")
+    if run_out is not None and run_out.is_dir():
+        raise InvalidInput(f"--run-out: {run_out} is a directory; give a file name")
+
+
+def _print_loo(report: LocomoReport) -> None:
+    rows = [(held, chosen, f"{c14:.3f}", f"{d14:.3f}", f"{cmh:.3f}", f"{dmh:.3f}")
+            for held, chosen, c14, d14, cmh, dmh in loo_table(report)]
+    stdout_console().print(table(
+        "Leave one conversation out: settings chosen on the others",
+        ("held out", "chosen on the others", "1-4 chosen", "1-4 default",
+         "multi-hop chosen", "multi-hop default"), rows))
 
 
 @bench_app.command("locomo")
@@ -82,13 +101,7 @@ def bench_locomo(
 ) -> None:
     """Recall every LoCoMo question within the budget and score the evidence turns cited,
     per category, beside BM25 / dense / RRF baselines over the raw turns."""
-    if not data.is_file():
-        raise InvalidInput(f"--data: no such file: {data}")
-    check_budget(budget, "--budget")
-    if samples is not None and samples < 1:
-        raise InvalidInput(f"--samples must be at least 1, not {samples}")
-    if run_out is not None and run_out.is_dir():
-        raise InvalidInput(f"--run-out: {run_out} is a directory; give a file name")
+    _check_args(data, budget, samples, run_out)
     settings = Settings.from_env(home=home)
     report = run_locomo(
         data,
@@ -106,11 +119,6 @@ def bench_locomo(
     else:
         print_report(report, stdout_console())
     if leave_one_out and report.by_sample:
-        rows = [(held, chosen, f"{c14:.3f}", f"{d14:.3f}", f"{cmh:.3f}", f"{dmh:.3f}")
-                for held, chosen, c14, d14, cmh, dmh in loo_table(report)]
-        stdout_console().print(table(
-            "Leave one conversation out: settings chosen on the others",
-            ("held out", "chosen on the others", "1-4 chosen", "1-4 default",
-             "multi-hop chosen", "multi-hop default"), rows))
+        _print_loo(report)
     if run_out is not None:
         notice(f"run file: {run_out}")
