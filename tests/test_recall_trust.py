@@ -215,3 +215,23 @@ def test_a_tiny_memory_always_answers(tmp_path: Path) -> None:
     result = mem.recall("What is my dog called?")
     assert any("Biscuit" in i.text for i in result.items)
     assert "relevance" not in result.stats  # too few documents to tell relevance apart
+
+
+def test_search_returns_one_hit_per_record_and_a_pointer_commit_opens_its_turn(
+        tmp_path: Path) -> None:
+    mem = make(tmp_path / "h")
+    say(mem, "s1", "We decided to use PostgreSQL for the billing database.", "2026-01-10")
+    say(mem, "s1", "Lunch was nice today.", "2026-01-11")
+    mem.sleep("deep")
+    hits = mem.search("PostgreSQL billing database", limit=20)
+    records = [h.id.removesuffix(":1") for h in hits]
+    assert len(records) == len(set(records))
+    memory_hits = [h for h in hits if h.kind == "memory"]
+    assert len(memory_hits) == 1 and len(mem.memories()) == 1
+    assert mem.timeline() or mem.facts()  # the memory has derived records ...
+    assert not any(h.kind in ("event", "fact") for h in hits)  # ... which it stands for
+    result = mem.recall("Which database for billing?")
+    item = next(i for i in result.items if "PostgreSQL" in i.text)
+    assert item.commit
+    opened = mem.open_session(item.session_id or "", around=item.commit[:7], radius=0)
+    assert len(opened) == 1 and "PostgreSQL" in opened[0].text

@@ -9,6 +9,7 @@ knowledge layer (new batches, visibility), and is told of committed turns by the
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from collections.abc import Sequence
@@ -22,6 +23,7 @@ from ..embed.batch import QueryBatcher
 from ..entity.records import CommitInfo, Node, TurnResult
 from ..entity.service import SessionService
 from ..errors import InvalidInput, NotFound
+from ..index.docs import Doc
 from ..index.indexer import Indexer
 from ..index.text import query_terms
 from ..index.worker import Worker, WorkerThread, embedding_handler
@@ -36,6 +38,18 @@ from .results import RecallResult, SearchHit
 from .tokens import count_tokens
 
 __all__ = ["RecallService"]
+
+_HEX = re.compile(r"[0-9a-fA-F]{7,40}")
+
+
+def _record_of(doc: Doc) -> str:
+    """What a document is about: an overview is its record; a memory's event or fact, derived
+    from and supported by it alone, is that memory."""
+    if doc.kind in ("event", "fact") and len(doc.support) == 1:
+        return f"memory:{doc.support[0]}"
+    if doc.level == 1 and doc.parent and doc.kind != "session":
+        return doc.parent
+    return doc.id
 
 log = logging.getLogger(__name__)
 
@@ -273,12 +287,17 @@ class RecallService:
             rankings.append(self.index.dense(self._embed_query(query), 50))
         ranks = fuse(rankings, RECIPES["default"].rrf_k)
         hits: list[SearchHit] = []
+        seen: set[str] = set()
         for rowid, doc in sorted(self.index.docs(ranks).items(),
                                  key=lambda x: (-ranks[x[0]], x[0])):
             if kinds and doc.kind not in kinds:
                 continue
             if not doc_visible(doc, scopes, active, hidden) or not live(doc):
                 continue
+            record = _record_of(doc)
+            if record in seen:
+                continue  # one hit per underlying record (its overview, its event, ...)
+            seen.add(record)
             hits.append(SearchHit.of(doc, ranks[rowid]))
             if len(hits) >= limit:
                 break
@@ -295,8 +314,14 @@ class RecallService:
         if around is None:
             return list(nodes)
         idx = next((i for i, n in enumerate(nodes) if n.id == around), None)
+        if idx is None and _HEX.fullmatch(around):
+            # a pointer's commit (↪ session:<id>@<commit7>): the turn that commit holds
+            turn = next((c for c in self.sessions.session_commits(session_id)
+                         if c.sha.startswith(around.lower()) and c.node_ids), None)
+            first = turn.node_ids[0] if turn else None
+            idx = next((i for i, n in enumerate(nodes) if n.id == first), None)
         if idx is None:
-            raise NotFound(f"session {session_id}: no node {around}")
+            raise NotFound(f"session {session_id}: no node or turn commit {around}")
         return list(nodes[max(0, idx - radius): idx + radius + 1])
 
     def git_log(self, project_id: str | None = None, *, session_id: str | None = None,
