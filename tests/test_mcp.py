@@ -215,7 +215,7 @@ def test_stdio_remember_forget_errors_and_resources(prepared: Prepared) -> None:
             message = await call_error(
                 session, "memory_open_session", session_id="s-lang", around="not-a-node"
             )
-            assert "no node not-a-node" in message
+            assert "no node or turn commit not-a-node" in message
             message = await call_error(session, "memory_git_log")
             assert "exactly one of project_id and session_id" in message
             message = await call_error(session, "memory_timeline", since="last tuesday")
