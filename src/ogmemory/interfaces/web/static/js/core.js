@@ -7,6 +7,9 @@ import {
 } from "./ui.js";
 
 const CORE_LIMIT = 2048;
+// Index document kinds (the prefix of a doc id), as the rest of the page names them.
+const DOC_KINDS = { edge: "fact", turn: "turn", memory: "memory", event: "event",
+  entity: "entity", session: "session summary" };
 const recallState = { query: "", budget: 2000, recipe: "default" };
 
 export async function render(container) {
@@ -61,14 +64,15 @@ async function drawCore(box, regenerate) {
     h("pre", { class: "core", id: "core-text" }, pointerLinks(core.text)));
 }
 
-/** The text with every ↪ session:<id>@<sha> pointer as a link to that session. */
+/** The text with its ↪ pointers (session:<id>@<sha>, memory:<id>) as links. */
 function pointerLinks(text) {
   const parts = [];
-  const re = /↪ session:([A-Za-z0-9._-]+)(@[0-9a-f]+)?/g;
+  const re = /↪ (session|memory):([A-Za-z0-9._-]+)(@[0-9a-f]+)?/g;
   let last = 0;
   for (let m = re.exec(text); m; m = re.exec(text)) {
     parts.push(text.slice(last, m.index));
-    parts.push(h("a", { href: sessionHref(m[1]) }, m[0]));
+    const href = m[1] === "session" ? sessionHref(m[2]) : `#/memories/${encodeURIComponent(m[2])}`;
+    parts.push(h("a", { href }, m[0]));
     last = m.index + m[0].length;
   }
   parts.push(text.slice(last));
@@ -76,7 +80,7 @@ function pointerLinks(text) {
 }
 
 function reasons(item, rank) {
-  const sources = item.doc_ids.map((id) => id.split(":")[0]);
+  const sources = item.doc_ids.map((id) => DOC_KINDS[id.split(":")[0]] || id.split(":")[0]);
   const counts = {};
   for (const s of sources) counts[s] = (counts[s] || 0) + 1;
   const from = Object.entries(counts).map(([k, n]) => `${n} ${k}${n > 1 ? "s" : ""}`).join(", ");

@@ -155,7 +155,8 @@ function apply(snap, status) {
   applyTypes();
   if (added) {
     cy.layout({ name: "cose", animate: false, randomize: cy.nodes().length === added,
-      nodeRepulsion: () => 9000, idealEdgeLength: () => 90, padding: 30 }).run();
+      nodeRepulsion: () => 400000, idealEdgeLength: () => 110, nodeOverlap: 40,
+      componentSpacing: 90, gravity: 0.4, numIter: 1500, padding: 30 }).run();
     fit();
   }
   const when = snap.at === null ? "now" : `as of ${fmtDate(snap.at)}`;

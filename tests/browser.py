@@ -1,0 +1,122 @@
+"""A real headless Chromium for the web UI tests: Debian's ``chromium`` driven by Selenium through
+Debian's ``chromedriver`` (the same version), both at fixed paths, so nothing ever downloads a
+browser or a driver. ``scripts/test`` installs them (apt) when missing.
+
+Without them the browser tests are skipped, except under CI (``CI`` set), where they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+
+T = TypeVar("T")
+
+# This machine's network is closed and a test must not depend on one: no QUIC, no background
+# fetches (component updates, sync, safe browsing lists), a fresh profile every time.
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-dev-shm-usage", "--hide-scrollbars", "--lang=en-US",
+         "--force-device-scale-factor=1"]
+
+
+def require_browser() -> None:
+    """Skip (or, under CI, fail) when Chromium, its driver or Selenium is missing."""
+    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        missing.append("selenium")
+    if missing:
+        message = f"browser tests need {', '.join(missing)} (apt-get install chromium " \
+                  "chromium-driver; pip install -e '.[test]')"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+@contextmanager
+def chromium(width: int = 1400, height: int = 900) -> Iterator[Any]:
+    """A headless Chromium with a fresh profile; quits and removes the profile afterwards."""
+    require_browser()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    os.environ.setdefault("SE_OFFLINE", "true")  # Selenium Manager: never fetch anything
+    profile = tempfile.mkdtemp(prefix="ogmem-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in [*FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}"]:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def wait(what: Callable[[], T], timeout: float = 30.0, message: str = "") -> T:
+    """Poll ``what`` until it returns something truthy (exceptions count as not yet)."""
+    deadline = time.monotonic() + timeout
+    last: BaseException | None = None
+    while time.monotonic() < deadline:
+        try:
+            value = what()
+        except Exception as exc:  # the page is still changing (stale element, not found...)
+            last = exc
+        else:
+            if value:
+                return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {message or what}" +
+                         (f" (last error: {last!r})" if last else ""))
+
+
+def wait_ready(driver: Any, view: str | None = None) -> None:
+    """Wait until the current view finished rendering (``main#view[data-ready=true]``)."""
+    def ready() -> bool:
+        state = driver.execute_script(
+            "const v = document.getElementById('view');"
+            "return v ? [v.dataset.view, v.dataset.ready] : null;")
+        return bool(state) and state[1] == "true" and (view is None or state[0] == view)
+    wait(ready, message=f"view {view or ''} to be ready")
+
+
+def console_errors(driver: Any) -> list[str]:
+    """Severe entries of the browser console since the last call (JS errors, CSP violations,
+    failed loads)."""
+    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def distinct_colors(png: Path) -> tuple[int, float]:
+    """How many colours a screenshot has, and the share of its most common one."""
+    from PIL import Image
+
+    with Image.open(png) as img:
+        rgb = img.convert("RGB")
+        colors = rgb.getcolors(maxcolors=1 << 24) or []
+        total = rgb.width * rgb.height
+    top = max((count for count, _ in colors), default=total)
+    return len(colors), top / total
+
+
+def assert_not_blank(png: Path) -> None:
+    """A page that rendered content: many colours (text is anti-aliased), no single colour
+    covering nearly everything."""
+    count, share = distinct_colors(png)
+    assert count >= 200, f"{png.name}: only {count} colours; the page looks blank"
+    assert share < 0.95, f"{png.name}: one colour covers {share:.0%} of it"
