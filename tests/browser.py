@@ -46,6 +46,23 @@ def require_browser() -> None:
         pytest.skip(message)
 
 
+def require_cjk_font() -> None:
+    """Skip (or, under CI, fail) when no installed font covers Chinese: the page uses system
+    fonts only, so Chinese can render only where the system has such a font."""
+    import subprocess
+
+    try:
+        found = subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True,
+                               check=False).stdout.strip()
+    except OSError:
+        found = ""
+    if not found:
+        message = "no CJK font installed (apt-get install fonts-wqy-microhei)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+
 @contextmanager
 def chromium(width: int = 1400, height: int = 900) -> Iterator[Any]:
     """A headless Chromium with a fresh profile; quits and removes the profile afterwards."""
@@ -76,7 +93,7 @@ def wait(what: Callable[[], T], timeout: float = 30.0, message: str = "") -> T:
     while time.monotonic() < deadline:
         try:
             value = what()
-        except Exception as exc:  # the page is still changing (stale element, not found...)
+        except Exception as exc:  # noqa: BLE001 - the page is still changing (stale element...)
             last = exc
         else:
             if value:

@@ -11,13 +11,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import date
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from browser import assert_not_blank, chromium, console_errors, require_browser, wait, wait_ready
-from web_home import SWITCH_DAY, WebHome, build_home, settings
+from browser import (
+    assert_not_blank,
+    chromium,
+    console_errors,
+    require_browser,
+    require_cjk_font,
+    wait,
+    wait_ready,
+)
+from web_home import WebHome, build_home, settings
 
 from ogmemory.interfaces.rest import create_app
 from ogmemory.interfaces.rest.server import BackgroundServer
@@ -90,6 +99,10 @@ def text(driver: Any) -> str:
     return str(driver.execute_script("return document.body.innerText"))
 
 
+def contains(driver: Any, fragment: str) -> bool:
+    return fragment in text(driver)
+
+
 def css(driver: Any, selector: str) -> list[Any]:
     return list(driver.find_elements("css selector", selector))
 
@@ -118,7 +131,8 @@ def ok(resp: httpx.Response) -> Any:
 
 
 def memory_by_text(api: httpx.Client, fragment: str) -> dict[str, Any]:
-    found = [m for m in ok(api.get("/v1/memories")) if fragment in m["text"]]
+    found: list[dict[str, Any]] = [m for m in ok(api.get("/v1/memories"))
+                                   if fragment in m["text"]]
     assert len(found) == 1, found
     return found[0]
 
@@ -149,8 +163,8 @@ def test_every_tab_loads_offline_and_is_screenshotted(page: Any, server: Backgro
     console_errors(page)  # forget the sign-in
     for where, selector, expected in TABS:
         go(page, server, where)
-        wait(lambda: css(page, selector), message=f"{selector} on {where}")
-        wait(lambda: expected in text(page), message=f"{expected!r} on {where}")
+        wait(partial(css, page, selector), message=f"{selector} on {where}")
+        wait(partial(contains, page, expected), message=f"{expected!r} on {where}")
         assert not css(page, ".error-box"), f"{where}: {text(page)[:500]}"
         if where == "graph":
             wait(lambda: int(css(page, "#graph-status")[0].get_attribute("data-nodes")) > 3)
@@ -169,6 +183,7 @@ def test_every_tab_loads_offline_and_is_screenshotted(page: Any, server: Backgro
 
 
 def test_chinese_text_renders_with_real_glyphs(page: Any, server: BackgroundServer) -> None:
+    require_cjk_font()
     go(page, server, "memories")
     item = wait(lambda: [e for e in css(page, ".memory-text") if "团队" in e.text])
     assert item[0].text == "我们团队有 3 个人。"
@@ -487,7 +502,7 @@ def test_a_second_tenant_sees_nothing_of_the_first(web: WebHome, server: Backgro
         sign_in(bob, web.bob)
         wait_ready(bob, "memories")
         assert css(bob, "#tenant")[0].text.startswith("acme / bob")
-        wait(lambda: "green tea" in text(bob))
+        wait(lambda: "green tea over coffee" in text(bob))
         for where in ("memories", "facts", "graph", "timeline", "sessions", "batches", "core"):
             go(bob, server, where)
             wait(lambda: "Loading" not in text(bob))

@@ -79,7 +79,8 @@ def build_home(root: Path) -> WebHome:
     with Memory(settings=settings(home, "acme", "bob")) as mem:
         _turn(mem, "b1", "Bob's secret project is called Zephyr.", "Noted.",
               "2023-02-01T10:00:00Z")
-        mem.remember("Bob drinks green tea every morning.", type="preference")
+        mem.remember("I prefer green tea over coffee.", type="preference")
+        mem.remember("I use Emacs for everything.", type="tool")
         mem.sleep("deep")
     return WebHome(home=home, alice=alice, bob=bob, retry_branch=branch, tool_node=tool.id,
                    project_id=project.project_id)
