@@ -3,7 +3,7 @@
 
 import { api, path } from "./api.js";
 import {
-  badge, confirmDialog, empty, errorBox, fmtTime, h, mount, notice,
+  badge, confirmDialog, empty, errorBox, fmtTime, h, mount, notice, paged,
 } from "./ui.js";
 
 const PAGE = 200;
@@ -22,7 +22,9 @@ export async function render(container, { rest }) {
     mount(list, empty("The operation log is empty."));
     return;
   }
-  mount(list, batches.map((b) => row(b, rest[0] === b.id)));
+  const target = rest[0] ? batches.findIndex((b) => b.id === rest[0]) : -1;
+  if (target > 0) batches.unshift(batches.splice(target, 1)[0]); // a link to one: show it first
+  paged(list, batches, (b) => row(b, rest[0] === b.id));
   if (rest[0]) {
     const el = list.querySelector(`[data-batch-id="${CSS.escape(rest[0])}"]`);
     if (el) el.scrollIntoView({ block: "center" });

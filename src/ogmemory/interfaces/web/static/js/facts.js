@@ -3,7 +3,7 @@
 
 import { api } from "./api.js";
 import {
-  badge, distinct, empty, endOfDay, fmtDate, h, mount, provenance, select,
+  badge, distinct, empty, endOfDay, fmtDate, h, mount, paged, provenance, select,
 } from "./ui.js";
 
 const filters = { entity: "", relation: "", at: "", history: false, scope: "" };
@@ -58,32 +58,36 @@ function drawFacts(results, facts, names) {
   const end = Math.max(now, ...facts.map((f) => f.valid_to || now));
   const span = Math.max(end - start, 1);
   const name = (id) => names.get(id) || id;
+  const tbody = h("tbody", {});
+  const table = h("table", { class: "facts" },
+    h("thead", {}, h("tr", {}, h("th", {}, "Fact"), h("th", {}, "Relation"),
+      h("th", {}, "Valid"), h("th", { class: "axis-head" },
+        h("span", {}, fmtDate(start)), h("span", {}, fmtDate(end))), h("th", {}, "Provenance"))),
+    tbody);
   mount(results,
     h("p", { class: "count", id: "facts-count" }, `${facts.length} fact${facts.length > 1 ? "s" : ""}` +
       (filters.at ? ` held at the end of ${filters.at}` : filters.history ? " (every version)"
         : " hold now")),
-    h("table", { class: "facts" },
-      h("thead", {}, h("tr", {}, h("th", {}, "Fact"), h("th", {}, "Relation"),
-        h("th", {}, "Valid"), h("th", { class: "axis-head" },
-          h("span", {}, fmtDate(start)), h("span", {}, fmtDate(end))), h("th", {}, "Provenance"))),
-      h("tbody", {}, facts.map((f) => {
-        const left = ((f.valid_from - start) / span) * 100;
-        const width = Math.max((((f.valid_to || end) - f.valid_from) / span) * 100, 0.8);
-        const bar = h("div", { class: `bar${f.valid_to ? " ended" : ""}` });
-        bar.style.left = `${left}%`;
-        bar.style.width = `${width}%`;
-        const state = f.superseded_by ? badge("superseded", "off")
-          : f.valid_to ? badge("ended", "off") : badge("holds", "ok");
-        return h("tr", { dataset: { factId: f.id } },
-          h("td", { lang: f.language === "zh" ? "zh" : null }, f.fact, " ", state),
-          h("td", {}, h("a", { href: `#/graph?entity=${encodeURIComponent(f.from)}` }, name(f.from)),
-            h("span", { class: "rel" }, ` —${f.relation}→ `),
-            h("a", { href: `#/graph?entity=${encodeURIComponent(f.to)}` }, name(f.to))),
-          h("td", { class: "nowrap" }, `${fmtDate(f.valid_from)} → ${f.valid_to ? fmtDate(f.valid_to) : "now"}`),
-          h("td", { class: "axis", title: "Validity on the time axis" }, bar),
-          h("td", {}, provenance(f.provenance),
-            f.support.length ? h("div", { class: "support" }, "from ",
-              f.support.map((id) => h("a", { href: `#/memories/${encodeURIComponent(id)}` }, id)))
-              : null));
-      }))));
+    table);
+  paged(tbody, facts, (f) => {
+    const left = ((f.valid_from - start) / span) * 100;
+    const width = Math.max((((f.valid_to || end) - f.valid_from) / span) * 100, 0.8);
+    const bar = h("div", { class: `bar${f.valid_to ? " ended" : ""}` });
+    bar.style.left = `${left}%`;
+    bar.style.width = `${width}%`;
+    const state = f.superseded_by ? badge("superseded", "off")
+      : f.valid_to ? badge("ended", "off") : badge("holds", "ok");
+    return h("tr", { dataset: { factId: f.id } },
+      h("td", { lang: f.language === "zh" ? "zh" : null }, f.fact, " ", state),
+      h("td", {}, h("a", { href: `#/graph?entity=${encodeURIComponent(f.from)}` }, name(f.from)),
+        h("span", { class: "rel" }, ` —${f.relation}→ `),
+        h("a", { href: `#/graph?entity=${encodeURIComponent(f.to)}` }, name(f.to))),
+      h("td", { class: "nowrap" },
+        `${fmtDate(f.valid_from)} → ${f.valid_to ? fmtDate(f.valid_to) : "now"}`),
+      h("td", { class: "axis", title: "Validity on the time axis" }, bar),
+      h("td", {}, provenance(f.provenance),
+        f.support.length ? h("div", { class: "support" }, "from ",
+          f.support.map((id) => h("a", { href: `#/memories/${encodeURIComponent(id)}` }, id)))
+          : null));
+  }, { after: table });
 }

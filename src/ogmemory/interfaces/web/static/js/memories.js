@@ -3,7 +3,8 @@
 
 import { api, ApiError, path } from "./api.js";
 import {
-  badge, confirmDialog, distinct, empty, errorBox, fmtTime, h, mount, notice, provenance, select,
+  badge, confirmDialog, distinct, empty, errorBox, fmtTime, h, mount, notice, paged, provenance,
+  select,
 } from "./ui.js";
 
 const filters = { q: "", type: "", scope: "", enabled: "", source: "" };
@@ -13,8 +14,17 @@ let types = [];
 const open = new Set(); // ids whose details are shown
 
 export async function render(container, { rest }) {
-  if (rest[0]) open.add(rest[0]);
+  const target = rest[0];
   [items, types] = await Promise.all([api("/v1/memories"), api("/v1/memory-types")]);
+  items = newestFirst(items);
+  const index = target ? items.findIndex((m) => m.id === target) : -1;
+  if (index >= 0) {
+    // A link to one memory: show it first, with its details, whatever the filters were.
+    items.unshift(items.splice(index, 1)[0]);
+    Object.keys(filters).forEach((k) => { filters[k] = ""; });
+    related = new Set();
+    open.add(target);
+  }
   const list = h("div", { class: "memory-list", id: "memory-list" });
   const form = h("div", { id: "memory-new" });
   mount(container,
@@ -24,10 +34,8 @@ export async function render(container, { rest }) {
     }, "New memory")),
     form, list);
   draw(list);
-  if (rest[0]) {
-    const card = list.querySelector(`[data-memory-id="${CSS.escape(rest[0])}"]`);
-    if (card) card.scrollIntoView({ block: "center" });
-    else list.prepend(errorBox(new ApiError(404, "Not found", `memory not found: ${rest[0]}`)));
+  if (target && index < 0) {
+    list.prepend(errorBox(new ApiError(404, "Not found", `memory not found: ${target}`)));
   }
 }
 
@@ -62,6 +70,10 @@ function toolbar(list) {
       { value: "distilled", label: "distilled" }]));
 }
 
+function newestFirst(list) {
+  return list.sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : -1));
+}
+
 function matches(m) {
   const q = filters.q.trim().toLowerCase();
   if (q && !m.text.toLowerCase().includes(q) && !m.id.includes(q) && !related.has(m.id)) {
@@ -75,15 +87,18 @@ function matches(m) {
 
 function draw(list) {
   const shown = items.filter(matches);
-  const cards = shown.map((m) => card(m, list));
+  list.parentElement?.querySelectorAll(":scope > button.more").forEach((b) => b.remove());
+  const cards = h("div", { class: "cards" });
   mount(list,
-    h("p", { class: "count", id: "memory-count" }, `${shown.length} of ${items.length} memories`),
-    cards.length ? cards : empty(items.length ? "No memory matches these filters."
+    h("p", { class: "count", id: "memory-count" },
+      `${shown.length} of ${items.length} memories, newest first`),
+    shown.length ? cards : empty(items.length ? "No memory matches these filters."
       : "Nothing remembered yet. Add a memory, or let distillation find some."));
+  if (shown.length) paged(cards, shown, (m) => card(m, list), { after: list });
 }
 
 async function reload(list, highlight) {
-  items = await api("/v1/memories");
+  items = newestFirst(await api("/v1/memories"));
   draw(list);
   if (highlight) {
     const el = list.querySelector(`[data-memory-id="${CSS.escape(highlight)}"]`);

@@ -2,7 +2,7 @@
 // each linked to the turns it rests on.
 
 import { api } from "./api.js";
-import { badge, empty, fmtTime, h, mount, provenance, select } from "./ui.js";
+import { badge, empty, fmtTime, h, mount, paged, provenance, select } from "./ui.js";
 
 const KINDS = ["work", "decision", "learning", "event"];
 const filters = { kind: "", entity: "", since: "", until: "", superseded: false };
@@ -57,18 +57,20 @@ function draw(results, events, names) {
     if (!months.has(month)) months.set(month, []);
     months.get(month).push(ev);
   }
-  mount(results,
-    h("p", { class: "count", id: "timeline-count" }, `${events.length} events`),
-    [...months].map(([month, list]) => h("section", { class: "month", dataset: { month } },
-      h("h3", {}, month, h("span", { class: "muted" }, ` · ${list.length}`)),
-      h("ul", { class: "events" }, list.map((ev) => h("li", {
-        class: `event${ev.superseded_by ? " superseded" : ""}`, dataset: { eventId: ev.id } },
-      h("span", { class: "when" }, fmtTime(ev.event_time)),
-      badge(ev.kind, `kind-${ev.kind}`),
-      h("span", { class: "summary", lang: ev.language === "zh" ? "zh" : null }, ev.summary),
-      ev.superseded_by ? badge("superseded", "off") : null,
-      h("div", { class: "sub" },
-        ev.entities.map((id) => h("a", { class: "chip",
-          href: `#/graph?entity=${encodeURIComponent(id)}` }, names.get(id) || id)),
-        provenance(ev.provenance))))))));
+  const sections = h("div", { class: "months" });
+  mount(results, h("p", { class: "count", id: "timeline-count" }, `${events.length} events`),
+    sections);
+  paged(sections, [...months], ([month, list]) => h("section", {
+    class: "month", dataset: { month } },
+  h("h3", {}, month, h("span", { class: "muted" }, ` · ${list.length}`)),
+  h("ul", { class: "events" }, list.map((ev) => h("li", {
+    class: `event${ev.superseded_by ? " superseded" : ""}`, dataset: { eventId: ev.id } },
+  h("span", { class: "when" }, fmtTime(ev.event_time)),
+  badge(ev.kind, `kind-${ev.kind}`),
+  h("span", { class: "summary", lang: ev.language === "zh" ? "zh" : null }, ev.summary),
+  ev.superseded_by ? badge("superseded", "off") : null,
+  h("div", { class: "sub" },
+    ev.entities.map((id) => h("a", { class: "chip",
+      href: `#/graph?entity=${encodeURIComponent(id)}` }, names.get(id) || id)),
+    provenance(ev.provenance)))))), { size: 12 });
 }

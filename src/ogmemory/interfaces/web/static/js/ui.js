@@ -174,3 +174,25 @@ function inline(text) {
     part.startsWith("`") && part.endsWith("`") && part.length > 1
       ? h("code", {}, part.slice(1, -1)) : part);
 }
+
+/**
+ * Append `items` to `list` a page at a time: the first `size` now, the rest behind a
+ * "Show more" button placed after `after` (default: the list itself). Long lists (thousands of
+ * memories or facts) stay quick to open.
+ */
+export function paged(list, items, renderItem, { size = 100, after = list } = {}) {
+  let shown = 0;
+  const more = h("button", { type: "button", class: "more", dataset: { action: "more" } });
+  const step = () => {
+    const next = items.slice(shown, shown + size);
+    list.append(...next.map(renderItem));
+    shown += next.length;
+    const left = items.length - shown;
+    more.hidden = left <= 0;
+    more.textContent = `Show ${Math.min(size, left)} more (${left} not shown)`;
+  };
+  more.addEventListener("click", step);
+  after.after(more);
+  step();
+  return more;
+}
