@@ -28,6 +28,8 @@ from browser import (
 )
 from web_home import WebHome, build_home, settings
 
+from ogmemory import Memory
+from ogmemory.auth import KeyStore
 from ogmemory.interfaces.rest import create_app
 from ogmemory.interfaces.rest.server import BackgroundServer
 
@@ -524,3 +526,30 @@ def test_a_second_tenant_sees_nothing_of_the_first(web: WebHome, server: Backgro
         wait(lambda: visible(bob, "#key-input"), message="the key dialog after signing out")
         assert bob.execute_script("return sessionStorage.length") == 0
 
+
+
+def test_a_revoked_key_is_asked_for_again(web: WebHome, server: BackgroundServer) -> None:
+    keys = KeyStore(web.home)
+    info, token = keys.create("acme", "alice", label="short-lived")
+    with chromium() as driver:
+        driver.get(server.url + "/#/memories")
+        sign_in(driver, token)
+        wait_ready(driver, "memories")
+        keys.revoke(info.key_id)  # as `ogmem keys revoke` does, from outside the server
+        go(driver, server, "facts")
+        error = wait(lambda: visible(driver, "#key-error"), message="the key dialog again")
+        assert "no longer accepted" in error.text
+        assert driver.execute_script("return sessionStorage.length") == 0
+
+
+def test_without_keys_the_page_opens_the_local_tenant(tmp_path: Path) -> None:
+    with Memory(settings=settings(tmp_path / "home")) as mem:
+        mem.remember("I keep my notes in plain text files.")
+    with BackgroundServer(create_app(settings(tmp_path / "home"))) as srv, chromium() as driver:
+        driver.get(srv.url + "/#/memories")
+        wait_ready(driver, "memories")
+        assert not visible(driver, "#key-input")
+        assert css(driver, "#tenant")[0].text == "local / default (local)"
+        assert "plain text files" in text(driver)
+        assert not visible(driver, "#signout")
+        assert console_errors(driver) == []
