@@ -278,10 +278,10 @@ def test_the_graph_rejects_bad_input_clearly(alice: httpx.Client) -> None:
 def test_a_disabled_memory_leaves_the_graph(tmp_path: Path) -> None:
     with Memory(settings=settings(tmp_path / "h")) as mem:
         item = mem.remember("I use Rust for the parser.", type="tool")
-        assert "tool.rust" in {e.id for e in mem.graph().entities}
+        assert "tool.rust" in {e.id for e in mem.graph_at().entities}
         mem.disable_memory(item.id)
-        assert "tool.rust" not in {e.id for e in mem.graph().entities}
-        assert not [e for e in mem.graph().edges if e.dst == "tool.rust"]
+        assert "tool.rust" not in {e.id for e in mem.graph_at().entities}
+        assert not [e for e in mem.graph_at().edges if e.dst == "tool.rust"]
 
 
 def test_bob_s_graph_holds_only_bob_s_knowledge(bob: httpx.Client) -> None:

@@ -17,7 +17,7 @@ const COLORS = {
 const FONT = getComputedStyle(document.documentElement).getPropertyValue("--font").trim() ||
   "sans-serif";
 
-const view = { scope: "", hidden: new Set(), day: null, selected: null, cy: null, known: new Map() };
+const view = { scope: "", hidden: new Set(), day: null, selected: null, cy: null };
 
 export async function render(container, { params }) {
   if (typeof window.cytoscape !== "function") throw new Error("cytoscape.js did not load");
@@ -137,7 +137,6 @@ function apply(snap, status) {
   cy.batch(() => {
     for (const e of snap.entities) {
       wanted.add(e.id);
-      view.known.set(e.id, e);
       if (cy.getElementById(e.id).empty()) {
         cy.add({ group: "nodes", data: { id: e.id, label: e.name, type: e.type } });
         added += 1;
