@@ -118,10 +118,14 @@ def confirm(driver: Any, ok: bool = True) -> None:
     click(driver, "#confirm-ok" if ok else "#confirm-dialog button[value=cancel]")
 
 
-def shot(driver: Any, name: str) -> Path:
+def shot(driver: Any, name: str, *, notice: bool = False) -> Path:
+    """Screenshot the page into docs/screenshots (without a passing notice unless asked)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
-    driver.execute_script("window.scrollTo(0, 0)")
+    driver.execute_script("window.scrollTo(0, 0);"
+                          "const n = document.getElementById('notice');"
+                          "if (n && !arguments[0]) n.hidden = true;",
+                          notice)
     driver.save_screenshot(str(path))
     assert_not_blank(path)
     return path
@@ -256,6 +260,8 @@ def test_create_edit_disable_enable_through_the_page(page: Any, server: Backgrou
     wait(lambda: len(css(page, f"{card} .versions li")) == len(versions))
     assert "called Otter" in css(page, f"{card} .versions li")[1].text
     assert "called Beaver" in css(page, f"{card} .versions li")[1].text
+    wait(lambda: "added by hand" in css(page, f"{card} .evidence")[0].text)
+    shot(page, "memory-details", notice=True)
 
 
 def test_an_edit_conflict_is_shown_and_nothing_is_lost(page: Any, server: BackgroundServer,
@@ -392,6 +398,8 @@ def test_the_time_slider_changes_the_graph(page: Any, server: BackgroundServer,
                 message="the entity page")
     assert "JavaScript" in side.text
     wait(lambda: "User uses JavaScript." in css(page, "#graph-side")[0].text)
+    click(page, "#graph-fit")
+    shot(page, "graph-entity")
 
     # Filtering by type hides the tools; "Now" brings the current graph back.
     click(page, '.type-filter input[data-type="tool"]')

@@ -3,10 +3,11 @@
 
 import { api } from "./api.js";
 import {
-  badge, distinct, empty, endOfDay, fmtDate, h, mount, paged, provenance, select,
+  badge, distinct, empty, endOfDay, fmtDate, h, latest, mount, paged, provenance, select, STALE,
 } from "./ui.js";
 
 const filters = { entity: "", relation: "", at: "", history: false, scope: "" };
+const fresh = latest();
 
 export async function render(container, { params }) {
   if (params.get("entity")) filters.entity = params.get("entity");
@@ -15,11 +16,11 @@ export async function render(container, { params }) {
   const results = h("div", { id: "facts-results" });
   const load = async () => {
     mount(results, h("p", { class: "muted" }, "Loading…"));
-    const facts = await api("/v1/facts", { query: {
+    const facts = await fresh(api("/v1/facts", { query: {
       entity: filters.entity || undefined, relation: filters.relation || undefined,
       at: filters.at ? endOfDay(filters.at) : undefined, history: filters.history,
-      scope: filters.scope || undefined } });
-    drawFacts(results, facts, names);
+      scope: filters.scope || undefined } }));
+    if (facts !== STALE) drawFacts(results, facts, names);
   };
   const onError = (err) => mount(results, h("div", { class: "error-box" }, err.message));
   const change = (key) => (e) => {

@@ -4,8 +4,8 @@
 
 import { api, path } from "./api.js";
 import {
-  badge, debounce, distinct, empty, endOfDay, errorBox, fmtDate, h, markdown, mount, provenance,
-  select,
+  badge, debounce, distinct, empty, endOfDay, errorBox, fmtDate, h, latest, markdown, mount,
+  provenance, select, STALE,
 } from "./ui.js";
 
 const DAY = 86400;
@@ -18,6 +18,8 @@ const FONT = getComputedStyle(document.documentElement).getPropertyValue("--font
   "sans-serif";
 
 const view = { scope: "", hidden: new Set(), day: null, selected: null, cy: null };
+const freshGraph = latest();
+const freshEntity = latest();
 
 export async function render(container, { params }) {
   if (typeof window.cytoscape !== "function") throw new Error("cytoscape.js did not load");
@@ -35,7 +37,7 @@ export async function render(container, { params }) {
         onchange: (e) => { view.scope = e.target.value; refresh(); } },
       [{ value: "", label: "Scope: all" }, ...distinct(all, "scope")], view.scope),
       typeFilter(distinct(all, "type")),
-      h("button", { type: "button", onclick: fit }, "Fit"))),
+      h("button", { type: "button", id: "graph-fit", onclick: fit }, "Fit"))),
     slider.el, status,
     h("div", { class: "graph-layout" }, canvas, side));
   view.cy = window.cytoscape({
@@ -53,7 +55,9 @@ export async function render(container, { params }) {
   const refresh = async () => {
     try {
       const at = view.day === null ? undefined : endOfDay(fmtDate(view.day * DAY));
-      const snap = await api("/v1/graph", { query: { at, scope: view.scope || undefined } });
+      const snap = await freshGraph(api("/v1/graph", {
+        query: { at, scope: view.scope || undefined } }));
+      if (snap === STALE) return;
       apply(snap, status);
       if (view.selected) selectEntity(view.selected, side);
     } catch (err) {
@@ -189,9 +193,11 @@ async function selectEntity(id, side) {
   mount(side, h("p", { class: "muted" }, "Loading…"));
   try {
     const at = view.day === null ? undefined : endOfDay(fmtDate(view.day * DAY));
-    const [page, facts] = await Promise.all([
+    const answer = await freshEntity(Promise.all([
       api(path`/v1/entities/${id}/view`),
-      api("/v1/facts", { query: { entity: id, history: true } })]);
+      api("/v1/facts", { query: { entity: id, history: true } })]));
+    if (answer === STALE) return;
+    const [page, facts] = answer;
     const t = at ? Date.parse(at) / 1000 : Date.now() / 1000;
     mount(side,
       h("div", { class: "entity-page", dataset: { entity: id } }, markdown(page.markdown)),

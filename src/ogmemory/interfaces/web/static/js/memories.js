@@ -42,7 +42,7 @@ export async function render(container, { rest }) {
 function toolbar(list) {
   const redraw = () => draw(list);
   const search = h("input", {
-    type: "search", id: "memory-search", placeholder: "Search memories (Enter: also related)",
+    type: "search", id: "memory-search", placeholder: "Search (Enter: related ones too)",
     value: filters.q, "aria-label": "Search memories",
     oninput: (e) => { filters.q = e.target.value; related = new Set(); redraw(); },
     onkeydown: async (e) => {
@@ -251,7 +251,9 @@ async function showDetails(m, details) {
       h("h4", {}, "Evidence"),
       evidence.length ? h("ul", { class: "evidence" }, evidence.map((e) =>
         h("li", { dataset: { evidenceId: e.id } },
-          h("blockquote", {}, e.quote), provenance(e.provenance),
+          h("blockquote", {}, e.quote),
+          e.provenance ? provenance(e.provenance)
+            : h("span", { class: "muted" }, "added by hand, not said in a conversation"),
           h("span", { class: "muted" }, ` · frozen ${fmtTime(e.created_at)}`))))
         : empty("No evidence snapshot."));
   } catch (err) {
@@ -262,7 +264,7 @@ async function showDetails(m, details) {
 function versionItem(v) {
   const before = v.before || {};
   const after = v.after || {};
-  const changes = v.changed.filter((f) => f !== "text").map((f) =>
+  const changes = !v.before ? [] : v.changed.filter((f) => f !== "text").map((f) =>
     h("span", { class: "change" }, `${f}: ${JSON.stringify(before[f])} → ${JSON.stringify(after[f])}`));
   return h("li", { class: "version", dataset: { batch: v.batch_id } },
     h("div", {},

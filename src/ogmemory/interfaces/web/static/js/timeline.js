@@ -2,10 +2,13 @@
 // each linked to the turns it rests on.
 
 import { api } from "./api.js";
-import { badge, empty, fmtTime, h, mount, paged, provenance, select } from "./ui.js";
+import {
+  badge, empty, fmtTime, h, latest, mount, paged, provenance, select, STALE,
+} from "./ui.js";
 
 const KINDS = ["work", "decision", "learning", "event"];
 const filters = { kind: "", entity: "", since: "", until: "", superseded: false };
+const fresh = latest();
 
 export async function render(container, { params }) {
   if (params.has("entity")) filters.entity = params.get("entity");
@@ -15,11 +18,11 @@ export async function render(container, { params }) {
   const load = async () => {
     mount(results, h("p", { class: "muted" }, "Loading…"));
     try {
-      const events = await api("/v1/timeline", { query: {
+      const events = await fresh(api("/v1/timeline", { query: {
         kind: filters.kind || undefined, entity: filters.entity || undefined,
         since: filters.since || undefined, until: filters.until || undefined,
-        include_superseded: filters.superseded } });
-      draw(results, events, names);
+        include_superseded: filters.superseded } }));
+      if (events !== STALE) draw(results, events, names);
     } catch (err) {
       mount(results, h("div", { class: "error-box" }, err.message));
     }

@@ -196,3 +196,19 @@ export function paged(list, items, renderItem, { size = 100, after = list } = {}
   step();
   return more;
 }
+
+/**
+ * Keep only the newest of overlapping requests: `const fresh = latest(); ...
+ * const data = await fresh(api(...)); if (data === STALE) return;`. A slow answer to an older
+ * question (a slider dragged on, a filter changed again) must never overwrite a newer one.
+ */
+export const STALE = Symbol("stale");
+
+export function latest() {
+  let current = 0;
+  return async (promise) => {
+    const ticket = ++current;
+    const value = await promise;
+    return ticket === current ? value : STALE;
+  };
+}
