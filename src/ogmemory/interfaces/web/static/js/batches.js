@@ -3,7 +3,7 @@
 
 import { api, path } from "./api.js";
 import {
-  badge, confirmDialog, empty, errorBox, fmtTime, h, mount, notice, paged,
+  badge, confirmDialog, empty, errorBox, fmtTime, h, mount, notice, paged, plural,
 } from "./ui.js";
 
 const PAGE = 200;
@@ -16,7 +16,7 @@ export async function render(container, { rest }) {
     h("p", { class: "muted help" }, "Newest first. Rolling a batch back appends a new batch " +
       "that restores every record it changed (history is kept); it is refused when a later " +
       "batch changed the same records, unless forced."),
-    h("p", { class: "count" }, `${batches.length} batches`),
+    h("p", { class: "count" }, plural(batches.length, "batch", "batches")),
     list);
   if (!batches.length) {
     mount(list, empty("The operation log is empty."));
@@ -40,7 +40,7 @@ function row(b, expanded) {
   h("div", { class: "batch-head" },
     h("button", { type: "button", class: "link", dataset: { action: "changes" },
       onclick: () => toggle(b, body) }, h("strong", {}, b.reason)),
-    h("span", { class: "muted" }, ` ${fmtTime(b.time)} · ${b.ops} changes `), kinds,
+    h("span", { class: "muted" }, ` ${fmtTime(b.time)} · ${plural(b.ops, "change")} `), kinds,
     b.rolled_back_by ? badge(`rolled back by ${b.rolled_back_by}`, "off") : null,
     isRollback ? badge(`rollback of ${b.rollback_of}`, "rollback") : null,
     h("code", { class: "muted" }, ` ${b.id}`),

@@ -4,7 +4,7 @@
 
 import { api, path } from "./api.js";
 import {
-  badge, confirmDialog, empty, errorBox, fmtTime, h, mount, notice, select, shortSha,
+  badge, confirmDialog, empty, errorBox, fmtTime, h, mount, notice, plural, select, shortSha,
 } from "./ui.js";
 
 export async function render(container, { rest, params }) {
@@ -13,13 +13,13 @@ export async function render(container, { rest, params }) {
   const detail = h("section", { class: "session-detail", id: "session-detail" });
   mount(container, h("div", { class: "split" },
     h("nav", { class: "session-list", id: "session-list", "aria-label": "Sessions" },
-      h("p", { class: "count" }, `${list.length} sessions`),
+      h("p", { class: "count" }, plural(list.length, "session")),
       list.length ? list.map((s) => h("a", {
         href: `#/sessions/${encodeURIComponent(s.session_id)}`,
         class: `session-item${s.session_id === current ? " active" : ""}`,
         dataset: { sessionId: s.session_id } },
       h("strong", { class: "title" }, s.display_title || s.session_id),
-      h("span", { class: "muted" }, `${fmtTime(s.updated_at)} · ${s.turns} turns`),
+      h("span", { class: "muted" }, `${fmtTime(s.updated_at)} · ${plural(s.turns, "turn")}`),
       h("span", { class: "muted" }, `project ${s.project_id} · ${s.session_id}`)))
         : empty("No sessions yet.")),
     detail));
@@ -52,7 +52,7 @@ async function showSession(detail, sid, targets) {
       session.model ? h("span", {}, `model ${session.model}`) : null,
       h("span", {}, `created ${fmtTime(session.created_at)}`),
       h("span", {}, `updated ${fmtTime(session.updated_at)}`),
-      h("span", {}, `${session.turns} turns · ${nodes.length} nodes`)),
+      h("span", {}, `${plural(session.turns, "turn")} · ${plural(nodes.length, "node")}`)),
     h("h3", {}, "Conversation"),
     h("p", { class: "muted help" }, "Forks are retries (each a git branch); the highlighted " +
       "path leads to the current head."),
@@ -203,7 +203,7 @@ async function drawCommits(commits, sid, branch, dag) {
     h("button", { type: "button", class: "link", title: "Show its messages in the conversation",
       onclick: () => highlight(dag, c.node_ids) }, h("code", {}, shortSha(c.sha))),
     ` ${c.message} `, h("span", { class: "muted" },
-      `· ${fmtTime(c.time)} · ${c.branch || ""} · ${c.node_ids.length} nodes`))))
+      `· ${fmtTime(c.time)} · ${c.branch || ""} · ${plural(c.node_ids.length, "node")}`))))
       : empty("No committed turns."));
   } catch (err) {
     mount(commits, errorBox(err));

@@ -3,7 +3,7 @@
 
 import { api } from "./api.js";
 import {
-  badge, empty, fmtTime, h, latest, mount, paged, provenance, select, STALE,
+  badge, empty, fmtTime, h, latest, mount, paged, plural, provenance, select, STALE,
 } from "./ui.js";
 
 const KINDS = ["work", "decision", "learning", "event"];
@@ -61,7 +61,7 @@ function draw(results, events, names) {
     months.get(month).push(ev);
   }
   const sections = h("div", { class: "months" });
-  mount(results, h("p", { class: "count", id: "timeline-count" }, `${events.length} events`),
+  mount(results, h("p", { class: "count", id: "timeline-count" }, plural(events.length, "event")),
     sections);
   paged(sections, [...months], ([month, list]) => h("section", {
     class: "month", dataset: { month } },

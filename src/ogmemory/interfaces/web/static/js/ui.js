@@ -53,6 +53,11 @@ export function endOfDay(value) {
   return value ? `${value}T23:59:59Z` : undefined;
 }
 
+/** "1 turn", "2 turns"; "1 batch", "2 batches" with `many`. */
+export function plural(n, word, many = `${word}s`) {
+  return `${n} ${n === 1 ? word : many}`;
+}
+
 export function shortSha(sha) {
   return sha ? sha.slice(0, 7) : "";
 }
