@@ -18,6 +18,10 @@ from typing import Any, TypeVar
 
 import pytest
 
+from ogmemory.interfaces.rest.server import BackgroundServer
+
+#: Where the screenshots the README shows are written.
+SHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 
@@ -137,3 +141,76 @@ def assert_not_blank(png: Path) -> None:
     count, share = distinct_colors(png)
     assert count >= 200, f"{png.name}: only {count} colours; the page looks blank"
     assert share < 0.95, f"{png.name}: one colour covers {share:.0%} of it"
+
+
+# ====================================================================== the page
+
+
+def sign_in(driver: Any, key: str) -> None:
+    field = wait(lambda: visible(driver, "#key-input"), message="the key dialog")
+    field.clear()
+    field.send_keys(key)
+    driver.find_element("css selector", "#key-form button[type=submit]").click()
+
+
+def visible(driver: Any, selector: str) -> Any:
+    found = [e for e in driver.find_elements("css selector", selector) if e.is_displayed()]
+    return found[0] if found else None
+
+
+def go(driver: Any, server: BackgroundServer, where: str) -> None:
+    """Navigate inside the page, as its links do (the key stays in the tab), and wait for the
+    view to be rendered anew."""
+    view = where.split("/")[0].split("?")[0]
+    if not driver.current_url.startswith(server.url + "/#"):
+        driver.get(f"{server.url}/#/{where}")
+        wait_ready(driver, view)
+        return
+    driver.execute_script("""
+        document.getElementById('view').dataset.ready = 'stale';
+        const hash = '#/' + arguments[0];
+        if (location.hash === hash) window.dispatchEvent(new HashChangeEvent('hashchange'));
+        else location.hash = hash;""", where)
+    wait_ready(driver, view)
+
+
+def text(driver: Any) -> str:
+    return str(driver.execute_script("return document.body.innerText"))
+
+
+def contains(driver: Any, fragment: str) -> bool:
+    return fragment in text(driver)
+
+
+def css(driver: Any, selector: str) -> list[Any]:
+    return list(driver.find_elements("css selector", selector))
+
+
+def click(driver: Any, selector: str) -> None:
+    wait(lambda: visible(driver, selector), message=selector).click()
+
+
+def confirm(driver: Any, ok: bool = True) -> None:
+    wait(lambda: visible(driver, "#confirm-dialog"), message="the confirmation dialog")
+    click(driver, "#confirm-ok" if ok else "#confirm-dialog button[value=cancel]")
+
+
+def shot(driver: Any, name: str, *, notice: bool = False) -> Path:
+    """Screenshot the page into docs/screenshots (without a passing notice unless asked)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    driver.execute_script("window.scrollTo(0, 0);"
+                          "const n = document.getElementById('notice');"
+                          "if (n && !arguments[0]) n.hidden = true;",
+                          notice)
+    driver.save_screenshot(str(path))
+    assert_not_blank(path)
+    return path
+
+
+def same_origin(driver: Any, server: BackgroundServer) -> None:
+    urls = driver.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name)")
+    assert urls, "no resource was loaded"
+    foreign = [u for u in urls if not u.startswith(server.url + "/")]
+    assert not foreign, f"loaded from elsewhere: {foreign}"

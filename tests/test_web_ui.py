@@ -1,10 +1,8 @@
 """The web UI in a real headless Chromium against the real server (uvicorn on loopback) and a real
 home: every tab loads, memories are created, edited, disabled and enabled through the page (and
 the API agrees), conflicts are shown, a rollback from the page restores the before state, the
-time slider changes the graph, and a second tenant's key sees nothing of the first.
-
-Screenshots of each tab go to ``docs/screenshots/`` (the README shows them) and are checked for
-not being blank.
+time slider changes the graph, and a second tenant's key sees nothing of the first. Screenshots
+of each tab go to ``docs/screenshots/`` (the README shows them), checked for not being blank.
 """
 
 from __future__ import annotations
@@ -18,11 +16,20 @@ from typing import Any
 import httpx
 import pytest
 from browser import (
-    assert_not_blank,
     chromium,
+    click,
+    confirm,
     console_errors,
+    contains,
+    css,
+    go,
     require_browser,
     require_cjk_font,
+    same_origin,
+    shot,
+    sign_in,
+    text,
+    visible,
     wait,
     wait_ready,
 )
@@ -33,7 +40,6 @@ from ogmemory.auth import KeyStore
 from ogmemory.interfaces.rest import create_app
 from ogmemory.interfaces.rest.server import BackgroundServer
 
-SHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 ALICE_ONLY = ["JavaScript", "TypeScript", "PostgreSQL", "Python over Java", "webshop",
               "Frontend stack", "团队", "pytest"]
 
@@ -69,68 +75,6 @@ def page(web: WebHome, server: BackgroundServer) -> Iterator[Any]:
         yield driver
 
 
-def sign_in(driver: Any, key: str) -> None:
-    field = wait(lambda: visible(driver, "#key-input"), message="the key dialog")
-    field.clear()
-    field.send_keys(key)
-    driver.find_element("css selector", "#key-form button[type=submit]").click()
-
-
-def visible(driver: Any, selector: str) -> Any:
-    found = [e for e in driver.find_elements("css selector", selector) if e.is_displayed()]
-    return found[0] if found else None
-
-
-def go(driver: Any, server: BackgroundServer, where: str) -> None:
-    """Navigate inside the page, as its links do (the key stays in the tab), and wait for the
-    view to be rendered anew."""
-    view = where.split("/")[0].split("?")[0]
-    if not driver.current_url.startswith(server.url + "/#"):
-        driver.get(f"{server.url}/#/{where}")
-        wait_ready(driver, view)
-        return
-    driver.execute_script("""
-        document.getElementById('view').dataset.ready = 'stale';
-        const hash = '#/' + arguments[0];
-        if (location.hash === hash) window.dispatchEvent(new HashChangeEvent('hashchange'));
-        else location.hash = hash;""", where)
-    wait_ready(driver, view)
-
-
-def text(driver: Any) -> str:
-    return str(driver.execute_script("return document.body.innerText"))
-
-
-def contains(driver: Any, fragment: str) -> bool:
-    return fragment in text(driver)
-
-
-def css(driver: Any, selector: str) -> list[Any]:
-    return list(driver.find_elements("css selector", selector))
-
-
-def click(driver: Any, selector: str) -> None:
-    wait(lambda: visible(driver, selector), message=selector).click()
-
-
-def confirm(driver: Any, ok: bool = True) -> None:
-    wait(lambda: visible(driver, "#confirm-dialog"), message="the confirmation dialog")
-    click(driver, "#confirm-ok" if ok else "#confirm-dialog button[value=cancel]")
-
-
-def shot(driver: Any, name: str, *, notice: bool = False) -> Path:
-    """Screenshot the page into docs/screenshots (without a passing notice unless asked)."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    path = SHOTS / f"{name}.png"
-    driver.execute_script("window.scrollTo(0, 0);"
-                          "const n = document.getElementById('notice');"
-                          "if (n && !arguments[0]) n.hidden = true;",
-                          notice)
-    driver.save_screenshot(str(path))
-    assert_not_blank(path)
-    return path
-
-
 def ok(resp: httpx.Response) -> Any:
     assert resp.status_code < 300, resp.text
     return resp.json() if resp.content else None
@@ -141,14 +85,6 @@ def memory_by_text(api: httpx.Client, fragment: str) -> dict[str, Any]:
                                    if fragment in m["text"]]
     assert len(found) == 1, found
     return found[0]
-
-
-def same_origin(driver: Any, server: BackgroundServer) -> None:
-    urls = driver.execute_script(
-        "return performance.getEntriesByType('resource').map(e => e.name)")
-    assert urls, "no resource was loaded"
-    foreign = [u for u in urls if not u.startswith(server.url + "/")]
-    assert not foreign, f"loaded from elsewhere: {foreign}"
 
 
 # ====================================================================== every tab
