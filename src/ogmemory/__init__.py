@@ -32,7 +32,9 @@ from .errors import (
 )
 from .importers.report import ImportReport
 from .knowledge.models import Edge, Entity, Evidence, MemoryItem, TimelineEvent
-from .knowledge.schema import SchemaRegistry
+from .knowledge.schema import MemoryType, SchemaRegistry
+from .knowledge.snapshot import GraphSnapshot
+from .knowledge.versions import MemoryVersion
 from .memory import Memory
 from .recall.results import RecallItem, RecallResult, SearchHit
 from .storage.backends import FilesBackend, InMemoryBackend
@@ -48,6 +50,7 @@ __all__ = [
     "Entity",
     "Evidence",
     "FilesBackend",
+    "GraphSnapshot",
     "ImportReport",
     "ImportResult",
     "InMemoryBackend",
@@ -56,6 +59,8 @@ __all__ = [
     "LLMSettings",
     "Memory",
     "MemoryItem",
+    "MemoryType",
+    "MemoryVersion",
     "Node",
     "NodeRecord",
     "NotFound",

@@ -37,8 +37,12 @@ from .entity.service import ConversationLike, SessionService, import_conversatio
 from .importers.report import FileOutcome, ImportReport
 from .importers.sync import HistorySync
 from .knowledge.models import Edge, Entity, Evidence, MemoryItem, TimelineEvent
-from .knowledge.schema import SchemaRegistry
+from .knowledge.schema import MemoryType, SchemaRegistry
+from .knowledge.scopes import scopes_for
 from .knowledge.service import KnowledgeService
+from .knowledge.snapshot import GraphSnapshot, graph_snapshot
+from .knowledge.versions import MemoryVersion, memory_versions
+from .knowledge.views import render_entity_view
 from .recall.config import BUDGET_DEFAULT
 from .recall.results import RecallResult, SearchHit
 from .recall.service import RecallService
@@ -422,3 +426,21 @@ class Memory:
     def _set_session_meta(self, session_id: str, **changes: Any) -> None:
         """Merge raw fields into a session's meta.json (an import's source, title)."""
         self.sessions.store.open(session_id).write_meta(**changes)
+
+    # --- web UI (issue 13): reads the web UI needs; the logic lives in their own modules
+    def memory_versions(self, memory_id: str) -> list[MemoryVersion]:
+        """Every change of a memory, oldest first, from the operation log (before/after)."""
+        self.knowledge.get_memory(memory_id)
+        return memory_versions(self.knowledge.batches(), memory_id)
+
+    def graph_at(self, at: float | None = None, *, scope: Scope = None) -> GraphSnapshot:
+        """The graph as of ``at`` (default: now): entities known then, relations valid then."""
+        return graph_snapshot(self.knowledge.kb, at=at, scopes=scopes_for(scope))
+
+    def entity_view(self, name: str) -> str:
+        """The readable page of an entity (markdown), rendered now from the records."""
+        return render_entity_view(self.knowledge.kb, self.knowledge.entity(name))
+
+    def memory_types(self) -> list[MemoryType]:
+        """The memory types declared in YAML (package, ``<home>/schemas``, the tenant's)."""
+        return self.knowledge.schema.all()

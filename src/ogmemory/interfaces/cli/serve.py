@@ -52,7 +52,7 @@ def serve(
     account: AccountOption = None,
     space: SpaceOption = None,
 ) -> None:
-    """Run the REST API (OpenAPI docs at /docs) until Ctrl-C.
+    """Run the REST API and the web UI (at /; API docs at /docs) until Ctrl-C.
 
     Each request's API key selects its tenant; with no key, --account/--space on loopback only.
     """
@@ -68,7 +68,8 @@ def serve(
     mode = "API keys required" if keys.has_keys() else (
         f"no API keys: serving tenant {settings.account}/{settings.space} on loopback only")
     shown = f"[{host}]" if ":" in host else host
-    notice(f"ogmem serve: http://{shown}:{port} (docs at /docs); {mode}; home {settings.home}")
+    notice(f"ogmem serve: http://{shown}:{port} (web UI at /, API docs at /docs); {mode}; "
+           f"home {settings.home}")
     uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level.lower())
 
 

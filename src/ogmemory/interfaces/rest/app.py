@@ -16,7 +16,8 @@ from fastapi.openapi.utils import get_openapi
 from ... import __version__
 from ...auth import KeyStore
 from ...config import Settings
-from . import admin, imports, knowledge, recall, sessions
+from ..web import install_web
+from . import admin, browse, imports, knowledge, recall, sessions
 from .problems import PROBLEM_MEDIA_TYPE, install_error_handlers
 from .schemas import HealthOut
 from .tenants import TenantPool
@@ -54,8 +55,9 @@ def create_app(settings: Settings) -> FastAPI:
         finally:
             pool.close()  # finishes background work, erases temporary sessions
 
+    # /docs is the vendored Swagger UI (web.install_web): FastAPI's own pages load a CDN.
     app = FastAPI(title="ogmemory", version=__version__, description=DESCRIPTION,
-                  lifespan=lifespan)
+                  lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.settings = settings
     app.state.keys = KeyStore(settings.home)
     app.state.pool = pool
@@ -68,8 +70,9 @@ def create_app(settings: Settings) -> FastAPI:
         auth = "keys" if request.app.state.keys.has_keys() else "local"
         return {"status": "ok", "version": __version__, "auth": auth}
 
-    for module in (sessions, knowledge, recall, admin, imports):
+    for module in (sessions, knowledge, recall, admin, imports, browse):
         app.include_router(module.router)
+    install_web(app)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 
