@@ -3,12 +3,19 @@
 >>> from ogmemory import Memory
 >>> mem = Memory(home="/tmp/ogm-example")   # doctest: +SKIP
 
-``Memory`` is the facade; everything it returns is a plain record exported here.
+``Memory`` is the facade; everything it returns is a plain record exported here, and
+``ContextEngine`` wraps an agent loop around it. Names from the layers (the facade, the
+engine, stores, results) are imported on first use (PEP 562): a process that only needs a light
+corner of the package, such as ``ogmem hook`` handing a Claude Code event to a running server,
+does not pay for git, numpy and the index at start-up.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .config import LLMSettings, Settings
-from .distill.pipeline import DistillReport
-from .embed import Embedder
 from .entity.records import (
     CommitInfo,
     ImportResult,
@@ -30,18 +37,25 @@ from .errors import (
     SessionNotFound,
     StorageError,
 )
-from .importers.report import ImportReport
-from .knowledge.models import Edge, Entity, Evidence, MemoryItem, TimelineEvent
-from .knowledge.schema import SchemaRegistry
-from .memory import Memory
-from .recall.results import RecallItem, RecallResult, SearchHit
-from .storage.backends import FilesBackend, InMemoryBackend
-from .storage.folded import BatchInfo, Op
+
+if TYPE_CHECKING:
+    from .distill.pipeline import DistillReport
+    from .embed import Embedder
+    from .engine import ContextEngine
+    from .importers.report import ImportReport
+    from .knowledge.models import Edge, Entity, Evidence, MemoryItem, TimelineEvent
+    from .knowledge.schema import SchemaRegistry
+    from .memory import Memory
+    from .recall.results import RecallItem, RecallResult, SearchHit
+    from .resolver import Resolved
+    from .storage.backends import FilesBackend, InMemoryBackend
+    from .storage.folded import BatchInfo, Op
 
 __all__ = [
     "BatchInfo",
     "CommitInfo",
     "Conflict",
+    "ContextEngine",
     "DistillReport",
     "Edge",
     "Embedder",
@@ -67,6 +81,7 @@ __all__ = [
     "Provenance",
     "RecallItem",
     "RecallResult",
+    "Resolved",
     "SchemaRegistry",
     "SearchHit",
     "SessionInfo",
@@ -78,3 +93,27 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+_LAZY = {
+    "DistillReport": "distill.pipeline", "Embedder": "embed", "ContextEngine": "engine",
+    "ImportReport": "importers.report", "Edge": "knowledge.models",
+    "Entity": "knowledge.models", "Evidence": "knowledge.models",
+    "MemoryItem": "knowledge.models", "TimelineEvent": "knowledge.models",
+    "SchemaRegistry": "knowledge.schema", "Memory": "memory", "RecallItem": "recall.results",
+    "RecallResult": "recall.results", "SearchHit": "recall.results", "Resolved": "resolver",
+    "FilesBackend": "storage.backends", "InMemoryBackend": "storage.backends",
+    "BatchInfo": "storage.folded", "Op": "storage.folded",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ogmemory' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

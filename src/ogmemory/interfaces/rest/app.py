@@ -16,7 +16,7 @@ from fastapi.openapi.utils import get_openapi
 from ... import __version__
 from ...auth import KeyStore
 from ...config import Settings
-from . import admin, imports, knowledge, recall, sessions
+from . import admin, engine, imports, knowledge, recall, sessions
 from .problems import PROBLEM_MEDIA_TYPE, install_error_handlers
 from .schemas import HealthOut
 from .tenants import TenantPool
@@ -68,7 +68,7 @@ def create_app(settings: Settings) -> FastAPI:
         auth = "keys" if request.app.state.keys.has_keys() else "local"
         return {"status": "ok", "version": __version__, "auth": auth}
 
-    for module in (sessions, knowledge, recall, admin, imports):
+    for module in (sessions, knowledge, recall, engine, admin, imports):
         app.include_router(module.router)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
