@@ -25,6 +25,7 @@ pytestmark = pytest.mark.timeout(300)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "claude_code"
 SID = "3f2b9c1e-7a4d-4e8b-9c2a-1d5e6f7a8b9c"
+CSID = f"claude-{SID}"  # the ogmemory session id (the one the importer gives it too)
 PROMPT = "We deploy the billing service with Nomad. Add a health check to app.py."
 REPLY = "I added a health() function to app.py; it returns {'status': 'ok'}."
 CLI = [sys.executable, "-m", "ogmemory.interfaces.cli"]
@@ -130,15 +131,15 @@ def _replay_session(replay: Replay) -> None:
 
 def _check_recorded(home: Path, project: Path) -> None:
     with Memory(settings=Settings(home=home, embedder="none")) as mem:
-        info = mem.get_session(SID)
+        info = mem.get_session(CSID)
         assert info.project_id != "default" and info.turns >= 1
-        nodes = mem.get_nodes(SID)
+        nodes = mem.get_nodes(CSID)
         originals = [n for n in nodes if not n.metadata.get("ogmem_derived")]
         assert [n.role for n in originals] == ["user", "assistant", "tool", "assistant", "tool",
                                                "assistant", "tool", "assistant", "user",
                                                "assistant", "user", "assistant"]
         assert info.turns == 4  # three turns and the compaction between turns
-        assert mem.session_commits(SID)[0].message.startswith("compaction: 8 nodes folded")
+        assert mem.session_commits(CSID)[0].message.startswith("compaction: 8 nodes folded")
         calls = {n.id: n for n in nodes if n.tool_calls}
         results = [n for n in nodes if n.role == "tool"]
         assert [r.tool_call_id for r in results] == ["toolu_01HmRZ3fJ8wQp2Vn7Kx4Ls9A",
@@ -157,7 +158,7 @@ def _check_recorded(home: Path, project: Path) -> None:
         assert summary.metadata["replaces"] == [n.id for n in originals[:8]]
         assert "Claude Code manual compaction" in summary.metadata["reason"]
         # SessionEnd: closed and archived
-        archive = mem.resolve_uri(f"ogm://archive/{SID}").content or {}
+        archive = mem.resolve_uri(f"ogm://archive/{CSID}").content or {}
         assert archive["files_written"][0] == f"{project}/app.py"
         assert archive["reason"] == "prompt_input_exit"
         fsck(info.path)
@@ -226,8 +227,8 @@ def test_replay_all_six_events_through_a_running_server(
     assert elsewhere.run("user_prompt_submit.json").returncode == 0
     assert "handled (local)" in elsewhere.log()
     with Memory(settings=Settings(home=other, embedder="none")) as mem:
-        assert mem.get_session("other-session").turns == 0
-    assert httpx.get(f"{url}/v1/sessions/other-session").status_code == 404
+        assert mem.get_session("claude-other-session").turns == 0
+    assert httpx.get(f"{url}/v1/sessions/claude-other-session").status_code == 404
 
 
 def test_stop_with_last_assistant_message_and_a_resumed_session(tmp_path: Path) -> None:
@@ -241,10 +242,10 @@ def test_stop_with_last_assistant_message_and_a_resumed_session(tmp_path: Path) 
     replay.values["PROMPT"] = "Back again after claude --resume."
     assert replay.run("user_prompt_submit.json").returncode == 0  # reopens the closed session
     with Memory(settings=Settings(home=home, embedder="none")) as mem:
-        nodes = mem.get_nodes(SID)
+        nodes = mem.get_nodes(CSID)
         assert nodes[1].content == "Done: the reply came in the payload."
         assert nodes[-1].metadata["reopens_session"]["closed_at"]
-        assert (mem.session_state(SID, "engine") or {})["reopened"]
+        assert (mem.session_state(CSID, "engine") or {})["reopened"]
 
 
 @pytest.mark.parametrize("raw, event, extra", [
@@ -258,13 +259,13 @@ def test_a_failing_hook_prints_nothing_logs_and_exits_zero(
         tmp_path: Path, raw: str, event: str, extra: tuple[str, ...]) -> None:
     replay = Replay(tmp_path / "home", tmp_path, "off")
     with Memory(settings=Settings(home=tmp_path / "home", embedder="none")) as mem:
-        mem.append_message(SID, {"role": "user", "content": "earlier"})
-        mem.commit_turn(SID)
+        mem.append_message(CSID, {"role": "user", "content": "earlier"})
+        mem.commit_turn(CSID)
     done = replay.run("", raw=raw, event=event, extra=extra)
     assert done.returncode == 0 and done.stdout == ""
     assert "failed; the session goes on without memory" in replay.log()
     with Memory(settings=Settings(home=tmp_path / "home", embedder="none")) as mem:
-        assert [n.content for n in mem.get_nodes(SID)] == ["earlier"]  # nothing half-written
+        assert [n.content for n in mem.get_nodes(CSID)] == ["earlier"]  # nothing half-written
 
 
 def test_unknown_event_and_temporary_mode_do_nothing(tmp_path: Path) -> None:
@@ -286,17 +287,19 @@ def test_background_work_distils_and_embeds_after_a_local_turn(tmp_path: Path) -
     assert replay.run("user_prompt_submit.json").returncode == 0
     assert replay.run("stop_last_message.json").returncode == 0
     with Memory(settings=Settings(home=home, embedder="none")) as mem:
-        assert mem.index.vector_count() < mem.index.count()  # written by the hook, no vectors
+        stats = mem.index_stats()
+        assert stats["vectors"] < stats["documents"]  # written by the hook, no vectors
         assert not mem.memories()
     env = {**replay.env, "OGMEM_EMBEDDER": "e5"}
-    work = subprocess.run([*CLI, "hook-work", SID, "--home", str(home)], capture_output=True,
+    work = subprocess.run([*CLI, "hook-work", CSID, "--home", str(home)], capture_output=True,
                           text=True, env=env, timeout=240, check=False)
     assert work.returncode == 0, work.stderr
     result = json.loads(work.stdout)
     assert result["ran"] and result["embedded"] > 0
     with Memory(settings=Settings(home=home, index_worker=False)) as mem:
         assert any("Rust" in m.text for m in mem.memories())
-        assert mem.index.vector_count() == mem.index.count()
+        stats = mem.index_stats()
+        assert stats["vectors"] == stats["documents"]
 
 
 def test_last_reply_reads_the_transcript_tail(tmp_path: Path) -> None:

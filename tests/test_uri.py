@@ -85,7 +85,7 @@ def test_every_kind_resolves_at_three_levels(filled: Memory) -> None:
     assert f"ogm://node/s1/{node.id}" in mem.resolve_uri(f"ogm://memory/{memory.id}").links
     assert "ogm://archive/s1" in mem.resolve_uri("ogm://session/s1").links
     # knowledge alone (as the ReAct extractor has it): memories resolve, sessions do not
-    reader = URIResolver(mem.kb)
+    reader = URIResolver(mem.knowledge.kb)
     assert reader.resolve(f"ogm://memory/{memory.id}").abstract == memory.text
     with pytest.raises(InvalidInput):
         reader.resolve("ogm://session/s1")
@@ -143,7 +143,8 @@ def test_the_react_extractor_reads_facts_and_events_through_the_resolver(filled:
 
     mem = filled
     unreachable = LLMSettings(base_url="http://127.0.0.1:9/v1", timeout=0.5, max_retries=0)
-    extractor = ReActExtractor(unreachable, mem.schema, mem.kb, default_extractor(mem.schema))
+    kb = mem.knowledge.kb
+    extractor = ReActExtractor(unreachable, mem.schema, kb, default_extractor(mem.schema))
     loop = extractor.new_loop(list(mem.iter_nodes_since()))
     fact = mem.facts()[0]
     read = json.loads(loop.act("read", {"uri": f"ogm://fact/{fact.id}"}))

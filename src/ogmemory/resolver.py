@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from .entity.provenance import is_derived as _derived
-from .errors import InvalidInput, NotFound
-from .knowledge.models import Edge, Entity, TimelineEvent
-from .knowledge.base import KnowledgeBase
 from .entity.records import Node, Project, Provenance, SessionInfo
 from .entity.times import day_label
+from .errors import InvalidInput, NotFound
+from .knowledge.base import KnowledgeBase
+from .knowledge.models import Edge, Entity, TimelineEvent
 from .tenancy import URI, format_uri, parse_uri
 
 __all__ = ["Resolved", "SessionSource", "URIResolver", "uri_for_doc"]

@@ -16,8 +16,8 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..errors import OgmemError
 from ..entity.records import Node
+from ..errors import OgmemError
 from ..tenancy import format_uri
 from .live import files_of, tool_calls_by_id
 from .results import CloseResult

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidInput
 from ..entity.records import Node
+from ..errors import InvalidInput
 from ..resolver import uri_for_doc
 from ..tenancy import format_uri
 from .live import dedupe, live_view, split_turns

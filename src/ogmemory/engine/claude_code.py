@@ -27,9 +27,10 @@ the prompt (or the stop) and other codes show an error to the user, so ``ogmem h
 exits 0 and prints nothing when anything goes wrong (it logs instead): memory must never break
 the user's session.
 
-Session ids: Claude Code's ``session_id`` (a UUID) is the ogmemory session id, so
-``ogmem sessions show <id>`` finds the conversation; ``claude --resume`` continues it (a closed
-session is reopened by its next prompt).
+Session ids: Claude Code's ``session_id`` (a UUID) becomes ``claude-<session_id>``, the id
+``ogmem import claude-code`` gives the same conversation (so a session recorded live is never
+imported again beside it); ``claude --resume`` continues it (a closed session is reopened by its
+next prompt).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput
+from ..importers.base import session_key
 from ..tenancy import validate_id
 from .assembly import PREAMBLE
 from .engine import ContextEngine, project_root
@@ -65,7 +67,9 @@ def handle_event(engine: ContextEngine, event: str, payload: Any) -> dict[str, A
     named = payload.get("hook_event_name")
     if named is not None and named != event:
         raise InvalidInput(f"the input is a {named!r} event, not {event!r}")
-    sid = validate_id(payload.get("session_id"), "session id")
+    # the id ``ogmem import claude-code`` gives the same conversation: a session recorded live
+    # is never imported a second time beside it
+    sid = session_key("claude", validate_id(payload.get("session_id"), "session id"))
     cwd = payload.get("cwd")
     if not isinstance(cwd, str) or not cwd or "\x00" in cwd or len(cwd) > 4096:
         cwd = None  # no usable working directory: the session is simply not bound

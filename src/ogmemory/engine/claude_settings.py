@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..storage.files import atomic_write_bytes
 from ..errors import InvalidInput
+from ..storage.files import atomic_write_bytes
 from .claude_code import HOOK_EVENTS
 
 __all__ = ["hook_command", "install", "installed", "is_ours", "load_settings", "uninstall"]

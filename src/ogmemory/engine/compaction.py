@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..config import LLMSettings
-from ..llm.client import LLMError
 from ..entity.records import Node
 from ..entity.times import day_label
+from ..llm.client import LLMError
 from .live import dedupe, files_of, tool_calls_by_id
 
 __all__ = ["Summary", "summarize"]

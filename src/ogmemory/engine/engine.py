@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config import LLMSettings
+from ..entity.records import Node
 from ..errors import InvalidInput, NotFound, OgmemError
 from ..recall.tokens import count_tokens
-from ..entity.records import Node
 from ..tenancy import format_uri, validate_id
 from .results import (
     CloseResult,

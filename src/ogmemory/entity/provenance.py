@@ -12,8 +12,8 @@ import logging
 from collections.abc import Iterable, Iterator, Mapping
 
 from ..errors import NotFound, StorageError
-from .records import DEFAULT_PROJECT, CommitInfo, Node, NodeRecord, Provenance
 from .project_git import ProjectRegistry
+from .records import DEFAULT_PROJECT, CommitInfo, Node, NodeRecord, Provenance
 from .session_git import GitSession
 from .session_store import SessionStore
 

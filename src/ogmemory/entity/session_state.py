@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..storage.files import atomic_write_json, file_lock, read_json
 from ..errors import InvalidInput
+from ..storage.files import atomic_write_json, file_lock, read_json
 
 __all__ = ["STATE_NAMES", "edit_state", "read_state"]
 
