@@ -111,7 +111,7 @@ def _free_port() -> int:
 def _hook(home: Path, event: str, payload: dict[str, object], server: str) -> float:
     env = {**os.environ, "OGMEM_SERVER_URL": server, "OGMEM_HOOK_BACKGROUND": "0"}
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "ogmemory.interfaces.entry", "hook", event,
+    done = subprocess.run([sys.executable, "-m", "ogmemory_hook", event,
                            "--home", str(home)], input=json.dumps(payload), text=True,
                           capture_output=True, env=env, timeout=120, check=False)
     elapsed = (time.perf_counter() - start) * 1000

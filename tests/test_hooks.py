@@ -65,7 +65,7 @@ class Replay:
         event = event or json.loads(text)["hook_event_name"]
         self.transcript.write_text(self.fill((FIXTURES / "transcript.jsonl").read_text()))
         # the command Claude Code runs (see hook_command): the light entry point
-        return subprocess.run([sys.executable, "-m", "ogmemory.interfaces.entry", "hook", event,
+        return subprocess.run([sys.executable, "-m", "ogmemory_hook", event,
                                "--home", str(self.home), *extra],
                               input=text, capture_output=True, text=True, env=self.env,
                               timeout=120, check=False)
@@ -349,9 +349,9 @@ def test_install_merges_and_uninstall_removes_only_ours(tmp_path: Path) -> None:
     assert hooks["PostToolUse"][0] == EXISTING["hooks"]["PostToolUse"][0]
     assert hooks["Stop"][0] == EXISTING["hooks"]["Stop"][0]
     for event in HOOK_EVENTS:
-        ours = [h for g in hooks[event] for h in g["hooks"] if " hook " in h["command"]]
+        ours = [h for g in hooks[event] for h in g["hooks"] if "ogmemory_hook" in h["command"]]
         assert len(ours) == 1 and ours[0]["type"] == "command" and ours[0]["timeout"] > 0
-        assert ours[0]["command"].endswith(f"-m ogmemory.interfaces.entry hook {event}")
+        assert ours[0]["command"].endswith(f"-m ogmemory_hook {event}")
     assert [g.get("matcher") for g in hooks["PostToolUse"]] == ["Write|Edit", "*"]
 
     again = _ogmem("hooks", "install", "--project", str(project), home=tmp_path)

@@ -8,9 +8,8 @@ layout of https://code.claude.com/docs/en/hooks::
                                 "hooks": [{"type": "command", "command": "...", "timeout": 10}]}]}}
 
 Installing merges: every other key, event and hook stays as it was, and running it twice changes
-nothing. Ours are recognised by their command (``... -m ogmemory.interfaces.entry hook <Event>``
-or ``ogmem hook <Event>``), so uninstalling removes exactly those and the groups they leave
-empty.
+nothing. Ours are recognised by their command (``... -m ogmemory_hook <Event>`` or
+``ogmem hook <Event>``), so uninstalling removes exactly those and the groups they leave empty.
 A settings file that is not valid JSON is never overwritten.
 """
 
@@ -35,15 +34,15 @@ TIMEOUTS = {"SessionStart": 15, "UserPromptSubmit": 15, "PostToolUse": 10, "Stop
             "PreCompact": 30, "SessionEnd": 60}
 #: events whose hooks are filtered by a matcher (tool names); the others take none
 _MATCHED = {"PostToolUse": "*"}
-_OURS = re.compile(r"(?:^|[\s/'\"])(?:ogmem|ogmemory\.interfaces\.(?:entry|cli))['\"]?\s+hook\s+"
-                   r"(" + "|".join(HOOK_EVENTS) + r")\b")
+_OURS = re.compile(r"(?:^|[\s/'\"])(?:(?:ogmem|ogmemory\.interfaces\.cli)['\"]?\s+hook|"
+                   r"ogmemory_hook['\"]?)\s+(" + "|".join(HOOK_EVENTS) + r")\b")
 
 
 def hook_command(event: str, *, home: Path | None = None, account: str | None = None,
                  space: str | None = None, python: str | None = None) -> str:
     """The shell command Claude Code runs for ``event``: this Python, so the hook works
     whatever ``PATH`` Claude Code was started with."""
-    argv = [python or sys.executable, "-m", "ogmemory.interfaces.entry", "hook", event]
+    argv = [python or sys.executable, "-m", "ogmemory_hook", event]
     for flag, value in (("--home", home), ("--account", account), ("--space", space)):
         if value is not None:
             argv += [flag, str(value)]

@@ -113,7 +113,9 @@ def hook(
                         ("--space", space), ("--server", server)):
         if value:
             argv += [flag, value]
-    raise typer.Exit(claude_hook.main(argv, sys.stdin.buffer, sys.stdout))
+    import ogmemory_hook
+
+    raise typer.Exit(ogmemory_hook.main(argv, sys.stdin.buffer, sys.stdout))
 
 
 def hook_work(
