@@ -4,11 +4,13 @@
 >>> mem = Memory(home="/tmp/ogm-example")   # doctest: +SKIP
 
 ``Memory`` is the facade; everything it returns is a plain record exported here.
+``ContextEngine`` wraps an agent loop around it (the context engine, seed 004).
 """
 
 from .config import LLMSettings, Settings
 from .distill.pipeline import DistillReport
 from .embed import Embedder
+from .engine import ContextEngine
 from .entity.records import (
     CommitInfo,
     ImportResult,
@@ -37,6 +39,7 @@ from .knowledge.snapshot import GraphSnapshot
 from .knowledge.versions import MemoryVersion
 from .memory import Memory
 from .recall.results import RecallItem, RecallResult, SearchHit
+from .resolver import Resolved
 from .storage.backends import FilesBackend, InMemoryBackend
 from .storage.folded import BatchInfo, Op
 
@@ -44,6 +47,7 @@ __all__ = [
     "BatchInfo",
     "CommitInfo",
     "Conflict",
+    "ContextEngine",
     "DistillReport",
     "Edge",
     "Embedder",
@@ -72,6 +76,7 @@ __all__ = [
     "Provenance",
     "RecallItem",
     "RecallResult",
+    "Resolved",
     "SchemaRegistry",
     "SearchHit",
     "SessionInfo",

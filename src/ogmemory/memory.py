@@ -34,6 +34,8 @@ from .entity.records import (
     TurnResult,
 )
 from .entity.service import ConversationLike, SessionService, import_conversations
+from .entity.session_state import edit_state, read_state
+from .entity.titles import generate_title_now
 from .importers.report import FileOutcome, ImportReport
 from .importers.sync import HistorySync
 from .knowledge.models import Edge, Entity, Evidence, MemoryItem, TimelineEvent
@@ -46,6 +48,7 @@ from .knowledge.views import render_entity_view
 from .recall.config import BUDGET_DEFAULT
 from .recall.results import RecallResult, SearchHit
 from .recall.service import RecallService
+from .resolver import Resolved, URIResolver
 from .storage.backends import make_backend
 from .storage.folded import BatchInfo
 from .storage.protocols import Backend
@@ -444,3 +447,35 @@ class Memory:
     def memory_types(self) -> list[MemoryType]:
         """The memory types declared in YAML (package, ``<home>/schemas``, the tenant's)."""
         return self.knowledge.schema.all()
+
+    # --- context engine (issue 11): ogm:// URIs, per-session engine state, titles on demand;
+    # the engine itself (engine/) sits above this facade and uses only its public methods
+
+    def resolve_uri(self, uri: str, *, level: int = 2) -> Resolved:
+        """What ``ogm://<type>/<id>`` names in this tenant, as L0 abstract, L1 overview and
+        (``level=2``) L2 content: ``mem.resolve_uri("ogm://memory/m_0123").abstract``."""
+        return URIResolver(self.knowledge.kb, self, self.retrieval.index).resolve(uri,
+                                                                                 level=level)
+
+    def session_state(self, session_id: str, name: str) -> dict[str, Any] | None:
+        """The engine's state file ``name`` of a session (``context/<name>.json``), if any."""
+        return read_state(Path(self.get_session(session_id).path), name)
+
+    def edit_session_state(self, session_id: str, name: str,
+                           change: Callable[[dict[str, Any]], dict[str, Any] | None],
+                           ) -> dict[str, Any]:
+        """Atomically replace a session state file with ``change(current)`` (under a lock)."""
+        return edit_state(Path(self.get_session(session_id).path), name, change,
+                          fsync=self.settings.fsync)
+
+    def knowledge_version(self) -> int:
+        """A number that changes whenever a knowledge batch commits, in any process (a cache
+        key for what is projected from the knowledge, such as core.md)."""
+        self.knowledge.kb.refresh()
+        return int(self.knowledge.kb.version)
+
+    def generate_title(self, session_id: str) -> SessionInfo:
+        """Ask the configured LLM for the session's title now, unless it was renamed by hand or
+        already has an LLM title (seed 001 §3.3); without an LLM, the first-line title stays."""
+        return generate_title_now(self.sessions.store, self.get_session(session_id),
+                                  self.get_branch_nodes(session_id), self.settings.llm)

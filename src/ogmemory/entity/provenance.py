@@ -12,13 +12,24 @@ import logging
 from collections.abc import Iterable, Iterator, Mapping
 
 from ..errors import NotFound, StorageError
-from .records import DEFAULT_PROJECT, CommitInfo, NodeRecord, Provenance
 from .project_git import ProjectRegistry
+from .records import DEFAULT_PROJECT, CommitInfo, Node, NodeRecord, Provenance
+from .session_git import GitSession
 from .session_store import SessionStore
 
-__all__ = ["ProvenanceReader"]
+__all__ = ["DERIVED_KEY", "ProvenanceReader", "is_derived"]
 
 log = logging.getLogger(__name__)
+
+#: Node metadata key marking a node the context engine wrote *about* the record (a compaction
+#: summary, seed 004): it stays in the DAG with provenance to the nodes it replaced, but it is
+#: not something that was said, so distillation and the index never read it.
+DERIVED_KEY = "ogmem_derived"
+
+
+def is_derived(node: Node) -> bool:
+    """Whether ``node`` is derived (see ``DERIVED_KEY``), not part of the conversation."""
+    return bool(node.metadata.get(DERIVED_KEY))
 
 
 class ProvenanceReader:
@@ -42,6 +53,8 @@ class ProvenanceReader:
             order = list(session_ids)
         for session_id in order:
             done = cursor.get(session_id, 0)
+            if done and not self._has_nodes_after(session_id, done):
+                continue  # nothing new: skip reading every node of it (a fresh process's sync)
             try:
                 session = self.sessions.open(session_id)
             except NotFound:
@@ -54,7 +67,8 @@ class ProvenanceReader:
                     session.refresh()
                 except NotFound:
                     continue  # deleted while we read it
-                fresh = [n for n in session.all_nodes() if n.seq > done and n.id in session.node_commit]
+                fresh = [n for n in session.all_nodes() if n.seq > done
+                         and n.id in session.node_commit and not is_derived(n)]
                 records = [
                     NodeRecord(
                         session_id=session_id,
@@ -67,6 +81,12 @@ class ProvenanceReader:
                     for node in fresh
                 ]
             yield from records
+
+    def _has_nodes_after(self, session_id: str, seq: int) -> bool:
+        """Whether the session holds a node numbered above ``seq``, from its file names and
+        seq counter alone (no node is parsed)."""
+        path = self.sessions.locate(session_id)
+        return path is None or GitSession.next_seq_of(path) - 1 > seq
 
     def node_provenance(self, session_id: str, node_id: str) -> Provenance | None:
         """Provenance of one node, or ``None`` when the session or node no longer exists

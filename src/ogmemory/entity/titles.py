@@ -16,7 +16,7 @@ from typing import Any
 
 from ..config import LLMSettings
 from ..storage.protocols import NodeLog, SessionRepository
-from .records import Node
+from .records import Node, SessionInfo
 from ..llm.client import ChatClient
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "display_title",
     "fallback_title",
     "generate_llm_title",
+    "generate_title_now",
     "preview",
 ]
 
@@ -125,3 +126,20 @@ def after_first_turn(store: SessionRepository, session: NodeLog, pending: list[N
         store.set_auto_title(sid, title, llm=True, model=model)
 
     return start_title_thread(llm, first_user.text, reply, apply, model=meta.get("model") or None)
+
+
+def generate_title_now(store: SessionRepository, info: SessionInfo, nodes: list[Node],
+                       llm: LLMSettings | None) -> SessionInfo:
+    """Generate the LLM title now (a session closed before its background title ran; seed 001
+    §3.3): never over a manual title, never twice. Without an LLM nothing changes."""
+    if llm is None or info.meta.get("title_manual") or info.meta.get("_titled"):
+        return info
+    said = [n for n in nodes if n.role != "tool"]
+    user = next((n.text for n in said if n.role == "user"), "")
+    reply = next((n.text for n in said if n.role == "assistant" and n.text), "")
+    if not user:
+        return info
+    title, model = generate_llm_title(llm, user, reply, model=info.meta.get("model") or None)
+    if title:
+        store.set_auto_title(info.session_id, title, llm=True, model=model)
+    return store.info(info.session_id)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Self
-
-import httpx
+from typing import TYPE_CHECKING, Any, Self
 
 from ..config import LLMSettings
 from ..errors import OgmemError
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["ChatClient", "ChatReply", "LLMError"]
 
@@ -41,6 +42,8 @@ class ChatReply:
 
 def _retryable(exc: Exception) -> bool:
     """Transport errors, timeouts, 429 and 5xx may pass; other 4xx answers will not."""
+    import httpx
+
     if isinstance(exc, httpx.HTTPStatusError):
         status = exc.response.status_code
         return status == 429 or status >= 500
@@ -69,7 +72,11 @@ class ChatClient:
         path = "/chat/completions" if base.endswith("/v1") else "/v1/chat/completions"
         self.url = base + path
         headers = {"Authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
-        self._http = httpx.Client(timeout=settings.timeout, headers=headers)
+        # imported here: httpx pulls in its command line (rich, click), a third of the time it
+        # takes to import ogmemory, in processes that never call an LLM (hooks, the CLI)
+        import httpx
+
+        self._http: httpx.Client = httpx.Client(timeout=settings.timeout, headers=headers)
 
     def chat(self, messages: list[dict[str, Any]], *, max_tokens: int = 256,
              temperature: float = 0.0, response_format: dict[str, Any] | None = None,
@@ -80,6 +87,8 @@ class ChatClient:
                                 "max_tokens": max_tokens, "temperature": temperature, **extra}
         if response_format is not None:
             body["response_format"] = response_format
+        import httpx
+
         last: Exception | None = None
         for attempt in range(self.settings.max_retries + 1):
             try:

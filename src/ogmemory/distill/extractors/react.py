@@ -189,6 +189,8 @@ class ReActLoop:
             return {"error": "list ogm://entities?type=... or ogm://memories?type=..."}
         if parts.netloc == "memory" and action == "read":
             return self._read_memory(target)
+        if parts.netloc in ("event", "fact") and action == "read":
+            return self._read_uri(uri)
         if parts.netloc != "entity" or not target:
             return {"error": f"{action} takes ogm://entity/<id or name>"}
         entity = self.kb.lookup(target)
@@ -208,6 +210,17 @@ class ReActLoop:
         edges = self.kb.edges(entity=entity_id)[:RELATION_LIMIT]
         return [f"{self._name_of(e.src)} --{e.relation}--> {self._name_of(e.dst)}: {e.fact}"
                 for e in edges]
+
+    def _read_uri(self, uri: str) -> Any:
+        """Any other record by its ogm:// URI, through the one resolver (abstract, overview)."""
+        from ...errors import OgmemError
+        from ...resolver import URIResolver
+
+        try:
+            found = URIResolver(self.kb).resolve(uri, level=1)
+        except OgmemError as exc:
+            return {"error": str(exc)}
+        return {"uri": found.uri, "abstract": found.abstract, "overview": found.overview}
 
     def _read_memory(self, memory_id: str) -> Any:
         mem = next((m for m in self.kb.memories() if m.id == memory_id), None)

@@ -16,11 +16,13 @@ from typer.core import TyperGroup
 from ... import __version__
 from ...errors import Conflict, InvalidInput, NotFound, OgmemError
 from .bench import bench_app
+from .chat import chat
 from .consolidate import core, distill, sleep
 from .daemon import daemon
 from .demo import demo
 from .graph import graph_app
 from .history import import_claude_code  # noqa: F401  (adds claude-code, codex, aider)
+from .hooks import hook, hook_work, hooks_app
 from .imports import import_app
 from .index import outbox_app, reindex, worker
 from .mcp_cmd import mcp
@@ -126,6 +128,10 @@ app.command("reindex")(reindex)
 app.command("worker")(worker)
 app.add_typer(outbox_app)
 app.add_typer(bench_app)
+app.command("chat")(chat)
+app.add_typer(hooks_app)
+app.command("hook")(hook)
+app.command("hook-work", hidden=True)(hook_work)
 
 
 def main() -> None:

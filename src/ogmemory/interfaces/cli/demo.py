@@ -137,3 +137,7 @@ def demo(
         typer.echo(
             f"Next: ogmem sessions show {sessions[0].session_id} --home {shlex.quote(str(home))}"
         )
+    # --- context engine (issue 11): the second half of the main job, with an LLM endpoint
+    from .chat import demo_chat
+
+    demo_chat(home, account, space, question)

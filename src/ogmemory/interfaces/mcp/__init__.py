@@ -1,4 +1,5 @@
-"""The MCP server: the navigation tools of seed 000 §7.2 plus recall, core, remember and forget.
+"""The MCP server: the navigation tools of seed 000 §7.2 plus recall, core, remember, forget and
+read (what an ``ogm://`` URI names).
 
 Every tool parses its arguments, calls one ``Memory`` method and formats the answer as JSON the
 model can act on. Results carry their provenance (``session_id``, ``node_ids``, ``commit``) and a
@@ -40,7 +41,8 @@ call memory_search, memory_timeline or memory_graph_neighbors. Every result name
 and DAG node ids it came from, and a `next` call that opens that evidence: \
 memory_open_session(session_id=..., around=<node id>) shows the exact messages, memory_git_log \
 the turn (or project) commits. Save what the user asks you to remember with memory_remember; \
-memory_forget deletes it again."""
+memory_forget deletes it again. memory_read(uri) reads what an ogm:// URI names (context items \
+and archives cite them)."""
 
 
 def build_server(memory: Memory) -> MCPServer:

@@ -1,4 +1,4 @@
-"""The nine tools: each parses its arguments (the signature is the input schema the model
+"""The ten tools: each parses its arguments (the signature is the input schema the model
 sees), calls one ``Memory`` method and formats the answer with ``format``."""
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ TOOL_NAMES = (
     "memory_core",
     "memory_remember",
     "memory_forget",
+    "memory_read",
 )
 
 ScopeArg = Annotated[
@@ -294,6 +295,29 @@ def make_tools(mem: Memory) -> dict[str, tuple[Callable[..., Any], ToolAnnotatio
             item = mem.forget(bare_memory_id(memory_id))
         return {**fmt_memory(item), "forgotten": True}
 
+    def memory_read(
+        uri: Annotated[
+            str,
+            Field(
+                description="An ogm:// URI: ogm://session/<id>, ogm://node/<session>/<node>, "
+                "ogm://memory/<id>, ogm://event/<id>, ogm://fact/<id>, ogm://entity/<id or "
+                "name>, ogm://archive/<session> or ogm://project/<id>.",
+                max_length=600,
+            ),
+        ],
+        level: Annotated[
+            int,
+            Field(ge=0, le=2, description="0: the abstract (~100 tokens); 1: plus the overview "
+                  "(~500 tokens); 2: plus the full content."),
+        ] = 1,
+    ) -> dict[str, Any]:
+        """Read what an ogm:// URI names, at three levels of detail (abstract, overview,
+        content), with the URIs to follow from it (`links`). Context items and archives
+        name their sources by these URIs.
+        """
+        with _facade_errors():
+            return mem.resolve_uri(uri, level=level).to_dict()
+
     write = ToolAnnotations(
         read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
     )
@@ -310,6 +334,7 @@ def make_tools(mem: Memory) -> dict[str, tuple[Callable[..., Any], ToolAnnotatio
         "memory_core": (memory_core, _READ),
         "memory_remember": (memory_remember, write),
         "memory_forget": (memory_forget, delete),
+        "memory_read": (memory_read, _READ),
     }
 
 

@@ -17,7 +17,7 @@ from ... import __version__
 from ...auth import KeyStore
 from ...config import Settings
 from ..web import install_web
-from . import admin, browse, imports, knowledge, recall, sessions
+from . import admin, browse, engine, imports, knowledge, recall, sessions
 from .problems import PROBLEM_MEDIA_TYPE, install_error_handlers
 from .schemas import HealthOut
 from .tenants import TenantPool
@@ -70,7 +70,7 @@ def create_app(settings: Settings) -> FastAPI:
         auth = "keys" if request.app.state.keys.has_keys() else "local"
         return {"status": "ok", "version": __version__, "auth": auth}
 
-    for module in (sessions, knowledge, recall, admin, imports, browse):
+    for module in (sessions, knowledge, recall, engine, admin, imports, browse):
         app.include_router(module.router)
     install_web(app)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]

@@ -1,0 +1,170 @@
+"""Claude Code's hook events mapped onto the six interception points.
+
+Formats from the Claude Code hooks reference, https://code.claude.com/docs/en/hooks
+(also https://docs.claude.com/en/docs/claude-code/hooks). Every event's JSON on stdin carries
+``session_id``, ``transcript_path``, ``cwd``, ``permission_mode`` and ``hook_event_name``; then:
+
+==================  ==========================================  ============================
+event               fields used here                            ogmemory
+==================  ==========================================  ============================
+SessionStart        ``source`` (startup|resume|clear|compact)   core.md as additional context
+UserPromptSubmit    ``prompt``                                  ① record + ② recall as context
+PostToolUse         ``tool_name``, ``tool_input``,              ③ call + result nodes
+                    ``tool_response``, ``tool_use_id``
+Stop                ``stop_hook_active``,                       ④ reply recorded, turn ends
+                    ``last_assistant_message`` (newer
+                    versions; else the transcript's tail)
+PreCompact          ``trigger`` (manual|auto),                  ⑤ the session's own compaction
+                    ``custom_instructions``
+SessionEnd          ``reason`` (clear|logout|                   ⑥ close: distill, archive
+                    prompt_input_exit|other)
+==================  ==========================================  ============================
+
+Output: SessionStart and UserPromptSubmit may print
+``{"hookSpecificOutput": {"hookEventName": <event>, "additionalContext": <text>}}`` on stdout
+with exit code 0, and Claude Code adds the text to the model's context. Exit code 2 would block
+the prompt (or the stop) and other codes show an error to the user, so ``ogmem hook`` always
+exits 0 and prints nothing when anything goes wrong (it logs instead): memory must never break
+the user's session.
+
+Session ids: Claude Code's ``session_id`` (a UUID) becomes ``claude-<session_id>``, the id
+``ogmem import claude-code`` gives the same conversation (so a session recorded live is never
+imported again beside it); ``claude --resume`` continues it (a closed session is reopened by its
+next prompt).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidInput
+from ..importers.base import session_key
+from ..tenancy import validate_id
+from .assembly import PREAMBLE
+from .engine import ContextEngine, project_root
+from .results import ContextItem, render_memory_block
+from .transcript import last_reply
+
+__all__ = ["DOCS_URL", "HOOK_EVENTS", "handle_event", "last_reply", "tool_files"]
+
+DOCS_URL = "https://code.claude.com/docs/en/hooks"
+HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "PreCompact",
+               "SessionEnd")
+AGENT_ID = "claude-code"
+#: tools whose input names the file they read / write (Claude Code's built-in tools)
+_READS = {"Read": "file_path", "NotebookRead": "notebook_path"}
+_WRITES = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
+           "NotebookEdit": "notebook_path"}
+
+
+def handle_event(engine: ContextEngine, event: str, payload: Any) -> dict[str, Any] | None:
+    """Apply one hook event; returns the JSON to print on stdout, or None for nothing."""
+    if event not in HOOK_EVENTS:
+        raise InvalidInput(f"unknown hook event {event!r}; known: {', '.join(HOOK_EVENTS)}")
+    if not isinstance(payload, dict):
+        raise InvalidInput("the hook input must be a JSON object")
+    named = payload.get("hook_event_name")
+    if named is not None and named != event:
+        raise InvalidInput(f"the input is a {named!r} event, not {event!r}")
+    # the id ``ogmem import claude-code`` gives the same conversation: a session recorded live
+    # is never imported a second time beside it
+    sid = session_key("claude", validate_id(payload.get("session_id"), "session id"))
+    cwd = payload.get("cwd")
+    if not isinstance(cwd, str) or not cwd or "\x00" in cwd or len(cwd) > 4096:
+        cwd = None  # no usable working directory: the session is simply not bound
+    if event == "SessionStart":
+        return _session_start(engine, sid, cwd)
+    if event == "UserPromptSubmit":
+        return _prompt(engine, sid, cwd, payload.get("prompt"))
+    if not engine.exists(sid):
+        return None  # nothing was said in this session yet: nothing to attach this to
+    if event == "PostToolUse":
+        _tool_use(engine, sid, payload)
+    elif event == "Stop":
+        reply = payload.get("last_assistant_message")
+        if not isinstance(reply, str) or not reply.strip():
+            reply = last_reply(payload.get("transcript_path"))
+        engine.after_turn(sid, reply=reply or None)
+    elif event == "PreCompact":
+        trigger = payload.get("trigger") if isinstance(payload.get("trigger"), str) else "manual"
+        engine.on_compact(sid, force=True, reason=f"Claude Code {trigger} compaction")
+    else:
+        reason = payload.get("reason") if isinstance(payload.get("reason"), str) else None
+        engine.on_session_close(sid, reason=reason)
+    return None
+
+
+def _context(event: str, text: str) -> dict[str, Any] | None:
+    if not text.strip():
+        return None
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+
+
+def _scope_for_cwd(engine: ContextEngine, cwd: str | None) -> str:
+    root = project_root(cwd) if cwd else None
+    if root is None:
+        return "global"
+    for project in engine.memory.list_projects():
+        if Path(project.path).resolve() == root:
+            return f"project:{project.project_id}"
+    return "global"
+
+
+def _session_start(engine: ContextEngine, sid: str, cwd: str | None) -> dict[str, Any] | None:
+    """core.md for the session's scope (its project's, or the cwd's registered project)."""
+    scope = engine.scope_of(sid) if engine.exists(sid) else _scope_for_cwd(engine, cwd)
+    core = engine.core_for(scope)
+    if not core:
+        return None
+    item = ContextItem("core", core, engine.count(core), f"core.md for scope {scope}")
+    return _context("SessionStart", f"{PREAMBLE}\n\n{render_memory_block([item])}")
+
+
+def _prompt(engine: ContextEngine, sid: str, cwd: str | None,
+            prompt: Any) -> dict[str, Any] | None:
+    """Record the prompt, then recall for it. Claude Code keeps the conversation and core.md
+    (from SessionStart) in its own context, so only the recalled items are added."""
+    if not isinstance(prompt, str) or not prompt.strip():
+        return None
+    engine.on_message(sid, prompt, cwd=cwd, agent_id=AGENT_ID)
+    ctx = engine.before_inference(sid, compact=False)
+    recalled = [i for i in ctx.items if i.source == "recall"]
+    if not recalled:
+        return None
+    return _context("UserPromptSubmit", f"{PREAMBLE}\n\n{render_memory_block(recalled)}")
+
+
+def tool_files(tool: str, tool_input: Any) -> tuple[list[str], list[str]]:
+    """(files read, files written) by one of Claude Code's file tools."""
+    if not isinstance(tool_input, dict):
+        return [], []
+    for table, reads in ((_READS, True), (_WRITES, False)):
+        key = table.get(tool)
+        path = tool_input.get(key) if key else None
+        if isinstance(path, str) and path:
+            return ([path], []) if reads else ([], [path])
+    return [], []
+
+
+def _is_error(response: Any) -> bool:
+    if isinstance(response, dict):
+        return bool(response.get("is_error") or response.get("error")) or \
+            response.get("success") is False
+    return False
+
+
+def _tool_use(engine: ContextEngine, sid: str, payload: dict[str, Any]) -> None:
+    tool = payload.get("tool_name")
+    if not isinstance(tool, str) or not tool:
+        raise InvalidInput("a PostToolUse event needs tool_name")
+    tool_input = payload.get("tool_input") or {}
+    call_id = payload.get("tool_use_id")
+    if not isinstance(call_id, str) or not call_id:
+        call_id = None
+    call = engine.on_tool_call(sid, tool, tool_input, call_id=call_id)
+    read, written = tool_files(tool, tool_input)
+    response = payload.get("tool_response")
+    engine.on_tool_result(sid, call.call_ids[0], "" if response is None else response,
+                          name=tool, is_error=_is_error(response), files_read=read,
+                          files_written=written)
