@@ -34,6 +34,7 @@ from .entity.records import (
     TurnResult,
 )
 from .entity.service import ConversationLike, SessionService, import_conversations
+from .health.findings import FsckReport
 from .importers.report import FileOutcome, ImportReport
 from .importers.sync import HistorySync
 from .knowledge.models import Edge, Entity, Evidence, MemoryItem, TimelineEvent
@@ -422,3 +423,13 @@ class Memory:
     def _set_session_meta(self, session_id: str, **changes: Any) -> None:
         """Merge raw fields into a session's meta.json (an import's source, title)."""
         self.sessions.store.open(session_id).write_meta(**changes)
+
+    # --- hardening (issue 10): check and repair this tenant's files; the logic is health/
+
+    def fsck(self, *, repair: bool = False) -> FsckReport:
+        """Check every session repository, the knowledge logs and the index of this tenant;
+        with ``repair``, fix what the home itself can fix (``ogmem fsck`` does this for every
+        tenant of a home). ``report.exit_code``: 0 clean, 1 all repaired, 4 problems left."""
+        from .health.fsck import check_tenant
+
+        return check_tenant(self, repair=repair)
