@@ -136,7 +136,7 @@ def index_snapshot(mem: Memory) -> dict[str, Any]:
     stats = mem.index_stats()
     hits = mem.search("Berlin PostgreSQL tea Kubernetes", limit=50)
     return {"documents": stats["documents"], "vectors": stats["vectors"],
-            "hits": sorted(h["id"] for h in hits)}
+            "hits": sorted(h.id for h in hits)}
 
 
 def finish(phase: str, home: Path, embedder: str | None) -> dict[str, Any]:
