@@ -42,9 +42,9 @@ from rich.table import Table
 
 from ogmemory import Memory, Settings
 from ogmemory.embed import encode_queries
-from ogmemory.auth import KeyStore
 from ogmemory.importers import Conversation, parse_locomo, read_locomo
 from ogmemory.interfaces.rest import create_app
+from ogmemory.interfaces.rest.keys import KeyStore
 from ogmemory.interfaces.rest.server import BackgroundServer
 
 TOPICS = [

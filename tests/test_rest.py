@@ -14,11 +14,11 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from ogmemory.auth import KeyStore
 from ogmemory.config import Settings
 from ogmemory.errors import InvalidInput
 from ogmemory.interfaces.cli.app import app as cli_app
 from ogmemory.interfaces.rest import check_bind, create_app, is_loopback
+from ogmemory.interfaces.rest.keys import KeyStore
 from ogmemory.interfaces.rest.server import BackgroundServer
 
 PROBLEM = "application/problem+json"
@@ -230,15 +230,17 @@ def test_errors_are_problem_details(site: Site) -> None:
     _problem(api.put("/v1/sessions"), 405)
 
 
-def test_unexpected_failure_is_a_generic_500(tmp_path: Path) -> None:
+def test_unreadable_key_file_fails_closed_with_503(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     (home / "keys.json").write_text("{ this is not json")  # the server must fail closed
     with BackgroundServer(create_app(_settings(home))) as server:
         resp = httpx.get(server.url + "/v1/sessions", headers={"Authorization": "Bearer ogm_x"})
-    body = _problem(resp, 500)
-    assert str(home) not in resp.text and "keys.json" not in resp.text
-    assert "Traceback" not in resp.text and body["title"] == "Internal server error"
+        health = httpx.get(server.url + "/health")
+    for answer in (resp, health):
+        body = _problem(answer, 503)
+        assert str(home) not in answer.text and "keys.json" not in answer.text
+        assert "Traceback" not in answer.text and "key file is unreadable" in body["detail"]
 
 
 # ====================================================================== tenant isolation
@@ -506,7 +508,7 @@ def test_cli_keys_and_serve_refusal(tmp_path: Path) -> None:
 
 
 def test_every_route_is_documented(site: Site) -> None:
-    spec = httpx.get(site.url + "/openapi.json").json()
+    spec = site.api("alice").ok("GET", "/openapi.json")
     operations = [(m, p, op) for p, ops in spec["paths"].items() for m, op in ops.items()]
     assert len(operations) >= 30
     for method, path, op in operations:
@@ -520,4 +522,9 @@ def test_every_route_is_documented(site: Site) -> None:
         for name, prop in schema.get("properties", {}).items():
             if schema["title"].endswith(("Create", "Update", "In", "Edit")):
                 assert prop.get("description"), (schema["title"], name)
-    assert httpx.get(site.url + "/docs").status_code == 200
+    alice = {"Authorization": f"Bearer {site.tokens['alice']}"}
+    assert httpx.get(site.url + "/openapi.json", headers=alice).status_code == 200
+    _problem(httpx.get(site.url + "/openapi.json"), 401)  # behind the keys, like the API
+    shell = httpx.get(site.url + "/docs").text  # the page holds no part of the API
+    assert "/v1/" not in shell and "swagger-ui-bundle.js" in shell
+    assert httpx.get(site.url + "/redoc", headers=alice).status_code == 404  # loads a CDN

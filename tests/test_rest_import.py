@@ -8,9 +8,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from ogmemory.auth import KeyStore
 from ogmemory.config import Settings
 from ogmemory.interfaces.rest import create_app
+from ogmemory.interfaces.rest.keys import KeyStore
 from ogmemory.interfaces.rest.server import BackgroundServer
 
 FIXTURES = Path(__file__).parent / "fixtures" / "agent_history"

@@ -95,13 +95,14 @@ def test_the_page_needs_no_key_but_the_data_does(server: BackgroundServer) -> No
     assert httpx.get(server.url + "/v1/whoami").status_code == 401
 
 
-def test_swagger_ui_is_the_vendored_one(server: BackgroundServer) -> None:
-    docs = httpx.get(server.url + "/docs")
+def test_swagger_ui_is_the_vendored_one(server: BackgroundServer, alice: httpx.Client) -> None:
+    assert httpx.get(server.url + "/openapi.json").status_code == 401  # behind the keys
+    docs = httpx.get(server.url + "/docs")  # a page without data: it needs no key
     assert docs.status_code == 200
     assert "/static/vendor/swagger-ui/swagger-ui-bundle.js" in docs.text
     assert "cdn" not in docs.text.lower() and "http" not in docs.text
     assert httpx.get(server.url + "/redoc").status_code == 404  # FastAPI's page loads a CDN
-    paths = httpx.get(server.url + "/openapi.json").json()["paths"]
+    paths = alice.get("/openapi.json").json()["paths"]
     assert not [p for p in paths if p in ("/", "/docs") or p.startswith("/static")]
 
 

@@ -36,8 +36,8 @@ from browser import (
 from web_home import WebHome, build_home, settings
 
 from ogmemory import Memory
-from ogmemory.auth import KeyStore
 from ogmemory.interfaces.rest import create_app
+from ogmemory.interfaces.rest.keys import KeyStore
 from ogmemory.interfaces.rest.server import BackgroundServer
 
 ALICE_ONLY = ["JavaScript", "TypeScript", "PostgreSQL", "Python over Java", "webshop",

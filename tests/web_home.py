@@ -10,8 +10,8 @@ from pathlib import Path
 from conftest import make_project
 
 from ogmemory import Memory
-from ogmemory.auth import KeyStore
 from ogmemory.config import Settings
+from ogmemory.interfaces.rest.keys import KeyStore
 
 __all__ = ["WebHome", "build_home", "settings"]
 

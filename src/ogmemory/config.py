@@ -1,10 +1,22 @@
-"""Settings: one frozen value object, passed in; only interfaces read the environment."""
+"""Settings: one frozen value object, passed in; only interfaces read the environment.
+
+The ``OGMEM_*`` variables are read in exactly one place, :meth:`Settings.from_env`, which the
+command line (``ogmem ...``), ``ogmem serve`` and ``ogmem mcp`` call. The Python facade does not
+read them: ``Memory(home=...)`` runs with the defaults below (only ``OGMEM_HOME`` fills in a
+home that is not given), and ``Memory(settings=Settings.from_env())`` behaves as the CLI does.
+The defaults are the safe ones: what a user wrote (memories, their edits, enable/disable,
+rollbacks, API keys) is fsync'd before a call returns whatever ``fsync`` says.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from .errors import InvalidInput
+from .limits import MAX_BODY_BYTES
 
 __all__ = ["LLMSettings", "Settings", "default_home"]
 
@@ -43,7 +55,8 @@ class Settings:
     space: str = DEFAULT_SPACE
     session_cache_cap: int = 256
     llm: LLMSettings | None = None
-    #: fsync node files and metadata before returning (power-loss durability, slower).
+    #: fsync every write (session nodes, metadata, distilled batches) before returning:
+    #: power-loss durability for everything, slower. What a user wrote is fsync'd regardless.
     fsync: bool = False
     #: Stage-2 extractor: "rules" (default, no LLM), "llm" or "react" (both need ``llm``).
     extractor: str = "rules"
@@ -64,17 +77,25 @@ class Settings:
     #: Where the knowledge records and the index live: "files" (JSONL + SQLite under ``home``,
     #: the default) or "memory" (this process only; tests and experiments).
     backend: str = "files"
+    #: Largest REST or MCP request body, in bytes (larger ones are refused with HTTP 413).
+    max_body_bytes: int = MAX_BODY_BYTES
 
     def __post_init__(self) -> None:
         if not isinstance(self.home, Path):  # a str is what people pass
             object.__setattr__(self, "home", Path(self.home).expanduser())
+        if not isinstance(self.max_body_bytes, int) or self.max_body_bytes < 1024:
+            raise InvalidInput("max_body_bytes must be an integer of at least 1024")
 
     def with_tenant(self, account: str, space: str) -> Settings:
         return replace(self, account=account, space=space)
 
     @classmethod
     def from_env(cls, home: str | Path | None = None, **overrides: object) -> Settings:
-        """Read ``OGMEM_*`` variables; explicit arguments win."""
+        """Read ``OGMEM_*`` variables (the only place that does); explicit arguments win.
+
+        >>> Settings.from_env(home="/tmp/mem", fsync=True).fsync      # doctest: +SKIP
+        True
+        """
         env = os.environ
         llm = None
         if env.get("OGMEM_LLM_BASE_URL"):
@@ -98,6 +119,17 @@ class Settings:
             "embedder": env.get("OGMEM_EMBEDDER", "e5"),
             "index_worker": env.get("OGMEM_INDEX_WORKER", "1") not in ("0", "false", "no"),
             "backend": env.get("OGMEM_BACKEND", "files"),
+            "max_body_bytes": _int(env, "OGMEM_MAX_BODY_BYTES", MAX_BODY_BYTES),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]
+
+
+def _int(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise InvalidInput(f"{name} must be an integer, not {raw!r}") from None

@@ -36,6 +36,7 @@ from .entity.records import (
 from .entity.service import ConversationLike, SessionService, import_conversations
 from .entity.session_state import edit_state, read_state
 from .entity.titles import generate_title_now
+from .health.findings import FsckReport
 from .importers.report import FileOutcome, ImportReport
 from .importers.sync import HistorySync
 from .knowledge.models import Edge, Entity, Evidence, MemoryItem, TimelineEvent
@@ -479,3 +480,13 @@ class Memory:
         already has an LLM title (seed 001 §3.3); without an LLM, the first-line title stays."""
         return generate_title_now(self.sessions.store, self.get_session(session_id),
                                   self.get_branch_nodes(session_id), self.settings.llm)
+
+    # --- hardening (issue 10): check and repair this tenant's files; the logic is health/
+
+    def fsck(self, *, repair: bool = False) -> FsckReport:
+        """Check every session repository, the knowledge logs and the index of this tenant;
+        with ``repair``, fix what the home itself can fix (``ogmem fsck`` does this for every
+        tenant of a home). ``report.exit_code``: 0 clean, 1 all repaired, 4 problems left."""
+        from .health.fsck import check_tenant
+
+        return check_tenant(self, repair=repair)

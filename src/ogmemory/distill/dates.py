@@ -22,9 +22,12 @@ occurrence ("I signed up for a marathon in September", said in May, is this Sept
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
 from typing import Literal
+
+from ..entity.times import TIME_MAX, TIME_MIN, clamp_time
 
 __all__ = [
     "Granularity",
@@ -78,13 +81,18 @@ class TimeExpr:
 
 
 def day_of(epoch: float, tz: tzinfo) -> date:
-    """The calendar day of an epoch time in ``tz``."""
-    return datetime.fromtimestamp(epoch, tz).date()
+    """The calendar day of an epoch time in ``tz``. Total: a time outside the supported range
+    (``ogmemory.limits``; only files written before it was enforced hold one) is clamped
+    into it, so one bad record never stops a distillation."""
+    return datetime.fromtimestamp(clamp_time(epoch), tz).date()
 
 
 def epoch_of(day: date, tz: tzinfo) -> float:
-    """Midnight of ``day`` in ``tz`` as epoch seconds."""
-    return datetime.combine(day, time(0), tzinfo=tz).timestamp()
+    """Midnight of ``day`` in ``tz`` as epoch seconds, clamped into the supported range."""
+    try:
+        return clamp_time(datetime.combine(day, time(0), tzinfo=tz).timestamp())
+    except (OverflowError, OSError, ValueError):
+        return TIME_MIN if day.year < 1970 else TIME_MAX - 1.0
 
 
 # ----------------------------------------------------------------------------- numbers
@@ -521,6 +529,17 @@ def _resolve_zh(m: re.Match[str], ref: date,
 
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+_Resolver = Callable[[re.Match[str], date, bool | None], "tuple[date, Granularity, bool] | None"]
+
+
+def _total(resolve: _Resolver, m: re.Match[str], ref: date,
+           past: bool | None) -> tuple[date, Granularity, bool] | None:
+    """``resolve(m, ref, past)``, or ``None`` when the period falls outside the calendar
+    ("next year" said on 9999-12-31, "1,000,000 days ago"): such a phrase dates nothing."""
+    try:
+        return resolve(m, ref, past)
+    except (OverflowError, ValueError):
+        return None
 
 
 def find_times(text: str, ref: date, *, past: bool | None = None,
@@ -541,7 +560,7 @@ def find_times(text: str, ref: date, *, past: bool | None = None,
         for m in _ZH_RE.finditer(text):
             if not guessed:
                 past, guessed = tense_of(text), True
-            res = _resolve_zh(m, ref, past)
+            res = _total(_resolve_zh, m, ref, past)
             if res is not None:
                 found.append(TimeExpr(m.group(), m.start(), m.end(), *res))
     if words is None:
@@ -557,7 +576,7 @@ def find_times(text: str, ref: date, *, past: bool | None = None,
                 continue  # "for two weeks next month": a length, not a start
             if not guessed:
                 past, guessed = tense_of(text), True
-            res = _resolve_en(m, ref, past)
+            res = _total(_resolve_en, m, ref, past)
             if res is not None:
                 found.append(TimeExpr(m.group(), m.start(), m.end(), *res,
                                       since=m.lastgroup == "dur"))

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from ..errors import InvalidInput
+from ..limits import check_text
 from .times import parse_time
 from ..tenancy import validate_id
 
@@ -20,6 +21,9 @@ def message_fields(msg: Any) -> dict[str, Any]:
     """Check ``msg`` and return the fields of a node (unknown keys are kept in metadata)."""
     if not isinstance(msg, dict):
         raise InvalidInput(f"a message must be a JSON object, got {type(msg).__name__}")
+    # Before anything else: a lone surrogate in any string (content, parts, tool calls,
+    # metadata keys...) could be parsed but never written as UTF-8.
+    check_text(msg, "message")
     role = msg.get("role")
     if role not in _ROLES:
         raise InvalidInput(f"message role must be one of {', '.join(_ROLES)}; got {role!r}")

@@ -21,18 +21,20 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pygit2
 
-from ..storage.files import atomic_write_bytes, atomic_write_json, dump_json, file_lock, read_json
 from ..errors import Conflict, InvalidInput, NotFound, SessionNotFound, StorageError
-from .records import CommitInfo, Node
+from ..limits import check_text
+from ..storage.files import atomic_write_bytes, atomic_write_json, dump_json, file_lock, read_json
 from ..tenancy import validate_id
+from .records import CommitInfo, Node
 
-__all__ = ["GitSession", "is_valid_session_dir"]
+__all__ = ["HISTORY", "GitSession", "is_valid_session_dir", "missed_turn"]
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +42,20 @@ HISTORY = "history"
 MAIN = "main"
 _EXCLUDE = "meta.json\ncontext/\nworkdir/\n.tmp-*\n.ogmemory.lock\n"
 _SIGNATURE = ("ogmemory", "ogmemory@localhost")
+
+
+def missed_turn(repo: pygit2.Repository, meta: dict[str, Any]) -> str | None:
+    """The HEAD commit if meta.json missed it: a writer stopped (crash, full disk) after moving
+    the branch to a new turn and before recording it in meta.json. That is exactly when HEAD is
+    a child of ``last_commit`` (or the first commit, with none recorded)."""
+    if repo.head_is_unborn:
+        return None
+    head = repo.head.peel(pygit2.Commit)
+    last = meta.get("last_commit")
+    if str(head.id) == last:
+        return None
+    parents = [str(p) for p in head.parent_ids]
+    return str(head.id) if parents == ([last] if isinstance(last, str) else []) else None
 
 
 def is_valid_session_dir(path: Path) -> dict[str, Any] | None:
@@ -66,6 +82,7 @@ class GitSession:
             raise StorageError(f"session {session_id}: not a git repository ({exc})") from exc
         self._stamp: tuple[int, int, str | None, str] = (-1, -1, None, "")
         self._raw: dict[str, bytes] = {}  # serialised nodes not yet committed
+        self._flock_depth = 0
         self._load_or_gone()
 
     # ------------------------------------------------------------------ creation
@@ -196,6 +213,8 @@ class GitSession:
         self._next_seq = max((n.seq for n in self.nodes.values()), default=0) + 1
         self.head = self._initial_head(meta)
         self._stamp = stamp
+        if self._meta_behind(meta) is not None:
+            self._repair_meta()
         if stamp[0] > self._next_seq:
             # A seq is reserved but its node file is not there yet: a writer is between the two
             # steps of an append (or died there). Look again next time instead of trusting
@@ -256,6 +275,29 @@ class GitSession:
         wt = [self.nodes[i] for i in self._worktree]
         return max(wt, key=lambda n: n.seq).id if wt else None
 
+    # ------------------------------------------------------------------ repair
+
+    def _meta_behind(self, meta: dict[str, Any]) -> str | None:
+        return missed_turn(self.repo, meta)
+
+    def _repair_meta(self) -> None:
+        """Record the turn meta.json missed (see ``_meta_behind``), under the file lock, after
+        looking again: the writer may still be finishing it."""
+        with self.lock, self._file_lock():
+            meta = self.read_meta()
+            sha = self._meta_behind(meta)
+            if sha is None:
+                self.meta = meta
+                return
+            commit = self.repo.get(sha)
+            when = float(commit.commit_time) if commit is not None else time.time()  # type: ignore[attr-defined]
+            meta.update(turns=self.commit_turn.get(sha, meta.get("turns", 0)), last_commit=sha,
+                        updated_at=max(float(meta.get("updated_at") or 0), when), head=self.head)
+            atomic_write_json(self.path / "meta.json", meta, fsync=self.fsync)
+            self.meta = meta
+            log.warning("session %s: meta.json missed turn commit %s; repaired", self.session_id,
+                        sha[:12])
+
     # ------------------------------------------------------------------ metadata
 
     def read_meta(self) -> dict[str, Any]:
@@ -310,8 +352,24 @@ class GitSession:
 
     # ------------------------------------------------------------------ writes
 
-    def _file_lock(self) -> Any:
-        return file_lock(Path(self.repo.path) / "ogmemory.lock")
+    @contextmanager
+    def _file_lock(self) -> Iterator[None]:
+        """The cross-process lock of this repository; re-entrant within this object (a flock
+        taken twice by one process through two descriptors would wait for itself)."""
+        with self.lock:
+            if self._flock_depth:
+                self._flock_depth += 1
+                try:
+                    yield
+                finally:
+                    self._flock_depth -= 1
+                return
+            with file_lock(Path(self.repo.path) / "ogmemory.lock"):
+                self._flock_depth = 1
+                try:
+                    yield
+                finally:
+                    self._flock_depth = 0
 
     def _clear_stale_git_locks(self) -> None:
         # Called while holding the cross-process lock: any git lock file left is from a writer
@@ -377,67 +435,101 @@ class GitSession:
         """Commit every uncommitted node as one turn. Returns ``(sha, turn, node_ids)``.
 
         With nothing to commit, returns ``(None, current_turn, ())`` and makes no commit.
+        Atomic across git and the files beside it: the commit object and the turn's context
+        view are written first, then the branch moves (the commit point), then meta.json. A
+        failure before the branch moves leaves no turn; one after it (a crash, a full disk)
+        leaves meta.json behind, which the next open or commit repairs.
         """
+        check_text(message, "commit message")
+        check_text(context, "commit context")
+        try:
+            dump_json(context)
+        except (TypeError, ValueError) as exc:
+            raise InvalidInput(f"commit context is not JSON-serialisable: {exc}") from None
         with self.lock, self._file_lock():
             self.refresh()
+            if self._meta_behind(self.meta) is not None:
+                self._repair_meta()
             pending = self.uncommitted
             if not pending:
                 return None, self.turns, ()
             self._clear_stale_git_locks()
             turn = self.turns + 1
-            # Build the trees directly (TreeBuilder) and add index entries by id: the cost of a
-            # turn stays proportional to the turn, not to the size of the history.
-            repo = self.repo
-            head = None if repo.head_is_unborn else repo.head.peel(pygit2.Commit)
-            root = repo.TreeBuilder(head.tree) if head else repo.TreeBuilder()
-            old_hist: pygit2.Tree | None = None
-            if head is not None and HISTORY in head.tree:
-                old_hist = repo[head.tree[HISTORY].id].peel(pygit2.Tree)
-            hist = repo.TreeBuilder(old_hist) if old_hist is not None else repo.TreeBuilder()
-            index = repo.index
-            index.read(False)
-            committed = len(old_hist) if old_hist is not None else 0
-            if len(index) != committed:
-                # A writer killed between the commit and the index write left the index behind
-                # HEAD; reset it to HEAD (O(1) check, rare O(n) repair) so `git status` is clean.
-                if head is not None:
-                    index.read_tree(head.tree)
-                else:
-                    index.clear()
-            for node in pending:
-                raw = self._raw.pop(node.id, None)
-                if raw is None:
-                    raw = (self.path / HISTORY / node.filename).read_bytes()
-                blob = repo.create_blob(raw)
-                hist.insert(node.filename, blob, pygit2.enums.FileMode.BLOB)
-                index.add(pygit2.IndexEntry(f"{HISTORY}/{node.filename}", blob,
-                                            pygit2.enums.FileMode.BLOB))
-            root.insert(HISTORY, hist.write(), pygit2.enums.FileMode.TREE)
-            tree = root.write()
-            parents = [head.id] if head is not None else []
-            sig = pygit2.Signature(*_SIGNATURE)
-            oid = repo.create_commit("HEAD", sig, sig, message, tree, parents)
-            index.write()
+            oid, entries = self._write_turn(message, pending)
             sha = str(oid)
             node_ids = tuple(n.id for n in pending)
+            self._write_context(sha, turn, node_ids, self.branch, context)
+            self._move_branch(oid)  # the commit point: from here on the turn exists
+            for node in pending:
+                self._raw.pop(node.id, None)
             self.commit_turn[sha] = turn
             self.commit_nodes[sha] = node_ids
             for nid in node_ids:
                 self.node_commit[nid] = sha
-            self._write_context(sha, turn, node_ids, self.branch, context)
-            now = time.time()
+            self._write_index(entries)
             meta = self.read_meta()
             # When the conversation happened (imported history is dated in the past): listing
             # orders by it.
             last_event = max(float(n.event_time) for n in pending)
             if isinstance(meta.get("last_event_at"), (int, float)):
                 last_event = max(last_event, float(meta["last_event_at"]))
-            meta.update(updated_at=now, turns=turn, head=self.head, head_mark=self._next_seq,
-                        last_commit=sha, last_event_at=last_event)
+            meta.update(updated_at=time.time(), turns=turn, head=self.head,
+                        head_mark=self._next_seq, last_commit=sha, last_event_at=last_event)
             atomic_write_json(self.path / "meta.json", meta, fsync=self.fsync)
             self.meta = meta
             self._stamp = self._history_stamp()
             return sha, turn, node_ids
+
+    def _write_turn(self, message: str, pending: list[Node]
+                    ) -> tuple[pygit2.Oid, list[pygit2.IndexEntry]]:
+        """The turn's blobs, trees and commit object, referenced by nothing yet."""
+        # Build the trees directly (TreeBuilder): the cost of a turn stays proportional to the
+        # turn, not to the size of the history.
+        repo = self.repo
+        head = None if repo.head_is_unborn else repo.head.peel(pygit2.Commit)
+        root = repo.TreeBuilder(head.tree) if head else repo.TreeBuilder()
+        old_hist: pygit2.Tree | None = None
+        if head is not None and HISTORY in head.tree:
+            old_hist = repo[head.tree[HISTORY].id].peel(pygit2.Tree)
+        hist = repo.TreeBuilder(old_hist) if old_hist is not None else repo.TreeBuilder()
+        entries = []
+        for node in pending:
+            raw = self._raw.get(node.id)
+            if raw is None:
+                raw = (self.path / HISTORY / node.filename).read_bytes()
+            blob = repo.create_blob(raw)
+            hist.insert(node.filename, blob, pygit2.enums.FileMode.BLOB)
+            entries.append(pygit2.IndexEntry(f"{HISTORY}/{node.filename}", blob,
+                                             pygit2.enums.FileMode.BLOB))
+        root.insert(HISTORY, hist.write(), pygit2.enums.FileMode.TREE)
+        parents = [head.id] if head is not None else []
+        sig = pygit2.Signature(*_SIGNATURE)
+        oid = repo.create_commit(None, sig, sig, message, root.write(), parents)
+        return oid, entries
+
+    def _move_branch(self, oid: pygit2.Oid) -> None:
+        """Point the checked-out branch at ``oid`` (git writes the ref through a lock file and
+        a rename: atomic)."""
+        target = self.repo.lookup_reference("HEAD").target
+        if isinstance(target, str):
+            self.repo.references.create(target, oid, force=True)
+        else:  # a detached HEAD (never made by ogmemory, but git allows it)
+            self.repo.set_head(oid)
+
+    def _write_index(self, entries: list[pygit2.IndexEntry]) -> None:
+        """Stage the committed node files, so ``git status`` is clean after a turn."""
+        index = self.repo.index
+        index.read(False)
+        head = self.repo.head.peel(pygit2.Commit)
+        committed = len(head.tree[HISTORY].peel(pygit2.Tree)) if HISTORY in head.tree else 0
+        if len(index) + len(entries) != committed:
+            # A writer stopped between a commit and its index write left the index behind
+            # HEAD: reset it to HEAD (O(1) check, rare O(n) repair).
+            index.read_tree(head.tree)
+        else:
+            for entry in entries:
+                index.add(entry)
+        index.write()
 
     def _write_context(self, sha: str, turn: int, node_ids: tuple[str, ...], branch: str,
                        context: Any) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..storage.files import atomic_write_json, file_lock, read_json
 from ..errors import Conflict, InvalidInput, SessionNotFound
+from ..limits import check_text
 from .records import DEFAULT_PROJECT, SessionInfo
 from ..tenancy import TenantRoot, validate_id
 from .project_git import PROJECT_STATE_DIR
@@ -167,6 +168,7 @@ class SessionStore:
         session_id = validate_id(session_id, "session id")
         if agent_id is not None:
             validate_id(agent_id, "agent id")
+        check_text({"title": title, "model": model, "extra": extra}, "session")  # before git init
         with self._lock:
             gate = self._creating.setdefault(session_id, threading.Lock())
         # The thread gate, then a tenant-wide file lock: two processes creating the same new
@@ -244,6 +246,7 @@ class SessionStore:
         if unknown:
             raise InvalidInput(f"cannot update session field(s): {', '.join(sorted(unknown))}; "
                                f"allowed: {', '.join(sorted(_UPDATABLE))}")
+        check_text(fields, "session")
         session = self.open(session_id)
         changes = {k: v for k, v in fields.items() if v is not None}
         if "title" in changes:

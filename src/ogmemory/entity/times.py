@@ -17,13 +17,14 @@ arithmetic downstream never overflows.
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from ..errors import InvalidInput
 
-__all__ = ["TIME_MAX", "TIME_MIN", "day_label", "parse_time", "parse_when"]
+__all__ = ["TIME_MAX", "TIME_MIN", "clamp_time", "day_label", "parse_time", "parse_when"]
 
 _NUMBER = re.compile(r"[+-]?\d+(?:\.\d+)?")
 TIME_MIN = 0.0  # 1970-01-01T00:00:00Z
@@ -31,8 +32,23 @@ TIME_MAX = datetime(3000, 1, 1, tzinfo=UTC).timestamp()  # the end of 2999-12-31
 
 
 def day_label(t: float | None) -> str:
-    """The UTC day of an epoch time, as texts, views and prompts are dated ("2026-01-10")."""
-    return datetime.fromtimestamp(t or 0, UTC).strftime("%Y-%m-%d")
+    """The UTC day of an epoch time, as texts, views and prompts are dated ("2026-01-10").
+    Total: a time outside the range (only files written before it was enforced hold one) is
+    clamped into it."""
+    return datetime.fromtimestamp(clamp_time(t or 0), UTC).strftime("%Y-%m-%d")
+
+
+def clamp_time(value: float) -> float:
+    """``value`` moved into ``TIME_MIN .. TIME_MAX`` (NaN: ``TIME_MIN``). For reading times
+    already stored, so that one record written before the range was enforced breaks no
+    date arithmetic; input is refused instead (``parse_time``).
+
+    >>> clamp_time(-62135596800.0), clamp_time(1714521600.0)
+    (0.0, 1714521600.0)
+    """
+    if math.isnan(value):
+        return TIME_MIN
+    return min(max(float(value), TIME_MIN), TIME_MAX)
 
 
 def parse_time(value: Any, what: str = "time", *, end_of_day: bool = False) -> float:
@@ -44,9 +60,9 @@ def parse_time(value: Any, what: str = "time", *, end_of_day: bool = False) -> f
     elif isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
         seconds = float(value)  # epoch seconds written as text (URLs, command lines)
     elif isinstance(value, (datetime, date)):
-        seconds = _from_moment(value, end_of_day)
+        seconds = _from_moment(value, end_of_day, what)
     elif isinstance(value, str):
-        seconds = _from_moment(_parse_iso(value.strip(), what), end_of_day)
+        seconds = _from_moment(_parse_iso(value.strip(), what), end_of_day, what)
     else:
         raise InvalidInput(f"{what} must be a number or an ISO-8601 date/time")
     if not TIME_MIN <= seconds <= TIME_MAX:  # also NaN
@@ -75,7 +91,7 @@ def _parse_iso(text: str, what: str) -> date | datetime:
                            "or Z)") from None
 
 
-def _from_moment(moment: date | datetime, end_of_day: bool) -> float:
+def _from_moment(moment: date | datetime, end_of_day: bool, what: str) -> float:
     try:
         if not isinstance(moment, datetime):
             moment = datetime(moment.year, moment.month, moment.day, tzinfo=UTC) + \
@@ -83,5 +99,6 @@ def _from_moment(moment: date | datetime, end_of_day: bool) -> float:
         elif moment.tzinfo is None:
             moment = moment.replace(tzinfo=UTC)
         return moment.timestamp()
-    except (OverflowError, ValueError) as exc:
-        raise InvalidInput(f"{moment!r} is not a representable time ({exc})") from None
+    except (OverflowError, ValueError):  # year 1 or 9999 once its offset or a day is added
+        raise InvalidInput(f"{what} {moment.isoformat()} is outside 1970-01-01 .. 2999-12-31 "
+                           "(UTC)") from None

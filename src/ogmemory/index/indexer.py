@@ -18,6 +18,7 @@ from typing import Any
 from ..entity.records import NodeRecord
 from ..entity.times import day_label
 from ..knowledge.base import KnowledgeBase
+from ..limits import bounded_text
 from ..knowledge.models import Edge, Entity, Evidence, MemoryItem, TimelineEvent, type_of
 from ..storage.protocols import IndexStore, ProvenanceSource
 from .docs import Doc, overview_id, record_doc_id, session_doc_id, turn_doc_id
@@ -81,6 +82,7 @@ class Indexer:
         body = node.text
         if node.role == "tool":
             body = body[:600]
+        body = bounded_text(body)  # a message of any length is stored; the index holds a bound
         cite = node.metadata.get("dia_id") if isinstance(node.metadata.get("dia_id"), str) else None
         scope = f"project:{rec.project_id}" if rec.project_id != "default" else "global"
         return Doc(

@@ -293,7 +293,7 @@ class KnowledgeBase:
         batch = self.begin("memory add")
         mem = batch.new_memory(text, type=type, scope=scope, provenance=provenance, quote=quote,
                                source=source, importance=importance, language=language)
-        batch.commit()
+        batch.commit(durable=source == "user")  # a user's own words: fsync'd before returning
         return self.memory(mem.id)
 
     def edit_memory(self, memory_id: str, *, text: str | None = None,
@@ -316,7 +316,7 @@ class KnowledgeBase:
         batch.writer.put(new, check_version=True,
                          expect_version=current.version if expected_version is None
                          else expected_version)
-        batch.commit()
+        batch.commit(durable=True)  # edits, enable/disable and forget are the user's decisions
         return self.memory(memory_id)
 
     def withdraw_support(self, memory_id: str) -> BatchInfo | None:

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from ..config import Settings
 from ..errors import InvalidInput, NotFound
+from ..limits import check_text
 from ..storage.folded import BatchInfo
 from ..storage.protocols import KnowledgeStore
 from ..tenancy import TenantRoot
@@ -126,6 +127,7 @@ class KnowledgeService:
             raise InvalidInput("memory text must be a non-empty string")
         if len(text) > MAX_MEMORY_CHARS:
             raise InvalidInput(f"memory text is longer than {MAX_MEMORY_CHARS:,} characters")
+        check_text(text, "memory text")
         self.schema.get(type)
         validate_scope(scope)
         mem = self.kb.add_memory(text, type=type, scope=scope, quote=text, source="user")
@@ -138,6 +140,7 @@ class KnowledgeService:
         """A new version of the memory's text (the old version stays in the log); what was
         derived from the old text is withdrawn and derived anew."""
         self.get_memory(memory_id)
+        check_text(text, "memory text")
         mem = self.kb.edit_memory(memory_id, text=text, expected_version=expected_version)
         self.kb.withdraw_support(memory_id)
         self._derive(mem)

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
+from ..limits import TOKEN_CHUNK_CHARS, text_chunks
+
 __all__ = ["count_tokens"]
 
 log = logging.getLogger(__name__)
@@ -41,13 +43,17 @@ def _counter() -> Callable[[str], int]:
 
 
 def count_tokens(text: str) -> int:
-    """Tokens of ``text`` under o200k_base.
+    """Tokens of ``text`` under o200k_base, counted in slices of ``limits.TOKEN_CHUNK_CHARS``
+    characters: the tokenizer refuses a whole long message, and a cut inside a word can only
+    count one token more.
 
     >>> count_tokens("hello world")
     2
     """
     if not text:
         return 0
+    if len(text) > TOKEN_CHUNK_CHARS:
+        return sum(count_tokens(part) for part in text_chunks(text))
     try:
         return int(_counter()(text))
     except UnicodeEncodeError:  # lone surrogates: count them as replacement characters

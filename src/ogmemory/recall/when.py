@@ -48,7 +48,18 @@ def _year_range(year: int) -> tuple[float, float]:
 
 
 def parse_time_query(query: str, now: float) -> TimeQuery:
-    """The time range a question asks about, relative to ``now`` (epoch seconds)."""
+    """The time range a question asks about, relative to ``now`` (epoch seconds).
+
+    Total: a year the calendar cannot hold ("0000年5月", "December 9999" seen from 3000)
+    gives no range rather than an error.
+    """
+    try:
+        return _time_query(query, now)
+    except (OverflowError, OSError, ValueError):
+        return TimeQuery(asks_when=bool(_WHEN.search(query)))
+
+
+def _time_query(query: str, now: float) -> TimeQuery:
     ref = datetime.fromtimestamp(now, timezone.utc)
     asks_when = bool(_WHEN.search(query))
     q = query.lower()

@@ -44,8 +44,10 @@ class FilesBackend:
 
     def drop_index(self, tenant: TenantRoot) -> None:
         directory = tenant.index_file.parent
-        if directory.exists():
+        if directory.is_dir():
             shutil.rmtree(directory)
+        elif directory.exists():  # a file where the index directory goes: it is ours
+            directory.unlink()
 
 
 class InMemoryBackend:

@@ -11,12 +11,23 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..errors import InvalidInput
+
 __all__ = ["atomic_write_bytes", "atomic_write_json", "dump_json", "file_lock", "read_json"]
 
 
 def dump_json(data: Any) -> bytes:
-    """The canonical on-disk JSON encoding (UTF-8, sorted keys, one space indent)."""
-    return (json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True, allow_nan=False) + "\n").encode()
+    """The canonical on-disk JSON encoding (UTF-8, sorted keys, one space indent).
+
+    Text that UTF-8 cannot hold (a lone surrogate) is ``InvalidInput``, raised before anything
+    is written: inputs are checked at the door, this is the last line behind it.
+    """
+    text = json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True, allow_nan=False)
+    try:
+        return (text + "\n").encode()
+    except UnicodeEncodeError:
+        raise InvalidInput("refusing to store text that is not valid Unicode (a lone "
+                           "surrogate)") from None
 
 
 def atomic_write_json(path: Path, data: Any, *, fsync: bool = False) -> None:

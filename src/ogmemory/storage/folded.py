@@ -167,8 +167,9 @@ class FoldedStore(ABC):
 
     @abstractmethod
     def _persist(self, info: BatchInfo, records: list[tuple[str, str, dict[str, Any] | None]],
-                 ) -> None:
-        """Make the batch durable: ``records`` are ``(kind, id, json or None=removed)``."""
+                 *, durable: bool = False) -> None:
+        """Make the batch durable: ``records`` are ``(kind, id, json or None=removed)``;
+        ``durable``: what a user wrote, on disk (fsync'd) before this returns."""
 
     @abstractmethod
     def _catch_up(self) -> None:
@@ -272,11 +273,12 @@ class FoldedStore(ABC):
             self._catch_up()
             ops = staged.resolve()
             force = bool(meta.pop("force_marker", False))
+            durable = bool(meta.pop("durable", False))
             if not ops and not force:
                 return None
             info = BatchInfo(id=staged.id, time=time.time(), reason=staged.reason,
                              ops=tuple(ops), meta=meta)
-            self._persist(info, [(op.kind, op.id, op.after) for op in ops])
+            self._persist(info, [(op.kind, op.id, op.after) for op in ops], durable=durable)
             for op in ops:
                 self._fold(op.kind, op.id, op.after)
             self._register(info)
@@ -309,6 +311,6 @@ class FoldedStore(ABC):
                     undo._puts[(op.kind, op.id)] = record_from_json(op.kind, op.before)
             # The distillation cursor is not rewound here; the pipeline decides what a rollback
             # of one of its batches returns to the pending set.
-            result = undo.commit(rollback_of=batch_id, force_marker=True)
+            result = undo.commit(rollback_of=batch_id, force_marker=True, durable=True)
             assert result is not None
             return result

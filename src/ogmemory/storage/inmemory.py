@@ -31,10 +31,10 @@ class InMemoryKnowledgeStore(FoldedStore):
         self._named: dict[str, threading.RLock] = {}
 
     def _persist(self, info: BatchInfo, records: list[tuple[str, str, dict[str, Any] | None]],
-                 ) -> None:
+                 *, durable: bool = False) -> None:
         for _kind, _rid, data in records:  # the same check the file backend makes
             try:
-                json.dumps(data, allow_nan=False)
+                json.dumps(data, ensure_ascii=False, allow_nan=False).encode()
             except (TypeError, ValueError) as exc:
                 raise InvalidInput(f"{_kind} {_rid} is not JSON-serialisable: {exc}") from None
 

@@ -19,6 +19,7 @@ lock, and every reader catches up with what other processes appended (``refresh`
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..entity.times import clamp_time
 from ..errors import InvalidInput
 from .files import file_lock
 from .folded import BatchInfo, FoldedStore
@@ -33,6 +35,8 @@ from .folded import BatchInfo, FoldedStore
 __all__ = ["JsonlKnowledgeStore"]
 
 MARKERS = "oplog/batches.jsonl"
+
+log = logging.getLogger(__name__)
 _FILES = {"entity": "graph/entities.jsonl", "edge": "graph/edges.jsonl",
           "memory": "memories/memories.jsonl", "evidence": "memories/evidence.jsonl"}
 
@@ -43,7 +47,9 @@ def route(kind: str, record: dict[str, Any]) -> str:
         when = record.get("event_time")
         if not isinstance(when, (int, float)):
             when = (record.get("provenance") or {}).get("event_time") or 0
-        return f"timeline/{datetime.fromtimestamp(float(when), UTC):%Y-%m}.jsonl"
+        # clamped: an event dated by a turn stored before the time range was enforced
+        month = datetime.fromtimestamp(clamp_time(float(when)), UTC)
+        return f"timeline/{month:%Y-%m}.jsonl"
     return _FILES.get(kind) or f"records/{kind}.jsonl"
 
 
@@ -64,16 +70,21 @@ class _Tail:
         end = data.rfind(b"\n")
         if end < 0:
             return  # nothing complete yet (or a torn first line)
+        at = self.offset
         self.offset += end + 1
-        for raw in data[: end + 1].splitlines():
+        for raw in data[:end].split(b"\n"):
+            line_at, at = at, at + len(raw) + 1
             if not raw.strip():
                 continue
             try:
                 obj = json.loads(raw)
             except ValueError:
-                continue  # a torn line that a later writer cut short and continued after
+                obj = None
             if isinstance(obj, dict):
                 yield obj
+            else:  # writers cut torn tails, so this is damage: never skip it silently
+                log.warning("%s: the corrupt line at byte %d is skipped (its records are not "
+                            "read); run 'ogmem fsck'", self.path, line_at)
 
 
 class JsonlKnowledgeStore(FoldedStore):
@@ -144,7 +155,7 @@ class JsonlKnowledgeStore(FoldedStore):
             yield
 
     def _persist(self, info: BatchInfo, records: list[tuple[str, str, dict[str, Any] | None]],
-                 ) -> None:
+                 *, durable: bool = False) -> None:
         by_file: dict[str, list[bytes]] = {}
         for kind, rid, data in records:  # encode everything before writing anything
             line = {"id": rid, "_deleted": True} if data is None else dict(data)
@@ -152,9 +163,16 @@ class JsonlKnowledgeStore(FoldedStore):
             path = route(kind, data if data is not None else {"event_time": 0})
             by_file.setdefault(path, []).append(_encode(line))
         marker = _encode(info.to_marker())
+        # What a user wrote (a batch committed with ``durable=True``) reaches the disk before
+        # the call returns even without ``fsync`` for everything: nothing can re-derive it.
+        durable = durable and not self.fsync
         for rel, lines in by_file.items():
             self._append(rel, b"".join(lines))
+            if durable:
+                _fsync(self.root / rel)
         self._append(MARKERS, marker)
+        if durable:
+            _fsync(self.root / MARKERS)
         # Our own lines are folded by the caller; move the tails past them.
         self._catch_up()
 
@@ -178,14 +196,24 @@ class JsonlKnowledgeStore(FoldedStore):
                 os.fsync(fh.fileno())
 
 
+def _fsync(path: Path) -> None:
+    """Make what was appended to ``path`` durable (fsync acts on the file, whichever
+    descriptor wrote it)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def _encode(obj: dict[str, Any]) -> bytes:
     try:
         text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=True,
                           allow_nan=False)
-    except (TypeError, ValueError) as exc:
+        return (text + "\n").encode()
+    except (TypeError, ValueError) as exc:  # UnicodeEncodeError too: a lone surrogate
         raise InvalidInput(f"{obj.get('_kind', 'record')} {obj.get('id')} is not "
-                           f"JSON-serialisable: {exc}") from None
-    return (text + "\n").encode()
+                           f"storable: {exc}") from None
 
 
 def _last_newline(fh: Any, size: int) -> int:

@@ -14,6 +14,7 @@ import json
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -157,8 +158,8 @@ class SqliteIndexStore:
             # The index is derived: a damaged one, or one of an older layout, is rebuilt from
             # the files (the caller's next sync re-indexes everything).
             log.warning("index %s: %s; rebuilding it from the files", path, self.rebuilt)
-            if path.is_dir():
-                raise StorageError(f"index {path} is a directory; remove it to rebuild")
+            if path.is_dir():  # not ours to delete: kept beside, for whoever put it there
+                path.rename(path.with_name(f"{path.name}.moved-{time.strftime('%Y%m%dT%H%M%S')}"))
             for suffix in ("", "-wal", "-shm"):
                 Path(str(path) + suffix).unlink(missing_ok=True)
         try:

@@ -20,6 +20,7 @@ from .chat import chat
 from .consolidate import core, distill, sleep
 from .daemon import daemon
 from .demo import demo
+from .fsck import fsck
 from .graph import graph_app
 from .history import import_claude_code  # noqa: F401  (adds claude-code, codex, aider)
 from .hooks import hook, hook_work, hooks_app
@@ -125,6 +126,7 @@ app.command("search")(search)
 app.command("open")(open_session)
 app.command("git-log")(git_log)
 app.command("reindex")(reindex)
+app.command("fsck")(fsck)
 app.command("worker")(worker)
 app.add_typer(outbox_app)
 app.add_typer(bench_app)

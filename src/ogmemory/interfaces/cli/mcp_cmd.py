@@ -2,7 +2,9 @@
 
 Over stdio (the default) the client starts this command and speaks JSON-RPC on its stdin and
 stdout, so nothing but protocol messages may reach stdout: notices and logs go to stderr. Over
-streamable HTTP it listens on ``http://<host>:<port>/mcp`` until SIGINT or SIGTERM.
+streamable HTTP it listens on ``http://<host>:<port>/mcp`` until SIGINT or SIGTERM, with the
+REST server's API keys (``ogmem keys``): with keys every request needs one and the key picks the
+tenant; without keys it serves this machine only and refuses to listen beyond loopback.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from typing import Annotated
 
 import typer
 
+from ...config import Settings
 from ...errors import InvalidInput
+from ...tenancy import validate_id
 from .common import AccountOption, HomeOption, SpaceOption, notice, open_memory
 
 __all__ = ["Transport", "mcp"]
@@ -34,7 +38,8 @@ def mcp(
     ] = Transport.stdio,
     host: Annotated[
         str,
-        typer.Option("--host", help="With --transport http: the address to listen on."),
+        typer.Option("--host", help="With --transport http: the address to listen on. Anything "
+                     "but loopback needs an API key to exist ('ogmem keys create')."),
     ] = "127.0.0.1",
     port: Annotated[
         int,
@@ -49,13 +54,28 @@ def mcp(
     memory_forget; resources memory://core and memory://session/{id}."""
     if transport is Transport.stdio and (host != "127.0.0.1" or port != 8766):
         raise InvalidInput("--host and --port only apply with --transport http")
+    if transport is Transport.http:
+        _serve_http(host, port, home, account, space)
+        return
     from ..mcp import build_server  # the SDK is heavy: import it only for this command
 
     with open_memory(home, account, space) as mem:
         server = build_server(mem)
-        if transport is Transport.stdio:
-            notice(f"ogmem mcp: serving {mem.tenant.root} over stdio")
-            server.run("stdio")
-        else:
-            notice(f"ogmem mcp: serving {mem.tenant.root} at http://{host}:{port}/mcp")
-            server.run("streamable-http", host=host, port=port)
+        notice(f"ogmem mcp: serving {mem.tenant.root} over stdio")
+        server.run("stdio")
+
+
+def _serve_http(host: str, port: int, home: HomeOption, account: AccountOption,
+                space: SpaceOption) -> None:
+    from ..mcp.http import serve_http
+    from ..rest.keys import KeyStore
+
+    settings = Settings.from_env(home=home, account=account, space=space)
+    validate_id(settings.account, "account")
+    validate_id(settings.space, "space")
+    keys = KeyStore(settings.home)
+    mode = "API keys required (each key picks its tenant)" if keys.has_keys() else (
+        f"no API keys: serving tenant {settings.account}/{settings.space} to this machine only")
+    shown = f"[{host}]" if ":" in host else host
+    notice(f"ogmem mcp: http://{shown}:{port}/mcp; {mode}; home {settings.home}")
+    serve_http(settings, host, port)

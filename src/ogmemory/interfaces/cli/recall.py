@@ -13,6 +13,7 @@ vectors are found by full text, and a notice on stderr says how many there are.
 from __future__ import annotations
 
 import logging
+import sqlite3
 import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,7 +23,7 @@ from typing import Annotated
 import typer
 
 from ...config import Settings
-from ...errors import InvalidInput
+from ...errors import InvalidInput, StorageError
 from ...memory import Memory
 from ...recall.results import RecallResult
 from ...entity.records import pointer_to
@@ -82,7 +83,10 @@ def warn_pending_vectors(mem: Memory) -> None:
     """Say on stderr when documents still wait for vectors (they are found by full text only)."""
     if mem.embedder is None:
         return
-    status = mem.outbox_status()
+    try:
+        status = mem.outbox_status()
+    except (OSError, sqlite3.Error, StorageError):  # no usable index: the result says so
+        return
     waiting = status["pending"] + status["leased"]
     if waiting:
         notice(

@@ -11,16 +11,16 @@ from typing import Annotated
 
 import typer
 
-from ...auth import KeyInfo, KeyStore
 from ...config import Settings
 from ...errors import InvalidInput
 from ...tenancy import validate_id
+from ..rest.keys import KeyInfo, KeyStore
 from .common import (
+    UNWRAPPED,
     AccountOption,
     HomeOption,
     JsonOption,
     SpaceOption,
-    UNWRAPPED,
     emit_json,
     fmt_time,
     notice,

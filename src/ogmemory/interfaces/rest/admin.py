@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from ...auth import KeyStore
+from .keys import KeyStore
 from .params import KeyIdPath
 from .routing import ADMIN_ERRORS
 from .schemas import KeyCreate, KeyCreatedOut, KeyOut
@@ -41,6 +41,7 @@ def list_keys(request: Request, admin: AdminKey) -> list[dict[str, Any]]:
 @router.delete("/{key_id}", response_model=KeyOut, responses=ADMIN_ERRORS,
                summary="Revoke an API key",
                description="Revoke a key for good; requests with it get 401 from now on. "
-               "Answers with the revoked key.")
+               "Answers with the revoked key. Revoking the last active admin key is a 409 "
+               "(nobody could manage keys over HTTP any more).")
 def revoke_key(request: Request, admin: AdminKey, key_id: KeyIdPath) -> dict[str, Any]:
-    return _keys(request).revoke(key_id).to_dict()
+    return _keys(request).revoke(key_id, keep_an_admin=True).to_dict()

@@ -12,15 +12,17 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.openapi.utils import get_openapi
+from fastapi.responses import JSONResponse
 
 from ... import __version__
-from ...auth import KeyStore
 from ...config import Settings
 from ..web import install_web
 from . import admin, browse, engine, imports, knowledge, recall, sessions
-from .problems import PROBLEM_MEDIA_TYPE, install_error_handlers
+from .guard import BodyLimit, Gate
+from .keys import KeyStore
+from .problems import PROBLEM_MEDIA_TYPE, Problem, install_error_handlers
 from .schemas import HealthOut
-from .tenants import TenantPool
+from .tenants import CallerKey, TenantPool
 
 __all__ = ["create_app"]
 
@@ -29,9 +31,15 @@ Long-term memory for LLM agents: conversations as git-backed sessions, a user-co
 list, and the bi-temporal knowledge distilled from them (facts, entities, timeline, core.md),
 recalled within a token budget.
 
-**Authentication.** Once any API key exists (`ogmem keys create`), every `/v1` request needs
-`Authorization: Bearer <token>`; the key selects the tenant `(account, space)`. Without keys the
-server serves the local default tenant, on loopback only.
+**Authentication.** Once any API key exists (`ogmem keys create`), every request but
+`GET /health` needs `Authorization: Bearer <token>` (this spec and the docs pages too); the key
+selects the tenant `(account, space)`. Without keys the server serves the local default tenant
+to this machine only (loopback peer address). A server that has required keys never serves
+without them: a missing or unreadable key file gives 503.
+
+**Limits.** A request body is at most 4 MiB by default (`OGMEM_MAX_BODY_BYTES`; larger: 413).
+`event_time` lies in 1970-01-01T00:00:00Z .. 3000-01-01T00:00:00Z; text must be valid Unicode
+(a lone surrogate is a 422). Request bodies are strict: `"2000"` is not a number.
 
 **Errors** are RFC 7807 problem details (`application/problem+json`). Another tenant's resource
 and one that does not exist give the same 404, byte for byte.
@@ -55,26 +63,41 @@ def create_app(settings: Settings) -> FastAPI:
         finally:
             pool.close()  # finishes background work, erases temporary sessions
 
-    # /docs is the vendored Swagger UI (web.install_web): FastAPI's own pages load a CDN.
+    # The spec is a route of its own, behind the same keys as the API; /docs is the vendored
+    # Swagger UI (web.install_web; FastAPI's own pages load a CDN), a page without data that
+    # loads the spec with the key the web UI signed in with.
     app = FastAPI(title="ogmemory", version=__version__, description=DESCRIPTION,
-                  lifespan=lifespan, docs_url=None, redoc_url=None)
+                  lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.settings = settings
     app.state.keys = KeyStore(settings.home)
+    app.state.gate = Gate(app.state.keys)
     app.state.pool = pool
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes,
+                       larger={"/v1/import/": imports.MAX_UPLOAD})  # history file uploads
     install_error_handlers(app)
 
     @app.get("/health", response_model=HealthOut, tags=["health"], summary="Health check",
+             responses={503: {"model": Problem, "description": "Keys are required but the "
+                              "key file is unreadable or gone: nothing is served."}},
              description="Whether the server answers, its version, and whether it requires "
              "API keys. Needs no key.")
     def health(request: Request) -> dict[str, Any]:
-        auth = "keys" if request.app.state.keys.has_keys() else "local"
-        return {"status": "ok", "version": __version__, "auth": auth}
+        return {"status": "ok", "version": __version__, "auth": request.app.state.gate.mode()}
 
     for module in (sessions, knowledge, recall, engine, admin, imports, browse):
         app.include_router(module.router)
     install_web(app)
+    _add_spec(app)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
+
+
+def _add_spec(app: FastAPI) -> None:
+    """``/openapi.json``, answered to the callers the API answers."""
+
+    @app.get("/openapi.json", include_in_schema=False)
+    def spec(key: CallerKey) -> JSONResponse:
+        return JSONResponse(app.openapi())
 
 
 def _openapi(app: FastAPI) -> dict[str, Any]:

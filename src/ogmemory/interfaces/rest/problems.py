@@ -26,6 +26,7 @@ from ...errors import Conflict, InvalidInput, NotFound, OgmemError
 __all__ = [
     "PROBLEM_MEDIA_TYPE",
     "Forbidden",
+    "KeysUnavailable",
     "Problem",
     "Unauthorized",
     "install_error_handlers",
@@ -44,6 +45,10 @@ class Unauthorized(Exception):
 
 class Forbidden(Exception):
     """A valid key that may not do this (HTTP 403), e.g. key management without an admin key."""
+
+
+class KeysUnavailable(Exception):
+    """Keys are required but the key file is unreadable or gone (HTTP 503): fail closed."""
 
 
 class Problem(BaseModel):
@@ -67,27 +72,32 @@ STATUSES: tuple[tuple[type[Exception], int, str, str], ...] = (
     (Forbidden, 403, "forbidden", "Forbidden"),
     (NotFound, 404, "not-found", "Not found"),
     (Conflict, 409, "conflict", "Conflict"),
+    (KeysUnavailable, 503, "keys-unavailable", "Service unavailable"),
     (OgmemError, 500, "internal", "Internal server error"),
 )
 
 _HTTP_TITLES = {400: "Bad request", 401: "Unauthorized", 403: "Forbidden", 404: "Not found",
                 405: "Method not allowed", 406: "Not acceptable", 409: "Conflict",
                 413: "Payload too large", 415: "Unsupported media type",
-                422: "Unprocessable content", 500: "Internal server error"}
+                422: "Unprocessable content", 500: "Internal server error",
+                503: "Service unavailable"}
 
 
 def problem_response(status: int, slug: str, title: str, detail: str,
                      headers: dict[str, str] | None = None, **extra: Any) -> Response:
     body: dict[str, Any] = {"type": f"urn:ogmemory:problem:{slug}", "title": title,
                             "status": status, "detail": detail, **extra}
-    return Response(json.dumps(body, ensure_ascii=False).encode(), status_code=status,
-                    media_type=PROBLEM_MEDIA_TYPE, headers=headers)
+    try:
+        data = json.dumps(body, ensure_ascii=False).encode()
+    except UnicodeEncodeError:  # the detail quotes invalid text the caller sent: escape it
+        data = json.dumps(body).encode()
+    return Response(data, status_code=status, media_type=PROBLEM_MEDIA_TYPE, headers=headers)
 
 
 async def _known(request: Request, exc: Exception) -> Response:
     status, slug, title = next((s, g, t) for kind, s, g, t in STATUSES if isinstance(exc, kind))
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-    if status >= 500:
+    if status == 500:
         log.error("%s %s failed: %r", request.method, request.url.path, exc, exc_info=exc)
         return problem_response(status, slug, title, GENERIC_500)
     return problem_response(status, slug, title, str(exc), headers)
@@ -124,7 +134,7 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
 
 def install_error_handlers(app: FastAPI) -> None:
     """Register the mapping above on ``app``."""
-    for kind in (OgmemError, Unauthorized, Forbidden):
+    for kind in (OgmemError, Unauthorized, Forbidden, KeysUnavailable):
         app.add_exception_handler(kind, _known)
     app.add_exception_handler(RequestValidationError, _validation)
     app.add_exception_handler(StarletteHTTPException, _http)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from ...entity.records import SessionInfo
+from ...limits import find_invalid_text
 from ...recall.config import BUDGET_DEFAULT, BUDGET_MAX, BUDGET_MIN
 from ...tenancy import MAX_ID_LEN
 
@@ -57,7 +58,18 @@ IdStr = Annotated[str, StringConstraints(min_length=1, max_length=MAX_ID_LEN, pa
 
 
 class _In(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """A request body: unknown fields, coerced types (``"2000"`` for a number, ``"yes"`` for a
+    boolean) and text that is not valid Unicode (a lone surrogate) are all a 422."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _valid_text(cls, data: Any) -> Any:
+        where = find_invalid_text(data)
+        if where is not None:
+            raise ValueError(f"{where or 'body'}: not valid Unicode text (a lone surrogate)")
+        return data
 
 
 class _Out(BaseModel):

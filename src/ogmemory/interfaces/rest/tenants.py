@@ -1,45 +1,27 @@
 """Who is asking: the API key selects the tenant, and each tenant is served by its own ``Memory``.
 
-With keys configured, every ``/v1`` request needs ``Authorization: Bearer <token>``. With none,
-the server serves the local default tenant, binds only to loopback (``check_bind``) and answers
-only requests addressed to a loopback host name (a web page cannot rebind a DNS name onto it).
+The decision itself is ``guard.Gate`` (shared with the MCP HTTP transport): with keys, every
+``/v1`` request needs ``Authorization: Bearer <token>``; with none, the server serves the local
+default tenant to this machine only (``check_bind`` refuses to listen beyond loopback, and each
+request's peer address must be loopback too).
 """
 
 from __future__ import annotations
 
-import ipaddress
 import threading
 from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from ...auth import KeyInfo, KeyStore
 from ...config import Settings
 from ...errors import InvalidInput
 from ...memory import Memory
-from .problems import Forbidden, Unauthorized
+from .guard import Gate, is_loopback
+from .keys import KeyInfo, KeyStore
+from .problems import Forbidden
 
 __all__ = ["AdminKey", "CallerKey", "MemoryDep", "TenantPool", "check_bind", "is_loopback"]
-
-_LOOPBACK_NAMES = frozenset({"localhost", "localhost.", "ip6-localhost"})
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` (a name or an address, IPv6 maybe bracketed) is this machine only.
-
-    >>> is_loopback("127.0.0.1"), is_loopback("::1"), is_loopback("0.0.0.0")
-    (True, True, False)
-    """
-    host = host.strip().lower()
-    if host.startswith("[") and host.endswith("]"):
-        host = host[1:-1]
-    if host in _LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def check_bind(host: str, keys: KeyStore) -> None:
@@ -49,13 +31,6 @@ def check_bind(host: str, keys: KeyStore) -> None:
             f"refusing to listen on {host}: no API key exists, so anyone who can reach the "
             "server could read and change memory. Create one with 'ogmem keys create --account "
             "A --space S' (or listen on 127.0.0.1).")
-
-
-def _host_name(header: str) -> str:
-    """The host of a ``Host`` header, without its port (``[::1]:8765`` -> ``::1``)."""
-    if header.startswith("["):
-        return header[1:].split("]", 1)[0]
-    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
 
 
 class TenantPool:
@@ -97,18 +72,10 @@ def _caller(request: Request,
             credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
             ) -> KeyInfo | None:
     """The caller's key, or ``None`` in local mode (no key exists)."""
-    keys: KeyStore = request.app.state.keys
-    if not keys.has_keys():
-        if not is_loopback(_host_name(request.headers.get("host") or "")):
-            raise Forbidden("without API keys the server only answers requests to a loopback "
-                            "address (127.0.0.1, ::1 or localhost)")
-        return None
-    if credentials is None:
-        raise Unauthorized("an API key is required: 'Authorization: Bearer <token>'")
-    info = keys.verify(credentials.credentials)
-    if info is None:
-        raise Unauthorized("the API key is unknown or revoked")
-    return info
+    gate: Gate = request.app.state.gate
+    return gate.caller(peer=request.client.host if request.client else None,
+                       host=request.headers.get("host"), origin=request.headers.get("origin"),
+                       token=credentials.credentials if credentials else None)
 
 
 def _memory(request: Request, key: Annotated[KeyInfo | None, Depends(_caller)]) -> Memory:

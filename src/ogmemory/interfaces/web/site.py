@@ -60,6 +60,8 @@ def _page(name: str) -> FileResponse:
 
 def install_web(app: FastAPI) -> None:
     """Add the UI routes to ``app`` (created with ``docs_url=None``, as ``create_app`` does).
+    Both pages hold no data: the UI signs in with a key, and ``/docs`` loads the spec
+    (``/openapi.json``, behind the keys) with the key the UI signed in with.
 
     >>> app = FastAPI(docs_url=None, redoc_url=None); install_web(app)   # doctest: +SKIP
     """

@@ -25,9 +25,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from .storage.files import atomic_write_json, file_lock, read_json
-from .errors import InvalidInput, NotFound, StorageError
-from .tenancy import validate_id
+from ...errors import Conflict, InvalidInput, NotFound, StorageError
+from ...storage.files import atomic_write_json, file_lock, read_json
+from ...tenancy import validate_id
 
 __all__ = ["TOKEN_PREFIX", "KeyInfo", "KeyStore"]
 
@@ -136,16 +136,27 @@ class KeyStore:
             self._write(records)
         return _info(rec), token
 
-    def revoke(self, key_id: str) -> KeyInfo:
-        """Revoke a key for good (its record stays, marked revoked). Idempotent."""
+    def revoke(self, key_id: str, *, keep_an_admin: bool = False) -> KeyInfo:
+        """Revoke a key for good (its record stays, marked revoked). Idempotent.
+
+        ``keep_an_admin`` (key management over HTTP): refuse (``Conflict``) to revoke the last
+        active admin key, which would leave nobody able to manage keys over HTTP. On the
+        server's machine ``ogmem keys`` can always create a new one, so the CLI may.
+        """
         with file_lock(self._lock_path):
             records = [dict(r) for r in self._load()]
             for rec in records:
-                if rec.get("key_id") == key_id:
-                    if not rec.get("revoked"):
-                        rec.update(revoked=True, revoked_at=time.time())
-                        self._write(records)
-                    return _info(rec)
+                if rec.get("key_id") != key_id:
+                    continue
+                if not rec.get("revoked"):
+                    admins = [r for r in records if r.get("admin") and not r.get("revoked")]
+                    if keep_an_admin and rec.get("admin") and len(admins) == 1:
+                        raise Conflict(f"{key_id} is the last active admin key; create another "
+                                       "admin key first (or use 'ogmem keys revoke' on the "
+                                       "server's machine)")
+                    rec.update(revoked=True, revoked_at=time.time())
+                    self._write(records)
+                return _info(rec)
         raise NotFound(f"key not found: {key_id}")
 
     def _write(self, records: Sequence[dict[str, Any]]) -> None:
