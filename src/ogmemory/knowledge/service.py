@@ -10,14 +10,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..config import Settings
 from ..errors import InvalidInput, NotFound
 from ..storage.folded import BatchInfo
 from ..storage.protocols import KnowledgeStore
 from ..tenancy import TenantRoot
-from .base import KnowledgeBase
+from .base import KnowledgeBase, KnowledgeBatch
 from .models import Edge, Entity, Evidence, MemoryItem, TimelineEvent
 from .schema import SchemaRegistry
 from .scopes import scopes_for, validate_scope
@@ -31,9 +31,10 @@ MAX_MEMORY_CHARS = 10_000
 
 
 class Deriver(Protocol):
-    """Derives graph facts and events from a memory the user wrote (the distillation layer)."""
+    """Derives graph facts and events from a memory the user wrote (the distillation layer);
+    with ``batch``, they are staged there (an edit's batch) instead of committed."""
 
-    def derive(self, memory: MemoryItem) -> None: ...
+    def derive(self, memory: MemoryItem, batch: KnowledgeBatch | None = None) -> None: ...
 
 
 class KnowledgeService:
@@ -138,9 +139,12 @@ class KnowledgeService:
         """A new version of the memory's text (the old version stays in the log); what was
         derived from the old text is withdrawn and derived anew."""
         self.get_memory(memory_id)
-        mem = self.kb.edit_memory(memory_id, text=text, expected_version=expected_version)
-        self.kb.withdraw_support(memory_id)
-        self._derive(mem)
+        if self.deriver is not None:  # one batch: the new version, withdrawal, new facts
+            self.kb.edit_memory(memory_id, text=text, expected_version=expected_version,
+                                rederive=self.deriver.derive)
+        else:
+            self.kb.edit_memory(memory_id, text=text, expected_version=expected_version)
+            self.kb.withdraw_support(memory_id)
         self._after_visibility_change()
         return self.get_memory(memory_id)
 
@@ -184,8 +188,9 @@ class KnowledgeService:
     def batch(self, batch_id: str) -> BatchInfo:
         return self.kb.batch(batch_id)
 
-    def rollback(self, batch_id: str, *, force: bool = False) -> BatchInfo:
-        info = self.kb.rollback(batch_id, force=force)
+    def rollback(self, batch_id: str, *, force: bool = False, **meta: Any) -> BatchInfo:
+        """Undo a batch (``meta`` goes into the undo's marker, e.g. a rewound cursor)."""
+        info = self.kb.rollback(batch_id, force=force, **meta)
         self._after_visibility_change()
         return info
 
