@@ -195,5 +195,7 @@ class KnowledgeService:
         return info
 
     def rebuild_views(self) -> str:
-        """Re-project every entity view and core.md from the records; returns core.md."""
-        return project_all(self.kb, self.views_dir, self.core_path)
+        """Re-project every entity view and core.md from the records; returns core.md. The
+        stored core.md is the global one: a project's or an agent's is rendered on demand
+        (``core(scope=...)``), so one project's stack never leaks into another's prompt."""
+        return project_all(self.kb, self.views_dir, self.core_path, scopes=["global"])

@@ -43,7 +43,8 @@ from ._salience import (
     too_thin,
 )
 from ._social import social
-from ._stack import pivot_en, stack_en, stack_zh
+from ._stack import stack_en
+from ._stack_zh import pivot_en, stack_zh
 from ._work import extract_work
 
 __all__ = ["RuleExtractor"]
