@@ -139,7 +139,8 @@ def test_disabled_memory_and_other_scopes_never_appear(tmp_path: Path) -> None:
 def test_temporal_question_prefers_facts_valid_then(tmp_path: Path) -> None:
     mem = make(tmp_path)
     fill(mem)
-    history = [e for e in mem.facts(include_history=True) if e.slot == "language"]
+    history = [e for e in mem.facts(include_history=True)
+               if (e.slot or "").startswith("language")]  # language:backend
     assert len(history) == 2  # the switch ended the JavaScript fact; both stay queryable
 
     def fact_lines(result: object) -> list[str]:  # facts show their validity span "a → b"

@@ -147,7 +147,7 @@ def test_english_preference_names_the_speaker_and_the_tool() -> None:
     assert c.subject is not None and (c.subject.name, c.subject.type) == ("user", "person")
     assert c.attrs["over"] == "JavaScript"
     assert c.language == "en" and c.scope is None and c.node_ids == ("n1",)
-    assert c.text == "User prefers TypeScript over JavaScript."
+    assert c.text == "The user prefers TypeScript over JavaScript."
 
 
 def test_english_dislikes() -> None:
@@ -241,7 +241,7 @@ def test_chinese_decisions() -> None:
     c = only(say("用 Next.js 不用 Remix。"), type="decision")
     assert (c.relation, c.object.name, c.replaces.name, c.language) == ("uses", "Next.js",
                                                                        "Remix", "zh")
-    assert c.text == "用户决定用 Next.js，不用 Remix。"
+    assert c.text == "团队决定用 Next.js，不用 Remix。"  # a choice made for the team
     assert only(say("我们决定用 PostgreSQL。"), type="decision").slot == "database"
     assert only(say("改用 Vue 吧"), type="decision").object.name == "Vue"
     d = only(say("我们决定下个月搬到上海。"), type="decision")
@@ -262,12 +262,12 @@ def test_english_switch_ends_the_old_tool() -> None:
     c = only(say("I switched from JavaScript to TypeScript since last week."), relation="uses")
     assert (c.object.name, c.slot, c.replaces.name) == ("TypeScript", "language", "JavaScript")
     assert c.valid_from == day("2023-05-01")
-    assert c.text == "User switched from JavaScript to TypeScript (since 2023-05-01)."
+    assert c.text == "The user switched from JavaScript to TypeScript (since 2023-05-01)."
     m = only(say("We moved from MySQL to Postgres last month."), relation="uses")
     assert (m.object.name, m.slot, m.replaces.name) == ("PostgreSQL", "database", "MySQL")
     assert m.valid_from == day("2023-04-01")
     # no duplicate "event" restating the switch
-    assert [c.type for c in say("We moved from MySQL to Postgres last month.")] == ["tool"]
+    assert [c.type for c in say("We moved from MySQL to Postgres last month.")] == ["decision"]
 
 
 def test_english_ending_and_current_use() -> None:
@@ -285,7 +285,7 @@ def test_chinese_switches() -> None:
     assert (c.object.name, c.slot, c.replaces.name, c.language) == ("PostgreSQL", "database",
                                                                    "MySQL", "zh")
     assert c.valid_from == day("2023-05-01")
-    assert c.text == "用户从 MySQL 换成了 PostgreSQL（从 2023-05-01 起）。"
+    assert c.text == "团队从 MySQL 换成了 PostgreSQL（从 2023-05-01 起）。"  # for the team
     d = only(say("从 JavaScript 换成 TypeScript。"), relation="uses")
     assert (d.slot, d.replaces.name, d.valid_from) == ("language", "JavaScript", MONDAY)
     e = only(say("我们不再用 Webpack 了。"), relation="uses")
@@ -304,11 +304,13 @@ def test_english_constraints() -> None:
     assert (t.slot, t.attrs["size"]) == ("team_size", 3)
     assert only(say("We're a 5-person team."), type="constraint").attrs["size"] == 5
     d = only(say("The report is due next Friday."), type="constraint")
-    assert (d.slot, d.attrs["date"], d.attrs["date_text"]) == ("deadline", "2023-05-12",
+    # the slot is the deadline of one thing: a change to another deadline ends nothing here
+    assert (d.slot, d.attrs["date"], d.attrs["date_text"]) == ("deadline:report", "2023-05-12",
                                                               "next Friday")
     jan = datetime(2023, 1, 10, tzinfo=UTC).timestamp()
     m = only(say("The deadline is March 3.", at=jan), type="constraint")
-    assert m.attrs["date"] == "2023-03-03" and m.valid_until == day("2023-03-03")
+    # a deadline stays current until it changes (it does not expire at its own date)
+    assert m.attrs["date"] == "2023-03-03" and m.valid_until is None
 
 
 def test_chinese_constraints() -> None:
@@ -331,8 +333,9 @@ def test_english_people_and_organisations() -> None:
     assert (p.relation, p.object.name, p.object.type, p.attrs["role"]) == (
         "has_relation", "Anna", "person", "partner")
     assert p.text == "Anna is Caroline's partner."
-    w = only(say("I work at Acme Corp."), type="entity")
+    w = only(say("I work at Acme Corp."), type="profile")  # who the user is
     assert (w.relation, w.object.name, w.object.type) == ("works_at", "Acme Corp", "organization")
+    assert (w.text, w.slot) == ("The user works at Acme Corp.", "employer")
     j = only(say("I joined Google last year."), type="entity")
     assert (j.relation, j.object.name, j.valid_from) == ("member_of", "Google", day("2022-01-01"))
     lost = only(say("I also lost my job at Door Dash this month.", name="Gina"), type="entity")
@@ -370,7 +373,7 @@ def test_chinese_projects_and_tools() -> None:
         "works_on", "SaaS 后台重构", "project", "zh")
     uses = [c for c in say("我们用 FastAPI 和 Redis。") if c.relation == "uses"]
     assert {(c.object.name, c.slot) for c in uses} == {("FastAPI", "framework"),
-                                                       ("Redis", "database")}
+                                                       ("Redis", "cache")}
     assert all(c.text.startswith("用户用") for c in uses)
 
 
@@ -402,7 +405,8 @@ def test_dated_event_is_resolved_against_the_node_time() -> None:
      "Melanie and their colleagues went to a convention together (2023-04)."),
 ])
 def test_english_dated_events(text: str, when: str, expected: str) -> None:
-    c = only(say(text, name="Melanie"), type="event")
+    # a move is also where the speaker lives (a profile fact on the timeline)
+    c = only(say(text, name="Melanie"), kind="event")
     assert (c.event_time, c.text) == (day(when), expected)
 
 
@@ -420,7 +424,7 @@ def test_english_dated_events(text: str, when: str, expected: str) -> None:
     ("While volunteering yesterday, I met this amazing woman, Jean.",
      "Melanie met this amazing woman (2023-05-07)."),
     ("Gonna explore more and volunteer at shelters next month.",
-     "Melanie is gonna explore more and volunteer at shelters (2023-06)."),
+     "Melanie is going to explore more and volunteer at shelters (2023-06)."),
     ("The official opening night is tomorrow.", "The official opening night (2023-05-09)."),
     ("Inspiring 💪 I emailed some wholesalers today!",
      "Melanie emailed some wholesalers (2023-05-08)."),
@@ -523,7 +527,7 @@ def test_non_events(text: str) -> None:
 
 def test_learnings() -> None:
     c = only(say("TIL that SQLite supports JSON."), kind="learning")
-    assert (c.type, c.text) == ("pattern", "User learned that SQLite supports JSON.")
+    assert (c.type, c.text) == ("pattern", "The user learned that SQLite supports JSON.")
     assert only(say("Lesson learned: always pin your dependencies."),
                 kind="learning").text == "Lesson: always pin your dependencies."
     z = only(say("我学到了早睡很重要。"), kind="learning")
@@ -549,18 +553,20 @@ def _fix_session() -> Batch:
 
 
 def test_tool_calls_become_work_items() -> None:
+    # one work item per turn, saying what was achieved; commands and files are attributes
     cands = _fix_session().extract()
-    summary = only(cands, type="tool", kind="work")
-    assert summary.attrs["commands"] == ["pytest -q"] and summary.attrs["files"] == ["src/x.py"]
-    assert summary.text == "Ran `pytest -q`; edited src/x.py."
-    assert {(e.name, e.type, e.attrs["kind"]) for e in summary.entities} == {
-        ("src/x.py", "resource", "file"), ("pytest -q", "resource", "command")}
-    assert summary.node_ids == ("n2", "n3", "n4", "n5", "n6", "n7")
-    fixed = only(cands, type="case")
-    assert fixed.kind == "work" and fixed.attrs["command"] == "pytest -q"
-    assert "AssertionError" in fixed.attrs["error"] and fixed.attrs["files"] == ["src/x.py"]
-    assert fixed.node_ids == ("n2", "n3", "n4", "n6", "n7")
-    assert fixed.text.startswith("Fixed failing `pytest -q`")
+    (work,) = [c for c in cands if c.kind == "work"]
+    assert work.type == "case" and work.attrs["commands"] == ["pytest -q"]
+    assert work.attrs["files"] == ["src/x.py"] and work.attrs["failures"] == 1
+    assert work.attrs["fixed"] == [{"command": "pytest -q",
+                                    "error": "FAILED tests/test_x.py::test_a - AssertionError: 1 "
+                                             "!= 2"}]
+    assert work.text == "Fixed a failing pytest run: edited src/x.py."
+    assert "`" not in work.text
+    assert {(e.name, e.type, e.attrs["kind"]) for e in work.entities} == {
+        ("src/x.py", "resource", "file")}
+    assert work.node_ids == ("n1", "n2", "n3", "n4", "n5", "n6", "n7")
+    assert work.collective
 
 
 def test_tool_results_linked_by_called_by_and_patches() -> None:
@@ -583,7 +589,8 @@ def test_a_failure_without_a_later_success_is_no_fix() -> None:
     b.add("tool", json.dumps({"exit_code": 2, "stderr": "make: *** No rule"}), tool_call_id="c1",
           called_by=a)
     cands = b.extract()
-    assert [c.type for c in cands] == ["tool"] and cands[0].attrs["failures"] == 1
+    assert [c.type for c in cands] == ["case"] and cands[0].attrs["failures"] == 1
+    assert cands[0].attrs["fixed"] == []
 
 
 # ----------------------------------------------------------------------------- the contract

@@ -296,8 +296,9 @@ class Memory:
         return self.knowledge.batch(batch_id)
 
     def rollback(self, batch_id: str, *, force: bool = False) -> BatchInfo:
-        """Undo a batch atomically by appending its before-states (history is kept)."""
-        return self.knowledge.rollback(batch_id, force=force)
+        """Undo a batch atomically by appending its before-states (history is kept); a
+        distillation batch's turns return to the pending set."""
+        return self.distillation.rollback(batch_id, force=force)
 
     def rebuild_views(self) -> str:
         """Re-project every view and core.md from the records."""

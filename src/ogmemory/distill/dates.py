@@ -291,7 +291,7 @@ _EN_RE = re.compile(
     rf"|(?P<dmy>(?:the\s+)?(?P<dmy_d>\d{{1,2}}){_ORD}(?:\s+of)?\s+(?P<dmy_m>{_MONTH})\b"
     r"(?:,?\s+(?P<dmy_y>\d{4}))?)(?!\d)"
     rf"|(?P<inmon>(?P<inmon_p>in|since|during|early|late|mid|last|next|this|until|till|by"
-    rf"|back\s+in)[\s-]+(?P<inmon_m>{_MONTH}))\b"
+    rf"|back\s+in)[\s-]+(?P<inmon_m>{_MONTH}))\b(?!\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b)"
     rf"|(?P<barmon>(?P<barmon_m>{_MONTH_LONG}))\b"
     rf"|(?P<onwd>(?:on\s+)?(?P<onwd_d>{_WD_FULL})s?|on\s+(?P<onwd_a>{_WD_ANY}))"
     r"|(?P<year>(?P<year_p>in|since|during|back\s+in|until|till|by|of|from)\s+"
@@ -319,7 +319,9 @@ def words_of(text: str) -> frozenset[str]:
 # "for 4 years" dates a start only in a perfect-tense sentence ("I've known them for 4 years").
 _PERFECT = re.compile(r"\b(?:I've|we've|I\s+have|we\s+have|has|had)\b|\bbeen\b", re.IGNORECASE)
 _RECURRING = re.compile(
-    r"\bevery\s+\w+day|(?:day)s\b|\w+day\s+(?:evenings|mornings|nights|afternoons)\b",
+    r"\bevery\s+(?:other\s+|second\s+|single\s+)?\w+day|(?:day)s\b"
+    r"|\w+day\s+(?:evenings|mornings|nights|afternoons)\b"
+    r"|\b(?:first|second|third|fourth|last)\s+\w+day\s+of\b",
     re.IGNORECASE,
 )
 _FUTURE_EN = re.compile(
@@ -558,6 +560,8 @@ def find_times(text: str, ref: date, *, past: bool | None = None,
     guessed = past is not None
     if _CJK.search(text) and _ZH_GATE.search(text):
         for m in _ZH_RE.finditer(text):
+            if text[max(0, m.start() - 1):m.start()] == "每":
+                continue  # "每周五": a habit, not a date
             if not guessed:
                 past, guessed = tense_of(text), True
             res = _total(_resolve_zh, m, ref, past)
@@ -569,7 +573,7 @@ def find_times(text: str, ref: date, *, past: bool | None = None,
         for m in _EN_RE.finditer(text):
             if any(t.start < m.end() and m.start() < t.end for t in found):
                 continue
-            if m.lastgroup == "onwd" and _RECURRING.search(text, max(0, m.start() - 7),
+            if m.lastgroup == "onwd" and _RECURRING.search(text, max(0, m.start() - 14),
                                                           m.end() + 12):
                 continue  # "on Thursday evenings", "every Monday": a habit, not a date
             if m.lastgroup == "dur" and not _PERFECT.search(text):

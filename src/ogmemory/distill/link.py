@@ -21,6 +21,7 @@ from typing import Any
 from ..knowledge.base import KnowledgeBase, KnowledgeBatch, normalize_name
 from ..knowledge.models import Edge, Entity, TimelineEvent
 from ..entity.records import Provenance
+from .slots import contradicts, generic_deadline_slot, inherit_slot
 from .types import Candidate, EntityRef
 
 __all__ = ["KNOWN_ALIASES", "Linker", "Reconciler", "slugify"]
@@ -34,8 +35,6 @@ KNOWN_ALIASES = {
     "nextjs": "Next.js", "mongo": "MongoDB", "mongodb": "MongoDB", "gcp": "Google Cloud",
     "aws": "AWS", "vscode": "VS Code", "visualstudiocode": "VS Code",
 }
-
-_OPPOSITE = {"prefers": "dislikes", "dislikes": "prefers", "likes": "dislikes"}
 
 
 def slugify(name: str) -> str:
@@ -147,7 +146,8 @@ class Reconciler:
     # edges as this batch would leave them (current and historical)
     def _all_edges(self) -> dict[str, Edge]:
         if self._edges is None:
-            self._edges = {e.id: e for e in self.kb.store.all(Edge)}
+            # as this batch sees them: a change staged before (a withdrawn support) counts
+            self._edges = {e.id: self.batch.get(Edge, e.id) or e for e in self.kb.store.all(Edge)}
         return self._edges
 
     def _put_edge(self, edge: Edge) -> None:
@@ -158,6 +158,9 @@ class Reconciler:
              support: str) -> Edge:
         when = cand.valid_from or cand.event_time or prov.event_time
         resolve = self.linker._resolve
+        slot = generic_deadline_slot(cand.slot, src, self._all_edges().values(), resolve)
+        if slot != cand.slot:
+            cand = replace(cand, slot=slot)
         same = [e for e in self._all_edges().values()
                 if e.current and e.relation == cand.relation and resolve(e.src) == src
                 and resolve(e.dst) == dst and e.scope == scope]
@@ -183,42 +186,49 @@ class Reconciler:
         if edge.id in self._all_edges():
             return self._all_edges()[edge.id]
         replaced = self.linker._find(cand.replaces.name) if cand.replaces else None
+        cand = inherit_slot(cand, src, replaced, self._all_edges().values(), resolve)
+        edge = replace(edge, slot=cand.slot, fact=cand.text)
+        newer: list[Edge] = []
         for old in list(self._all_edges().values()):
             if not old.current or resolve(old.src) != src or old.scope != scope:
                 continue
-            if old.valid_from > when:
-                continue  # a newer fact already holds; this one is history
-            old_dst = resolve(old.dst)
-            contradicts = (
-                # the generic "tool" slot is not one-at-a-time: only ``replaces`` ends those
-                (cand.slot and cand.slot != "tool" and old.slot == cand.slot
-                 and old.relation == cand.relation and old_dst != dst)
-                or (replaced is not None and old_dst == replaced and old.relation in
-                    (cand.relation, "uses", "prefers", "decided"))
-                or (old_dst == dst and _OPPOSITE.get(str(cand.relation)) == old.relation)
-            )
-            if contradicts:
-                self._put_edge(replace(old, valid_to=when, superseded_by=edge.id))
-                self.stats["edges_ended"] += 1
+            if not contradicts(old, str(cand.relation), cand.slot, dst, replaced, resolve):
+                continue
+            named = replaced is not None and resolve(old.dst) == replaced
+            if old.valid_from > when and not named:
+                newer.append(old)  # a newer fact already holds; this one is history
+                continue
+            # "moved from Lisbon to Berlin" ends Lisbon even if Lisbon was stated after the
+            # date the move took effect: it ends when the move was said, not before it began
+            end = when if old.valid_from <= when else max(old.valid_from, prov.event_time)
+            self._put_edge(replace(old, valid_to=end, superseded_by=edge.id))
+            self.stats["edges_ended"] += 1
+        if newer:  # arrived out of order: written already ended where the newer one begins
+            first = min(newer, key=lambda e: (e.valid_from, e.id))
+            edge = replace(edge, valid_to=first.valid_from, superseded_by=first.id)
+            self.stats["edges_late"] = self.stats.get("edges_late", 0) + 1
         self._put_edge(edge)
         self.stats["edges_new"] += 1
         return edge
 
     def event(self, cand: Candidate, kind: str, entity_ids: list[str], prov: Provenance, *,
-              scope: str, support: str) -> TimelineEvent:
+              scope: str, support: str, fact: str | None = None) -> TimelineEvent:
+        """A timeline event; ``fact`` keys a decision by what it decides, so restating it
+        later supersedes the old event with the support of both (seed 000 §2.4)."""
         if self._events is None:
             self._events = {}
             for rec in self.kb.store.all(TimelineEvent):
                 if not rec.superseded_by:
-                    self._events[_event_key(rec.summary, rec.event_time)] = rec.id
+                    key = rec.attrs.get("fact") or _event_key(rec.summary, rec.event_time)
+                    self._events[key] = rec.id
         when = cand.event_time or prov.event_time
-        key = _event_key(cand.text, when)
+        key = f"{scope}|{fact}" if fact else _event_key(cand.text, when)
         digest = hashlib.sha1(f"{key}|{prov.session_id}|{prov.node_ids}".encode()).hexdigest()
         ev = TimelineEvent(
             id=f"ev_{digest[:14]}", summary=cand.text, kind=kind, provenance=prov,
             event_time=when, ingestion_time=self.batch.now, entities=tuple(entity_ids),
             scope=scope, importance=cand.importance, support=(support,), language=cand.language,
-            attrs=dict(cand.attrs),
+            attrs={**cand.attrs, **({"fact": key} if fact else {})},
         )
         old_id = self._events.get(key)
         if old_id == ev.id:

@@ -19,23 +19,27 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..entity.records import CommitInfo, Node, NodeRecord, Provenance
 from ..errors import Conflict
-from ..entity.project_git import agent_commit_session
+from ..knowledge.base import KnowledgeBase, KnowledgeBatch, normalize_name
 from ..knowledge.models import Evidence, MemoryItem
 from ..knowledge.schema import MemoryType, SchemaRegistry
-from ..knowledge.base import KnowledgeBase, KnowledgeBatch, normalize_name
 from ..knowledge.views import project_all, write_entity_views
-from ..entity.records import CommitInfo, Node, NodeRecord, Provenance
 from ..storage.protocols import ProjectStore, ProvenanceSource
+from .commits import apply_commit
 from .link import Linker, Reconciler
-from .types import Candidate, EntityRef, Extractor
+from .subjects import ProjectSubjects, expand_facts, scope_of
+from .types import Candidate, Extractor
 
 __all__ = ["DistillReport", "Distiller"]
 
 log = logging.getLogger(__name__)
+
+#: Candidate attributes a memory keeps (for views: the user's name, a deadline's date).
+_MEMORY_ATTRS = ("name", "deadline", "date", "planned", "social")
 
 
 @dataclass
@@ -187,24 +191,37 @@ class Distiller:
 
     def project_all(self, *, scopes: Sequence[str] | None = None, project: str | None = None) -> str:
         """Deep-sleep projection: every entity view and core.md. Returns core.md."""
-        return project_all(self.kb, self.kb.views_dir, self.kb.core_path, scopes=scopes,
+        # the stored core.md is the global one; a project's or an agent's is rendered on demand
+        return project_all(self.kb, self.kb.views_dir, self.kb.core_path,
+                           scopes=list(scopes) if scopes is not None else ["global"],
                            project=project)
 
-    def distill_memory(self, memory: MemoryItem) -> dict[str, int]:
-        """Derive graph facts from a memory the user wrote; they are supported by that memory."""
-        node = Node(id=memory.id, seq=0, role="user", content=memory.text, parent_id=None,
-                    event_time=memory.created_at, ingestion_time=memory.created_at, name="user")
-        rec = NodeRecord(session_id="", project_id="default", agent_id=None, node=node,
+    def distill_memory(self, memory: MemoryItem, *,
+                       batch: KnowledgeBatch | None = None) -> dict[str, int]:
+        """Derive graph facts from a memory the user wrote (or edited); they are supported by
+        that memory. The text is read as its speaker said it, when the memory was last written,
+        in the memory's scope. With ``batch``, the facts are staged there (not committed)."""
+        from .rederive import first_person
+
+        scope = memory.scope
+        project = scope.split(":", 1)[1] if scope.startswith("project:") else "default"
+        agent = scope.split(":", 1)[1] if scope.startswith("agent:") else None
+        when = memory.updated_at or memory.created_at
+        node = Node(id=memory.id, seq=0, role="user", content=first_person(memory.text),
+                    parent_id=None, event_time=when, ingestion_time=when)
+        rec = NodeRecord(session_id="", project_id=project, agent_id=agent, node=node,
                          commit="", turn=0)
         result = self.extractor.extract([rec])
-        batch = self.kb.begin("distill memory")
+        own = batch is None
+        batch = batch or self.kb.begin("distill memory")
         linker = Linker(self.kb, batch)
         reconciler = Reconciler(self.kb, batch, linker)
         applier = _Applier(self, batch, linker, reconciler, [rec], fixed_memory=memory)
         for cand in result.candidates:
-            applier.apply(cand)
-        batch.commit(memory_id=memory.id)
-        self._project(linker.touched)
+            applier.apply(replace(cand, scope=scope))
+        if own:
+            batch.commit(memory_id=memory.id)
+            self._project(linker.touched)
         return {**applier.stats, **reconciler.stats}
 
 
@@ -220,6 +237,8 @@ class _Applier:
         self.reconciler = reconciler
         self.nodes = {r.node.id: r for r in records}
         self.fixed = fixed_memory
+        self.subjects = ProjectSubjects(distiller.projects)
+        self.work_events: dict[tuple[str, int], str] = {}  # (session, turn) -> work event
         self.stats = {"memories_new": 0, "memories_supported": 0, "memories_updated": 0,
                       "candidates_invalid": 0}
         self._index: dict[tuple[str, ...], str] | None = None
@@ -249,15 +268,6 @@ class _Applier:
                 self._ev_nodes.setdefault(ev.memory_id, set()).update(nodes)
         return self._ev_nodes
 
-    def _scope(self, cand: Candidate, mtype: MemoryType, rec: NodeRecord) -> str:
-        if cand.scope:
-            return cand.scope
-        if mtype.scope == "project" and rec.project_id != "default":
-            return f"project:{rec.project_id}"
-        if mtype.scope == "agent" and rec.agent_id:
-            return f"agent:{rec.agent_id}"
-        return "global"
-
     def apply(self, cand: Candidate) -> None:
         recs = [self.nodes[n] for n in cand.node_ids if n in self.nodes]
         if cand.type not in self.d.registry or not recs or not cand.text.strip():
@@ -265,10 +275,11 @@ class _Applier:
             return
         mtype = self.d.registry.get(cand.type)
         last = recs[-1]
+        cand = self.subjects.subject(cand, last)
         prov = Provenance(project_id=last.project_id, session_id=last.session_id,
                           node_ids=tuple(r.node.id for r in recs), commit=last.commit or None,
                           event_time=recs[0].node.event_time, ingestion_time=self.batch.now)
-        scope = self._scope(cand, mtype, last)
+        scope = scope_of(cand, mtype, last)
         quote = " / ".join(f"{r.node.name or r.node.role}: {r.node.text}" for r in recs)[:1000]
         memory_id = self._memory(cand, mtype, prov, scope, quote)
         subject = self.linker.link(cand.subject, scope=scope, support=memory_id) if cand.subject else None
@@ -278,11 +289,22 @@ class _Applier:
             self.linker.link(cand.replaces, scope=scope, support=memory_id)
         if cand.relation and subject and obj:
             self.reconciler.edge(cand, subject, obj, prov, scope=scope, support=memory_id)
+        for more in expand_facts(cand):
+            src = self.linker.link(more.subject, scope=scope, support=memory_id) \
+                if more.subject else None
+            dst = self.linker.link(more.object, scope=scope, support=memory_id) \
+                if more.object else None
+            if src and dst:
+                self.reconciler.edge(more, src, dst, prov, scope=scope, support=memory_id)
         kind = cand.kind or mtype.timeline_kind
         if kind:
             ids = [i for i in (subject, obj, *others) if i]
-            self.reconciler.event(cand, kind, list(dict.fromkeys(ids)), prov, scope=scope,
-                                  support=memory_id)
+            fact = f"{subject}|{cand.relation}|{obj}" if (
+                kind == "decision" and cand.relation and subject and obj) else None
+            ev = self.reconciler.event(cand, kind, list(dict.fromkeys(ids)), prov, scope=scope,
+                                       support=memory_id, fact=fact)
+            if kind == "work" and isinstance(cand.attrs.get("turn"), int):
+                self.work_events[(last.session_id, cand.attrs["turn"])] = ev.id
 
     def _memory(self, cand: Candidate, mtype: MemoryType, prov: Provenance, scope: str,
                 quote: str) -> str:
@@ -301,8 +323,10 @@ class _Applier:
                     # Mutable lifecycle: the record is updated in place under a version check.
                     new = mem.evolve(text=cand.text, version=mem.version + 1,
                                      updated_at=self.batch.now)
-                    self.batch.put(new, check_version=True,
-                                   expect_version=mem.version)
+                    if self.d.kb.store.get(MemoryItem, existing) is None:  # new in this batch
+                        self.batch.put(new)
+                    else:
+                        self.batch.put(new, check_version=True, expect_version=mem.version)
                     self.batch.add_evidence(existing, prov, quote)
                     self.stats["memories_updated"] += 1
                     return existing
@@ -315,7 +339,8 @@ class _Applier:
         mem = self.batch.new_memory(
             cand.text, type=mtype.name, scope=scope, provenance=prov, quote=quote,
             source="distilled", importance=max(cand.importance, 0.0), language=cand.language,
-            attrs={"key": list(key), "confidence": cand.confidence},
+            attrs={"key": list(key), "confidence": cand.confidence,
+                   **{k: v for k, v in cand.attrs.items() if k in _MEMORY_ATTRS}},
         )
         index[key] = mem.id
         if self._ev_nodes is not None:
@@ -324,21 +349,5 @@ class _Applier:
         return mem.id
 
     def apply_commit(self, project_id: str, commit: CommitInfo) -> None:
-        """A project commit becomes a work event (and a case memory) with the commit as evidence."""
-        session_id = agent_commit_session(commit.message) or ""
-        files = ", ".join(commit.files[:8]) + (" …" if len(commit.files) > 8 else "")
-        headline = commit.message.splitlines()[0] if commit.message else commit.sha[:7]
-        text = f"{headline} ({files})" if files else headline
-        prov = Provenance(project_id=project_id, session_id=session_id, node_ids=(),
-                          commit=commit.sha, event_time=commit.time, ingestion_time=self.batch.now)
-        mtype = self.d.registry.get("case") if "case" in self.d.registry else None
-        if mtype is None:
-            return
-        scope = f"project:{project_id}"
-        memory_id = self._memory(Candidate(type="case", text=text, session_id=session_id,
-                                           node_ids=()), mtype, prov, scope, commit.message[:1000])
-        ents = [self.linker.link(EntityRef(name=f, type="resource"), scope=scope, support=memory_id)
-                for f in commit.files[:8]]
-        cand = Candidate(type="case", text=text, session_id=session_id, node_ids=(), kind="work",
-                         event_time=commit.time, importance=0.5, attrs={"files": list(commit.files)})
-        self.reconciler.event(cand, "work", ents, prov, scope=scope, support=memory_id)
+        """A project commit: the agent's joins its turn's work event, the user's is history."""
+        apply_commit(self, project_id, commit)

@@ -16,9 +16,12 @@ from ..config import Settings
 from ..entity.records import TurnResult
 from ..entity.service import SessionService
 from ..errors import InvalidInput
+from ..knowledge.base import KnowledgeBatch
 from ..knowledge.models import MemoryItem
 from ..knowledge.service import KnowledgeService
+from ..storage.folded import BatchInfo
 from .extractors import make_extractor
+from .pending import rewound_cursor
 from .pipeline import Distiller, DistillReport
 from .types import Extractor
 
@@ -87,9 +90,20 @@ class DistillService:
         """Committed DAG nodes the pipeline has not distilled yet."""
         return self.distiller.pending()
 
-    def derive(self, memory: MemoryItem) -> None:
-        """Derive the facts of a memory the user wrote (``KnowledgeService.deriver``)."""
-        self.distiller.distill_memory(memory)
+    def derive(self, memory: MemoryItem, batch: KnowledgeBatch | None = None) -> None:
+        """Derive the facts of a memory the user wrote (``KnowledgeService.deriver``); with
+        ``batch`` (an edit's), they are staged there."""
+        self.distiller.distill_memory(memory, batch=batch)
+
+    def rollback(self, batch_id: str, *, force: bool = False) -> BatchInfo:
+        """Undo a batch; a distillation batch's turns return to the pending set (the undo's
+        ``meta["returned"]``: nodes per session), so the next distillation reads them again."""
+        kb = self.knowledge.kb
+        with kb.store.exclusive("distill"):  # the cursor must not move meanwhile
+            kb.refresh()
+            rewound = rewound_cursor(kb.batches(), batch_id, kb.store.last_meta("cursor"))
+            meta = {"cursor": rewound[0], "returned": rewound[1]} if rewound else {}
+            return self.knowledge.rollback(batch_id, force=force, **meta)
 
     # ================================================================== fast path
 

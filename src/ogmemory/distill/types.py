@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from ..entity.records import NodeRecord
 from ..knowledge.models import TimelineKind
 
-__all__ = ["Candidate", "EntityRef", "ExtractionResult", "Extractor", "TimelineKind"]
+__all__ = ["Candidate", "EntityRef", "ExtractionResult", "Extractor", "Fact", "TimelineKind"]
 
 
 
@@ -30,6 +30,19 @@ class EntityRef:
 
 
 @dataclass(frozen=True)
+class Fact:
+    """A further relation the same memory states: "the backend lead at Corvid Labs" is a role
+    and an employer. ``subject`` defaults to the candidate's own subject."""
+
+    relation: str
+    object: EntityRef
+    subject: EntityRef | None = None
+    slot: str | None = None
+    replaces: EntityRef | None = None
+    text: str | None = None  # the fact as a sentence (default: the memory's text)
+
+
+@dataclass(frozen=True)
 class Candidate:
     """One extracted memory: a statement, optionally a graph relation and a timeline event.
 
@@ -40,7 +53,9 @@ class Candidate:
     names an object the evidence says was dropped ("switched from X"). ``kind`` makes it a
     timeline event; ``event_time`` is when the thing happened (relative dates resolved against
     the node's event time), ``valid_from``/``valid_until`` bound the fact when the evidence
-    says so.
+    says so. ``more`` holds further relations of the same memory. ``collective``: the speaker
+    speaks for their team ("we", "let's", "our service"), so in a session bound to a project
+    the project, not the speaker, is the subject.
     """
 
     type: str  # memory type declared in YAML: profile, preference, entity, event, case, pattern, tool, ...
@@ -62,6 +77,8 @@ class Candidate:
     scope: str | None = None  # None: derived from the session (global, or project:<id>)
     entities: tuple[EntityRef, ...] = ()  # further entities mentioned (timeline "entities")
     attrs: dict[str, Any] = field(default_factory=dict)
+    more: tuple[Fact, ...] = ()
+    collective: bool = False
 
 
 @dataclass

@@ -24,6 +24,7 @@ from ..storage.folded import BatchInfo
 from ..storage.protocols import KnowledgeBatchWriter, KnowledgeStore
 from .scopes import scope_allows
 from .models import Edge, Entity, Evidence, KnowledgeRecord, MemoryItem, TimelineEvent
+from .projection import project_edges, project_events
 
 __all__ = [
     "KnowledgeBase",
@@ -183,7 +184,8 @@ class KnowledgeBase:
         self.store.refresh()
         target = self.resolve_id(self.entity(entity).id) if entity else None
         out = []
-        for edge in self.store.all(Edge):
+        for edge in project_edges({e.id: e for e in self.store.all(Edge)},
+                                  self.visible).values():
             if relation and edge.relation != relation:
                 continue
             if target and target not in (self.resolve_id(edge.src), self.resolve_id(edge.dst)):
@@ -234,7 +236,8 @@ class KnowledgeBase:
         self.store.refresh()
         target = self.entity(entity).id if entity else None
         out = []
-        for ev in self.store.all(TimelineEvent):
+        for ev in project_events({e.id: e for e in self.store.all(TimelineEvent)},
+                                 self.visible).values():
             if ev.superseded_by and not include_superseded:
                 continue
             if kind and ev.kind != kind:
@@ -297,9 +300,13 @@ class KnowledgeBase:
         return self.memory(mem.id)
 
     def edit_memory(self, memory_id: str, *, text: str | None = None,
-                    expected_version: int | None = None, **changes: Any) -> MemoryItem:
+                    expected_version: int | None = None,
+                    rederive: Callable[[MemoryItem, KnowledgeBatch], None] | None = None,
+                    **changes: Any) -> MemoryItem:
         """A new version of the entry (the old one stays in the log and the operation log).
-        With ``expected_version``, a concurrent edit makes this fail with ``Conflict``."""
+        With ``expected_version``, a concurrent edit makes this fail with ``Conflict``. With
+        ``text`` and ``rederive``, what the old text supported is withdrawn and ``rederive``
+        stages the new text's facts: one batch holds all three (a rollback restores all)."""
         current = self.memory(memory_id)
         if current.deleted:
             raise NotFound(f"memory not found: {memory_id}")
@@ -316,6 +323,9 @@ class KnowledgeBase:
         batch.writer.put(new, check_version=True,
                          expect_version=current.version if expected_version is None
                          else expected_version)
+        if text is not None and rederive is not None:
+            batch.withdraw_support(memory_id)
+            rederive(new, batch)
         batch.commit(durable=True)  # edits, enable/disable and forget are the user's decisions
         return self.memory(memory_id)
 
@@ -323,12 +333,7 @@ class KnowledgeBase:
         """What was derived from a memory no longer rests on it (its text changed): every edge,
         event and entity it supports loses that support, in one batch."""
         batch = self.begin("memory edit: withdraw derived facts")
-        derived: list[Edge | TimelineEvent | Entity] = [
-            *self.store.all(Edge), *self.store.all(TimelineEvent), *self.store.all(Entity)]
-        for rec in derived:
-            if memory_id in rec.support:
-                kept = tuple(s for s in rec.support if s != memory_id)
-                batch.writer.put(replace(rec, support=kept))
+        batch.withdraw_support(memory_id)
         return batch.commit()
 
     def batches(self) -> list[BatchInfo]:
@@ -338,8 +343,10 @@ class KnowledgeBase:
     def batch(self, batch_id: str) -> BatchInfo:
         return self.store.batch(batch_id)
 
-    def rollback(self, batch_id: str, *, force: bool = False) -> BatchInfo:
-        return self.store.rollback(batch_id, force=force)
+    def rollback(self, batch_id: str, *, force: bool = False, **meta: Any) -> BatchInfo:
+        """Undo a batch; ``meta`` goes into the undo's marker (a rewound distillation
+        ``cursor``)."""
+        return self.store.rollback(batch_id, force=force, **meta)
 
 
 class KnowledgeBatch:
@@ -388,6 +395,17 @@ class KnowledgeBatch:
         self.writer.put(ev)
         self.writer.put(mem.evolve(evidence_ids=(*mem.evidence_ids, ev.id)))
         return ev
+
+    def withdraw_support(self, memory_id: str) -> None:
+        """Stage the removal of ``memory_id`` from the support of every edge, event and
+        entity derived from it."""
+        derived: list[Edge | TimelineEvent | Entity] = [
+            *self.kb.store.all(Edge), *self.kb.store.all(TimelineEvent),
+            *self.kb.store.all(Entity)]
+        for rec in derived:
+            if memory_id in rec.support:
+                kept = tuple(s for s in rec.support if s != memory_id)
+                self.writer.put(replace(rec, support=kept))
 
     def put(self, record: KnowledgeRecord, *, expect_version: int | None = None,
             check_version: bool = False) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..config import Settings
 from ..errors import InvalidInput, NotFound
@@ -18,7 +18,7 @@ from ..limits import check_text
 from ..storage.folded import BatchInfo
 from ..storage.protocols import KnowledgeStore
 from ..tenancy import TenantRoot
-from .base import KnowledgeBase
+from .base import KnowledgeBase, KnowledgeBatch
 from .models import Edge, Entity, Evidence, MemoryItem, TimelineEvent
 from .schema import SchemaRegistry
 from .scopes import scopes_for, validate_scope
@@ -32,9 +32,10 @@ MAX_MEMORY_CHARS = 10_000
 
 
 class Deriver(Protocol):
-    """Derives graph facts and events from a memory the user wrote (the distillation layer)."""
+    """Derives graph facts and events from a memory the user wrote (the distillation layer);
+    with ``batch``, they are staged there (an edit's batch) instead of committed."""
 
-    def derive(self, memory: MemoryItem) -> None: ...
+    def derive(self, memory: MemoryItem, batch: KnowledgeBatch | None = None) -> None: ...
 
 
 class KnowledgeService:
@@ -141,9 +142,12 @@ class KnowledgeService:
         derived from the old text is withdrawn and derived anew."""
         self.get_memory(memory_id)
         check_text(text, "memory text")
-        mem = self.kb.edit_memory(memory_id, text=text, expected_version=expected_version)
-        self.kb.withdraw_support(memory_id)
-        self._derive(mem)
+        if self.deriver is not None:  # one batch: the new version, withdrawal, new facts
+            self.kb.edit_memory(memory_id, text=text, expected_version=expected_version,
+                                rederive=self.deriver.derive)
+        else:
+            self.kb.edit_memory(memory_id, text=text, expected_version=expected_version)
+            self.kb.withdraw_support(memory_id)
         self._after_visibility_change()
         return self.get_memory(memory_id)
 
@@ -187,11 +191,14 @@ class KnowledgeService:
     def batch(self, batch_id: str) -> BatchInfo:
         return self.kb.batch(batch_id)
 
-    def rollback(self, batch_id: str, *, force: bool = False) -> BatchInfo:
-        info = self.kb.rollback(batch_id, force=force)
+    def rollback(self, batch_id: str, *, force: bool = False, **meta: Any) -> BatchInfo:
+        """Undo a batch (``meta`` goes into the undo's marker, e.g. a rewound cursor)."""
+        info = self.kb.rollback(batch_id, force=force, **meta)
         self._after_visibility_change()
         return info
 
     def rebuild_views(self) -> str:
-        """Re-project every entity view and core.md from the records; returns core.md."""
-        return project_all(self.kb, self.views_dir, self.core_path)
+        """Re-project every entity view and core.md from the records; returns core.md. The
+        stored core.md is the global one: a project's or an agent's is rendered on demand
+        (``core(scope=...)``), so one project's stack never leaks into another's prompt."""
+        return project_all(self.kb, self.views_dir, self.core_path, scopes=["global"])

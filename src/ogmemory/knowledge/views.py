@@ -7,8 +7,6 @@ enabled memory, within the requested scopes.
 
 from __future__ import annotations
 
-import math
-import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -45,67 +43,10 @@ def _fit(text: str, limit: int) -> str:
 def render_core(kb: KnowledgeBase, *, scopes: Sequence[str] | None = None,
                 project: str | None = None, now: float | None = None,
                 limit: int = CORE_LIMIT_BYTES) -> str:
-    """The ≤ 2 KB snapshot injected into every prompt; every fact line ends with a pointer."""
-    events = kb.events(scopes=scopes)
-    edges = kb.edges(scopes=scopes)
-    ref = max([e.event_time for e in events] + [e.valid_from for e in edges] + [0.0])
-    ref = ref or (now or time.time())
-    zh = _mostly_chinese([e.summary for e in events] + [e.fact for e in edges])
+    """The ≤ 2 KB snapshot injected into every prompt (see ``knowledge.core``)."""
+    from .core import render_core as render
 
-    def recency(t: float) -> float:
-        return math.exp(-max(0.0, ref - t) / (30 * 86400))
-
-    ranked_events = sorted(events, key=lambda e: recency(e.event_time) * (0.5 + e.importance),
-                           reverse=True)
-    ranked_edges = sorted(
-        edges, key=lambda e: e.confidence * (1 + math.log1p(len(e.support))) * (0.5 + recency(e.valid_from)),
-        reverse=True)
-    label = f"项目: {project}" if zh and project else (f"project: {project}" if project else "")
-    when = day_label(now or time.time())
-    title = (f"ogmemory 记忆 — {label + ', ' if label else ''}最后整理 {when}" if zh
-             else f"ogmemory memory — {label + ', ' if label else ''}consolidated {when}")
-    head = [_RULE, title, _RULE]
-    tail = ["需要细节: memory_open_session(<id>) / memory_git_log(<project>)" if zh
-            else "Details: memory_open_session(<id>) / memory_git_log(<project>)", _RULE]
-    sections = [
-        ("[时间轴 · 最近]" if zh else "[Timeline · recent]",
-         [f"· {day_label(e.event_time)} {_fit(e.summary, 90)}  {pointer(e.provenance)}" for e in ranked_events]),
-        ("[图谱 · 当前范围]" if zh else "[Graph · current scope]",
-         [f"· {_fit(e.fact, 100)}  {pointer(e.provenance)}" for e in ranked_edges]),
-    ]
-    budget = limit - _size(head) - _size(tail) - sum(_size([s[0]]) for s in sections)
-    chosen: list[list[str]] = [[], []]
-    # Alternate between the sections so neither crowds the other out.
-    queues = [list(lines) for _, lines in sections]
-    while budget > 0 and any(queues):
-        progressed = False
-        for i, queue in enumerate(queues):
-            while queue:
-                line = queue.pop(0)
-                cost = _size([line])
-                if cost <= budget:
-                    chosen[i].append(line)
-                    budget -= cost
-                    progressed = True
-                    break
-        if not progressed:
-            break
-    body: list[str] = []
-    for (header, _), lines in zip(sections, chosen):
-        if lines:
-            body += [header, *lines]
-    if not body:
-        body = ["(还没有记忆)" if zh else "(nothing remembered yet)"]
-    return "\n".join(head + body + tail) + "\n"
-
-
-def _size(lines: Iterable[str]) -> int:
-    return sum(len(line.encode()) + 1 for line in lines)
-
-
-def _mostly_chinese(texts: list[str]) -> bool:
-    zh = sum(1 for t in texts if any("\u4e00" <= ch <= "\u9fff" for ch in t))
-    return bool(texts) and zh * 2 > len(texts)
+    return render(kb, scopes=scopes, project=project, now=now, limit=limit)
 
 
 def render_entity_view(kb: KnowledgeBase, entity: Entity) -> str:

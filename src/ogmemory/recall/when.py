@@ -36,6 +36,10 @@ class TimeQuery:
         return self.has_range and t is not None and self.start <= t < self.end  # type: ignore[operator]
 
 
+_NOW = re.compile(r"\b(?:now|currently|nowadays|these days|at the moment|at present)\b"
+                  r"|现在|目前|如今", re.IGNORECASE)
+
+
 def _month_range(year: int, month: int) -> tuple[float, float]:
     start = datetime(year, month, 1, tzinfo=timezone.utc)
     end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=timezone.utc)
@@ -94,6 +98,8 @@ def _time_query(query: str, now: float) -> TimeQuery:
             span = _year_range(ref.year - 1)
         elif "this year" in q or "今年" in query:
             span = _year_range(ref.year)
+        elif _NOW.search(query):  # "what do we use now?": what holds today
+            span = (day.timestamp(), (day + timedelta(days=1)).timestamp())
     if span is None:
         return TimeQuery(asks_when=asks_when)
     return TimeQuery(start=span[0], end=span[1], asks_when=asks_when)

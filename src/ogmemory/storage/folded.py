@@ -284,11 +284,12 @@ class FoldedStore(ABC):
             self._register(info)
             return self._batches[info.id]
 
-    def rollback(self, batch_id: str, *, force: bool = False) -> BatchInfo:
+    def rollback(self, batch_id: str, *, force: bool = False, **meta: Any) -> BatchInfo:
         """Undo a committed batch by committing a batch that restores every ``before`` state.
 
         Refused (``Conflict``) when the batch was already rolled back, is itself a rollback, or
-        (unless ``force``) when a later batch changed one of its records.
+        (unless ``force``) when a later batch changed one of its records. ``meta`` goes into
+        the undo's marker (the distillation's rewound ``cursor``).
         """
         with self._lock:
             info = self.batch(batch_id)
@@ -310,7 +311,7 @@ class FoldedStore(ABC):
                 else:
                     undo._puts[(op.kind, op.id)] = record_from_json(op.kind, op.before)
             # The distillation cursor is not rewound here; the pipeline decides what a rollback
-            # of one of its batches returns to the pending set.
-            result = undo.commit(rollback_of=batch_id, force_marker=True, durable=True)
+            # of one of its batches returns to the pending set (``meta``).
+            result = undo.commit(rollback_of=batch_id, force_marker=True, durable=True, **meta)
             assert result is not None
             return result

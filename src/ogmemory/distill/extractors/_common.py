@@ -159,15 +159,19 @@ class NodeContext:
     ref_day: date
     tz: tzinfo
     seen: set[tuple[str, str]] = field(default_factory=set)
+    people: list[str] = field(default_factory=list)  # persons named so far (for "she", "he")
+    listener: str | None = None  # the named person spoken to (a conversation between people)
 
     @property
     def event_time(self) -> float:
         return self.record.node.event_time
 
-    def subject(self, lang: str) -> EntityRef:
-        """The speaker as an entity (one name across languages; the Chinese label an alias)."""
-        aliases = (self.speaker_zh,) if lang == "zh" and self.speaker_zh != self.speaker else ()
-        return EntityRef(self.speaker, "person", aliases=aliases)
+    def subject(self, lang: str, *aliases: str) -> EntityRef:
+        """The speaker as an entity (one name across languages; the Chinese label an alias).
+        An unnamed user is the entity ``user`` ("the user" in English texts)."""
+        name = self.speaker.removeprefix("the ")
+        extra = (self.speaker_zh,) if lang == "zh" and self.speaker_zh != name else ()
+        return EntityRef(name, "person", aliases=(*extra, *aliases))
 
     def name(self, lang: str) -> str:
         return self.speaker_zh if lang == "zh" else self.speaker

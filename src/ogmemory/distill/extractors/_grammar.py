@@ -47,16 +47,17 @@ _UNCHANGED = frozenset(
     " not ain't gotta gonna wanna".split()
 )
 _IRREGULAR_3RD = {"am": "is", "have": "has", "do": "does", "don't": "doesn't", "go": "goes",
-                  "haven't": "hasn't", "are": "is", "aren't": "isn't", "be": "is"}
+                  "haven't": "hasn't", "are": "is", "aren't": "isn't", "be": "is",
+                  "wanna": "wants to", "gotta": "has to", "gonna": "is going to"}
 
 _SELF_EN = re.compile(
     r"\b(?:(?P<myand>[Mm]y\s+(?P<myx>[\w'-]+(?:\s+[\w'-]+)?)\s+and\s+I)\b(?!['’])"
     r"|(?P<ic>[Ii])['’](?P<isuf>m|ve|ll|d)\b"
     r"|(?P<wec>[Ww]e)['’](?P<wesuf>re|ve|ll|d)\b"
-    rf"|(?P<i>[Ii])\b(?P<adv>(?:\s+(?:{ADVERBS})\b)*)(?:\s+(?P<verb>[a-z]+(?:n't)?)\b)?"
+    rf"|(?P<i>[Ii])\b(?P<adv>(?:\s+(?:{ADVERBS})\b)*)(?:\s+(?P<verb>[a-z]+n't|[a-z]+)\b)?"
     r"|(?P<we>[Ww]e)\b"
     r"|(?P<my>[Mm]y|[Oo]ur)\b"
-    r"|(?P<me>[Mm]e|[Uu]s)\b"
+    r"|(?P<me>[Mm]e|[Uu]s)\b(?!-\w)"
     r"|(?P<myself>myself|ourselves)\b"
     r"|(?P<mine>mine|ours)\b)"
 )
@@ -77,15 +78,17 @@ def _third(verb: str) -> str:
     return verb + "s"
 
 
-def third_person_en(text: str, name: str) -> str:
+def third_person_en(text: str, name: str, group: str | None = None) -> str:
     """Restate a first-person clause about ``name`` (the first mention names them, later ones
-    use they/them/their)."""
+    use they/them/their). ``group`` names "we" when it is one body ("the team is ..."); by
+    default "we" is ``name`` and others."""
     named = False
-    group = f"{name} and others"
+    singular = group is not None
+    group = group or f"{name} and others"
 
     def sub(m: re.Match[str]) -> str:
         nonlocal named
-        end = m.end()
+        end = m.end("i") if m.group("i") else m.end()
         if end < len(text) and text[end] in _NOT_PRONOUN_AFTER and m.group("i"):
             return m.group()
         if m.group("myand"):
@@ -98,7 +101,8 @@ def third_person_en(text: str, name: str) -> str:
         if m.group("wec"):
             named = True
             suf = m.group("wesuf")
-            return group + {"re": " are", "ve": " have", "ll": " will", "d": " would"}[suf]
+            forms = {"re": " is", "ve": " has"} if singular else {"re": " are", "ve": " have"}
+            return group + {**forms, "ll": " will", "d": " would"}[suf]
         if m.group("i"):
             named = True
             verb = m.group("verb")
@@ -119,9 +123,10 @@ def third_person_en(text: str, name: str) -> str:
             return "themselves"
         return f"{name}'s"
 
-    return _SELF_EN.sub(sub, text)
+    return _GONNA.sub("going to", _SELF_EN.sub(sub, text))
 
 
+_GONNA = re.compile(r"\bgonna\b")
 _SELF_ZH = re.compile(r"我们|咱们|我的|我")
 
 

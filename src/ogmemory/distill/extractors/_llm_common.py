@@ -52,6 +52,8 @@ MAX_TOOL_CHARS = 300
 #: scores the grammar lets a constrained decoder choose from (any value in [0, 1] validates)
 SCORES = [round(i / 10, 1) for i in range(11)]
 _IDENT = re.compile(r"[a-z][a-z0-9_]{0,39}")
+#: a slot: an identifier, optionally ":" and what it is of ("deadline:beta", "version:python")
+_SLOT = re.compile(r"[a-z][a-z0-9_]{0,29}(?::[^\s:][^:\n]{0,39})?")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -71,6 +73,7 @@ class BatchContext:
     entity_types: frozenset[str]
     relations: frozenset[str]  # declared in YAML; offered to the model, any identifier validates
     max_items: int = 20
+    project_types: frozenset[str] = frozenset()  # types a bound project owns (scope: project)
 
     @classmethod
     def build(cls, registry: SchemaRegistry, records: Sequence[NodeRecord],
@@ -81,6 +84,7 @@ class BatchContext:
             entity_types=frozenset(entity_types(registry)),
             relations=frozenset(r for t in registry.all() for r in t.relations),
             max_items=max_items,
+            project_types=frozenset(t.name for t in registry.all() if t.scope == "project"),
         )
 
 
@@ -160,14 +164,28 @@ def render_types(registry: SchemaRegistry) -> str:
 
 RULES = """\
 Rules:
-- Only facts the messages state; nothing guessed. Skip greetings and small talk.
+- Only facts the messages state; nothing guessed. Skip greetings, thanks and small talk.
+- What to keep: who the user is (name, role, employer, where they live, moves); other people,
+  their roles, how they relate to the user and what they expect (a recurring report); standing
+  rules ("always ...", "never ...", "please don't ..."); preferences and dislikes; decisions in
+  any phrasing ("let's switch from A to B", "we'll go with X", "don't use X"); configuration
+  the user states (ports, versions, regions, hosts, paths); deadlines and their changes;
+  lessons (a cause the user asked about, a lesson they draw); dated events of their life.
+- The assistant's echoes and confirmations ("Noted: ...", "Summary: ...", "Okay, I'll ...")
+  are never memories of their own. Tool calls of one turn are one "work" memory that says what
+  was achieved ("fixed the failing tests by pinning numpy below 2"), never one per command,
+  never a raw command or a commit message.
 - node_ids: the ids in [brackets] of the messages that say it.
-- text: one short self-contained sentence that names who it is about. Write it in the language
-  of its evidence (Chinese messages give Chinese text, English messages English text).
+- text: one short self-contained sentence in the third person that names who it is about
+  ("The user prefers pnpm.", "Priya Raman is the team's product owner."), with relative dates
+  resolved ("yesterday" -> the date). Write it in the language of its evidence (Chinese
+  messages give Chinese text, English messages English text).
 - subject/relation/object: only for a relation between two named things, e.g. subject
   {"name": "Alice", "type": "person"}, relation "prefers", object {"name": "Python",
-  "type": "tool"}; otherwise null. slot: what the relation is exclusive in (e.g. "language",
-  "database", "employer"), or null.
+  "type": "tool"}; otherwise null.
+- slot: the specific attribute the relation fills, one value at a time: "database", "cache",
+  "language", "employer", "residence", "manager", "port", "region", "version:python",
+  "deadline:beta" (a deadline of one named thing); null when several can hold at once.
 - kind: "work", "decision", "learning" or "event" when it is something that happened, else null.
 - date: YYYY-MM-DD when the fact has a date (resolve "yesterday" against the message date),
   else null.
@@ -201,7 +219,8 @@ def memory_item_schema(ctx: BatchContext, fields: Iterable[str] | None = None) -
         "relation": _nullable({"enum": sorted(ctx.relations)} if ctx.relations
                               else {"type": "string", "maxLength": 40}),
         "object": _nullable(_entity_schema(ctx)),
-        "slot": _nullable({"type": "string", "pattern": "^[a-z][a-z_]{0,29}$"}),
+        "slot": _nullable({"type": "string", "maxLength": 70,
+                           "pattern": "^[a-z][a-z0-9_]{0,29}(:[^:\\n]{1,40})?$"}),
         "kind": _nullable({"enum": list(TIMELINE_KINDS)}),
         "date": _nullable({"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}),
         "confidence": {"enum": SCORES},
@@ -300,11 +319,18 @@ class MemoryOut(BaseModel):
             raise ValueError("node_ids must all come from one session")
         return list(dict.fromkeys(value))
 
-    @field_validator("relation", "slot")
+    @field_validator("relation")
     @classmethod
     def _ident(cls, value: str | None) -> str | None:
         if value is not None and not _IDENT.fullmatch(value):
             raise ValueError(f"{value!r} is not a lower_case identifier")
+        return value
+
+    @field_validator("slot")
+    @classmethod
+    def _slot(cls, value: str | None) -> str | None:
+        if value is not None and not _SLOT.fullmatch(value):
+            raise ValueError(f"{value!r} is not a slot (an identifier, or 'deadline:<what>')")
         return value
 
     @field_validator("date")
@@ -391,4 +417,5 @@ def to_candidate(item: MemoryOut, ctx: BatchContext, extractor: str) -> Candidat
         object=_ref(item.object), slot=item.slot, kind=item.kind, event_time=when,
         confidence=item.confidence, importance=item.importance,
         language=detect_language(item.text), attrs={"extractor": extractor},
+        collective=item.type in ctx.project_types,
     )

@@ -98,7 +98,7 @@ _PREF_RE = re.compile(
     rf"{_ADV}(?P<verb>prefer|like|love|enjoy|adore|hate|dislike|detest|loathe|stand"
     r"|(?:am|'m)\s+(?:really\s+|totally\s+|so\s+|big\s+)?into"
     r"|(?:am|'m)\s+(?:not\s+)?(?:a\s+)?(?:big\s+|huge\s+|massive\s+)?fan\s+of)\s+"
-    rf"(?P<obj>{_TXT}{{1,120}})",
+    rf"(?P<obj>(?:(?!,?\s+(?:and|but)\s+(?:I|i|we|We)\b){_TXT}){{1,120}})",
 )
 _FAV_RE = re.compile(
     r"\b(?:my|My|our|Our)\s+(?:all[-\s]time\s+|absolute\s+|personal\s+)?(?:favou?rite|fave|fav"

@@ -1,9 +1,12 @@
 """Work items from tool calls: commands run, files changed, errors fixed.
 
 Seed 000 §6.3 insists that distillation reads the DAG, tool calls included, because that is
-where "what the agent did" lives. Per turn this module writes one ``work`` summary (commands and
-files, each a ``resource`` entity), and one ``case`` per error that a later run of the same
-command no longer shows ("fixed the failing `pytest -q`").
+where "what the agent did" lives. Per turn this module writes one ``work`` event that says what
+was achieved, in the agent's own words when its answer says so ("Pinned numpy below 2 in
+requirements.txt; the suite passes now"), with the cause it named and the error a later run of
+the same command no longer shows ("Fixed a failing pytest run: ..."). Commands and files go to
+the event's attributes (and files to ``resource`` entities); the text never lists raw commands,
+so one memory stands for one turn of work, not one per command.
 
 Both OpenAI-style calls (``{"id", "function": {"name", "arguments": "<json>"}}``) and flat
 ones (``{"id", "name", "input": {...}}``) are read. A tool result is matched to its call by
@@ -21,6 +24,7 @@ from typing import Any
 from ...entity.records import NodeRecord
 from ..types import Candidate, EntityRef
 from ._common import content_text
+from ._grammar import IRREGULAR_PAST
 
 __all__ = ["extract_work"]
 
@@ -167,12 +171,16 @@ def extract_work(records: Sequence[NodeRecord]) -> list[Candidate]:
     edits_since: dict[str, list[_Call]] = {}
     out: list[Candidate] = []
     zh_turns: set[tuple[str, int]] = set()
+    said: dict[tuple[str, int], list[NodeRecord]] = {}
+    fixes: dict[tuple[str, int], list[tuple[str, str]]] = {}
 
     for rec in records:
         node = rec.node
         tkey = (rec.session_id, rec.turn)
         if node.role != "tool" and _CJK.search(content_text(node.content) or ""):
             zh_turns.add(tkey)
+        if node.role in ("user", "assistant") and content_text(node.content).strip():
+            said.setdefault(tkey, []).append(rec)
         if node.role == "assistant" and node.tool_calls:
             calls = _calls(rec)
             by_node[node.id] = calls
@@ -208,57 +216,85 @@ def extract_work(records: Sequence[NodeRecord]) -> list[Candidate]:
                 edits_since[rec.session_id] = []
             elif fkey in failing:
                 bad_call, bad_rec, bad_line = failing.pop(fkey)
-                out.append(_fix_case(bad_call, bad_rec, bad_line, call, rec,
-                                     edits_since.get(rec.session_id, []), tkey in zh_turns))
+                fixes.setdefault(tkey, []).append((bad_call.command or bad_call.name, bad_line))
+                turn["nodes"].extend([bad_call.record.node.id, bad_rec.node.id])
     for (session_id, turn_no), turn in turns.items():
         if not turn["commands"] and not turn["files"]:
             continue
-        out.append(_summary(session_id, turn, (session_id, turn_no) in zh_turns))
+        key = (session_id, turn_no)
+        out.append(_summary(session_id, turn_no, turn, key in zh_turns, said.get(key, []),
+                            fixes.get(key, [])))
     return out
 
 
-def _resources(commands: list[str], files: list[str]) -> tuple[EntityRef, ...]:
-    refs = [EntityRef(f, "resource", attrs={"kind": "file"}) for f in files]
-    refs += [EntityRef(_short(c), "resource", attrs={"kind": "command"}) for c in commands]
-    return tuple(refs)
+_ACTION_EN = re.compile(
+    r"^(?:I\s+(?:have\s+|'ve\s+|just\s+|also\s+|then\s+)*(?P<v>[a-z]+ed|"
+    + "|".join(sorted(IRREGULAR_PAST, key=len, reverse=True)) + r"|set\s+up)\b"
+    r"|(?P<v2>(?:[A-Z][a-z]+ed|Made|Wrote|Set(?:\s+up)?|Built|Rewrote|Put|Split|Cut|Ran)\b))")
+_CAUSE_EN = re.compile(r"(?i)\bbecause\b|\bdue\s+to\b|\bcaused\s+by\b|\bbroke\b|\bfailed\b")
+# sentences, and the clauses an agent strings together ("...; I set X and it passes")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|;\s+|,\s+(?:so\s+|and\s+)?(?=I\s)")
 
 
-def _summary(session_id: str, turn: dict[str, Any], zh: bool) -> Candidate:
-    commands, files = turn["commands"], turn["files"]
-    parts = []
-    if commands:
-        shown = _listing([f"`{_short(c, 60)}`" for c in commands], 4, zh)
-        parts.append(f"运行了 {shown}" if zh else f"Ran {shown}")
-    if files:
-        shown = _listing(files, 6, zh)
-        parts.append(f"修改了 {shown}" if zh else f"edited {shown}")
-    text = ("；".join(parts) + "。") if zh else ("; ".join(parts) + ".")
-    text = text[0].upper() + text[1:]
-    return Candidate(
-        type="tool", text=text, session_id=session_id, node_ids=tuple(dict.fromkeys(turn["nodes"])),
-        kind="work", event_time=turn["time"], confidence=0.9,
-        importance=min(0.3 + 0.05 * (len(files) + len(commands)), 0.6),
-        language="zh" if zh else "en", entities=_resources(commands, files),
-        attrs={"commands": commands[:20], "files": files[:50], "failures": turn["failed"]},
-    )
-
-
-def _fix_case(bad: _Call, bad_rec: NodeRecord, line: str, good: _Call, good_rec: NodeRecord,
-              edits: list[_Call], zh: bool) -> Candidate:
-    files = list(dict.fromkeys(f for c in edits for f in c.files))
-    what = f"`{_short(good.command or good.name, 60)}`"
+def _achievement(texts: list[str], zh: bool) -> tuple[str, str]:
+    """What the agent's answer says was done (first-person action sentences, "I" dropped)
+    and the cause it names, if any."""
+    sentences = [p.strip() for t in texts for p in _SENTENCE.split(t) if p.strip()]
     if zh:
-        text = f"修复了 {what} 的失败（{line}）"
-        text += f"，修改了 {_listing(files, 4, True)}。" if files else "。"
+        cause = next((p for p in sentences if re.search(r"因为|由于|导致|原因", p)), "")
+        done = [p for p in sentences if re.search(r"我?(?:把|在|给|加了|改了|修了|更新了|删除了|添加了"
+                                                  r"|修复了|改成|换成)", p) and p != cause]
+        body = "".join(p.replace("我", "") for p in ([cause] if cause else []) + done[:1])
+        return body, cause
+    cause = next((p for p in sentences if _CAUSE_EN.search(p) and not _ACTION_EN.match(p)), "")
+    done = []
+    for p in sentences:
+        m = _ACTION_EN.match(p)
+        if m and m.group("v") and p.startswith("I"):
+            p = re.sub(r"^I\s+(?:have\s+|'ve\s+|just\s+|also\s+)*", "", p)
+            p = p[:1].upper() + p[1:]
+        if m:
+            done.append(p)
+    return " ".join(done[:2]), cause
+
+
+def _summary(session_id: str, turn_no: int, turn: dict[str, Any], zh: bool,
+             said: list[NodeRecord], fixes: list[tuple[str, str]]) -> Candidate:
+    """One work event for a turn's tool activity: what was achieved, in the agent's words when
+    it said so; the commands and files go to attributes and entities, not into the text."""
+    commands, files = turn["commands"], turn["files"]
+    answers = [content_text(r.node.content) for r in said if r.node.role == "assistant"]
+    done, cause = _achievement(answers[-1:], zh)
+    if zh:
+        text = done or ("修改了 " + _listing(files, 4, True) if files else
+                        f"运行了 {len(commands)} 条命令")
+        if fixes and not cause and "修" not in text:
+            text = f"修复了失败的 {fixes[0][0].split()[0]}：{text}"
+        text = text.rstrip("。") + "。"
     else:
-        text = f"Fixed failing {what} ({line})"
-        text += f" by editing {_listing(files, 4, False)}." if files else "."
-    nodes = [bad.record.node.id, bad_rec.node.id, *(c.record.node.id for c in edits),
-             good.record.node.id, good_rec.node.id]
+        if done:
+            text = f"{cause} {done}".strip() if cause and cause not in done else done
+        elif files:
+            text = f"Edited {_listing(files, 4, False)}."
+        elif answers and answers[-1].strip():  # what the run showed, in the agent's words
+            text = _SENTENCE.split(answers[-1].strip())[0]
+        else:
+            text = f"Ran {len(commands)} command{'s' if len(commands) > 1 else ''} " \
+                   f"({', '.join(sorted({c.split()[0] for c in commands}))})."
+        if fixes and not re.search(r"(?i)\bfix|\bfail|\bbroke", text):
+            text = f"Fixed a failing {fixes[0][0].split()[0]} run: {text[:1].lower()}{text[1:]}"
+        text = text if text.endswith((".", "!", ")")) else text + "."
+    if len(text) > 300:
+        text = text[:297].rstrip() + "…"
+    nodes = [r.node.id for r in said if r.node.role == "user"][:1] + turn["nodes"] + [
+        r.node.id for r in said if r.node.role == "assistant"][-1:]
+    important = bool(fixes) or bool(files)
     return Candidate(
-        type="case", text=text, session_id=good_rec.session_id,
-        node_ids=tuple(dict.fromkeys(nodes)), kind="work", event_time=good_rec.node.event_time,
-        confidence=0.8, importance=0.7, language="zh" if zh else "en",
-        entities=_resources([good.command or good.name], files),
-        attrs={"command": good.command or good.name, "error": line, "files": files},
+        type="case", text=text, session_id=session_id, node_ids=tuple(dict.fromkeys(nodes)),
+        kind="work", event_time=turn["time"], confidence=0.9,
+        importance=0.7 if important else 0.4, language="zh" if zh else "en",
+        entities=tuple(EntityRef(f, "resource", attrs={"kind": "file"}) for f in files[:8]),
+        attrs={"commands": commands[:20], "files": files[:50], "failures": turn["failed"],
+               "fixed": [{"command": c, "error": e} for c, e in fixes], "turn": turn_no},
+        collective=True,
     )

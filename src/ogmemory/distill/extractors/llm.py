@@ -13,6 +13,7 @@ result's ``stats`` count it:
 ``llm_errors``            transport errors, timeouts, HTTP errors after the last retry
 ``llm_truncated``         answers cut off at ``max_tokens`` (also counted as invalid)
 ``llm_invalid``           answers that were not valid JSON or broke the schema
+``llm_empty``             valid answers with no memory at all (the rules then read the batch)
 ``llm_fallback_batches``  batches the fallback extracted instead
 ``llm_candidates``        candidates taken from valid answers
 
@@ -51,7 +52,7 @@ __all__ = ["LLMExtractor"]
 log = logging.getLogger(__name__)
 
 STAT_KEYS = ("llm_batches", "llm_calls", "llm_tokens", "llm_errors", "llm_truncated",
-             "llm_invalid", "llm_fallback_batches", "llm_candidates")
+             "llm_invalid", "llm_empty", "llm_fallback_batches", "llm_candidates")
 
 SYSTEM_PROMPT = """\
 You extract long-term memories about the user and their work from a conversation.
@@ -145,5 +146,8 @@ class LLMExtractor:
             stats["llm_invalid"] += 1
             log.warning("LLM extraction answer invalid; the fallback extracts this batch: %s",
                         exc)
+            return None
+        if not items:  # nothing valid came back: the rules read this batch instead
+            stats["llm_empty"] += 1
             return None
         return [to_candidate(item, ctx, self.name) for item in items]

@@ -23,7 +23,9 @@ error, hands the whole batch to the fallback extractor: nothing half-valid is re
 
 ``stats`` keys: ``react_batches``, ``react_calls``, ``react_steps``, ``react_tokens``,
 ``react_accepted``, ``react_known_skipped``, ``react_repeats``, ``react_budget_stops``,
-``react_stalled``, ``react_errors``, ``react_invalid``, ``react_fallback_batches``.
+``react_stalled``, ``react_errors``, ``react_invalid``, ``react_empty`` (a loop that stalled,
+stopped or finished with nothing accepted: the rules read that batch),
+``react_fallback_batches``.
 ``last_trace`` holds the steps of the last ``extract`` call (thought, action, args,
 observation) for debugging.
 """
@@ -68,7 +70,7 @@ log = logging.getLogger(__name__)
 
 STAT_KEYS = ("react_batches", "react_calls", "react_steps", "react_tokens", "react_accepted",
              "react_known_skipped", "react_repeats", "react_budget_stops", "react_stalled",
-             "react_errors", "react_invalid", "react_fallback_batches")
+             "react_errors", "react_invalid", "react_empty", "react_fallback_batches")
 
 MAX_THOUGHT = 400
 MAX_URI = 200
@@ -469,6 +471,10 @@ class ReActExtractor:
             history.append({"role": "assistant", "content": reply.content})
             history.append({"role": "user",
                             "content": f"Observation: {observation}\nNext step as JSON."})
+        if not loop.accepted:  # stalled, stopped or finished with nothing: the rules read it
+            stats["react_empty"] += 1
+            trace.append({"batch": number, "empty": True})
+            return None
         return loop.accepted
 
 

@@ -17,21 +17,39 @@ node(s) it came from and is written in the language of its evidence.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, tzinfo
 
 from ...entity.records import NodeRecord
 from ..dates import TimeExpr, day_of
 from ..types import Candidate, ExtractionResult
-from ._common import NodeContext, content_text, gate, split_sentences
+from ._common import NodeContext, Sentence, content_text, gate, split_sentences
+from ._conventions import conventions_en, conventions_zh, deadlines
 from ._events import events_en, events_zh
+from ._identity import identity_en, identity_zh
+from ._lessons import asks_why, explanation, lesson
 from ._patterns_en import extract_en
 from ._patterns_zh import extract_zh
+from ._salience import (
+    ANSWER_BONUS,
+    MIN_SCORE,
+    Salience,
+    elaboration,
+    salience_en,
+    salience_zh,
+    statement,
+    too_thin,
+)
+from ._social import social
+from ._stack import stack_en
+from ._stack_zh import pivot_en, stack_zh
 from ._work import extract_work
 
 __all__ = ["RuleExtractor"]
 
-_DEFAULT_NAMES = {"user": ("user", "用户"), "assistant": ("assistant", "助手")}
+_DEFAULT_NAMES = {"user": ("the user", "用户"), "assistant": ("the assistant", "助手")}
 _FIRST_PERSON = gate("i we my our me us")
 
 
@@ -48,8 +66,9 @@ class RuleExtractor:
     name = "rules"
 
     def __init__(self, *, tz: tzinfo = UTC, assistant_facts: bool = False,
-                 max_chars: int = 20_000) -> None:
+                 max_chars: int = 20_000, max_statements: int = 2) -> None:
         self.tz = tz
+        self.max_statements = max_statements
         self.assistant_facts = assistant_facts
         self.max_chars = max_chars
 
@@ -67,8 +86,8 @@ class RuleExtractor:
     def extract(self, records: Sequence[NodeRecord]) -> ExtractionResult:
         """Candidates for every node of the batch, in node order, then the work items."""
         candidates: list[Candidate] = []
-        sentences = 0
-        questions = 0
+        counts = {"sentences": 0, "questions_skipped": 0, "threads_merged": 0}
+        threads = _Threads()
         for record in records:
             node = record.node
             if node.role not in ("user", "assistant"):
@@ -77,32 +96,196 @@ class RuleExtractor:
             if not text or text.isspace():
                 continue
             ctx = self._context(record)
-            carry: TimeExpr | None = None
-            for s in split_sentences(text, ctx.ref_day, self.max_chars):
-                sentences += 1
-                questions += s.question
-                events: list[Candidate] = []
-                if not s.question:
-                    zh = s.lang == "zh"
-                    found = extract_zh(s, ctx) if zh else extract_en(s, ctx)
-                    candidates.extend(found)
-                    # A decision, switch, learning or deadline already dates this sentence: an
-                    # event restating it would only be a duplicate on the timeline.
-                    if not any(c.kind or c.slot == "deadline" for c in found):
-                        events = events_zh(s, ctx) if zh else events_en(s, ctx, carry)
-                        candidates.extend(events)
-                # "Guess what I did this week? I applied ...": a first-person sentence whose
-                # time phrase dated nothing lends it to the next sentence.
-                dated = any(c.attrs.get("date_text") for c in events)
-                first_person = s.lang == "en" and s.has(_FIRST_PERSON)
-                carry = s.times[-1] if s.times and first_person and not dated else None
+            sentences = split_sentences(text, ctx.ref_day, self.max_chars)
+            counts["sentences"] += len(sentences)
+            counts["questions_skipped"] += sum(1 for s in sentences if s.question)
+            answer = threads.asked_about(record, ctx)
+            listener = ctx.listener = threads.listener(record, ctx)
+            start = len(candidates)
+            statements = self._node(ctx, sentences, candidates, answer)
+            said = next((i for i in range(start, len(candidates))
+                         if candidates[i].type in _STATEMENT_TYPES), None)
+            why = threads.why.get(record.session_id)
+            if why and node.role == "assistant" and not ctx.personal:
+                found = explanation(sentences, ctx, why)
+                if found is not None:
+                    candidates.append(replace(found, node_ids=(why, node.id)))
+            threads.why[record.session_id] = node.id if (
+                ctx.personal and asks_why(text)) else ""
+            if listener and ctx.personal:
+                candidates.extend(social(sentences, ctx, listener))
+            extra = None
+            if (threads.asked(record, ctx) and not statements and said is None
+                    and len(candidates) == start):
+                extra = elaboration(sentences, ctx)  # may only join what it answers
+            counts["threads_merged"] += threads.add(record, ctx, sentences, statements,
+                                                    candidates, said, extra)
         work = extract_work(records)
         candidates.extend(work)
-        stats = {
-            "nodes": len(records),
-            "sentences": sentences,
-            "questions_skipped": questions,
-            "candidates": len(candidates),
-            "work_items": len(work),
-        }
+        stats = {"nodes": len(records), **counts, "candidates": len(candidates),
+                 "work_items": len(work)}
         return ExtractionResult(candidates, stats)
+
+    def _node(self, ctx: NodeContext, sentences: list[Sentence], candidates: list[Candidate],
+              answer: bool = False) -> list[Candidate]:
+        """Pattern, event and statement candidates of one node; returns its statements (not
+        yet in ``candidates``: a thread may merge them into an earlier one). ``answer``: the
+        node answers a question about the speaker, so a less salient statement is kept."""
+        need = MIN_SCORE - (ANSWER_BONUS if answer else 0.0)
+        carry: TimeExpr | None = None
+        salient: list[tuple[Salience, Sentence]] = []
+        for s in sentences:
+            found: list[Candidate] = []
+            events: list[Candidate] = []
+            zh = s.lang == "zh"
+            if not s.question and ctx.personal:
+                # An unnamed assistant's echoes and confirmations are never memories.
+                found = deadlines(s, ctx)
+                found += (stack_zh(s, ctx) + identity_zh(s, ctx) + extract_zh(s, ctx) if zh
+                          else stack_en(s, ctx) + pivot_en(s, ctx) + identity_en(s, ctx)
+                          + extract_en(s, ctx))
+                found += conventions_zh(s, ctx, found) if zh else conventions_en(s, ctx, found)
+                candidates.extend(found)
+                # A decision, switch, learning or deadline already dates this sentence: an
+                # event restating it would only be a duplicate on the timeline.
+                if not any(c.kind or (c.slot or "").startswith("deadline") for c in found):
+                    events = events_zh(s, ctx) if zh else [
+                        e for e in events_en(s, ctx, carry) if not too_thin(e.text, ctx.speaker)]
+                    candidates.extend(events)
+            elif ctx.personal and not s.text.rstrip().endswith(("?", "？")):
+                # "When you review, flag ...": question-shaped, but an instruction
+                found = conventions_zh(s, ctx, []) if zh else conventions_en(s, ctx, [])
+                candidates.extend(found)
+            if ctx.personal and not s.question:
+                learned = lesson(s, ctx)
+                if learned is not None:  # "the lesson is ...": one lesson, not two readings
+                    candidates[:] = [c for c in candidates
+                                     if c not in found or c.kind != "learning"]
+                    candidates.append(learned)
+                    found.append(learned)
+            if ctx.personal and not found and not events:
+                sal = salience_zh(s, need + 1.5) if zh else salience_en(s, need)
+                if sal.keep:
+                    salient.append((sal, s))
+            # "Guess what I did this week? I applied ...": a first-person sentence whose
+            # time phrase dated nothing lends it to the next sentence.
+            dated = any(c.attrs.get("date_text") for c in events)
+            first_person = s.lang == "en" and s.has(_FIRST_PERSON)
+            carry = s.times[-1] if s.times and first_person and not dated else None
+        # The most salient statements of the node that no pattern already holds, in the
+        # order they were said.
+        best = sorted(salient, key=lambda x: -x[0].score)[: self.max_statements]
+        out = []
+        for sal, s in sorted(best, key=lambda x: sentences.index(x[1])):
+            cand = statement(s, sal, ctx)
+            if cand is not None:
+                out.append(cand)
+        return out
+
+
+_MERGE_LIMIT = 300
+_STATEMENT_TYPES = ("note", "event")
+_YOU = re.compile(r"\byou(?:rs?|rself)?\b|你|您", re.IGNORECASE)
+
+
+class _Threads:
+    """Statement, question, answer: the answer elaborates the statement it was asked about.
+
+    "I took my family camping last week." - "How was it?" - "We roasted marshmallows and
+    hiked." is one fact a careful reader notes once, resting on both turns; so the answer's
+    statements are appended to the statement two turns before (same session, same speaker,
+    the turn between them asked a question), up to about ``_MERGE_LIMIT`` characters.
+    """
+
+    def __init__(self) -> None:
+        # per session: the last two turns as (speaker, asked a question, statement index,
+        # asked the listener a question about themselves)
+        self.recent: dict[str, list[tuple[str, bool, int | None, bool]]] = {}
+        self.named: dict[str, str] = {}  # per session: the last named speaker
+        self.why: dict[str, str] = {}  # per session: a node that just asked for a cause
+        self.question: dict[str, str] = {}  # per session: the questions of the last turn
+
+    def asked(self, record: NodeRecord, ctx: NodeContext) -> bool:
+        """Whether the turn before (another speaker's) asked a question."""
+        recent = self.recent.get(record.session_id) or []
+        return bool(recent) and recent[-1][0] != ctx.speaker and recent[-1][1]
+
+    def asked_about(self, record: NodeRecord, ctx: NodeContext) -> bool:
+        """Whether the turn before (another speaker's) asked the speaker a question."""
+        recent = self.recent.get(record.session_id) or []
+        return bool(recent) and recent[-1][0] != ctx.speaker and recent[-1][3]
+
+    def listener(self, record: NodeRecord, ctx: NodeContext) -> str | None:
+        """The named person the speaker is talking to (the last other named speaker)."""
+        other = self.named.get(record.session_id)
+        return other if other and other != ctx.speaker else None
+
+    def add(self, record: NodeRecord, ctx: NodeContext, sentences: list[Sentence],
+            statements: list[Candidate], candidates: list[Candidate],
+            said: int | None = None, extra: Candidate | None = None) -> int:
+        """Place the node's statements (merged or appended); returns 1 if it merged.
+        ``said``: the index of an event the node already stated (a later answer may join
+        it when the node has no statement of its own)."""
+        recent = self.recent.setdefault(record.session_id, [])
+        merged = 0
+        target = None
+        if (len(recent) == 2 and recent[0][0] == ctx.speaker and recent[1][0] != ctx.speaker
+                and recent[1][1] and recent[0][2] is not None):
+            target = recent[0][2]
+        first_index: int | None = None
+        if (extra is not None and target is not None and _can_merge(candidates[target], extra)
+                and _follows_up(self.question.get(record.session_id, ""),
+                                candidates[target].text)):
+            candidates[target] = _merge(candidates[target], extra)
+            merged, first_index = 1, target
+        for cand in statements:
+            if target is not None and _can_merge(candidates[target], cand):
+                candidates[target] = _merge(candidates[target], cand)
+                merged = 1
+                first_index = target
+                continue
+            candidates.append(cand)
+            if first_index is None:
+                first_index = len(candidates) - 1
+        if first_index is None:
+            first_index = said
+        asked = any(s.question for s in sentences)
+        about = any(s.question and _YOU.search(s.text) is not None for s in sentences)
+        self.question[record.session_id] = " ".join(s.text for s in sentences if s.question)
+        recent.append((ctx.speaker, asked, first_index, about))
+        if record.node.name and record.node.name.strip():
+            self.named[record.session_id] = ctx.speaker
+        del recent[:-2]
+        return merged
+
+
+_ANAPHORA = re.compile(r"\b(?:it|its|that|this|they|them|their|those|these|there|he|she|his"
+                      r"|her)\b|它|那|这|他们|她们", re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z]{4,}|[\u4e00-\u9fff]{2}")
+# "Where did you go?", "What did you see?": asking on about what was just told
+_WH_YOU = re.compile(r"\b(?:what|where|how|who|when|which|why)\b[^?]*\byou\b", re.IGNORECASE)
+
+
+def _follows_up(question: str, said: str) -> bool:
+    """Whether a question asks about what was just said: it points back ("What are their
+    names?", "How was it?"), asks on ("Where did you go?") or names something of it; "Do you
+    like jazz?" starts something new."""
+    if _ANAPHORA.search(question) or _WH_YOU.search(question):
+        return True
+    words = {w.lower() for w in _WORD.findall(said)}
+    return any(w.lower() in words for w in _WORD.findall(question))
+
+
+def _can_merge(old: Candidate, new: Candidate) -> bool:
+    return (old.language == new.language and old.type in _STATEMENT_TYPES
+            and len(old.text) + len(new.text) < _MERGE_LIMIT)
+
+
+def _merge(old: Candidate, new: Candidate) -> Candidate:
+    attrs = {**old.attrs, "elaborated": True}
+    if "date" not in attrs and "date" in new.attrs:
+        attrs.update({k: v for k, v in new.attrs.items() if k.startswith("date")})
+    sep = "" if old.language == "zh" else " "
+    return replace(old, text=f"{old.text}{sep}{new.text}",
+                   node_ids=tuple(dict.fromkeys((*old.node_ids, *new.node_ids))),
+                   importance=max(old.importance, new.importance), attrs=attrs)

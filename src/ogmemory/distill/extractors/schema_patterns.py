@@ -70,9 +70,14 @@ _WORD_BEFORE = re.compile(rf"(?:(?P<w1>{_NAME})\s+)?(?P<w2>{_NAME})\s*$")
 _STOP = {"the", "a", "an", "it", "this", "that", "which", "we", "i", "you", "our", "my", "is"}
 
 
+_EN_GATE = re.compile(r"aka|a\.k\.a|also called|also known|we call", re.IGNORECASE)
+_ZH_GATE = re.compile(r"也叫|又叫|也就是|即")
+
+
 def _alias_pairs(text: str) -> list[tuple[str, str]]:
     pairs = []
-    for m in _EN_ALIAS.finditer(text):
+    # cheap gates first: the alias patterns backtrack over every word of a long message
+    for m in _EN_ALIAS.finditer(text) if _EN_GATE.search(text) else ():
         before = _WORD_BEFORE.search(text[: m.start()])
         if not before:
             continue
@@ -82,7 +87,7 @@ def _alias_pairs(text: str) -> list[tuple[str, str]]:
         b = m.group("b").rstrip(".")
         if words:
             pairs.append((" ".join(words), b))
-    for m in _ZH_ALIAS.finditer(text):
+    for m in _ZH_ALIAS.finditer(text) if _ZH_GATE.search(text) else ():
         pairs.append((m.group("a"), m.group("b")))
     return [(a, b) for a, b in pairs
             if a.lower() not in _STOP and b.lower() not in _STOP and a.lower() != b.lower()]

@@ -1,7 +1,9 @@
 """``ogmem bench``: benchmarks that print their tables beside baselines run in the same process.
 
 ``ogmem bench locomo`` is the documented entry point of the LoCoMo recall benchmark
-(``ogmemory.benchmarks.locomo``; ``bench/bench_locomo.py`` is a thin script doing the same).
+(``ogmemory.benchmarks.locomo``; ``bench/bench_locomo.py`` is a thin script doing the same);
+``ogmem bench knowledge`` scores what distillation keeps (``ogmemory.benchmarks.knowledge``
+and ``.devsessions``; ``bench/bench_knowledge.py``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from ...benchmarks.loo import VARIANTS, loo_table
 from ...config import Settings
 from ...errors import InvalidInput
 from ...recall.config import check_budget
+from .bench_knowledge import bench_knowledge
 from .common import notice, stdout_console, table
 
 __all__ = ["bench_app"]
@@ -122,3 +125,6 @@ def bench_locomo(
         _print_loo(report)
     if run_out is not None:
         notice(f"run file: {run_out}")
+
+
+bench_app.command("knowledge")(bench_knowledge)

@@ -205,3 +205,9 @@ def rollback(
         f"Rolled back {batch_id} ({info.reason}): batch {undo.id} restored "
         f"{len(undo.ops)} record(s)"
     )
+    returned = undo.meta.get("returned") or {}
+    if returned:
+        typer.echo(
+            f"{sum(returned.values())} node(s) of {len(returned)} session(s) are pending "
+            "again; `ogmem distill` distills them again"
+        )

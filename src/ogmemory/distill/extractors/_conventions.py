@@ -1,0 +1,390 @@
+"""Standing rules, configuration and deadlines, English and Chinese.
+
+* rules: "Always run ruff before you commit", "never push directly to main", "When you review,
+  flag any function longer than 50 lines", "提交代码之前一定要先跑 lint", "写 SQL 的时候一律用
+  小写关键字" → ``The user's rule: ...`` (a ``rule`` memory, ``follows_rule`` edge);
+* configuration the speaker states: ports, versions, regions, hosts, paths and where things
+  live ("The service listens on port 8080 and we're on Python 3.12", "开发服务器跑在 3000 端口",
+  "集群部署在华东 2 区域") → a ``config`` memory whose relations each fill a specific slot
+  (``port``, ``version:python``, ``region``, ``host:staging``);
+* the team's working language ("我们团队平时用中文交流");
+* deadlines and their changes ("The beta is due on March 20", "the beta deadline moved to March
+  27", "上线时间推迟到 4 月 22 日了"): the slot is ``deadline:<what>``, so a change ends the old
+  date of the same thing and nothing else; a deadline stays current until it changes.
+
+>>> deadline_key("the 1.0 release"), deadline_key("Release 1.0"), deadline_key("上线截止日期")
+('1.0 release', '1.0 release', '上线')
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..dates import TimeExpr, find_times
+from ..types import Candidate, EntityRef, Fact
+from ._common import NodeContext, Sentence, date_attrs, gate
+from ._grammar import finish_en, finish_zh, third_person_en, third_person_zh
+
+__all__ = ["conventions_en", "conventions_zh", "deadline_key", "deadlines"]
+
+# ----------------------------------------------------------------------------- rules
+
+_RULE_LEAD_EN = re.compile(
+    r"^(?:(?:and|also|so|oh|plus|but|ok(?:ay)?|btw|one\s+more\s+thing|from\s+now\s+on"
+    r"|going\s+forward|in\s+general|as\s+a\s+rule|remember|important|note|rule)[,:!\s]+)*",
+    re.IGNORECASE)
+_RULE_EN = re.compile(
+    r"^(?P<body>(?:please\s+)?(?:always|never|don['’]?t|do\s+not|make\s+sure|be\s+sure\s+to"
+    r"|remember\s+to|avoid|only\s+ever|no\s+\w+(?:\s+\w+)?\s+without|stop\s+\w+ing"
+    r"|whenever\s+you|when\s+you\s+[^,]{3,40},\s+(?:always\s+|please\s+)?[a-z]+)\b.*)",
+    re.IGNORECASE)
+# "Rule of the house: every public function needs a docstring", "Our convention is ...",
+# "Every endpoint must be authenticated", "No force pushes, ever."
+_ANNOUNCED_EN = re.compile(
+    r"^(?:(?:the|our|a|one|house|team|golden)\s+){0,2}(?:rule|convention|policy|guideline"
+    r"|principle)(?:\s+of\s+the\s+(?:house|team|repo|project))?\s*(?:is\s+(?:that\s+)?|:\s*)"
+    r"(?P<body>.{6,})", re.IGNORECASE)
+_UNIVERSAL_EN = re.compile(
+    r"^(?P<body>(?:every|all|each|any|no)\s+(?:[\w-]+\s+){0,4}?(?:must|should|needs?\s+to|needs"
+    r"|has\s+to|have\s+to|may\s+not|can['’]?t|cannot|shall)\b.*)", re.IGNORECASE)
+_NO_EVER_EN = re.compile(
+    r"^(?P<body>no\s+(?:more\s+)?[\w-]+(?:\s+[\w-]+){0,3}?(?:,?\s+(?:ever|at\s+all|allowed"
+    r"|please|period))\b.*)", re.IGNORECASE)
+_WE_RULE_EN = re.compile(r"\b(?P<who>we|I)\s+(?:also\s+)?(?P<body>(?:always|never)\s+\w+.*)",
+                         re.IGNORECASE)
+_ONE_OFF = re.compile(r"\b(?:today|tonight|this\s+time|right\s+now|for\s+now|yet)\b",
+                      re.IGNORECASE)
+_RULE_ZH = re.compile(r"一定要|千万不要|千万别|务必|必须|一律|禁止|严禁|不得|杜绝|切记|不准|不许|以后都要|以后都|从今往后"
+                      r"|今后|记得|不要|别再"
+                      r"|^(?:每个|每次|所有|任何|全部)[^，。]{0,16}?(?:都)?(?:要|得|需要|必须|不能|不得|至少)")
+_RULE_LEAD_ZH = re.compile(r"^(?:记住|另外|还有|对了|而且|注意|以及|然后)[，,：:]?\s*")
+
+
+def _rule(ctx: NodeContext, s: Sentence, body: str, team: bool) -> Candidate | None:
+    if not ctx.first("rule", body):
+        return None
+    zh = s.lang == "zh"
+    if zh:
+        owner = "团队的规则" if team else f"{ctx.name('zh')}的规则"
+        text = finish_zh(f"{owner}：{third_person_zh(body, '团队')}")
+    else:
+        owner = "The team's rule" if team else f"{ctx.speaker}'s rule"
+        body = body[:1].lower() + body[1:]
+        text = finish_en(f"{owner}: {body}")
+        text = text[:1].upper() + text[1:]
+    return ctx.candidate(
+        "rule", text, s.lang, relation="follows_rule",
+        object=EntityRef(body[:80].rstrip(" ,.;。！!"), "rule"), confidence=0.8,
+        importance=0.9, collective=True)
+
+
+def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> None:
+    # "When you review, flag ..." reads like a question to the generic detector; a rule is
+    # a question only when it asks one. Between two people, "don't give up!" is
+    # encouragement, not a standing rule: rules are what a user asks of an assistant.
+    if taken or ctx.listener or s.text.rstrip().endswith(("?", "？")):
+        return
+    if s.lang == "zh":
+        body = _RULE_LEAD_ZH.sub("", s.text.strip())
+        if _RULE_ZH.search(body):
+            c = _rule(ctx, s, body, team=bool(re.search(r"我们|团队", body)))
+            if c is not None:
+                out.append(c)
+        return
+    announced = _ANNOUNCED_EN.match(s.text.strip())
+    text = announced.group("body") if announced else _RULE_LEAD_EN.sub("", s.text.strip())
+    m = _RULE_EN.match(text) or _UNIVERSAL_EN.match(text) or _NO_EVER_EN.match(text)
+    if m is None and announced is not None:
+        m = re.match(r"(?P<body>.+)", text)
+    team = False
+    if m is None:
+        m = _WE_RULE_EN.search(text)
+        team = m is not None and m.group("who").lower() == "we"
+    if m is None or _ONE_OFF.search(m.group("body")):
+        return
+    c = _rule(ctx, s, m.group("body").strip(), team)
+    if c is not None:
+        out.append(c)
+
+
+# ----------------------------------------------------------------------------- configuration
+
+_SUBJ_EN = r"(?P<subj>(?:the|our)\s+[\w-]+(?:\s+[\w-]+)?|it)"
+_PORT_EN = re.compile(
+    rf"(?:{_SUBJ_EN}\s+)?(?:listens|runs|is\s+running|serves|is\s+served|is|lives)\s+"
+    r"(?:only\s+)?(?:on|at)\s+port\s+(?P<v>\d{2,5})\b|\bport\s+(?:is\s+|number\s+is\s+)?"
+    r"(?P<v2>\d{2,5})\b", re.IGNORECASE)
+_TOOLS_V = (r"Python|Node(?:\.js)?|Java|Go|Ruby|PHP|Rust|Kotlin|Swift|PostgreSQL|Postgres|MySQL"
+            r"|Django|React|Angular|Vue|Android|iOS|Xcode|Gradle|TypeScript|\.NET|Elixir|Scala"
+            r"|Terraform|Kubernetes|Ubuntu|Debian|Redis|Spark|Flink|Kafka|JDK|Dart|Flutter")
+_VERSION_EN = re.compile(
+    rf"\b(?P<tool>{_TOOLS_V})\s+(?:version\s+)?(?:is\s+|of\s+)?v?(?P<ver>\d+(?:\.\d+){{0,2}})"
+    rf"\b(?!\s*(?:%|ms|s\b|GB|MB|x\b))"
+    r"|\b(?P<what>(?:minimum|min|target|compile)\s+SDK|minSdk|targetSdk)\s+(?:version\s+)?"
+    r"(?:is\s+)?(?P<ver2>\d+)\b")
+_REGION_EN = re.compile(
+    r"\b(?P<r>(?:us|eu|ap|sa|ca|me|af|cn)-(?:north|south|east|west|central|northeast|southeast"
+    r"|northwest|southwest)-\d)\b|\b(?:in|to)\s+the\s+(?P<r2>[\w-]+)\s+region\b")
+_HOST_EN = re.compile(
+    r"\b(?P<what>[\w-]+(?:\s+(?:host|server|endpoint|url|domain|api|backend|database|db))?)"
+    r"\s+(?:is|lives|runs|sits|is\s+hosted)?\s*(?:at|on)?\s*"
+    r"(?P<h>(?:[a-z0-9-]+\.)+(?:internal|local|lan|corp|com|io|net|org|dev|app|cloud|health"
+    r"|ai|co|cn|de|uk)\b)", re.IGNORECASE)
+_LIVES_EN = re.compile(
+    r"\b(?P<what>(?:the|our)\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:lives|is\s+stored|is\s+kept|sits)\s+"
+    r"(?:in|on|at)\s+(?P<where>(?:an?\s+|the\s+)?[\w./~-]+(?:\s+[\w-]+)?)")
+_PATH_EN = re.compile(
+    r"\b(?P<what>(?i:the|our)\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:is|are|lives?|sits?|(?:is|are)\s+"
+    r"(?:stored|kept))\s+(?:at|in|under)\s+(?P<p>(?:/|~/|\./)[\w./~-]+)")
+_LANG_EN = re.compile(
+    r"\b(?:we|the\s+team|our\s+team)\s+(?:usually\s+|mostly\s+|always\s+)?(?:speak|talk"
+    r"|communicate|work)\s+in\s+(?P<lang>English|Chinese|Mandarin|German|French|Spanish"
+    r"|Japanese|Portuguese)\b|\bour\s+team\s+language\s+is\s+(?P<lang2>\w+)", re.IGNORECASE)
+_PORT_ZH = re.compile(r"(?P<v>\d{2,5})\s*端口|端口\s*(?:是|为|号是)?\s*(?P<v2>\d{2,5})")
+_VERSION_ZH = re.compile(rf"(?P<tool>{_TOOLS_V})\s*(?:的)?(?:版本)?\s*(?:是|为|用的是|用)?\s*"
+                         rf"v?(?P<ver>\d+(?:\.\d+){{0,2}})")
+_REGION_ZH = re.compile(r"在\s*(?P<r>[^，,。；;在]{2,10}?)\s*(?:区域|地域|机房|可用区)")
+_LANG_ZH = re.compile(r"(?:我们|团队|我们团队)[^，。]{0,4}?(?:用|说)\s*(?P<lang>中文|英文|英语|日语|粤语)"
+                      r"\s*(?:交流|沟通|讨论)")
+
+
+_CONFIG_GATE = gate("port region host server lives stored kept sits speak talk communicate"
+                    " language sdk minsdk targetsdk version")
+_PATHISH = re.compile(r"(?:^|\s)(?:/|~/|\./)\w")
+_CONFIG_GATE_ZH = re.compile(r"\d|端口|版本|区域|地域|机房|部署|交流|沟通")
+_DIGIT_OR_DOT = re.compile(r"\d|\w\.\w")
+
+
+def _config_facts(s: Sentence) -> list[Fact]:
+    facts: list[Fact] = []
+    zh = s.lang == "zh"
+    if zh and not _CONFIG_GATE_ZH.search(s.text):
+        return facts
+    if (not zh and not s.has(_CONFIG_GATE) and not _DIGIT_OR_DOT.search(s.text)
+            and not _PATHISH.search(s.text)):
+        return facts
+    for m in (_PORT_ZH if zh else _PORT_EN).finditer(s.text):
+        v = m.group("v") or m.group("v2")
+        facts.append(Fact("listens_on", EntityRef(f"port {v}", "value"), slot="port"))
+    for m in (_VERSION_ZH if zh else _VERSION_EN).finditer(s.text):
+        tool = m.group("tool") or m.groupdict().get("what") or ""
+        ver = m.group("ver") or m.groupdict().get("ver2")
+        if tool and ver:
+            facts.append(Fact("runs_on", EntityRef(f"{tool} {ver}", "value"),
+                              slot=f"version:{tool.lower()}"))
+    for m in (_REGION_ZH if zh else _REGION_EN).finditer(s.text):
+        r = m.group("r") or m.groupdict().get("r2")
+        if r and r.lower() not in ("same", "other", "right", "wrong", "whole"):
+            facts.append(Fact("deployed_in", EntityRef(r.strip(), "value"), slot="region"))
+    if not zh:
+        for m in _HOST_EN.finditer(s.text):
+            what = m.group("what").lower()
+            what = re.sub(r"\s+(?:host|server|url|domain)$", "", what)
+            if what in ("is", "at", "on", "lives", "the"):
+                what = "host"
+            facts.append(Fact("has_host", EntityRef(m.group("h"), "value"),
+                              slot=f"host:{what}"))
+        for m in _PATH_EN.finditer(s.text):
+            what = re.sub(r"^(?:the|our)\s+", "", m.group("what").lower())
+            facts.append(Fact("located_at", EntityRef(m.group("p").rstrip("."), "value"),
+                              slot=f"path:{what}"))
+        hosts = {f.object.name for f in facts}
+        for m in _LIVES_EN.finditer(s.text):
+            if any(h in m.group("where") for h in hosts):
+                continue
+            what = re.sub(r"^(?:the|our)\s+", "", m.group("what").lower())
+            facts.append(Fact("stored_in", EntityRef(m.group("where"), "value"),
+                              slot=f"location:{what}"))
+    for m in (_LANG_ZH if zh else _LANG_EN).finditer(s.text):
+        lang = m.group("lang") or m.groupdict().get("lang2")
+        facts.append(Fact("communicates_in", EntityRef(str(lang), "concept"),
+                          slot="team_language"))
+    return facts
+
+
+def _config(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: set[str]) -> None:
+    facts = [f for f in _config_facts(s) if f.object.name.lower() not in taken]
+    if not facts or s.question:
+        return
+    if not ctx.first("config", s.text):
+        return
+    said = _clauses_with(s.text, [f.object.name.split()[-1] for f in facts])
+    if s.lang == "zh":
+        text = finish_zh(_team_zh(said))
+    else:
+        text = finish_en(third_person_en(said, "the team", group="the team"))
+        text = text[:1].upper() + text[1:]
+    first, more = facts[0], tuple(facts[1:])
+    out.append(ctx.candidate(
+        "config", text, s.lang, relation=first.relation, object=first.object,
+        slot=first.slot, more=more, confidence=0.85, importance=0.75, collective=True))
+
+
+_CLAUSE = re.compile(r",\s+(?:and|but|so)\s+|;\s+|，|；")
+
+
+def _clauses_with(text: str, values: list[str]) -> str:
+    """The clauses of ``text`` that state one of ``values`` ("For infra we use Terraform, and
+    the state lives in an S3 bucket" → the second clause)."""
+    parts = _CLAUSE.split(text)
+    keep = [p for p in parts if any(v in p for v in values)]
+    if not keep or len(keep) == len(parts):
+        return text
+    return ("，" if re.search(r"[\u4e00-\u9fff]", text) else ", ").join(keep)
+
+
+def _team_zh(text: str) -> str:
+    text = re.sub(r"我们(?=团队|组|公司)", "", text)
+    return third_person_zh(text, "团队").replace("团队他们", "团队")
+
+
+# ----------------------------------------------------------------------------- deadlines
+
+_DUE_EN = re.compile(
+    r"(?P<thing>(?:(?i:the|our)\s+)?[\w.-]+(?:\s+[\w.-]+){0,2}?)\s+(?P<verb>is\s+due|are\s+due"
+    r"|(?:has|have|needs?|is\s+supposed|are\s+supposed|is\s+going|are\s+going)\s+to\s+"
+    r"(?:be\s+)?(?:done|shipped|ship|released|release|launch(?:ed)?|land(?:ed)?|out|live|go\s+live"
+    r"|ready|finished|finish|submitted|submit|delivered|deliver|merged|in\s+[\w\s]{1,20}?)"
+    r"|must\s+(?:ship|launch|land|go\s+live|be\s+\w+)|should\s+(?:ship|launch|land|be\s+\w+)"
+    r"|ships|launches|lands|goes\s+live|(?:deadline|due\s+date)\s+is)\b")
+_MOVED_EN = re.compile(
+    r"(?P<thing>(?:the\s+|our\s+)?[\w.-]+(?:\s+[\w.-]+){0,2}?)(?:['’]s)?\s*(?:deadline|due\s+date"
+    r"|date)?\s+(?:was\s+|got\s+|has\s+been\s+|is\s+)?(?P<verb>moved|slipped"
+    r"|pushed(?:\s+back)?|postponed|delayed|changed|rescheduled|brought\s+forward"
+    r"|moved\s+up)\s+(?:back\s+)?(?:to|until|till)\b", re.IGNORECASE)
+_MOVED_OBJ_EN = re.compile(
+    r"(?i)\b(?P<verb>pushed|moved|postponed|delayed|rescheduled|bumped|shifted)\s+"
+    r"(?P<thing>the\s+[\w.-]+(?:\s+[\w.-]+){0,3}?)\s+(?:out\s+|back\s+|up\s+)?(?:to|until|till)\b")
+_DEADLINE_WORD_EN = re.compile(r"\b(?:deadline|due\s+date)\s+(?:is|was)\b", re.IGNORECASE)
+_DUE_ZH = re.compile(
+    r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,12}?)(?:的)?(?:截止日期|截止时间|截止|期限|deadline)"
+    r"(?:是|为|定在|在)?")
+_BEFORE_ZH = re.compile(r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,12}?)(?:要|必须|需要|得|务必|应该)在\s*$")
+_MOVED_ZH = re.compile(
+    r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,14}?)(?:的)?(?:截止日期|截止时间|截止|期限|时间|日期)?"
+    r"(?P<verb>推迟|延期|延迟|延后|推后|顺延|往后推|延|改|提前|挪|调整)(?:到|至|为)")
+_PERSONAL = re.compile(r"(?i)^(?:i|we|you|he|she|they|it|me|us|them|this|that|我|我们|你|他|她)$")
+_DEADLINE_CONTEXT = re.compile(
+    r"(?i)\b(?:deadline|due|release|launch|beta|demo|delivery|milestone|sprint|review|v?\d+\.\d+"
+    r"|ship(?:ping)?|go-live|cutover)\b|截止|期限|上线|发布|交付|报表|报告|推迟|延期|延到|提前")
+_NOISE_THING = re.compile(
+    r"^(?:(?:bad|good)\s+news|so|and|but|also|ok(?:ay)?|change\s+of\s+plans|actually)[:,\s]+",
+    re.IGNORECASE)
+
+
+def deadline_key(thing: str) -> str:
+    """What a deadline is of, normalised so that two phrasings meet: sorted words, no
+    articles, no "deadline"/"截止日期"."""
+    t = re.sub(r"(?:截止日期|截止时间|截止|期限|时间|日期|的|deadline|due\s+date|date)", " ",
+               thing, flags=re.IGNORECASE)
+    words = [w.lower() for w in re.findall(r"[\w.]+", t)
+             if w.lower() not in ("the", "our", "a", "an", "is", "was", "my", "this")]
+    return " ".join(sorted(words))
+
+
+def _future_time(s: Sentence, ctx: NodeContext, after: int) -> TimeExpr | None:
+    """The date after position ``after``, read as a future one (deadlines are ahead)."""
+    for t in find_times(s.text, ctx.ref_day, past=False):
+        if t.start >= after:
+            return t
+    return None
+
+
+def _deadline(ctx: NodeContext, s: Sentence, thing: str, t: TimeExpr, moved: bool,
+              ) -> Candidate | None:
+    thing = _NOISE_THING.sub("", thing.strip()).strip()
+    key = deadline_key(thing)
+    if not ctx.first("constraint", "deadline") or not ctx.first("deadline", key):
+        return None
+    zh = s.lang == "zh"
+    iso = t.iso
+    if zh:
+        shown = thing or "截止日期"
+        text = finish_zh(f"{shown}{'改到了' if moved else '的截止日期是'} {iso}")
+    else:
+        shown = thing or "the deadline"
+        shown = shown if re.match(r"(?i)the\b|our\b", shown) or shown[:1].isupper() \
+            else f"the {shown}"
+        text = finish_en(f"{shown} {'deadline moved to' if moved else 'is due on'} {iso}")
+        text = text[:1].upper() + text[1:]
+    slot = f"deadline:{key}" if key else "deadline"
+    name = f"{thing or ('截止' if zh else 'deadline')} due {iso}"
+    attrs: dict[str, Any] = {**date_attrs(t), "deadline": iso, "what": thing, "planned": True}
+    return ctx.candidate(
+        "constraint", text, s.lang, relation="has_deadline",
+        object=EntityRef(name, "deadline", attrs={"deadline": iso}), slot=slot,
+        confidence=0.85, importance=0.9, attrs=attrs, collective=True)
+
+
+_DEADLINE_GATE = gate("due deadline slipped moved pushed postponed delayed changed rescheduled"
+                      " brought has have needs need must ships ship launches launch date bumped"
+                      " shifted")
+_DEADLINE_GATE_ZH = re.compile(r"截止|期限|之前|以前|前|推迟|延期|延迟|延|改|提前|挪|调整|deadline")
+
+
+def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    if s.question or not s.times:
+        return
+    if not (_DEADLINE_GATE_ZH.search(s.text) if s.lang == "zh" else s.has(_DEADLINE_GATE)):
+        return
+    if s.lang == "zh":
+        found = [(m, True) for m in _MOVED_ZH.finditer(s.text)]
+        found += [(m, False) for m in _DUE_ZH.finditer(s.text)]
+        for t in s.times:
+            before = _BEFORE_ZH.search(s.text[: t.start])
+            if before and re.match(r"\s*(?:之前|以前|前)", s.text[t.end:]):
+                c = _deadline(ctx, s, before.group("thing"), _future_time(s, ctx, t.start) or t,
+                              False)
+                if c is not None:
+                    out.append(c)
+    else:
+        found = [(m, True) for m in _MOVED_EN.finditer(s.text)]
+        found += [(m, True) for m in _MOVED_OBJ_EN.finditer(s.text)]
+        found += [(m, False) for m in _DUE_EN.finditer(s.text)]
+    for m, moved in sorted(found, key=lambda x: x[0].start()):
+        due = _future_time(s, ctx, m.end())
+        if due is None or due.start - m.end() > 24:
+            continue
+        thing = m.group("thing")
+        vague = moved and re.match(r"(?i)moved|changed|brought|挪|改|调整", m.group("verb"))
+        if _PERSONAL.match(thing.strip()) or (vague and not _DEADLINE_CONTEXT.search(s.text)):
+            continue  # "I moved to Boston on May 1": a life event, not a deadline
+        if not moved and _DEADLINE_WORD_EN.search(m.group()):
+            thing = re.sub(r"(?i)\s*(?:deadline|due\s+date)\s+(?:is|was)$", "", m.group())
+        c = _deadline(ctx, s, thing, due, moved)
+        if c is not None:
+            out.append(c)
+
+
+def deadlines(s: Sentence, ctx: NodeContext) -> list[Candidate]:
+    """Deadlines and their changes in one sentence (either language)."""
+    out: list[Candidate] = []
+    if ctx.personal and not s.hypothetical:
+        _deadlines(s, ctx, out)
+    return out
+
+
+def conventions_en(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list[Candidate]:
+    """Rules and configuration in one English sentence (``found``: what the other families
+    already took from it)."""
+    out: list[Candidate] = []
+    if not ctx.personal or s.hypothetical:
+        return out
+    taken = {c.object.name.lower() for c in found if c.object is not None}
+    _config(s, ctx, out, taken)
+    decided = any(c.relation in ("avoids", "uses", "has_deadline") for c in found)
+    _rules(s, ctx, out, decided or bool(out))
+    return out
+
+
+def conventions_zh(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list[Candidate]:
+    """The same for one Chinese sentence."""
+    out: list[Candidate] = []
+    if not ctx.personal or s.hypothetical:
+        return out
+    taken = {c.object.name.lower() for c in found if c.object is not None}
+    _config(s, ctx, out, taken)
+    decided = any(c.relation in ("avoids", "uses", "has_deadline") for c in found)
+    _rules(s, ctx, out, decided or bool(out))
+    return out

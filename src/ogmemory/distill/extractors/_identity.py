@@ -1,0 +1,470 @@
+"""Who the speaker is and who they work with, in English and Chinese.
+
+* identity: the speaker's name ("I'm Dana Whitfield", "我叫李雷"), role and employer ("the
+  backend lead at Corvid Labs", "在星河科技做前端负责人"), where they live and moves ("I moved
+  from Lisbon to Berlin last month", "我上个月从上海搬到杭州了": the old place stops being
+  current where the new one starts);
+* people: colleagues and their roles ("Priya Raman is our product owner", "我们的产品经理是王
+  芳", "My manager is Tom Becker"), and what they expect ("she expects a status report every
+  Friday", "她每周五要看周报"), with "she"/"he"/她/他 resolved to the person just named.
+
+Memories are third person ("The user is the backend lead at Corvid Labs.") and every one states
+its graph relations: ``works_at`` (slot ``employer``), ``has_role`` (slot ``role``),
+``lives_in`` (slot ``residence``), ``reports_to`` (slot ``manager``), ``works_with``,
+``expects``.
+
+>>> from datetime import date
+>>> from ogmemory.distill.extractors._common import split_sentences
+>>> s = split_sentences("My manager is Tom Becker.", date(2026, 3, 2))[0]
+>>> manager_of(s)
+('Tom Becker', 'manager', 'my')
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..types import Candidate, EntityRef, Fact
+from ._catalog import lookup
+from ._common import NodeContext, Sentence, date_attrs, gate
+from ._grammar import finish_en, finish_zh
+
+__all__ = ["identity_en", "identity_zh", "manager_of"]
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Job titles (people met at work); family and friends ("my partner Anna") are read elsewhere.
+_HEADS = (r"engineer|developer|dev|lead|manager|designer|architect|scientist|analyst|owner"
+          r"|director|founder|co-founder|cofounder|head|intern|consultant|administrator|admin"
+          r"|tester|researcher|programmer|maintainer|specialist|officer|reviewer|coordinator"
+          r"|strategist|marketer|recruiter|accountant|contractor|freelancer")
+_ACRONYM_ROLES = r"SRE|PM|QA|CTO|CEO|CFO|COO|CIO|VP|PO|EM|TPM|DBA|UX|UI"
+_ROLE = (rf"(?:(?:[a-z][\w-]*|[A-Z]{{2,5}})\s+){{0,3}}(?:{_HEADS})s?\b|(?:{_ACRONYM_ROLES})\b"
+         rf"(?:\s+(?:{_HEADS}))?")
+# Names in any Latin script ("Tomás", "Zoë", "Łukasz"): a capital, then lower-case letters.
+_UP = r"[A-ZÀ-ÖØ-ÞĀ-Ž]"
+_LO = r"[a-zß-öø-ÿā-ž]"
+_WORD = rf"{_UP}{_LO}+(?:[-'’]{_UP}?{_LO}+)?"
+_PERSON = rf"{_WORD}(?:\s+{_WORD}){{0,2}}"
+_ORG = rf"{_UP}[\w&.'-]*(?:\s+(?:(?!I\b){_UP}[\w&.'-]*|of|and(?!\s+I\b)|&|for|de))*"
+_PLACE = rf"{_UP}[\w.'-]*(?:\s+{_UP}[\w.'-]*){{0,2}}"
+
+_NOT_NAMES = _words(
+    "I Im The A An And But So Sorry Happy Fine Good Great Okay Ok Back Here Done Ready Sure"
+    " Free Busy New Home Tired Glad Excited Just Also Still Not Really Very Totally Working"
+    " Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April"
+    " May June July August September October November December English Chinese French German"
+    " Spanish American British Canadian Italian Japanese Indian Brazilian Mexican In On At"
+    " From With Yes No Hi Hey Hello Thanks Thank Well Oh Our My Your We You He She They It"
+    " This That Quick Some Everyone Team"
+)
+_NAME_EN = re.compile(
+    rf"(?:(?:\b(?i:my\s+name(?:['’]s|\s+is)|call\s+me)|^(?i:name['’]s|name\s+is))\s+"
+    rf"(?P<n1>{_PERSON})|\b(?i:i['’]m|i\s+am)\s+(?P<n2>{_PERSON}))"
+    rf"(?=\s*(?:[,.!;:)]|$|\s+(?i:and|from|here|by|btw)\b))"
+)
+_ROLE_AT = re.compile(
+    rf"\b(?:(?i:i['’]m|i\s+am|i\s+work\s+as|i['’]m\s+working\s+as|working\s+as)\s+"
+    rf"(?i:the|a|an|our)\s+"
+    rf"|(?i:i['’]m|i\s+am|my\s+name\s+is|my\s+name['’]s)\s+{_PERSON},\s+(?:(?i:the|a|an)\s+)?)"
+    rf"(?P<role>{_ROLE})(?:\s+(?i:for|on|of)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?)?"
+    rf"(?:\s+(?:(?i:over|out|down|up)\s+)?(?i:at|for|with|in)\s+(?P<org>{_ORG}))?"
+)
+_WORK_AT = re.compile(
+    rf"\b(?i:i\s+(?:currently\s+|now\s+|still\s+)?work|i['’]m\s+(?:currently\s+)?working"
+    rf"|i\s+am\s+(?:currently\s+)?working)\s+(?i:at|for|with)\s+(?P<org>{_ORG})"
+    rf"(?:\s+(?i:as)\s+(?i:a|an|the|our)\s+(?P<role>{_ROLE}))?"
+)
+_LIVE = re.compile(
+    rf"\b(?i:i\s+(?:currently\s+|now\s+|still\s+)?live|i['’]m\s+(?:now\s+|currently\s+)?"
+    rf"(?:based|living|located)|i\s+am\s+(?:now\s+|currently\s+)?(?:based|living|located))"
+    rf"\s+(?i:in|at|near|outside)\s+(?P<to>{_PLACE})"
+    rf"|\b(?i:working|calling\s+in|dialing\s+in|writing)\s+(?:(?i:remotely|from\s+home)\s+)?"
+    rf"(?i:from)\s+(?P<to2>{_PLACE})"
+    rf"|\b(?i:work|working|based|operate|operating)\s+(?i:out\s+of)\s+(?P<to4>{_PLACE})"
+    rf"|\b(?i:i['’]m|i\s+am)\s+(?:(?i:now|currently|still)\s+)?(?i:in)\s+(?P<to3>{_PLACE})"
+    rf"(?=\s+(?i:these\s+days|now|nowadays|at\s+the\s+moment|for\s+now)\b|\s*[.!;]|\s*$)"
+)
+_MOVE = re.compile(
+    rf"\b(?i:(?:i|we)\s+(?:just\s+|recently\s+|finally\s+|also\s+)?(?:moved|relocated)"
+    rf"|(?:i|we)['’](?:ve|re|m)\s+(?:just\s+|recently\s+)?(?:moved|relocated|moving|relocating)"
+    rf"|(?:i|we)\s+(?:will|am\s+going\s+to|are\s+going\s+to|plan\s+to)\s+(?:move|relocate))"
+    rf"(?:\s+(?i:from)\s+(?P<from>{_PLACE}))?\s+(?i:to)\s+(?P<to>{_PLACE})"
+)
+_PEOPLE_EN = (
+    re.compile(rf"\b(?P<name>{_PERSON})\s+(?:is|was)\s+(?P<poss>our|my|the)\s+(?:new\s+)?"
+               rf"(?P<role>{_ROLE})"),
+    re.compile(rf"\b(?P<poss>[Oo]ur|[Mm]y)\s+(?:new\s+|current\s+|direct\s+)?(?P<role>{_ROLE})"
+               rf"(?:\s+is|,)?\s+(?P<name>{_PERSON})\b"),
+    re.compile(rf"\b(?P<name>{_PERSON})\s+(?:has\s+)?joined\s+(?:the\s+team|us|our\s+team"
+               rf"|the\s+company)\s+as\s+(?P<poss>a|an|our|the)\s+(?P<role>{_ROLE})"),
+    re.compile(rf"\b(?P<name>{_PERSON}),\s+(?P<poss>our|my|the)\s+(?P<role>{_ROLE}),"),
+)
+_EXPECT_EN = re.compile(
+    rf"\b(?P<who>{_PERSON}|[Ss]he|[Hh]e|[Tt]hey)\s+(?:also\s+|always\s+|usually\s+)?"
+    r"(?P<verb>expects|wants|needs|asks\s+for|requires|reviews|approves|signs\s+off\s+on"
+    r"|checks|likes|prefers|insists\s+on|owns|runs|leads|manages|maintains|handles"
+    r"|is\s+responsible\s+for|takes\s+care\s+of)\s+(?P<what>(?!to\s+know\b)[^.;!?]{3,90})"
+)
+# "Hannah Weiss from the data team owns ...": who they are with, before what they do
+_FROM_TEAM = re.compile(r"\s+(?:from|on|in|of)\s+(?:the\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?\s+team\b")
+_BOSS = re.compile(r"\b(?:manager|boss|lead|supervisor|head)\b", re.IGNORECASE)
+
+
+def manager_of(s: Sentence) -> tuple[str, str, str] | None:
+    """``(name, role, possessive)`` of the first colleague a sentence introduces, if any."""
+    for rx in _PEOPLE_EN:
+        m = rx.search(s.text)
+        if m and m.group("name").split()[0] not in _NOT_NAMES:
+            return m.group("name"), _role(m.group("role")), m.group("poss").lower()
+    return None
+
+
+def _role(raw: str) -> str:
+    return " ".join(w if w.isupper() else w.lower() for w in raw.split())
+
+
+def _owner_en(poss: str, ctx: NodeContext) -> str:
+    if poss in ("my", "a", "an"):
+        return f"{ctx.speaker}'s" if poss == "my" else "a"
+    if poss == "our":
+        return "the team's" if not ctx.record.node.name else f"{ctx.speaker}'s team's"
+    return "the"
+
+
+def _profile(ctx: NodeContext, text: str, lang: str, relation: str | None,
+             obj: EntityRef | None, *, slot: str | None = None,
+             more: tuple[Fact, ...] = (), **kw: Any) -> Candidate:
+    return ctx.candidate("profile", text, lang, relation=relation, object=obj, slot=slot,
+                         more=more, confidence=kw.pop("confidence", 0.85),
+                         importance=kw.pop("importance", 0.85), **kw)
+
+
+def _name_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    if ctx.record.node.name:  # a named speaker needs no introduction
+        return
+    for m in _NAME_EN.finditer(s.text):
+        name = m.group("n1") or m.group("n2")
+        words = name.split()
+        if words[0] in _NOT_NAMES or (m.group("n2") and len(words) < 2 and not re.match(
+                r"\s*[,.!]", s.text[m.end():] or ".")):
+            continue
+        if not ctx.first("name", name):
+            continue
+        subject = ctx.subject("en", name)
+        out.append(_profile(ctx, finish_en(f"{ctx.speaker}'s name is {name}"), "en", None, None,
+                            subject=subject, attrs={"name": name}))
+
+
+def _job_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    for rx in (_ROLE_AT, _WORK_AT):
+        for m in rx.finditer(s.text):
+            role = _role(m.group("role")) if m.group("role") else None
+            org = (m.group("org") or "").strip(" .'")
+            if org and org.split()[0] in _NOT_NAMES:
+                org = ""
+            if not role and not org:
+                continue
+            key = f"{role}@{org}"
+            if not ctx.first("job", key) or (org and not ctx.first("org", org)):
+                continue
+            name = ctx.speaker
+            if role and org:
+                article = "the" if re.search(r"\bthe\b", m.group(), re.IGNORECASE) else "a"
+                text = f"{name} is {article} {role} at {org}"
+            elif org:
+                text = f"{name} works at {org}"
+            else:
+                text = f"{name} is {'an' if str(role)[:1] in 'aeiou' else 'a'} {role}"
+            role_fact = Fact("has_role", EntityRef(str(role), "role"), slot="role")
+            if org:
+                out.append(_profile(ctx, finish_en(text), "en", "works_at",
+                                    EntityRef(org, "organization"), slot="employer",
+                                    more=(role_fact,) if role else ()))
+            else:
+                out.append(_profile(ctx, finish_en(text), "en", "has_role",
+                                    EntityRef(str(role), "role"), slot="role"))
+
+
+def _home_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    for rx in (_MOVE, _LIVE):
+        for m in rx.finditer(s.text):
+            to = (m.group("to") or m.groupdict().get("to2") or m.groupdict().get("to3")
+                  or m.groupdict().get("to4") or "").strip(" .")
+            if (to.split()[0] in _NOT_NAMES or lookup(to) or ("uses", to.lower()) in ctx.seen
+                    or not ctx.first("home", to)):
+                continue
+            src = m.groupdict().get("from")
+            t = s.times[0] if s.times else None
+            when = ctx.epoch(t.day) if t else ctx.event_time
+            attrs = date_attrs(t) if t else {}
+            if rx is _MOVE:
+                text = f"{ctx.speaker} moved from {src} to {to}" if src else \
+                    f"{ctx.speaker} moved to {to}"
+                planned = bool(re.search(r"(?i)will|going|plan|moving|relocating", m.group()))
+                if planned:
+                    text = text.replace(" moved ", " is moving ", 1)
+                    attrs["planned"] = True
+                label = t.label() if t else None
+                out.append(_profile(
+                    ctx, finish_en(text, label), "en", "lives_in", EntityRef(to, "place"),
+                    slot="residence", replaces=EntityRef(src, "place") if src else None,
+                    kind="event", event_time=when, valid_from=when, attrs=attrs))
+            else:
+                out.append(_profile(ctx, finish_en(f"{ctx.speaker} lives in {to}"), "en",
+                                    "lives_in", EntityRef(to, "place"), slot="residence",
+                                    valid_from=when, attrs=attrs))
+
+
+def _people_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    for rx in _PEOPLE_EN:
+        for m in rx.finditer(s.text):
+            name = m.group("name")
+            if name.split()[0] in _NOT_NAMES or name == ctx.speaker:
+                continue
+            role, poss = _role(m.group("role")), m.group("poss").lower()
+            if not ctx.first("person", name):
+                continue
+            ctx.people.append(name)
+            person = EntityRef(name, "person", attrs={"role": role})
+            if rx is _PEOPLE_EN[2]:
+                text = f"{name} joined the team as {poss if poss != 'our' else 'a'} {role}"
+            else:
+                text = f"{name} is {_owner_en(poss, ctx)} {role}"
+            more = [Fact("has_role", EntityRef(role, "role"), subject=person, slot="role")]
+            if poss == "my" and _BOSS.search(role):
+                relation, obj, slot = "reports_to", person, "manager"
+            else:
+                relation, obj, slot = "works_with", person, None
+            out.append(ctx.candidate(
+                "entity", finish_en(text), "en", relation=relation, object=obj, slot=slot,
+                more=tuple(more), confidence=0.85, importance=0.8, attrs={"role": role}))
+
+
+def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    text, shown = s.text, {}
+    team = next((m for m in re.finditer(rf"\b({_PERSON})(?=\s+(?:from|on|in|of)\s)", text)
+                 if _FROM_TEAM.match(text, m.end())), None)
+    if team is not None:  # "Hannah from the data team owns X": read as "Hannah owns X"
+        end = _FROM_TEAM.match(text, team.end())
+        assert end is not None
+        shown[team.group(1)] = team.group(1) + end.group()
+        text = text[: team.end()] + text[end.end():]
+        ctx.people.append(team.group(1))
+    for m in _EXPECT_EN.finditer(text):
+        who = m.group("who")
+        if who.lower() in ("she", "he", "they"):
+            if not ctx.people:
+                continue
+            who = ctx.people[-1]
+        elif who.split()[0] in _NOT_NAMES:
+            continue
+        what = re.split(r"\s+(?:and|but|so|because)\s+(?:I|we|you|he|she|they)\b|\s+[-–—]\s+",
+                        m.group("what"))[0].strip(" ,")
+        if not ctx.first("expects", f"{who}:{what}"):
+            continue
+        verb = m.group("verb")
+        relation = "owns" if _OWNS.match(verb) else "expects"
+        if relation == "owns" and who not in ctx.people and len(who.split()) < 2:
+            continue  # "my partner Anna runs the shop": only colleagues own parts of the work
+        out.append(ctx.candidate(
+            "entity", finish_en(f"{shown.get(who, who)} {verb} {what}"), "en",
+            subject=EntityRef(who, "person"), relation=relation,
+            object=EntityRef(what, "concept"), confidence=0.8, importance=0.8,
+            attrs={"verb": verb}))
+
+
+_OWNS = re.compile(r"owns|runs|leads|manages|maintains|handles|is\s+responsible|takes\s+care")
+
+
+def identity_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
+    """Identity, colleagues and expectations in one English sentence."""
+    out: list[Candidate] = []
+    if s.question or s.hypothetical or not ctx.personal:
+        return out
+    if s.has(_ID_GATE):
+        _name_en(s, ctx, out)
+        _job_en(s, ctx, out)
+        _home_en(s, ctx, out)
+    if s.has(_PEOPLE_GATE):
+        _people_en(s, ctx, out)
+    if s.has(_EXPECT_GATE):
+        _expectations_en(s, ctx, out)
+    return out
+
+
+_ID_GATE = gate("i i'm im my work working live living based located moved relocated"
+                " moving relocating call calling dialing writing name names")
+_EXPECT_GATE = gate("expects wants needs asks requires reviews approves signs checks likes"
+                    " prefers insists owns runs leads manages maintains handles responsible"
+                    " takes")
+_PEOPLE_GATE = frozenset(
+    (_HEADS + "|" + _ACRONYM_ROLES).lower().replace("-", "|").split("|")) | frozenset(
+    f"{h}s" for h in _HEADS.split("|")) | {"joined"}
+
+# ----------------------------------------------------------------------------- Chinese
+
+_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
+             "任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴"
+             "莫孔向汤")
+_END_ZH = r"(?=[说是在和也都很去来要会的了给跟让把被负每管习希需，。！？、；\s,.!?;]|$)"
+_NAME_ZH = (rf"(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?|[{_SURNAMES}](?![不没都也就要是在有和的了])"
+            rf"[\u4e00-\u9fff]{{1,2}}?{_END_ZH})")
+_ROLE_ZH = (r"(?:[\u4e00-\u9fff]{0,4}?(?:工程师|经理|负责人|总监|主管|专员|分析师|顾问|架构师)"
+            r"|(?:前端|后端|数据|测试|运维|算法|全栈|移动端|客户端|服务端|资深|高级)(?:开发)?(?:工程师|负责人)"
+            r"|上级|主管领导|直接上级"
+            r"|产品经理|项目经理|技术负责人|负责人|直属领导|领导|上司|老板|经理|设计师"
+            r"|主策划|策划|运营|美术|客服|销售|市场|人事|财务|法务|服务端|客户端|主程|组长|架构师"
+            r"|测试(?:同学|工程师)?|运维|架构师|总监|主管|组长|同事|导师|前端|后端|数据工程师|工程师|开发"
+            r"|工程师|CTO|CEO|SRE|PM)")
+_STOP_ZH = r"，,。！!？?；;：:、\s"
+_MY_NAME_ZH = re.compile(rf"我(?:的名字)?(?:叫|是)\s*(?P<n>{_NAME_ZH})")
+_JOB_ZH = re.compile(
+    rf"(?:我(?:现在|目前)?)?在\s*(?P<org>[^{_STOP_ZH}在我]{{2,12}}?)\s*(?:做|当|担任|任|工作|上班)"
+    rf"(?P<role>[^{_STOP_ZH}]{{0,10}})"
+)
+_JOB_OF_ZH = re.compile(rf"(?:我|^|[，,]\s*)(?:也|现在|目前)?是\s*(?P<org>[^{_STOP_ZH}的是]{{2,12}})的\s*"
+                        rf"(?P<role>{_ROLE_ZH})")
+_LIVE_ZH = re.compile(rf"(?:我?(?:现在|目前)?住在|(?:^|[，,]\s*)(?:我)?(?:人在|现居|坐标|常驻|目前在|现在在"
+                      rf"|[Bb]ase\s*在|驻)|我在)\s*"
+                      rf"(?P<to>[\u4e00-\u9fff]{{2,5}}?)(?=[{_STOP_ZH}了]|$)")
+_MOVE_ZH = re.compile(
+    rf"我(?:们)?(?P<when>[^{_STOP_ZH}从搬]{{0,6}})(?P<plan>要|会|准备|打算|计划)?"
+    rf"(?:从\s*(?P<from>[\u4e00-\u9fff]{{2,5}}))?\s*搬(?:家)?(?:到|去)\s*(?P<to>[\u4e00-\u9fff]{{2,5}}?)"
+    rf"(?=[{_STOP_ZH}了]|$)"
+)
+_PEOPLE_ZH = (
+    re.compile(rf"(?P<name>{_NAME_ZH})\s*是\s*(?P<poss>我们|我)(?:组|团队|公司)?的?\s*(?P<role>{_ROLE_ZH})"),
+    re.compile(rf"(?P<poss>我们|我)(?:组|团队|公司)?的?\s*(?P<role>{_ROLE_ZH})\s*(?:是|叫)\s*"
+               rf"(?P<name>{_NAME_ZH})"),
+    re.compile(rf"(?P<role>{_ROLE_ZH})\s*(?:同学|同事)?\s*叫\s*(?P<name>{_NAME_ZH})(?P<poss>)"),
+)
+_EXPECT_ZH = re.compile(
+    rf"(?P<when1>每[^{_STOP_ZH}要]{{1,5}}?(?:上午|下午|早上|晚上)?)?(?P<who>{_NAME_ZH}|她|他)"
+    rf"(?P<when2>每[^{_STOP_ZH}要]{{1,5}}?(?:上午|下午|早上|晚上)?)?(?:都)?"
+    rf"(?P<verb>要求|希望|需要|习惯|要)\s*(?P<what>[^{_STOP_ZH}]{{1,16}})"
+)
+# "前端那边由许静负责", "许静负责前端": who owns what
+_OWNS_ZH = re.compile(
+    rf"(?P<what>[^{_STOP_ZH}由]{{1,8}}?)(?:那边|这块|这边|部分|方面)?由\s*(?P<who>{_NAME_ZH})\s*(?:来)?负责"
+    rf"|(?P<who2>{_NAME_ZH})\s*负责\s*(?P<what2>[^{_STOP_ZH}]{{1,10}})"
+    rf"|(?P<what3>[^{_STOP_ZH}归]{{1,8}}?)(?:那块|这块|那边|这边)?归\s*(?P<who3>{_NAME_ZH})\s*管")
+
+
+def _zh(ctx: NodeContext, type: str, text: str, relation: str | None, obj: EntityRef | None,
+        **kw: Any) -> Candidate:
+    return ctx.candidate(type, finish_zh(text), "zh", relation=relation, object=obj,
+                         confidence=kw.pop("confidence", 0.85),
+                         importance=kw.pop("importance", 0.85), **kw)
+
+
+def _identity_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    name = ctx.name("zh")
+    if not ctx.record.node.name:
+        for m in _MY_NAME_ZH.finditer(s.text):
+            n = m.group("n").strip()
+            if ctx.first("name", n):
+                subject = ctx.subject("zh", n)
+                out.append(_zh(ctx, "profile", f"{name}叫{n}", None, None, subject=subject,
+                               attrs={"name": n}))
+    for rx in (_JOB_OF_ZH, _JOB_ZH):
+        for m in rx.finditer(s.text):
+            org, role = m.group("org").strip(), m.group("role").strip()
+            if rx is _JOB_ZH and not re.search(_ROLE_ZH, role or "工作"):
+                continue
+            if not ctx.first("org", org):
+                continue
+            more = (Fact("has_role", EntityRef(role, "role"), slot="role"),) if role else ()
+            text = f"{name}在{org}担任{role}" if role else f"{name}在{org}工作"
+            out.append(_zh(ctx, "profile", text, "works_at", EntityRef(org, "organization"),
+                           slot="employer", more=more))
+    for rx in (_MOVE_ZH, _LIVE_ZH):
+        for m in rx.finditer(s.text):
+            to = m.group("to")
+            if not ctx.first("home", to):
+                continue
+            src = m.groupdict().get("from")
+            t = s.times[0] if s.times else None
+            when = ctx.epoch(t.day) if t else ctx.event_time
+            attrs = date_attrs(t) if t else {}
+            if rx is _MOVE_ZH:
+                planned = bool(m.group("plan")) or (t is not None and t.day > ctx.ref_day)
+                text = (f"{name}要{'从' + src if src else ''}搬到{to}" if planned
+                        else f"{name}{'从' + src if src else ''}搬到了{to}")
+                if planned:
+                    attrs["planned"] = True
+                out.append(_zh(ctx, "profile", text + (f"（{t.label('zh')}）" if t else ""),
+                               "lives_in", EntityRef(to, "place"), slot="residence",
+                               replaces=EntityRef(src, "place") if src else None, kind="event",
+                               event_time=when, valid_from=when, attrs=attrs))
+            else:
+                out.append(_zh(ctx, "profile", f"{name}住在{to}", "lives_in",
+                               EntityRef(to, "place"), slot="residence", valid_from=when,
+                               attrs=attrs))
+
+
+def _people_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    name = ctx.name("zh")
+    for rx in _PEOPLE_ZH:
+        for m in rx.finditer(s.text):
+            person_name, role = m.group("name").strip(), m.group("role")
+            if person_name in (ctx.speaker, ctx.speaker_zh) or not ctx.first("person",
+                                                                           person_name):
+                continue
+            ctx.people.append(person_name)
+            poss = m.group("poss") or "我们"
+            owner = f"{name}的" if poss == "我" else "团队的"
+            person = EntityRef(person_name, "person", attrs={"role": role})
+            boss = poss == "我" and re.search(r"领导|上司|上级|老板|经理|主管|组长", role)
+            out.append(_zh(
+                ctx, "entity", f"{person_name}是{owner}{role}",
+                "reports_to" if boss else "works_with", person, slot="manager" if boss else None,
+                more=(Fact("has_role", EntityRef(role, "role"), subject=person, slot="role"),),
+                importance=0.8, attrs={"role": role}))
+
+
+def _expectations_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    for m in _EXPECT_ZH.finditer(s.text):
+        who = m.group("who")
+        if who in ("她", "他"):
+            if not ctx.people:
+                continue
+            who = ctx.people[-1]
+        elif who not in ctx.people:
+            continue  # only someone this message introduced
+        when = (m.group("when1") or m.group("when2") or "").strip()
+        what = m.group("what")
+        if not ctx.first("expects", f"{who}:{what}"):
+            continue
+        out.append(_zh(ctx, "entity", f"{who}{when}{m.group('verb')}{what}", "expects",
+                       EntityRef(f"{when}{what}", "concept"), subject=EntityRef(who, "person"),
+                       confidence=0.8, importance=0.8))
+
+
+def _owners_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    for m in _OWNS_ZH.finditer(s.text):
+        who = (m.group("who") or m.group("who2") or m.group("who3") or "").strip()
+        what = (m.group("what") or m.group("what2") or m.group("what3") or "").strip()
+        if not who or not what or who in (ctx.speaker, ctx.speaker_zh) or not ctx.first(
+                "owns", f"{who}:{what}"):
+            continue
+        ctx.people.append(who)
+        out.append(_zh(ctx, "entity", f"{what}由{who}负责", "owns", EntityRef(what, "concept"),
+                       subject=EntityRef(who, "person"), confidence=0.8, importance=0.8))
+
+
+def identity_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
+    """Identity, colleagues and expectations in one Chinese sentence."""
+    out: list[Candidate] = []
+    if s.question or s.hypothetical or not ctx.personal:
+        return out
+    _identity_zh(s, ctx, out)
+    _people_zh(s, ctx, out)
+    if "负责" in s.text or "归" in s.text:
+        _owners_zh(s, ctx, out)
+    if re.search(r"要|希望|需要|习惯", s.text):
+        _expectations_zh(s, ctx, out)
+    return out

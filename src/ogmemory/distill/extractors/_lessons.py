@@ -1,0 +1,93 @@
+"""Lessons: an explanation the user asked for, and a lesson the user draws, English and Chinese.
+
+* "Why did the migration fail yesterday?" answered with "The migration failed because ...
+  Dropping the constraint first fixes it." is a ``learning`` worth keeping: the cause and the
+  fix, resting on the question and the answer;
+* "So the lesson is to drop foreign keys before dropping the tables they point to", "the
+  takeaway is to ...", "教训是...", "经验就是..." → ``Lesson: ...``.
+
+>>> asks_why("How come the widget stopped updating after the upgrade?")
+True
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..types import Candidate
+from ._common import NodeContext, Sentence
+from ._grammar import finish_en, finish_zh
+
+__all__ = ["asks_why", "explanation", "lesson"]
+
+_WHY = re.compile(r"(?i)^(?:\W*(?:so|and|but|ok|hmm|hey)\W+)*(?:why|how\s+come|what\s+(?:caused"
+                  r"|happened|went\s+wrong|broke)|what['’]s\s+(?:causing|wrong))\b"
+                  r"|为什么|为啥|怎么会|什么原因|怎么回事|原因是什么")
+_BECAUSE = re.compile(r"(?i)\bbecause\b|\bdue\s+to\b|\bcaused\s+by\b|\bthe\s+(?:root\s+)?cause\b"
+                      r"|是因为|由于|原因是|导致")
+_FIX = re.compile(r"(?i)\bfix(?:es|ed)?\b|\bsolv(?:es|ed)\b|\bresolv|\bavoid"
+                  r"|\bworks?\s+(?:now|again)|解决|修复|就好了|就行了|改成|加上|之后就")
+_LESSON_EN = re.compile(
+    r"(?i)\b(?:the\s+)?(?:lesson(?:\s+learned)?|takeaway|moral|rule\s+of\s+thumb)\s+(?:here\s+)?"
+    r"(?:is|was|:)\s+(?:to\s+|that\s+)?(?P<x>.{6,200})")
+_LESSON_ZH = re.compile(r"(?:教训|经验|结论|收获)(?:就)?(?:是|：|:)\s*(?P<x>.{4,120})")
+_ME_EN = re.compile(r"\bI(?:['’]ve|\s+have)?\s+(?=[a-z])")
+
+
+_WHY_GATE = re.compile(r"(?i)why|how come|what|为什么|为啥|怎么会|原因|怎么回事")
+
+
+def asks_why(text: str) -> bool:
+    """Whether a message asks for a cause ("why ...?", "how come ...", "为什么 ...")."""
+    if not _WHY_GATE.search(text):
+        return False
+    return any(_WHY.search(part.strip()) for part in re.split(r"(?<=[.!?。！？])\s*", text)
+               if part.strip().endswith(("?", "？")) or re.search(r"为什么|为啥|怎么会", part))
+
+
+def explanation(sentences: list[Sentence], ctx: NodeContext, question_id: str,
+                ) -> Candidate | None:
+    """The cause (and fix) an answer gives, as a learning resting on question and answer."""
+    cause = next((i for i, s in enumerate(sentences) if _BECAUSE.search(s.text)), None)
+    if cause is None:
+        return None
+    picked = [_dated(sentences[cause])]
+    for s in sentences[cause + 1: cause + 3]:
+        if _FIX.search(s.text) and not s.question:
+            picked.append(_dated(s))
+            break
+    zh = sentences[cause].lang == "zh"
+    if zh:
+        text = finish_zh("".join(p.rstrip("。") + "。" for p in picked).replace("我", "")[:-1])
+    else:
+        text = " ".join(finish_en(_ME_EN.sub("", p)) for p in picked)
+    if len(text) > 320:
+        text = text[:317].rstrip() + "…"
+    return ctx.candidate("pattern", text, "zh" if zh else "en", subject=None, kind="learning",
+                         event_time=ctx.event_time, confidence=0.75, importance=0.75,
+                         attrs={"explains": question_id})
+
+
+def _dated(s: Sentence) -> str:
+    """The sentence with its relative dates replaced by the days they name."""
+    text = s.text
+    for t in sorted(s.times, key=lambda t: -t.start):
+        label = t.label(s.lang)
+        text = f"{text[:t.start]}{label if s.lang == 'zh' else 'on ' + label}{text[t.end:]}"
+    return text
+
+
+def lesson(s: Sentence, ctx: NodeContext) -> Candidate | None:
+    """A lesson the speaker states, if any."""
+    if s.question or not ctx.personal:
+        return None
+    m = (_LESSON_ZH if s.lang == "zh" else _LESSON_EN).search(s.text)
+    if m is None or not ctx.first("learning", m.group("x")):
+        return None
+    x = m.group("x").strip().lstrip("：:").strip()
+    if s.lang == "zh":
+        text = finish_zh(f"经验：{x.rstrip('。')}")
+    else:
+        text = finish_en(f"Lesson: {x[:1].lower()}{x[1:]}")
+    return ctx.candidate("pattern", text, s.lang, kind="learning", event_time=ctx.event_time,
+                         confidence=0.8, importance=0.8, collective=True)

@@ -1,0 +1,141 @@
+"""How two people in a conversation stand to each other: who encourages, admires, thanks whom.
+
+Friends talking spend many turns on each other rather than on themselves: "Keep going, don't
+give up!", "I'm so proud of you!", "Thanks for always having my back". None of these is worth a
+memory of its own, but together they say something a careful reader notes once: "Gina
+encourages Jon". Each such turn becomes evidence of one relation between the speaker and the
+person they talk to, always stated with the same words, so the pipeline keeps one memory (and
+one graph edge) per relation and adds every further turn to its evidence.
+
+Only people count: the listener must be a named speaker of the session (not an unnamed AI
+assistant: "thanks, that works" to a coding assistant is no relation worth keeping).
+
+>>> from datetime import date
+>>> from ogmemory.distill.extractors._common import split_sentences
+>>> [relation_of(s) for s in split_sentences("Keep going, you got this!", date(2023, 1, 1))]
+['encourages']
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..types import Candidate, EntityRef
+from ._common import NodeContext, Sentence, gate
+from ._grammar import finish_en, finish_zh
+
+__all__ = ["relation_of", "social"]
+
+_ENCOURAGE_EN = re.compile(
+    r"\b(?:keep\s+(?:it\s+up|going|pushing|at\s+it|on\s+\w+ing|up\s+the|shining|chasing|believing"
+    r"|rocking|working)|don['’]?t\s+(?:give\s+up|quit|stop|let\s+\w+|forget\s+to|lose)"
+    r"|never\s+give\s+up|you\s+got\s+this|you['’]ve\s+got\s+this|you\s+can\s+do\s+(?:it|this)"
+    r"|believe\s+in\s+(?:yourself|you)|go\s+for\s+it|good\s+luck|rooting\s+for\s+you"
+    r"|(?:i['’]m|i\s+am|always)\s+here\s+for\s+you|got\s+your\s+back|have\s+your\s+back"
+    r"|you['’]ll\s+(?:get\s+there|do\s+great|make\s+it|be\s+(?:fine|great|okay|ok))"
+    r"|you['’]re\s+(?:gonna|going\s+to)\s+(?:do|kill|rock|nail|be)|hang\s+in\s+there"
+    r"|stay\s+(?:positive|strong|focused)|cheering\s+(?:you\s+on|for\s+you))\b",
+    re.IGNORECASE,
+)
+_ADMIRE_EN = re.compile(
+    r"\b(?:(?:so|really|super|very)\s+proud\s+of\s+you|proud\s+of\s+you|in\s+awe\s+of\s+you"
+    r"|i\s+admire\s+(?:you|your)|you['’]re\s+(?:so\s+|really\s+|truly\s+|such\s+an?\s+|an?\s+)?"
+    r"(?:amazing|awesome|inspiring|inspirational|talented|strong|brave|incredible|an\s+inspiration"
+    r"|a\s+star|a\s+natural|the\s+best|doing\s+(?:great|amazing|awesome|so\s+well|an\s+awesome))"
+    r"|you\s+(?:inspire|amaze)\s+me|your\s+(?:\w+\s+){0,2}(?:is|are|was|were|looks?|sounds?)"
+    r"\s+(?:so\s+|really\s+|truly\s+|super\s+)?(?:inspiring|impressive|amazing|awesome|incredible"
+    r"|great|beautiful|gorgeous|stunning|wonderful|fantastic|admirable)|way\s+to\s+go"
+    r"|congrat(?:s|ulations)|well\s+done|good\s+(?:job|for\s+you|on\s+you)|(?:i\s+)?love\s+(?:how"
+    r"|that)\s+you|(?:so\s+)?glad\s+(?:you|to\s+(?:hear|see)\s+you)|(?:great|awesome|amazing)"
+    r"\s+(?:job|work)|you\s+(?:did|nailed|killed|rocked)\s+it|you\s+deserve)\b",
+    re.IGNORECASE,
+)
+_CARE_EN = re.compile(
+    r"\b(?:sorry\s+(?:to\s+hear|about|for\s+your)|(?:that|it)\s+must\s+(?:have\s+been|be)\s+"
+    r"(?:so\s+|really\s+)?(?:hard|tough|scary|rough|difficult|traumati[sz]ing|awful|painful)"
+    r"|(?:hope|hoping)\s+(?:you|your\s+\w+)\s+(?:feel|get|are|is|'re|'s)\s+(?:better|well|ok"
+    r"|okay|alright|fine|recover\w*)|take\s+care\s+of\s+yourself|thinking\s+of\s+you"
+    r"|here\s+if\s+you\s+need|let\s+me\s+know\s+if\s+you\s+need|glad\s+(?:you['’]re|your\s+\w+"
+    r"\s+(?:is|are))\s+(?:ok|okay|fine|safe|better|alright))\b",
+    re.IGNORECASE,
+)
+_GRATEFUL_EN = re.compile(
+    r"\b(?:thanks?\s+(?:you\s+)?(?:so\s+much\s+)?for\s+(?:your|the|being|having|believing|all"
+    r"|always|listening|supporting|cheering)|your\s+(?:\w+\s+)?(?:support|help|words|encouragement"
+    r"|belief|faith|kindness|friendship|backing)\s+(?:\w+\s+){0,2}(?:means?|meant|matters?"
+    r"|helps?|keeps?|motivates?)|(?:i\s+)?appreciate\s+(?:you|your|our\s+friendship|the\s+support)"
+    r"|grateful\s+(?:for|to\s+have)\s+you|lucky\s+to\s+have\s+you)\b",
+    re.IGNORECASE,
+)
+_ENCOURAGE_ZH = re.compile(r"加油|别放弃|不要放弃|相信你|你可以的|你一定(?:能|可以|行)|支持你|挺你")
+_ADMIRE_ZH = re.compile(r"为你骄傲|为你感到骄傲|你真棒|你太棒了|佩服你|你好厉害|你真厉害")
+_GRATEFUL_ZH = re.compile(r"谢谢你的(?:支持|帮助|鼓励)|感谢你的(?:支持|帮助|鼓励)|有你真好|谢谢你一直")
+
+_CARE_ZH = re.compile(r"(?:很|真)?遗憾|太难了吧|保重|好好休息|早日康复|希望你")
+_TEXT_EN = {"encourages": "{a} encourages and supports {b}",
+            "admires": "{a} admires and praises {b}",
+            "grateful_to": "{a} is grateful for {b}'s support",
+            "cares_about": "{a} cares about {b}"}
+_TEXT_ZH = {"encourages": "{a}鼓励并支持{b}", "admires": "{a}欣赏并称赞{b}",
+            "grateful_to": "{a}感谢{b}的支持", "cares_about": "{a}关心{b}"}
+
+
+_ADDRESSED_EN = re.compile(r"\b(?:you|your|yours|yourself|ya)\b", re.IGNORECASE)
+_IMPERATIVE_EN = re.compile(
+    r"^(?:(?:hey|oh|wow|yeah|yes|so|and|now|just|go|ok|okay|well)\b[\s,!.]*|[A-Z][a-z]+[,!]\s*)*"
+    r"(?:keep|don['’]?t|never|believe|go|good|hang|stay|way|congrat|well|great|awesome|amazing"
+    r"|nice|take|rock|thanks?\b|appreciate)",
+    re.IGNORECASE,
+)
+
+
+def _addressed(s: Sentence) -> bool:
+    """Whether a sentence speaks to the listener ("you ...", or an imperative "Keep going!")."""
+    return bool(_ADDRESSED_EN.search(s.text) or _IMPERATIVE_EN.match(s.text))
+
+
+_GATE_EN = gate(
+    "keep don dont never got believe go luck rooting here back hang stay cheering can proud"
+    " awe admire amazing awesome inspiring inspirational talented strong brave incredible star"
+    " natural best doing inspire amaze impressive great beautiful gorgeous stunning wonderful"
+    " fantastic admirable way congrats congratulations done good job work nailed killed rocked"
+    " deserve love glad thanks thank appreciate grateful lucky sorry must hope hoping take"
+    " thinking let get there gonna going did support help words encouragement belief faith"
+    " kindness friendship backing means meant matters helps keeps motivates feel better well"
+    " okay ok fine safe alright recover recovering")
+
+
+def relation_of(s: Sentence) -> str | None:
+    """The social relation a sentence addressed to the listener expresses, if any."""
+    if s.lang == "en" and (not s.has(_GATE_EN) or not _addressed(s)):
+        return None
+    if s.lang == "zh":
+        found = [(_GRATEFUL_ZH, "grateful_to"), (_ADMIRE_ZH, "admires"),
+                 (_ENCOURAGE_ZH, "encourages"), (_CARE_ZH, "cares_about")]
+    else:
+        found = [(_GRATEFUL_EN, "grateful_to"), (_CARE_EN, "cares_about"),
+                 (_ADMIRE_EN, "admires"), (_ENCOURAGE_EN, "encourages")]
+    for rx, relation in found:
+        if rx.search(s.text):
+            return relation
+    return None
+
+
+def social(sentences: list[Sentence], ctx: NodeContext, listener: str) -> list[Candidate]:
+    """One candidate per relation the node expresses towards ``listener`` (a named person)."""
+    out: list[Candidate] = []
+    seen: set[str] = set()
+    for s in sentences:
+        relation = relation_of(s)
+        if relation is None or relation in seen:
+            continue
+        seen.add(relation)
+        zh = s.lang == "zh"
+        a = ctx.name("zh") if zh else ctx.speaker
+        text = (_TEXT_ZH if zh else _TEXT_EN)[relation].format(a=a, b=listener)
+        out.append(ctx.candidate(
+            "entity", finish_zh(text) if zh else finish_en(text), "zh" if zh else "en",
+            relation=relation, object=EntityRef(listener, "person"), confidence=0.7,
+            importance=0.45, attrs={"social": relation},
+        ))
+    return out

@@ -1,0 +1,377 @@
+"""Technical choices in all their ordinary phrasings, English here and Chinese in ``_stack_zh``,
+with specific slots.
+
+"Let's use MySQL for the database", "For caching, we'll go with Redis", "Actually, let's switch
+from MySQL to PostgreSQL", "We decided to go with Jetpack Compose instead of XML layouts", "The
+app is written in Kotlin", "please don't use Redux", "状态管理用 Zustand", "调度我们换成 Dagster
+了", "以后都用 TypeScript 写", "我们最近转向 C 端了".
+
+The slot is the specific attribute a choice fills, so unrelated choices never end each other:
+the purpose the speaker names ("for caching" → ``cache``, "状态管理" → ``state_management``),
+else the tool's usual role from the catalog (PostgreSQL → ``database``), else none (an unknown
+tool is not one-at-a-time). Choices are made for the team: in a session bound to a project
+they belong to the project (``collective``).
+
+>>> purpose_slot("the database"), purpose_slot("缓存"), purpose_slot("feature flags")
+('database', 'cache', 'feature flags')
+>>> purpose_slot("the backend", "language")
+'language:backend'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+from ..types import Candidate, EntityRef, Fact
+from ._catalog import lookup
+from ._common import NodeContext, Sentence, date_attrs, gate, tool_ref
+from ._grammar import finish_en, third_person_en
+
+__all__ = ["purpose_slot", "stack_en", "tool_at"]
+
+_PURPOSES = {
+    "database": "database", "db": "database", "the database": "database", "storage": "database",
+    "persistence": "database", "data store": "database", "datastore": "database",
+    "cache": "cache", "caching": "cache", "the cache": "cache", "缓存": "cache",
+    "数据库": "database", "存储": "database", "数据仓库": "warehouse", "warehouse": "warehouse",
+    "the data warehouse": "warehouse", "data warehouse": "warehouse",
+    "state management": "state_management", "state": "state_management",
+    "状态管理": "state_management", "scheduling": "scheduler", "scheduler": "scheduler",
+    "orchestration": "scheduler", "workflows": "scheduler", "调度": "scheduler",
+    "infra": "infrastructure", "infrastructure": "infrastructure", "iac": "infrastructure",
+    "基础设施": "infrastructure", "package manager": "package_manager",
+    "packages": "package_manager", "包管理": "package_manager", "包管理器": "package_manager",
+    "the frontend": "frontend", "frontend": "frontend", "前端": "frontend",
+    "the backend": "backend", "backend": "backend", "后端": "backend", "language": "language",
+    "语言": "language", "framework": "framework", "框架": "framework", "ui": "ui", "the ui": "ui",
+    "layouts": "ui", "the layouts": "ui", "testing": "testing", "tests": "testing",
+    "测试": "testing", "ci": "ci", "deployment": "hosting", "hosting": "hosting",
+    "部署": "hosting", "monitoring": "monitoring", "监控": "monitoring", "logging": "logging",
+    "日志": "logging", "auth": "auth", "authentication": "auth", "认证": "auth",
+    "queue": "queue", "queues": "queue", "messaging": "queue", "消息队列": "queue",
+    "search": "search", "搜索": "search", "transformations": "transform",
+    "transformation": "transform", "transforms": "transform", "数据转换": "transform",
+}
+
+
+_COMPONENTS = frozenset({"frontend", "backend", "api", "web", "mobile", "ios", "android", "server",
+                         "client", "dashboard", "cli", "app", "website", "site", "admin"})
+
+
+def purpose_slot(purpose: str, kind: str = "tool") -> str:
+    """The slot a stated purpose names (known purposes share one name across languages). A
+    component ("for the backend") qualifies the tool's own kind: ``language:backend``."""
+    key = " ".join(purpose.strip().lower().split())
+    key = re.sub(r"^(?:the|our|a|an)\s+", "", key) if key not in _PURPOSES else key
+    slot = _PURPOSES.get(key, _PURPOSES.get(f"the {key}", key))
+    if slot in _COMPONENTS or key in _COMPONENTS:
+        return f"{kind}:{slot}" if kind != "tool" else "tool"
+    return slot
+
+
+_NAME_WORD = re.compile(r"[A-Z][\w.+#-]*|[A-Za-z][\w+#-]*(?:\.[\w-]+)+|\d[\w.]*")
+
+
+def tool_at(text: str) -> str | None:
+    """The tool named at the start of ``text``: a catalog name or one to three name-like words
+    ("Jetpack Compose", "Next.js", "pnpm")."""
+    words = text.strip().split()
+    for n in (3, 2, 1):
+        phrase = " ".join(words[:n]).rstrip(".,;:!?)")
+        if phrase and lookup(phrase):
+            return phrase
+    out: list[str] = []
+    for w in words[:3]:
+        w = w.rstrip(".,;:!?)")
+        if not _NAME_WORD.fullmatch(w) or (out and w[:1].islower() and not lookup(w)):
+            break
+        out.append(w)
+        if w != words[len(out) - 1]:
+            break  # punctuation ended the name
+    name = " ".join(out)
+    if not name or name.lower() in _NOT_TOOLS or (len(out) == 1 and name[:1].islower()
+                                                  and not lookup(name)):
+        return None
+    return name
+
+
+_NOT_TOOLS = gate("i we you it this that they the a an our my it's let's so and")
+_LEAD = (r"(?:(?i:actually|ok(?:ay)?|so|then|and|also|just|alright|yeah)[,\s]+)*"
+         r"(?P<lead>(?i:let['’]?s|let\s+us|we['’]ll|we\s+will|we\s+should|we['’]re\s+going\s+to"
+         r"|we\s+are\s+going\s+to|we\s+(?:have\s+)?(?:decided|chose|agreed|opted)\s+to|i['’]ll"
+         r"|i\s+(?:have\s+)?(?:decided|chose|want)\s+to|i['’]d\s+like\s+to|we\s+want\s+to"
+         r"|please|we(?:['’]re|\s+are)?\s+(?:now\s+)?)\s*)?")
+_VERB = (r"(?P<verb>(?i:use|go\s+with|stick\s+with|pick|choose|adopt|standardi[sz]e\s+on"
+         r"|settle\s+on|rely\s+on|keep|using|going\s+with))")
+_CHOICE = re.compile(
+    rf"(?:^|[,;:]\s*|\b(?i:and|so|then|actually)\s+){_LEAD}{_VERB}\s+"
+    r"(?P<y>(?:(?!\s+and\s+(?:use|go\s+with|stick\s+with|pick|choose|adopt|keep)\b)"
+    r"(?:[^,;.!?]|\.(?=\w)))+)")
+_FOR_FIRST = re.compile(
+    rf"^(?:(?i:and|also|actually|ok|so)[,\s]+)?(?i:for)\s+(?P<purpose>[\w\s-]{{2,30}}?),?\s+"
+    rf"{_LEAD}{_VERB}\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)")
+_SWITCH = re.compile(
+    r"\b(?P<lead>(?i:let['’]?s|we['’]ll|we\s+will|we\s+(?:have\s+)?|we['’]ve|i\s+(?:have\s+)?"
+    r"|i['’]ve|we['’]re|we\s+are|we\s+need\s+to|we\s+should|please)\s+)?"
+    r"(?P<verb>(?i:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|chang(?:e|ed|ing)"
+    r"|port(?:ed|ing)?))(?:\s+(?i:over|everything|it|the\s+\w+))?\s+(?i:from)\s+"
+    r"(?P<x>(?:[^,;.!?]|\.(?=\w))+?)\s+(?i:to|over\s+to)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)")
+_REPLACE = re.compile(
+    r"\b(?P<lead>(?i:let['’]?s|we['’]ll|we\s+will|we['’]re|we\s+are|we\s+(?:have\s+)?|we['’]ve"
+    r"|i['’]m|i\s+(?:have\s+)?|i['’]ve|please)\s+)?(?:(?i:going\s+to|gonna|now|just)\s+)?"
+    r"(?P<verb>(?i:replac(?:e|ed|ing)|swap(?:ped|ping)?))\s+(?P<x>(?:[^,;.!?]|\.(?=\w))+?)\s+"
+    r"(?i:with|for|by)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)")
+_MOVED_OFF = re.compile(
+    r"\b(?:we|i)(?:['’]ve|\s+have)?\s+(?:just\s+|finally\s+)?(?:moved|migrated|switched)\s+off\s+"
+    r"(?:of\s+)?(?P<x>(?:[^,;.!?]|\.(?=\w))+?)\s+(?:and\s+)?(?:onto|on\s+to|to)\s+"
+    r"(?P<y>(?:[^,;.!?]|\.(?=\w))+)", re.IGNORECASE)
+_AS_THE = re.compile(r"\s+(?i:as)\s+(?P<purpose>(?i:the|our)\s+[\w-]+(?:\s+[\w-]+)?)")
+_IN_FAVOUR = re.compile(
+    r"\b(?:we|i)(?:['’]ve|\s+have)?\s+(?:just\s+|finally\s+)?(?P<verb>dropped|ditched|retired"
+    r"|abandoned|dumped|replaced|swapped\s+out)\s+(?P<x>(?:[^,;.!?]|\.(?=\w))+?)\s+"
+    r"(?:in\s+favou?r\s+of|for)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)", re.IGNORECASE)
+_RATHER = re.compile(
+    r"\b(?:I|we)(?:['’]d|\s+would)\s+(?:much\s+)?rather\s+(?:use\s+|go\s+with\s+|have\s+)?"
+    r"(?P<y>(?:[^,;.!?]|\.(?=\w))+?)\s+than\s+(?:use\s+)?(?P<x>(?:[^,;.!?]|\.(?=\w))+)")
+_MOVING_TO = re.compile(
+    r"\b(?P<who>(?i:we|i))(?:['’]re|['’]m|\s+are|\s+am)\s+(?:now\s+)?(?i:moving|switching"
+    r"|migrating)\s+(?:everything\s+)?(?i:to)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)")
+_WERE_USING = re.compile(
+    r"\b(?i:we|i)\s+(?i:were|was|have\s+been|['’]ve\s+been)\s+(?:\w+\s+){0,3}?(?i:using|in|on|with)"
+    r"\s+(?P<x>[A-Z][\w.+#-]*)")
+_WRITTEN_IN = re.compile(
+    r"\b(?P<subj>(?i:the|our)\s+[\w-]+(?:\s+[\w-]+)?|it)\s+(?i:is|was|'s)\s+(?:now\s+)?"
+    r"(?i:written|built|implemented|developed|done)\s+(?i:in|with)\s+(?P<y>[^,;.!?]+?)"
+    r"(?:\s+(?i:with|and|on\s+top\s+of)\s+(?P<z>[^,;.!?]+))?(?=[,;.!?]|$)")
+_REWROTE = re.compile(
+    r"\b(?i:we|i)\s+(?:(?i:just|completely|finally)\s+)?(?i:rewrote|re-wrote|rewrite|ported)\s+"
+    r"(?P<subj>(?i:the|our)\s+[\w-]+|it|everything)\s+(?i:in|to|into)\s+"
+    r"(?P<y>(?:[^,;.!?]|\.(?=\w))+)")
+_RETIRED = re.compile(r"\b(?i:the)\s+(?P<x>[A-Z][\w.+#-]*)\s+(?i:version|one|code)\s+"
+                      r"(?i:is|was)\s+(?i:retired|gone|dead|deprecated|dropped)")
+_AVOID = re.compile(
+    r"(?:^|[,;.]\s*|\b(?i:and|also|please)\s+)(?:(?i:please)\s+)?(?i:don['’]?t|do\s+not|never"
+    r"|avoid|no\s+more|stop)\s+(?:(?i:ever|again)\s+)?(?:(?i:use|using|add|adding|pull\s+in"
+    r"|introduce|bring\s+in)\s+)?(?P<x>(?:[^,;.!?]|\.(?=\w))+)"
+    r"(?:[,;:-]+\s*(?P<why>[^.!?]{3,80}))?")
+_EXCLUDED = re.compile(r"\s+(?i:instead\s+of|rather\s+than|over|not)\s+"
+                       r"(?P<x>(?:[^,;.!?]|\.(?=\w))+)"
+                       r"|,\s*(?i:not)\s+(?P<x2>(?:[^,;.!?]|\.(?=\w))+)")
+_FOR = re.compile(r"\s+(?i:for)\s+(?P<purpose>(?:the\s+|our\s+)?[\w-]+(?:\s+(?!(?:for|now|in|on"
+                  r"|at|to|because|since|as|so|and|but|too|instead|rather|not|over)\b)[\w-]+)?)")
+_TEAM = re.compile(r"(?i)\b(?:we|we're|we've|we'll|let's|our|us|team)\b")
+_LIFE_PLACES = re.compile(r"(?i)\b(?:house|home|apartment|flat|city|town|country|place)\b")
+
+
+def _who(ctx: NodeContext, s: Sentence) -> tuple[str, bool]:
+    """The subject's name in the text, and whether the speaker speaks for the team."""
+    team = bool(_TEAM.search(s.text)) or not re.search(r"(?i)\bI\b", s.text)
+    if ctx.record.node.name:
+        return ctx.speaker, team
+    return ("The team" if team else ctx.speaker), True
+
+
+def _when(s: Sentence, ctx: NodeContext) -> tuple[float, dict[str, Any]]:
+    for t in s.times:
+        if not re.search(r"(?i)(?:until|till|by|due|before)\s*$", s.text[: t.start]):
+            return ctx.epoch(t.day), date_attrs(t)
+    return ctx.event_time, {}
+
+
+def _choice(ctx: NodeContext, s: Sentence, y: str, *, purpose: str | None = None,
+            x: str | None = None, why: str | None = None, switch: bool = False,
+            planned: bool = False, text: str | None = None) -> Candidate | None:
+    obj, slot = tool_ref(y)
+    if purpose:
+        slot = purpose_slot(purpose, slot)
+    rep = tool_ref(x)[0] if x else None
+    if slot == "tool" and x:
+        slot = tool_ref(x)[1]
+    if not ctx.first("uses", obj.name):
+        return None
+    ctx.first("decision", obj.name)
+    who, team = _who(ctx, s)
+    when, attrs = _when(s, ctx)
+    if text is None:
+        what = f" for {purpose.strip()}" if purpose else ""
+        if switch and x:
+            verb = "decided to switch" if planned else "switched"
+            label = f" (since {attrs['date']})" if attrs and not planned else ""
+            text = f"{who} {verb} from {rep.name if rep else x} to {obj.name}{what}{label}"
+        else:
+            text = f"{who} decided to use {obj.name}{what}"
+            if x:
+                text += f", not {rep.name if rep else x}"
+        if why:
+            text += f" ({why.strip()})"
+        text = finish_en(text)
+    # an unknown tool is not one-at-a-time: it ends nothing by itself
+    fills = None if slot == "tool" else slot
+    return ctx.candidate(
+        "decision", text, s.lang, relation="uses", object=obj, slot=fills, replaces=rep,
+        kind="decision", event_time=when, valid_from=when, confidence=0.85, importance=0.85,
+        attrs={**attrs, **({"purpose": purpose.strip()} if purpose else {})}, collective=team)
+
+
+def _switches_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    """"switch from X to Y", "replace X with Y", "dropped X in favour of Y", "moving to Y"."""
+    for m in _SWITCH.finditer(s.text):
+        y, x = tool_at(m.group("y")), tool_at(m.group("x"))
+        if not y or not x or _LIFE_PLACES.search(m.group("x")) or not (lookup(y) or lookup(x)
+                                                                      or m.group("lead")):
+            continue
+        rest = s.text[m.end("y") - len(m.group("y")):]
+        fm = _FOR.search(rest)
+        planned = bool(re.match(r"(?i)let|we(?:'ll|\s+will|\s+need|\s+should)|please",
+                                m.group("lead") or "")) or "ing" in m.group("verb")[-3:]
+        c = _choice(ctx, s, y, x=x, switch=True, planned=planned,
+                    purpose=fm.group("purpose") if fm and fm.start() < 25 else None)
+        if c is not None:
+            out.append(c)
+    for m in _REPLACE.finditer(s.text):
+        y, x = tool_at(m.group("y")), tool_at(m.group("x"))
+        if y and x and (lookup(y) or lookup(x) or m.group("lead")):
+            rest = s.text[m.start("y"):]
+            fm = _FOR.search(rest)
+            planned = "ing" in m.group("verb")[-3:] or bool(
+                re.match(r"(?i)let|we(?:'ll|\s+will)|please", m.group("lead") or ""))
+            c = _choice(ctx, s, y, x=x, switch=True, planned=planned,
+                        purpose=fm.group("purpose") if fm and fm.start() < 25 else None)
+            if c is not None:
+                out.append(c)
+    for m in _MOVED_OFF.finditer(s.text):
+        y, x = tool_at(m.group("y")), tool_at(m.group("x"))
+        if y and x:
+            fm = _FOR.search(s.text[m.start("y"):])
+            c = _choice(ctx, s, y, x=x, switch=True,
+                        purpose=fm.group("purpose") if fm and fm.start() < 25 else None)
+            if c is not None:
+                out.append(c)
+    for m in _IN_FAVOUR.finditer(s.text):
+        y, x = tool_at(m.group("y")), tool_at(m.group("x"))
+        if y and x and (lookup(y) or lookup(x)):
+            c = _choice(ctx, s, y, x=x, switch=True)
+            if c is not None:
+                out.append(c)
+    for m in _MOVING_TO.finditer(s.text):
+        y = tool_at(m.group("y"))
+        before = _WERE_USING.search(s.text[: m.start()])
+        if y and (lookup(y) or before):
+            c = _choice(ctx, s, y, x=before.group("x") if before else None, switch=True,
+                        planned=True)
+            if c is not None:
+                out.append(c)
+
+
+def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    _switches_en(s, ctx, out)
+    for rx in (_FOR_FIRST, _CHOICE):
+        for m in rx.finditer(s.text):
+            if rx is _CHOICE and not m.group("lead") and m.start() > 0 and not re.match(
+                    r"^[,;:]", s.text[m.start():]) and not (out and re.match(
+                        r"(?i)\s*and\b", s.text[m.start():])):
+                continue  # only a clause of its own, or "..., and use Y" after a choice
+            y = tool_at(m.group("y"))
+            if not y:
+                continue
+            rest = s.text[m.start("y"):]  # "Use Next.js, not Remix": past the comma
+            ex = _EXCLUDED.search(rest)
+            if ex is not None and ex.start() > len(y) + 12:
+                ex = None
+            purpose = m.groupdict().get("purpose")
+            if purpose is None:  # "use X for the database", "use X as the warehouse"
+                fm = _FOR.search(rest) or _AS_THE.search(rest)
+                purpose = fm.group("purpose") if fm and fm.start() < len(y) + 3 else None
+            x = tool_at(ex.group("x") or ex.group("x2")) if ex else None
+            if not (lookup(y) or purpose or x or m.group("lead")):
+                continue
+            c = _choice(ctx, s, y, x=x, purpose=purpose)
+            if c is not None:
+                out.append(c)
+    for m in _WRITTEN_IN.finditer(s.text):
+        y = tool_at(m.group("y"))
+        z = tool_at(m.group("z")) if m.group("z") else None
+        if not y:
+            continue
+        body = third_person_en(s.text[m.start():m.end()], ctx.speaker)
+        c = _choice(ctx, s, y, text=finish_en(body))
+        if c is None:
+            continue
+        if z and ctx.first("uses", z):
+            obj, slot = tool_ref(z)
+            subj = m.group("subj")
+            subj = subj[:1].upper() + subj[1:]
+            c = replace(c, more=(Fact("uses", obj, slot=None if slot == "tool" else slot,
+                                      text=finish_en(f"{subj} uses {obj.name}")),))
+        out.append(replace(c, type="tool"))
+    for m in _REWROTE.finditer(s.text):
+        y = tool_at(m.group("y"))
+        old = _RETIRED.search(s.text)
+        if y:
+            who, _ = _who(ctx, s)
+            what = m.group("subj")
+            what = "it" if what.lower() == "it" else "the " + what.split(None, 1)[-1]
+            c = _choice(ctx, s, y, x=old.group("x") if old else None, switch=True,
+                        text=finish_en(f"{who} rewrote {what} in {y}{_date_label(s)}"))
+            if c is not None:
+                out.append(c)
+
+
+def _date_label(s: Sentence) -> str:
+    return f" ({s.times[0].label()})" if s.times else ""
+
+
+def _rather_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    """"I'd rather use pytest fixtures than unittest setUp methods": a preference."""
+    for m in _RATHER.finditer(s.text):
+        y, x = m.group("y").strip(), m.group("x").strip()
+        if not y or not x or not ctx.first("pref", f"prefers:{y}"):
+            continue
+        text = finish_en(f"{ctx.speaker} prefers {y} over {x}")
+        out.append(ctx.candidate(
+            "preference", text[:1].upper() + text[1:], "en", relation="prefers",
+            object=tool_ref(y)[0] if lookup(y) else EntityRef(y, "preference"),
+            confidence=0.8, importance=0.75, attrs={"verb": "rather", "over": x}))
+
+
+def _avoid_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    for m in _AVOID.finditer(s.text):
+        x = tool_at(m.group("x"))
+        if not x or not (lookup(x) or x[:1].isupper()) or not ctx.first("avoids", x):
+            continue
+        obj = tool_ref(x)[0]
+        who, team = _who(ctx, s)
+        why = (m.group("why") or "").strip()
+        why = re.sub(r"^(?:it['’]s|its|they['’]re)\s+", "", why, flags=re.IGNORECASE)
+        why = re.sub(r"\s+for\s+(?:us|me)$", "", why, flags=re.IGNORECASE)
+        text = f"{who} decided not to use {obj.name}" + (f" ({why})" if why else "")
+        out.append(ctx.candidate(
+            "decision", finish_en(third_person_en(text, "the team")), "en", relation="avoids",
+            object=obj, slot=None, kind="decision", confidence=0.8, importance=0.8,
+            attrs={"negated": True}, collective=team))
+
+
+def stack_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
+    """Technical choices, switches and refusals in one English sentence."""
+    out: list[Candidate] = []
+    if s.question or s.hypothetical or not ctx.personal:
+        return out
+    if s.has(_CHOICE_GATE):
+        _choices_en(s, ctx, out)
+    if s.has(_AVOID_GATE):
+        _avoid_en(s, ctx, out)
+    if s.has(_RATHER_GATE):
+        _rather_en(s, ctx, out)
+    return out
+
+
+_CHOICE_GATE = gate(
+    "use using go going stick pick choose adopt standardize standardise settle rely keep switch"
+    " switched switching move moved moving migrate migrated migrating change changed changing"
+    " port ported porting written built implemented developed done rewrote rewrite re replace"
+    " replaced replacing swap swapped swapping dropped ditched retired abandoned dumped favour"
+    " favor off")
+_AVOID_GATE = gate("don dont do never avoid no stop")
+_RATHER_GATE = gate("rather")

@@ -1,0 +1,80 @@
+"""Stage 4 rules: when a new fact contradicts an old one (seed 003, "不删除，只迭代").
+
+A slot is one specific attribute of one subject: ``database``, ``cache``, ``residence``,
+``manager``, ``deadline:beta``, ``version:python``. Two facts contradict when they fill the same
+slot of the same subject with different values, when the new one names the old value as
+replaced ("switched from MySQL"), or when one says the opposite of the other about the same
+object (``prefers``/``dislikes``, ``uses``/``avoids``). The generic ``tool`` slot is not
+one-at-a-time, and a ``deadline`` of nothing in particular ("the deadline moved to ...") is the
+subject's one current deadline when it has exactly one; the deadline of "the beta" is the
+deadline of "the public beta" too.
+
+Whichever of two contradicting facts started later wins, whatever order they arrive in: an
+older fact arriving after a newer one is written already ended where the newer one begins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+
+from ..knowledge.models import Edge
+from .types import Candidate
+
+__all__ = ["OPPOSITE", "contradicts", "generic_deadline_slot", "inherit_slot"]
+
+OPPOSITE = {"prefers": "dislikes", "dislikes": "prefers", "likes": "dislikes",
+            "uses": "avoids", "avoids": "uses"}
+_REPLACEABLE = ("uses", "prefers", "decided", "lives_in", "focuses_on", "works_at")
+
+
+def contradicts(old: Edge, relation: str, slot: str | None, dst: str, replaced: str | None,
+                resolve: Callable[[str], str]) -> bool:
+    """Whether a current ``old`` edge of the same subject and scope contradicts a new fact
+    ``relation``/``slot`` → ``dst`` (``replaced``: the entity the new fact says was dropped)."""
+    old_dst = resolve(old.dst)
+    if slot and slot != "tool" and old.slot == slot and old.relation == relation:
+        return old_dst != dst
+    if replaced is not None and old_dst == replaced and old.relation in (relation,
+                                                                         *_REPLACEABLE):
+        return True
+    return old_dst == dst and OPPOSITE.get(relation) == old.relation
+
+
+def generic_deadline_slot(slot: str | None, src: str, edges: Iterable[Edge],
+                          resolve: Callable[[str], str]) -> str | None:
+    """The current deadline slot of the subject that ``slot`` names: itself, or the subject's
+    one current deadline when ``slot`` names nothing in particular ("the deadline moved") or
+    when either is the generic ``deadline``, or the one whose thing is named with fewer or more
+    words ("the beta" and "the public beta", "公测" and "公测的上线"). Any other slot is
+    itself."""
+    if not slot or not slot.startswith("deadline"):
+        return slot
+    found = {e.slot for e in edges if e.current and e.slot and e.slot.startswith("deadline")
+             and resolve(e.src) == src}
+    if slot in found:
+        return slot
+    if slot == "deadline" or found == {"deadline"}:
+        return found.pop() if len(found) == 1 else slot
+    words = set(slot.split(":", 1)[1].split())
+    near = [s for s in found if s != "deadline" and words and (
+        words <= set(s.split(":", 1)[1].split()) or set(s.split(":", 1)[1].split()) <= words)]
+    return near[0] if len(near) == 1 else slot
+
+
+def inherit_slot(cand: Candidate, src: str, replaced: str | None, edges: Iterable[Edge],
+                 resolve: Callable[[str], str]) -> Candidate:
+    """A switch away from a value takes that value's more specific slot: "we switched from
+    JavaScript to TypeScript" after "we use JavaScript for the backend" fills
+    ``language:backend``, not ``language``."""
+    if replaced is None or not cand.slot:
+        return cand
+    for old in edges:
+        if (old.current and old.slot and old.slot.startswith(f"{cand.slot}:")
+                and resolve(old.src) == src and resolve(old.dst) == replaced):
+            part = old.slot.split(":", 1)[1]
+            text = cand.text
+            if part.lower() not in text.lower() and cand.language == "en":
+                text = f"{text.rstrip('.')} (for the {part})."  # the fact says which one
+            return replace(cand, slot=old.slot, text=text)
+    return cand

@@ -1,0 +1,188 @@
+"""core.md: the ≤ 2 KB snapshot injected into every prompt (seed 000 §4).
+
+What a model needs before the first word of a conversation, in this order:
+
+* **who**: the user (name, role, employer, where they live) and the people they work with,
+  their roles and what they expect ("Priya Raman expects a status report every Friday");
+* **rules and preferences**: standing rules ("always run ruff before committing"), likes,
+  dislikes and refusals ("decided not to use Redux");
+* **stack and settings**: the current choices and configuration (PostgreSQL for the database,
+  port 8080, Python 3.12);
+* **upcoming deadlines**: those not yet passed, soonest first;
+* **recent**: high-signal events (lessons, fixes, life events), newest first.
+
+Every line comes from a current, visible fact or event in the requested scopes and ends with a
+``↪`` pointer to its evidence. Sections take turns, one line at a time, so none crowds the
+others out of the 2 KB. Nothing else is written: no raw commands, no commit messages, no
+assistant echoes, and no fact that no longer holds (a decision another one replaced is history,
+not stack).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterable, Sequence
+
+from ..entity.times import day_label
+from .base import KnowledgeBase
+from .models import Edge, MemoryItem, TimelineEvent
+from .views import pointer
+
+__all__ = ["CORE_LIMIT_BYTES", "SECTIONS", "render_core"]
+
+CORE_LIMIT_BYTES = 2048
+_RULE = "═" * 48
+
+#: section -> relations it shows (events are the last section's)
+SECTIONS: dict[str, tuple[str, ...]] = {
+    "who": ("works_at", "has_role", "lives_in", "reports_to", "works_with", "expects",
+            "member_of", "has_relation", "encourages", "admires", "grateful_to", "cares_about",
+            "works_on", "knows", "owns"),
+    "rules": ("follows_rule", "prefers", "dislikes", "avoids"),
+    "stack": ("uses", "focuses_on", "listens_on", "runs_on", "deployed_in", "has_host",
+              "stored_in", "located_at", "communicates_in", "has_constraint"),
+    "deadlines": ("has_deadline",),
+}
+_HEADERS = {
+    "en": {"who": "[Who]", "rules": "[Rules & preferences]", "stack": "[Stack & settings]",
+           "deadlines": "[Upcoming deadlines]", "recent": "[Recent]"},
+    "zh": {"who": "[人物]", "rules": "[规则与偏好]", "stack": "[技术栈与配置]",
+           "deadlines": "[即将到期]", "recent": "[最近]"},
+}
+_RECENT_KINDS = ("learning", "work", "event")
+_MIN_IMPORTANCE = {"work": 0.6, "event": 0.5, "learning": 0.0}
+
+
+def _fit(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _size(lines: Iterable[str]) -> int:
+    return sum(len(line.encode()) + 1 for line in lines)
+
+
+def _mostly_chinese(texts: list[str]) -> bool:
+    zh = sum(1 for t in texts if any("\u4e00" <= ch <= "\u9fff" for ch in t))
+    return bool(texts) and zh * 2 > len(texts)
+
+
+def _edge_lines(edges: list[Edge], relations: tuple[str, ...], now: float,
+                deadlines: bool = False) -> list[str]:
+    chosen = [e for e in edges if e.relation in relations]
+    if deadlines:
+        today = day_label(now)
+        chosen = [e for e in chosen if str(_deadline(e)) >= today]
+        chosen.sort(key=lambda e: (str(_deadline(e)), e.id))
+    else:
+        chosen.sort(key=lambda e: (-e.confidence * (1 + math.log1p(len(e.support))),
+                                   -e.valid_from, e.id))
+    return [f"· {_fit(e.fact, 110)}  {pointer(e.provenance)}" for e in chosen]
+
+
+def _deadline(edge: Edge) -> str:
+    """The date a deadline edge names (its fact ends with it; its object's name too)."""
+    for word in reversed(edge.fact.replace("。", " ").rstrip(".").split()):
+        if len(word) == 10 and word[4] == "-" and word[7] == "-":
+            return word
+    return day_label(edge.valid_from)
+
+
+def _recent_lines(events: list[TimelineEvent], stale: set[str], now: float) -> list[str]:
+    ref = max([e.event_time for e in events] + [0.0]) or now
+
+    def rank(e: TimelineEvent) -> float:
+        age = max(0.0, ref - e.event_time)
+        return math.exp(-age / (30 * 86400)) * (0.5 + e.importance)
+
+    keep = [e for e in events if e.kind in _RECENT_KINDS
+            and e.importance >= _MIN_IMPORTANCE[e.kind] and e.summary not in stale]
+    keep.sort(key=rank, reverse=True)
+    return [f"· {day_label(e.event_time)} {_fit(e.summary, 100)}  {pointer(e.provenance)}"
+            for e in keep]
+
+
+def _name_lines(kb: KnowledgeBase, scopes: Sequence[str] | None) -> list[str]:
+    """The user's name, from the memory that says it (a name is an alias, not a relation)."""
+    out = []
+    names: list[MemoryItem] = [m for m in kb.memories(include_disabled=False, scopes=scopes,
+                                                      type="profile") if m.attrs.get("name")]
+    for mem in names[-1:]:
+        evidence = kb.evidence(mem.id)
+        if evidence and evidence[-1].provenance is not None:
+            out.append(f"· {_fit(mem.text, 110)}  {pointer(evidence[-1].provenance)}")
+    return out
+
+
+def _unique(lines: list[str], seen: set[str]) -> list[str]:
+    out = []
+    for line in lines:
+        body = line.split("  ↪")[0]
+        if body not in seen:
+            seen.add(body)
+            out.append(line)
+    return out
+
+
+def _project_label(kb: KnowledgeBase, scopes: Sequence[str] | None) -> str | None:
+    """The name of the one project ``scopes`` admit (its entity's name, else its id)."""
+    pids = [s.split(":", 1)[1] for s in scopes or () if s.startswith("project:")]
+    if len(pids) != 1:
+        return None
+    for ent in kb.entities(type="project", include_hidden=True):
+        if ent.attrs.get("project_id") == pids[0]:
+            return ent.name
+    return pids[0]
+
+
+def render_core(kb: KnowledgeBase, *, scopes: Sequence[str] | None = None,
+                project: str | None = None, now: float | None = None,
+                limit: int = CORE_LIMIT_BYTES) -> str:
+    """The ≤ 2 KB snapshot; every fact line ends with a pointer (see the module docstring).
+
+    ``now`` is the time it is rendered for (default: the clock): deadlines before it are
+    past; facts are those current now. ``project`` labels the title (default: the name of the
+    one project ``scopes`` admit).
+    """
+    now = now if now is not None else time.time()
+    project = project or _project_label(kb, scopes)
+    edges = [e for e in kb.edges(scopes=scopes, at=now) if e.superseded_by is None]
+    events = kb.events(scopes=scopes, until=now + 1)
+    ended = {e.fact for e in kb.edges(scopes=scopes, include_history=True) if not e.current}
+    zh = _mostly_chinese([e.summary for e in events] + [e.fact for e in edges])
+    lang = "zh" if zh else "en"
+    seen: set[str] = set()
+    sections = [(name, _unique(_edge_lines(edges, rels, now, name == "deadlines"), seen))
+                for name, rels in SECTIONS.items()]
+    sections[0][1][:0] = _unique(_name_lines(kb, scopes), seen)
+    sections.append(("recent", _unique(_recent_lines(events, ended, now), seen)))
+    label = f"项目: {project}" if zh and project else (f"project: {project}" if project else "")
+    when = day_label(now)
+    title = (f"ogmemory 记忆 — {label + ', ' if label else ''}最后整理 {when}" if zh
+             else f"ogmemory memory — {label + ', ' if label else ''}consolidated {when}")
+    head = [_RULE, title, _RULE]
+    tail = ["需要细节: memory_open_session(<id>) / memory_git_log(<project>)" if zh
+            else "Details: memory_open_session(<id>) / memory_git_log(<project>)", _RULE]
+    budget = limit - _size(head) - _size(tail)
+    chosen: dict[str, list[str]] = {name: [] for name, _ in sections}
+    queues = {name: list(lines) for name, lines in sections}
+    progressed = True
+    while budget > 0 and progressed:
+        progressed = False
+        for name, _ in sections:
+            queue = queues[name]
+            while queue:
+                line = queue.pop(0)
+                cost = _size([line]) + (0 if chosen[name] else _size([_HEADERS[lang][name]]))
+                if cost <= budget:
+                    chosen[name].append(line)
+                    budget -= cost
+                    progressed = True
+                    break
+    body: list[str] = []
+    for name, _ in sections:
+        if chosen[name]:
+            body += [_HEADERS[lang][name], *chosen[name]]
+    if not body:
+        body = ["(还没有记忆)" if zh else "(nothing remembered yet)"]
+    return "\n".join(head + body + tail) + "\n"
