@@ -277,7 +277,8 @@ def test_a_view_taken_mid_append_is_not_trusted(home: Path) -> None:
     """A reader that loads between a writer's seq reservation and its node file must look
     again before committing, or the turn would leave the node out."""
     from ogmemory.storage.files import atomic_write_json
-    from ogmemory.entity.session_git import HISTORY, GitSession
+    from ogmemory.entity.git_plumbing import HISTORY
+    from ogmemory.entity.session_git import GitSession
     from ogmemory.entity.records import Node
 
     writer = Memory(home=home)

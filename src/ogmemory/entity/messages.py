@@ -7,8 +7,8 @@ from typing import Any
 
 from ..errors import InvalidInput
 from ..limits import check_text
-from .times import parse_time
 from ..tenancy import validate_id
+from .times import parse_time
 
 __all__ = ["message_fields"]
 

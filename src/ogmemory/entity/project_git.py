@@ -9,8 +9,8 @@ out of the project's history through ``.git/info/exclude``.
 from __future__ import annotations
 
 import hashlib
-import re
 import logging
+import re
 import threading
 import time
 from pathlib import Path

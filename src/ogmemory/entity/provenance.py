@@ -12,9 +12,9 @@ import logging
 from collections.abc import Iterable, Iterator, Mapping
 
 from ..errors import NotFound, StorageError
+from .git_plumbing import next_seq_of
 from .project_git import ProjectRegistry
 from .records import DEFAULT_PROJECT, CommitInfo, Node, NodeRecord, Provenance
-from .session_git import GitSession
 from .session_store import SessionStore
 
 __all__ = ["DERIVED_KEY", "ProvenanceReader", "is_derived"]
@@ -86,7 +86,7 @@ class ProvenanceReader:
         """Whether the session holds a node numbered above ``seq``, from its file names and
         seq counter alone (no node is parsed)."""
         path = self.sessions.locate(session_id)
-        return path is None or GitSession.next_seq_of(path) - 1 > seq
+        return path is None or next_seq_of(path) - 1 > seq
 
     def node_provenance(self, session_id: str, node_id: str) -> Provenance | None:
         """Provenance of one node, or ``None`` when the session or node no longer exists

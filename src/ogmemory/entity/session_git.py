@@ -15,7 +15,6 @@ the DAG head checks that branch out, so metadata must not travel with checkouts.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -32,31 +31,26 @@ from ..errors import Conflict, InvalidInput, NotFound, SessionNotFound, StorageE
 from ..limits import check_text
 from ..storage.files import atomic_write_bytes, atomic_write_json, dump_json, file_lock, read_json
 from ..tenancy import validate_id
+from .git_plumbing import (
+    HISTORY,
+    branch_of,
+    clear_stale_locks,
+    init_session_repo,
+    map_turns,
+    missed_turn,
+    move_branch,
+    stage,
+    tree_nodes,
+    turn_log,
+    turn_objects,
+    worktree_nodes,
+    write_turn_context,
+)
 from .records import CommitInfo, Node
 
-__all__ = ["HISTORY", "GitSession", "is_valid_session_dir", "missed_turn"]
+__all__ = ["GitSession", "is_valid_session_dir"]
 
 log = logging.getLogger(__name__)
-
-HISTORY = "history"
-MAIN = "main"
-_EXCLUDE = "meta.json\ncontext/\nworkdir/\n.tmp-*\n.ogmemory.lock\n"
-_SIGNATURE = ("ogmemory", "ogmemory@localhost")
-
-
-def missed_turn(repo: pygit2.Repository, meta: dict[str, Any]) -> str | None:
-    """The HEAD commit if meta.json missed it: a writer stopped (crash, full disk) after moving
-    the branch to a new turn and before recording it in meta.json. That is exactly when HEAD is
-    a child of ``last_commit`` (or the first commit, with none recorded)."""
-    if repo.head_is_unborn:
-        return None
-    head = repo.head.peel(pygit2.Commit)
-    last = meta.get("last_commit")
-    if str(head.id) == last:
-        return None
-    parents = [str(p) for p in head.parent_ids]
-    return str(head.id) if parents == ([last] if isinstance(last, str) else []) else None
-
 
 def is_valid_session_dir(path: Path) -> dict[str, Any] | None:
     """Seed 001 §3.2: a session is valid iff the directory exists and holds a parsable meta.json."""
@@ -94,30 +88,11 @@ class GitSession:
         meta.json is what makes the directory a valid session, so a crash before it leaves an
         invalid directory that discovery skips.
         """
-        path.mkdir(parents=True, exist_ok=True)
-        repo = pygit2.init_repository(str(path), initial_head=MAIN)
-        # Turn commits are the history; reflogs would only double the writes per turn.
-        repo.config["core.logAllRefUpdates"] = False
-        (Path(repo.path) / "info").mkdir(exist_ok=True)
-        (Path(repo.path) / "info" / "exclude").write_text(_EXCLUDE)
+        init_session_repo(path)
         for sub in (HISTORY, "context/commits", "workdir"):
             (path / sub).mkdir(parents=True, exist_ok=True)
         atomic_write_json(path / "meta.json", meta, fsync=fsync)
         return cls(path, session_id, fsync=fsync)
-
-    @staticmethod
-    def next_seq_of(path: Path) -> int:
-        """The next seq the session at ``path`` would give a node (1 for an empty one)."""
-        try:
-            reserved = int((path / ".git" / "ogmemory.next").read_bytes() or 0)
-        except (FileNotFoundError, ValueError):
-            reserved = 0
-        try:
-            with os.scandir(path / HISTORY) as entries:
-                seqs = [int(e.name.split("-", 1)[0]) for e in entries if e.name[:1].isdigit()]
-        except FileNotFoundError:
-            seqs = []
-        return max(reserved, max(seqs, default=0) + 1)
 
     def continue_seq(self, next_seq: int) -> None:
         """Number this (new, empty) session's nodes from ``next_seq`` on."""
@@ -131,14 +106,11 @@ class GitSession:
 
     def _history_stamp(self) -> tuple[int, int, str | None, str]:
         """What changes whenever anyone (another process, or another ``GitSession`` object
-        of this process after an LRU eviction) appends, commits or checks out.
-
-        Writers reserve each node's ``seq`` in ``.git/ogmemory.next`` (under the file lock)
-        before writing the node, so that one small file tells readers whether a node was
-        added, without listing ``history/`` (which grows with the session). Sessions that
-        have no such file yet fall back to counting the node files; a checkout changes the
-        HEAD commit or branch.
-        """
+        of this process after an LRU eviction) appends, commits or checks out. Writers reserve
+        each node's ``seq`` in ``.git/ogmemory.next`` (under the file lock) before writing the
+        node, so one small file tells readers whether a node was added, without listing
+        ``history/``. Sessions without that file fall back to counting the node files; a
+        checkout changes the HEAD commit or branch."""
         counter = self._read_next()
         count = -1
         if counter == 0:
@@ -184,19 +156,7 @@ class GitSession:
         stamp = self._history_stamp()
         self.nodes: dict[str, Node] = {}
         self._worktree: set[str] = set()
-        hist = self.path / HISTORY
-        hist.mkdir(exist_ok=True)
-        for entry in os.scandir(hist):
-            if not entry.name.endswith(".json") or entry.name.startswith("."):
-                continue
-            data = read_json(Path(entry.path))
-            try:
-                if not isinstance(data, dict):
-                    raise ValueError("not a JSON object")
-                node = Node.from_dict(data)
-            except (TypeError, ValueError):  # a stray or hand-edited file: readers skip it
-                log.warning("session %s: skipping unreadable node %s", self.session_id, entry.name)
-                continue
+        for node in worktree_nodes(self.path, self.session_id):
             self.nodes[node.id] = node
             self._worktree.add(node.id)
         # Nodes of other branches live only in git objects.
@@ -213,7 +173,7 @@ class GitSession:
         self._next_seq = max((n.seq for n in self.nodes.values()), default=0) + 1
         self.head = self._initial_head(meta)
         self._stamp = stamp
-        if self._meta_behind(meta) is not None:
+        if missed_turn(self.repo, meta) is not None:
             self._repair_meta()
         if stamp[0] > self._next_seq:
             # A seq is reserved but its node file is not there yet: a writer is between the two
@@ -222,47 +182,19 @@ class GitSession:
             self._stamp = (-2, -2, None, "")
 
     def _tree_nodes(self, tree: pygit2.Tree) -> Iterable[Node]:
-        if HISTORY not in tree:
-            return
-        for entry in self.repo[tree[HISTORY].id]:  # type: ignore[attr-defined]
-            blob = self.repo[entry.id]
-            try:
-                yield Node.from_dict(json.loads(blob.data))  # type: ignore[attr-defined]
-            except (ValueError, TypeError):
-                log.warning("session %s: skipping unreadable node blob %s", self.session_id, entry.name)
+        return tree_nodes(self.repo, tree, self.session_id)
 
     def _load_commits(self) -> None:
         """Map every committed node to the turn commit that added it (all branches)."""
+        turns = map_turns(self.repo, self.path, self.session_id,
+                          seq_of=lambda i: self.nodes[i].seq if i in self.nodes else 0,
+                          fsync=self.fsync)
+        self.commit_turn = {sha: turn for sha, (turn, _) in turns.items()}
+        self.commit_nodes = {sha: ids for sha, (_, ids) in turns.items()}
         self.node_commit: dict[str, str] = {}
-        self.commit_turn: dict[str, int] = {}
-        self.commit_nodes: dict[str, tuple[str, ...]] = {}
-        seen: set[str] = set()
-        for name in self.repo.branches.local:
-            tip = self.repo.branches.local[name].peel(pygit2.Commit)
-            chain = []
-            for commit in self.repo.walk(tip.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE):
-                chain.append(commit)
-            for turn, commit in enumerate(chain, start=1):
-                sha = str(commit.id)
-                if sha in seen:
-                    continue
-                seen.add(sha)
-                ctx = read_json(self.path / "context" / "commits" / f"{sha}.json")
-                if isinstance(ctx, dict) and isinstance(ctx.get("node_ids"), list):
-                    node_ids = tuple(ctx["node_ids"])
-                else:
-                    node_ids = self._added_nodes(commit)
-                    self._write_context(sha, turn, node_ids, name, None)
-                self.commit_turn[sha] = turn
-                self.commit_nodes[sha] = node_ids
-                for nid in node_ids:
-                    self.node_commit.setdefault(nid, sha)
-
-    def _added_nodes(self, commit: pygit2.Commit) -> tuple[str, ...]:
-        new = {n.id for n in self._tree_nodes(commit.tree)}
-        if commit.parents:
-            new -= {n.id for n in self._tree_nodes(commit.parents[0].tree)}
-        return tuple(sorted(new, key=lambda i: self.nodes[i].seq if i in self.nodes else 0))
+        for sha, (_, node_ids) in turns.items():
+            for nid in node_ids:
+                self.node_commit.setdefault(nid, sha)
 
     def _initial_head(self, meta: dict[str, Any]) -> str | None:
         mark = int(meta.get("head_mark", 0))
@@ -277,20 +209,18 @@ class GitSession:
 
     # ------------------------------------------------------------------ repair
 
-    def _meta_behind(self, meta: dict[str, Any]) -> str | None:
-        return missed_turn(self.repo, meta)
-
     def _repair_meta(self) -> None:
-        """Record the turn meta.json missed (see ``_meta_behind``), under the file lock, after
+        """Record the turn meta.json missed (see ``missed_turn``), under the file lock, after
         looking again: the writer may still be finishing it."""
         with self.lock, self._file_lock():
             meta = self.read_meta()
-            sha = self._meta_behind(meta)
+            sha = missed_turn(self.repo, meta)
             if sha is None:
                 self.meta = meta
                 return
             commit = self.repo.get(sha)
-            when = float(commit.commit_time) if commit is not None else time.time()  # type: ignore[attr-defined]
+            when = (float(commit.peel(pygit2.Commit).commit_time) if commit is not None
+                    else time.time())
             meta.update(turns=self.commit_turn.get(sha, meta.get("turns", 0)), last_commit=sha,
                         updated_at=max(float(meta.get("updated_at") or 0), when), head=self.head)
             atomic_write_json(self.path / "meta.json", meta, fsync=self.fsync)
@@ -329,11 +259,7 @@ class GitSession:
 
     @property
     def branch(self) -> str:
-        try:
-            ref = self.repo.lookup_reference("HEAD").target
-        except (KeyError, pygit2.GitError):
-            return MAIN
-        return str(ref).removeprefix("refs/heads/")
+        return branch_of(self.repo)
 
     @property
     def turns(self) -> int:
@@ -343,9 +269,8 @@ class GitSession:
 
     @property
     def uncommitted(self) -> list[Node]:
-        return sorted(
-            (self.nodes[i] for i in self._worktree if i not in self.node_commit), key=lambda n: n.seq
-        )
+        pending = (self.nodes[i] for i in self._worktree if i not in self.node_commit)
+        return sorted(pending, key=lambda n: n.seq)
 
     def branches(self) -> list[str]:
         return sorted(self.repo.branches.local)
@@ -370,17 +295,6 @@ class GitSession:
                     yield
                 finally:
                     self._flock_depth = 0
-
-    def _clear_stale_git_locks(self) -> None:
-        # Called while holding the cross-process lock: any git lock file left is from a writer
-        # that died (e.g. SIGKILL in the middle of a commit).
-        gitdir = Path(self.repo.path)
-        for lock in [gitdir / "index.lock", gitdir / "HEAD.lock", *gitdir.glob("refs/heads/*.lock")]:
-            try:
-                lock.unlink()
-                log.warning("session %s: removed stale %s", self.session_id, lock.name)
-            except FileNotFoundError:
-                pass
 
     def append(self, fields: dict[str, Any]) -> Node:
         """Write one node file (synchronously, atomically) and make it the DAG head."""
@@ -448,25 +362,25 @@ class GitSession:
             raise InvalidInput(f"commit context is not JSON-serialisable: {exc}") from None
         with self.lock, self._file_lock():
             self.refresh()
-            if self._meta_behind(self.meta) is not None:
+            if missed_turn(self.repo, self.meta) is not None:
                 self._repair_meta()
             pending = self.uncommitted
             if not pending:
                 return None, self.turns, ()
-            self._clear_stale_git_locks()
+            clear_stale_locks(self.repo, self.session_id)
             turn = self.turns + 1
-            oid, entries = self._write_turn(message, pending)
+            oid, entries = turn_objects(self.repo, message, pending, self._raw_of)
             sha = str(oid)
             node_ids = tuple(n.id for n in pending)
-            self._write_context(sha, turn, node_ids, self.branch, context)
-            self._move_branch(oid)  # the commit point: from here on the turn exists
+            write_turn_context(self.path, sha, turn, node_ids, self.branch, context, fsync=self.fsync)
+            move_branch(self.repo, oid)  # the commit point: from here on the turn exists
             for node in pending:
                 self._raw.pop(node.id, None)
             self.commit_turn[sha] = turn
             self.commit_nodes[sha] = node_ids
             for nid in node_ids:
                 self.node_commit[nid] = sha
-            self._write_index(entries)
+            stage(self.repo, entries)
             meta = self.read_meta()
             # When the conversation happened (imported history is dated in the past): listing
             # orders by it.
@@ -480,71 +394,9 @@ class GitSession:
             self._stamp = self._history_stamp()
             return sha, turn, node_ids
 
-    def _write_turn(self, message: str, pending: list[Node]
-                    ) -> tuple[pygit2.Oid, list[pygit2.IndexEntry]]:
-        """The turn's blobs, trees and commit object, referenced by nothing yet."""
-        # Build the trees directly (TreeBuilder): the cost of a turn stays proportional to the
-        # turn, not to the size of the history.
-        repo = self.repo
-        head = None if repo.head_is_unborn else repo.head.peel(pygit2.Commit)
-        root = repo.TreeBuilder(head.tree) if head else repo.TreeBuilder()
-        old_hist: pygit2.Tree | None = None
-        if head is not None and HISTORY in head.tree:
-            old_hist = repo[head.tree[HISTORY].id].peel(pygit2.Tree)
-        hist = repo.TreeBuilder(old_hist) if old_hist is not None else repo.TreeBuilder()
-        entries = []
-        for node in pending:
-            raw = self._raw.get(node.id)
-            if raw is None:
-                raw = (self.path / HISTORY / node.filename).read_bytes()
-            blob = repo.create_blob(raw)
-            hist.insert(node.filename, blob, pygit2.enums.FileMode.BLOB)
-            entries.append(pygit2.IndexEntry(f"{HISTORY}/{node.filename}", blob,
-                                             pygit2.enums.FileMode.BLOB))
-        root.insert(HISTORY, hist.write(), pygit2.enums.FileMode.TREE)
-        parents = [head.id] if head is not None else []
-        sig = pygit2.Signature(*_SIGNATURE)
-        oid = repo.create_commit(None, sig, sig, message, root.write(), parents)
-        return oid, entries
-
-    def _move_branch(self, oid: pygit2.Oid) -> None:
-        """Point the checked-out branch at ``oid`` (git writes the ref through a lock file and
-        a rename: atomic)."""
-        target = self.repo.lookup_reference("HEAD").target
-        if isinstance(target, str):
-            self.repo.references.create(target, oid, force=True)
-        else:  # a detached HEAD (never made by ogmemory, but git allows it)
-            self.repo.set_head(oid)
-
-    def _write_index(self, entries: list[pygit2.IndexEntry]) -> None:
-        """Stage the committed node files, so ``git status`` is clean after a turn."""
-        index = self.repo.index
-        index.read(False)
-        head = self.repo.head.peel(pygit2.Commit)
-        committed = len(head.tree[HISTORY].peel(pygit2.Tree)) if HISTORY in head.tree else 0
-        if len(index) + len(entries) != committed:
-            # A writer stopped between a commit and its index write left the index behind
-            # HEAD: reset it to HEAD (O(1) check, rare O(n) repair).
-            index.read_tree(head.tree)
-        else:
-            for entry in entries:
-                index.add(entry)
-        index.write()
-
-    def _write_context(self, sha: str, turn: int, node_ids: tuple[str, ...], branch: str,
-                       context: Any) -> None:
-        last = node_ids[-1] if node_ids else None
-        view = {
-            "commit": sha,
-            "turn": turn,
-            "branch": branch,
-            "node_ids": list(node_ids),
-            # The DAG head after the turn: get_branch(head) renders the conversation the model
-            # saw; ``context`` is what the caller actually sent, when it says so.
-            "head": last,
-            "context": context,
-        }
-        atomic_write_json(self.path / "context" / "commits" / f"{sha}.json", view, fsync=self.fsync)
+    def _raw_of(self, node: Node) -> bytes:
+        raw = self._raw.get(node.id)
+        return raw if raw is not None else (self.path / HISTORY / node.filename).read_bytes()
 
     # ------------------------------------------------------------------ branches
 
@@ -612,7 +464,7 @@ class GitSession:
             raise Conflict(f"session {self.session_id}: commit the current turn before {what}")
 
     def _checkout(self, branch: str) -> None:
-        self._clear_stale_git_locks()
+        clear_stale_locks(self.repo, self.session_id)
         ref = f"refs/heads/{branch}"
         self.repo.checkout(ref, strategy=pygit2.enums.CheckoutStrategy.FORCE)
         self._worktree = {n.id for n in self._tree_nodes(self.repo.head.peel(pygit2.Commit).tree)}
@@ -644,14 +496,4 @@ class GitSession:
         name = branch or self.branch
         if name not in self.repo.branches.local:
             raise NotFound(f"session {self.session_id}: no branch {name}")
-        tip = self.repo.branches.local[name].peel(pygit2.Commit)
-        out: list[CommitInfo] = []
-        for commit in self.repo.walk(tip.id, pygit2.enums.SortMode.TOPOLOGICAL):
-            sha = str(commit.id)
-            out.append(CommitInfo(
-                sha=sha, message=commit.message.strip(), author=commit.author.name,
-                time=float(commit.commit_time), node_ids=self.commit_nodes.get(sha, ()), branch=name,
-            ))
-            if limit is not None and len(out) >= limit:
-                break
-        return out
+        return turn_log(self.repo, name, self.commit_nodes, limit)

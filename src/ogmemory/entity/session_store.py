@@ -12,13 +12,14 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from ..storage.files import atomic_write_json, file_lock, read_json
 from ..errors import Conflict, InvalidInput, SessionNotFound
 from ..limits import check_text
-from .records import DEFAULT_PROJECT, SessionInfo
+from ..storage.files import atomic_write_json, file_lock, read_json
 from ..tenancy import TenantRoot, validate_id
+from .git_plumbing import HISTORY, next_seq_of
 from .project_git import PROJECT_STATE_DIR
-from .session_git import HISTORY, GitSession, is_valid_session_dir
+from .records import DEFAULT_PROJECT, SessionInfo
+from .session_git import GitSession, is_valid_session_dir
 from .titles import PLACEHOLDER_TITLES, display_title, preview
 
 __all__ = ["SessionStore"]
@@ -293,7 +294,7 @@ class SessionStore:
         # readers that still hold it cannot write into the tree rmtree is removing.
         tomb = path.with_name(f".deleted-{session_id}-{uuid.uuid4().hex[:8]}")
         with file_lock(self.tenant.sessions_dir / ".create.lock"):
-            next_seq = GitSession.next_seq_of(path)
+            next_seq = next_seq_of(path)
             if session is not None:
                 with session.lock:
                     path.rename(tomb)

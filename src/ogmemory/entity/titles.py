@@ -15,9 +15,9 @@ from dataclasses import replace
 from typing import Any
 
 from ..config import LLMSettings
+from ..llm.client import ChatClient
 from ..storage.protocols import NodeLog, SessionRepository
 from .records import Node, SessionInfo
-from ..llm.client import ChatClient
 
 __all__ = [
     "PLACEHOLDER_TITLES",

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pygit2
 
-from ..entity.session_git import HISTORY, GitSession, missed_turn
+from ..entity.git_plumbing import HISTORY, missed_turn
+from ..entity.session_git import GitSession
 from .findings import Finding
 
 __all__ = ["SessionHealth", "check_session"]
@@ -131,9 +132,9 @@ def _nodes(repo: pygit2.Repository, path: Path, where: str, repair: bool) -> lis
         file = hist / name
         data = file.read_bytes() if name in names else None
         blob = committed.get(name)
-        if blob is not None and data != repo[blob].data:  # type: ignore[attr-defined]
+        if blob is not None and data != repo[blob].peel(pygit2.Blob).data:
             if repair:
-                file.write_bytes(repo[blob].data)  # type: ignore[attr-defined]
+                file.write_bytes(repo[blob].peel(pygit2.Blob).data)
             what = "is missing" if data is None else "differs from its committed version"
             found.append(Finding("session", where, f"node file {name} {what}", True, repair,
                                  "restored from git" if repair else ""))
