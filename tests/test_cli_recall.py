@@ -190,28 +190,23 @@ def test_recall_options_scope_at_recipe_session(home: Path) -> None:
 def test_recall_says_clearly_when_it_fell_back(home: Path) -> None:
     with Memory(settings=settings(home)) as mem:
         index_path = mem.index_path
-    # a damaged index file is detected and rebuilt from the files: recall still ranks
+    # a damaged index file is moved aside and rebuilt from the files on open: recall still ranks
     index_path.write_bytes(b"this is not a database " * 200)
     for suffix in ("-wal", "-shm"):
         Path(f"{index_path}{suffix}").unlink(missing_ok=True)
     data = ok_json("recall", "JavaScript", "--home", home)
     assert data["fallback"] is False and data["items"]
-    # an index that cannot even be replaced: the latest turns from the session files, said so
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{index_path}{suffix}").unlink(missing_ok=True)
-    index_path.mkdir()
-    data = ok_json("recall", "JavaScript", "--home", home)
-    assert data["fallback"] is True and "index unavailable" in data["reason"]
-    assert "rebuilt" in data["reason"]
-    assert data["items"] and all(i["session_id"] for i in data["items"])
-    # ... and the damaged index was replaced meanwhile: the next recall ranks again
-    assert ok_json("recall", "JavaScript", "--home", home)["fallback"] is False
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{index_path}{suffix}").unlink(missing_ok=True)
-    index_path.mkdir()
+    # an index that cannot be created at all (a file where its directory goes): the latest
+    # turns from the session files, said so
+    shutil.rmtree(index_path.parent)
+    index_path.parent.write_text("not a directory")
     result = ok("recall", "JavaScript", "--home", home)
     assert "FALLBACK" in result.stdout and "not a ranked answer" in result.stdout
-    ok("reindex", "--home", home)  # reindex repairs whatever is there, too
+    data = ok_json("recall", "JavaScript", "--home", home)
+    assert data["fallback"] is True and "index unavailable" in data["reason"]
+    assert data["items"] and all(i["session_id"] for i in data["items"])
+    # reindex repairs whatever is there, and recall ranks again
+    ok("reindex", "--home", home)
     assert ok_json("recall", "JavaScript", "--home", home)["fallback"] is False
 
 

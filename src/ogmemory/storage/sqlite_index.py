@@ -149,7 +149,10 @@ class SqliteIndexStore:
     def __init__(self, path: Path, *, embedder_name: str | None = None) -> None:
         self.path = path
         self.embedder_name = embedder_name
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # e.g. a file where the directory goes: reindex replaces it
+            raise StorageError(f"index directory {path.parent} is unusable: {exc}") from exc
         self._lock = threading.RLock()
         self._reset_memory()
         #: why an unusable index file was replaced by an empty one (``None``: it was not)
