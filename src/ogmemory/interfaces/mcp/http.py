@@ -17,11 +17,7 @@ as for ``ogmem serve`` (``interfaces.rest.guard.Gate``, the same ``<home>/keys.j
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 import anyio
 import anyio.abc
@@ -36,6 +32,7 @@ from ...errors import OgmemError
 from ..rest.guard import BodyLimit, Gate, bearer_token
 from ..rest.keys import KeyStore
 from ..rest.problems import STATUSES, Forbidden, KeysUnavailable, Unauthorized, problem_response
+from ..rest.server import BackgroundServer
 from ..rest.tenants import TenantPool, check_bind
 from . import build_server
 
@@ -131,51 +128,18 @@ def serve_http(settings: Settings, host: str, port: int, *, log_level: str = "wa
                 lifespan="on")
 
 
-class BackgroundMCPServer:
+class BackgroundMCPServer(BackgroundServer):
     """``KeyedMCPApp`` served by uvicorn in a daemon thread (tests, benchmarks); port 0 picks a
-    free port.
+    free port. Refuses to listen beyond loopback while no API key exists.
 
     >>> with BackgroundMCPServer(settings) as server:          # doctest: +SKIP
     ...     server.url
     'http://127.0.0.1:41234/mcp'
     """
 
+    kind = "mcp"
+    path = MCP_PATH
+
     def __init__(self, settings: Settings, host: str = "127.0.0.1", port: int = 0) -> None:
         check_bind(host, KeyStore(settings.home))
-        self.host = host
-        self._sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET,
-                                   socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._sock.bind((host, port))
-        self.port: int = self._sock.getsockname()[1]
-        config = uvicorn.Config(KeyedMCPApp(settings), log_level="warning", lifespan="on",
-                                access_log=False, timeout_graceful_shutdown=5)
-        self.server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self._sock]},
-                                        name=f"ogmem-mcp-{self.port}", daemon=True)
-
-    @property
-    def url(self) -> str:
-        shown = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{shown}:{self.port}{MCP_PATH}"
-
-    def start(self, timeout: float = 30.0) -> Self:
-        self._thread.start()
-        deadline = time.monotonic() + timeout
-        while not self.server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise OgmemError(f"the MCP server on {self.url} did not start")
-            time.sleep(0.01)
-        return self
-
-    def stop(self, timeout: float = 30.0) -> None:
-        self.server.should_exit = True
-        self._thread.join(timeout)
-        self._sock.close()
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.stop()
+        super().__init__(KeyedMCPApp(settings), host, port)

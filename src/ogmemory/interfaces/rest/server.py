@@ -10,7 +10,7 @@ from types import TracebackType
 from typing import Self
 
 import uvicorn
-from fastapi import FastAPI
+from starlette.types import ASGIApp
 
 from ...errors import OgmemError
 
@@ -25,7 +25,12 @@ class BackgroundServer:
     'ok'
     """
 
-    def __init__(self, app: FastAPI, host: str = "127.0.0.1", port: int = 0, *,
+    #: what the server is, in its thread's name and its errors
+    kind = "rest"
+    #: the path its URL ends with
+    path = ""
+
+    def __init__(self, app: ASGIApp, host: str = "127.0.0.1", port: int = 0, *,
                  log_level: str = "warning") -> None:
         self.host = host
         # IPPROTO_TCP spelled out: asyncio sets TCP_NODELAY on accepted connections only when
@@ -39,19 +44,19 @@ class BackgroundServer:
                                 timeout_graceful_shutdown=10)
         self.server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self._sock]},
-                                        name=f"ogmem-rest-{self.port}", daemon=True)
+                                        name=f"ogmem-{self.kind}-{self.port}", daemon=True)
 
     @property
     def url(self) -> str:
         shown = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{shown}:{self.port}"
+        return f"http://{shown}:{self.port}{self.path}"
 
     def start(self, timeout: float = 30.0) -> Self:
         self._thread.start()
         deadline = time.monotonic() + timeout
         while not self.server.started:
             if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise OgmemError(f"the REST server on {self.url} did not start")
+                raise OgmemError(f"the {self.kind} server on {self.url} did not start")
             time.sleep(0.01)
         return self
 
