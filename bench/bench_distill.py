@@ -107,7 +107,9 @@ def main() -> None:
     table.add_row("core.md render (median of 5)", f"{statistics.median(core_times) * 1000:.1f}",
                   f"{len(core.encode())} bytes")
     table.add_row("deep projection: all entity views + core.md", f"{project_s * 1000:.1f}", "")
-    table.add_row("cold load of the knowledge files", f"{load_s * 1000:.1f}", f"{n_records} records")
+    table.add_row(
+        "cold load of the knowledge files", f"{load_s * 1000:.1f}", f"{n_records} records"
+    )
     console.print(table)
     console.print(report.stats)
 

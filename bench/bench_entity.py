@@ -25,7 +25,10 @@ from ogmemory import Memory, Settings
 from ogmemory.storage.files import atomic_write_json
 
 USER = {"role": "user", "content": "Please refactor the worker so it listens on port 18109."}
-ASSISTANT = {"role": "assistant", "content": "Done: the worker now listens on :18109 and the tests pass."}
+ASSISTANT = {
+    "role": "assistant",
+    "content": "Done: the worker now listens on :18109 and the tests pass.",
+}
 
 
 def bench_ogmemory(home: Path, turns: int, sessions: int = 1, *, fast_path: bool = False) -> float:
@@ -55,8 +58,13 @@ def bench_files_only(root: Path, turns: int) -> float:
 def bench_git_cli(root: Path, turns: int) -> float:
     hist = root / "history"
     hist.mkdir(parents=True)
-    env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "b",
-           "GIT_COMMITTER_EMAIL": "b@x"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "b",
+        "GIT_AUTHOR_EMAIL": "b@x",
+        "GIT_COMMITTER_NAME": "b",
+        "GIT_COMMITTER_EMAIL": "b@x",
+    }
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     start = time.perf_counter()
     for i in range(turns):
@@ -100,7 +108,9 @@ def bench_listing_baseline(home: Path, repeats: int = 5) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--turns", type=int, default=500)
-    parser.add_argument("--cli-turns", type=int, default=100, help="turns for the slow git CLI baseline")
+    parser.add_argument(
+        "--cli-turns", type=int, default=100, help="turns for the slow git CLI baseline"
+    )
     parser.add_argument("--sessions", type=int, default=1000)
     args = parser.parse_args()
     console = Console()
@@ -118,12 +128,18 @@ def main() -> None:
     table.add_column("implementation")
     table.add_column("turns/s", justify="right")
     table.add_column("note")
-    table.add_row("ogmemory, 1 session", f"{one:,.0f}", f"{args.turns} turns, 2 nodes + 1 commit each")
+    table.add_row(
+        "ogmemory, 1 session", f"{one:,.0f}", f"{args.turns} turns, 2 nodes + 1 commit each"
+    )
     table.add_row("ogmemory, 50 sessions", f"{many:,.0f}", "round-robin across sessions")
     table.add_row("ogmemory + fast-path distillation", f"{fast:,.0f}",
                   "1 session, rule-based distillation of every turn included")
     table.add_row("baseline: files only, no git", f"{files:,.0f}", "upper bound")
-    table.add_row("baseline: git CLI per turn", f"{cli:,.0f}", f"{args.cli_turns} turns, add+commit subprocesses")
+    table.add_row(
+        "baseline: git CLI per turn",
+        f"{cli:,.0f}",
+        f"{args.cli_turns} turns, add+commit subprocesses",
+    )
     table.add_row("goal", "200", "")
     console.print(table)
 

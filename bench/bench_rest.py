@@ -176,7 +176,9 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=800, help="per row")
     parser.add_argument("--budget", type=int, default=2000)
     parser.add_argument("--embedder", default="e5", choices=["e5", "use", "none"])
-    parser.add_argument("--locomo", type=Path, help="a LoCoMo-format file (default: bundled sample)")
+    parser.add_argument(
+        "--locomo", type=Path, help="a LoCoMo-format file (default: bundled sample)"
+    )
     parser.add_argument("--synthetic", type=int, default=60, help="synthetic sessions to add")
     parser.add_argument("--inproc", action="store_true", help="serve from a thread of this process")
     args = parser.parse_args()

@@ -747,7 +747,13 @@ def size_table(res: dict[str, Any], build_info: dict[str, Any]) -> Table:
             build_s,
         ),
         ("  ogmemory recall: CPU time, all threads (BLAS spins)", res["recall_cpu"], "", "", ""),
-        ("  baseline: dense alone (E5 query + numpy cosine on 1 BLAS thread, top 60)", res["dense"], "", "", ""),
+        (
+            "  baseline: dense alone (E5 query + numpy cosine on 1 BLAS thread, top 60)",
+            res["dense"],
+            "",
+            "",
+            "",
+        ),
         ("  baseline: BM25 alone (FTS5, top 60)", res["bm25"], "", "", ""),
         ("  of which: query embedding (E5)", res["embed"], "", "", ""),
     ]

@@ -86,7 +86,9 @@ def child(phase: str, home: Path, embedder: str | None) -> None:
     print("READY", flush=True)
     if phase == "append":
         for i in range(100_000):
-            mem.append_message("w", {"role": "user", "content": f"marker-{i}: {STATEMENTS[i % 12]}"})
+            mem.append_message(
+                "w", {"role": "user", "content": f"marker-{i}: {STATEMENTS[i % 12]}"}
+            )
             mem.append_message("w", {"role": "assistant", "content": f"ok {i}"})
             mem.commit_turn("w")
             print(f"ACK {i}", flush=True)
@@ -112,7 +114,9 @@ def prepare(root: Path, phase: str, embedder: str | None) -> Path:
             return home
         for i in range(48):
             sid = f"s{i % 4}"
-            mem.append_message(sid, {"role": "user", "content": f"marker-{i}: {STATEMENTS[i % 12]}"})
+            mem.append_message(
+                sid, {"role": "user", "content": f"marker-{i}: {STATEMENTS[i % 12]}"}
+            )
             mem.append_message(sid, {"role": "assistant", "content": "Noted."})
             mem.commit_turn(sid)
         if phase == "index":

@@ -149,7 +149,8 @@ def test_two_processes_same_session(mem: Memory) -> None:
     fresh = Memory(home=home)
     contents = check_session(fresh, "s")
     expected = {"created first", "ok"} | {
-        f"{tag} {kind} {i}" for tag in ("p1", "p2") for i in range(15) for kind in ("user", "reply")}
+        f"{tag} {kind} {i}" for tag in ("p1", "p2") for i in range(15) for kind in ("user", "reply")
+    }
     assert sorted(contents) == sorted(expected)
     path = Path(fresh.get_session("s").path)
     assert git(path, "status", "--porcelain").stdout == ""
@@ -270,7 +271,9 @@ def test_delete_while_others_read(home: Path) -> None:
         assert errors == []
         assert sid not in [s.session_id for s in Memory(home=home).list_sessions()]
         assert not (mem.tenant.sessions_dir / sid / "meta.json").exists()
-        assert [p.name for p in mem.tenant.sessions_dir.iterdir() if p.name.startswith(".deleted")] == []
+        assert [
+            p.name for p in mem.tenant.sessions_dir.iterdir() if p.name.startswith(".deleted")
+        ] == []
 
 
 def test_a_view_taken_mid_append_is_not_trusted(home: Path) -> None:

@@ -54,7 +54,9 @@ def test_resolve_inits_a_plain_directory(mem: Memory, tmp_path: Path) -> None:
 
 def test_session_lives_in_project_and_stays_out_of_its_commits(mem: Memory,
                                                                 project: Path) -> None:
-    bound_turn(mem, "s1", project, "write a helper", lambda: (project / "helper.py").write_text("x=1\n"))
+    bound_turn(
+        mem, "s1", project, "write a helper", lambda: (project / "helper.py").write_text("x=1\n")
+    )
     sdir = project / ".ogmemory" / "sessions" / "s1"
     assert (sdir / "meta.json").is_file() and (sdir / ".git").is_dir()
     assert not (mem.tenant.sessions_dir / "s1").exists()

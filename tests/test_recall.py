@@ -70,10 +70,15 @@ def test_cjk_and_mixed_language_search(tmp_path: Path) -> None:
     assert "green tea" in texts(mem.recall("tea"))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(budget=st.integers(min_value=50, max_value=3000),
-       query=st.sampled_from(["tea", "JavaScript", "Lena Berlin", "数据库", "what happened in April?",
-                              "x", "the"]))
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    budget=st.integers(min_value=50, max_value=3000),
+    query=st.sampled_from(
+        ["tea", "JavaScript", "Lena Berlin", "数据库", "what happened in April?", "x", "the"]
+    ),
+)
 def test_budget_is_never_exceeded(tmp_path_factory: object, budget: int, query: str) -> None:
     mem = _shared(tmp_path_factory)
     result = mem.recall(query, budget=budget)
@@ -90,8 +95,12 @@ def _shared(factory: object) -> Memory:
         mem = make(factory.mktemp("shared"))  # type: ignore[attr-defined]
         fill(mem)
         for i in range(40):
-            say(mem, f"bulk{i}", f"Filler conversation number {i} about tea, JavaScript and Berlin.",
-                "2026-02-01")
+            say(
+                mem,
+                f"bulk{i}",
+                f"Filler conversation number {i} about tea, JavaScript and Berlin.",
+                "2026-02-01",
+            )
         mem.sleep("light")
         _SHARED["mem"] = mem
     return _SHARED["mem"]

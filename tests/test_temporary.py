@@ -23,7 +23,9 @@ def test_temporary_session_leaves_no_trace(tmp_path: Path) -> None:
     before = _files(home)
     info = mem.create_session("secret", temporary=True)
     assert info.meta["temporary"] is True
-    mem.append_message("secret", {"role": "user", "content": "I have a rare illness called zorbitis."})
+    mem.append_message(
+        "secret", {"role": "user", "content": "I have a rare illness called zorbitis."}
+    )
     mem.append_message("secret", {"role": "assistant", "content": "I am sorry to hear that."})
     result = mem.commit_turn("secret")
     assert result.turn == 1 and result.commit
@@ -39,7 +41,9 @@ def test_temporary_session_leaves_no_trace(tmp_path: Path) -> None:
     assert mem.search("zorbitis") == []
     assert [s.session_id for s in mem.list_sessions()] == ["kept"]
     assert "secret" not in "".join(_files(home))
-    assert not any("zorbitis" in p.read_text(errors="ignore") for p in home.rglob("*") if p.is_file())
+    assert not any(
+        "zorbitis" in p.read_text(errors="ignore") for p in home.rglob("*") if p.is_file()
+    )
     temp_dir = mem.sessions.temporary_dir
     assert temp_dir is not None and temp_dir.exists()
     mem.end_session("secret")

@@ -192,8 +192,10 @@ def score_script(mem: Memory, script: dict[str, Any], at: float,
     memories = [m for m in mem.memories(include_disabled=False)]
     facts = mem.facts(at=at)
     names = {e.id: [e.name, *e.aliases] for e in mem.knowledge.kb.entities(include_hidden=True)}
-    fact_texts = [(f.fact + " " + " ".join(names.get(mem.knowledge.kb.resolve_id(f.dst), [])), f.scope)
-                  for f in facts]
+    fact_texts = [
+        (f.fact + " " + " ".join(names.get(mem.knowledge.kb.resolve_id(f.dst), [])), f.scope)
+        for f in facts
+    ]
     score.memories = len(memories)
     score.listing = [f"[{m.type}/{m.scope}] {m.text}" for m in memories]
     for item in script.get("gold", []):

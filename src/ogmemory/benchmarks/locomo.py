@@ -119,7 +119,9 @@ class _Baselines:
     def __init__(self, turns: list[tuple[str, str]], embedder: Embedder | None) -> None:
         self.turns = turns  # (dia_id, rendered text)
         self.db = sqlite3.connect(":memory:")
-        self.db.execute("CREATE VIRTUAL TABLE t USING fts5(body, cjk, tokenize='porter unicode61 remove_diacritics 2')")
+        self.db.execute(
+            "CREATE VIRTUAL TABLE t USING fts5(body, cjk, tokenize='porter unicode61 remove_diacritics 2')"
+        )
         for i, (_, text) in enumerate(turns):
             body, cjk = fts_columns(text)
             self.db.execute("INSERT INTO t(rowid, body, cjk) VALUES (?, ?, ?)", (i, body, cjk))
@@ -283,9 +285,17 @@ def report_tables(report: LocomoReport) -> list[Any]:
         for label, cats in (("1-4", [1, 2, 3, 4]), ("all", [1, 2, 3, 4, 5])):
             s = report.summary(system, cats)
             if s:
-                detail.add_row(system, label, f"{s['evidence_recall']:.3f}", f"{s['all_evidence']:.3f}",
-                               f"{s['contains']:.3f}", f"{s['tokens']:.0f}", f"{s['items']:.1f}",
-                               f"{s['p50_ms']:.1f}", f"{s['p95_ms']:.1f}")
+                detail.add_row(
+                    system,
+                    label,
+                    f"{s['evidence_recall']:.3f}",
+                    f"{s['all_evidence']:.3f}",
+                    f"{s['contains']:.3f}",
+                    f"{s['tokens']:.0f}",
+                    f"{s['items']:.1f}",
+                    f"{s['p50_ms']:.1f}",
+                    f"{s['p95_ms']:.1f}",
+                )
     tables.append(detail)
     return tables
 

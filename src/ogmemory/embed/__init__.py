@@ -19,8 +19,15 @@ from .base import Embedder, encode_queries, l2_normalize
 from .e5 import E5Embedder
 from .use import USEEmbedder
 
-__all__ = ["EMBEDDER_NAMES", "E5Embedder", "Embedder", "USEEmbedder", "encode_queries", "l2_normalize",
-           "make_embedder"]
+__all__ = [
+    "EMBEDDER_NAMES",
+    "E5Embedder",
+    "Embedder",
+    "USEEmbedder",
+    "encode_queries",
+    "l2_normalize",
+    "make_embedder",
+]
 
 #: Names ``make_embedder`` accepts (case-insensitive).
 EMBEDDER_NAMES: tuple[str, ...] = ("e5", "use", "none")

@@ -97,7 +97,9 @@ def encode_chunked(texts: Sequence[str], encode: Callable[[list[str]], npt.Array
              for start in range(0, len(batch), batch_size)]
     out = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
     if out.shape != (len(batch), dim):
-        raise StorageError(f"{model} model returned shape {out.shape}, expected {(len(batch), dim)}")
+        raise StorageError(
+            f"{model} model returned shape {out.shape}, expected {(len(batch), dim)}"
+        )
     return l2_normalize(out)
 
 

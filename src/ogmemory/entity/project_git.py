@@ -80,7 +80,9 @@ class ProjectGit:
         text = exclude.read_text() if exclude.exists() else ""
         line = f"/{PROJECT_STATE_DIR}/"
         if line not in text.splitlines():
-            exclude.write_text(text + ("" if text.endswith("\n") or not text else "\n") + line + "\n")
+            exclude.write_text(
+                text + ("" if text.endswith("\n") or not text else "\n") + line + "\n"
+            )
 
     def is_clean(self) -> bool:
         """True when the working tree has no change git would commit (ignored files aside)."""
@@ -204,7 +206,9 @@ class ProjectRegistry:
             label = name or root.name
             digest = hashlib.sha1(str(root).encode()).hexdigest()[:6]
             project_id = f"proj_{_slug(label)}_{digest}"
-            project = Project(project_id=project_id, name=label, path=str(root), created_at=time.time())
+            project = Project(
+                project_id=project_id, name=label, path=str(root), created_at=time.time()
+            )
             entry = project.to_dict()
             del entry["project_id"]
             data[project_id] = entry

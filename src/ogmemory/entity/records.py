@@ -238,7 +238,9 @@ class ImportResult:
 
 
 PointerKind = Literal["session", "git", "memory"]
-_POINTER = re.compile(r"^(?:↪\s*)?(session|git|memory):([A-Za-z0-9][A-Za-z0-9._-]*)(?:@([0-9a-f]{4,40}))?$")
+_POINTER = re.compile(
+    r"^(?:↪\s*)?(session|git|memory):([A-Za-z0-9][A-Za-z0-9._-]*)(?:@([0-9a-f]{4,40}))?$"
+)
 
 
 @dataclass(frozen=True)

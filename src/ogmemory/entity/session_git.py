@@ -82,7 +82,8 @@ class GitSession:
     # ------------------------------------------------------------------ creation
 
     @classmethod
-    def create(cls, path: Path, session_id: str, meta: dict[str, Any], *, fsync: bool = False) -> GitSession:
+    def create(cls, path: Path, session_id: str, meta: dict[str, Any], *,
+               fsync: bool = False) -> GitSession:
         """``git init`` a new session repository and write its ``meta.json`` last.
 
         meta.json is what makes the directory a valid session, so a crash before it leaves an
@@ -207,8 +208,6 @@ class GitSession:
         wt = [self.nodes[i] for i in self._worktree]
         return max(wt, key=lambda n: n.seq).id if wt else None
 
-    # ------------------------------------------------------------------ repair
-
     def _repair_meta(self) -> None:
         """Record the turn meta.json missed (see ``missed_turn``), under the file lock, after
         looking again: the writer may still be finishing it."""
@@ -254,8 +253,6 @@ class GitSession:
             atomic_write_json(self.path / "meta.json", meta, fsync=self.fsync)
             self.meta = meta
             return meta
-
-    # ------------------------------------------------------------------ properties
 
     @property
     def branch(self) -> str:
@@ -306,7 +303,7 @@ class GitSession:
                 raise Conflict(f"session {self.session_id}: node {node_id} already exists")
             parent_id = fields.pop("parent_id", None) or self.head
             if parent_id is not None and parent_id not in self.nodes:
-                raise InvalidInput(f"session {self.session_id}: parent node {parent_id} does not exist")
+                raise InvalidInput(f"session {self.session_id}: no parent node {parent_id}")
             if fields["role"] == "tool":
                 fields["called_by"] = self._caller_of(parent_id, fields.get("tool_call_id"))
             now = time.time()
@@ -345,7 +342,8 @@ class GitSession:
             yield node
             node_id = node.parent_id
 
-    def commit(self, message: str, *, context: Any = None) -> tuple[str | None, int, tuple[str, ...]]:
+    def commit(self, message: str, *,
+               context: Any = None) -> tuple[str | None, int, tuple[str, ...]]:
         """Commit every uncommitted node as one turn. Returns ``(sha, turn, node_ids)``.
 
         With nothing to commit, returns ``(None, current_turn, ())`` and makes no commit.
@@ -372,7 +370,8 @@ class GitSession:
             oid, entries = turn_objects(self.repo, message, pending, self._raw_of)
             sha = str(oid)
             node_ids = tuple(n.id for n in pending)
-            write_turn_context(self.path, sha, turn, node_ids, self.branch, context, fsync=self.fsync)
+            write_turn_context(self.path, sha, turn, node_ids, self.branch, context,
+                               fsync=self.fsync)
             move_branch(self.repo, oid)  # the commit point: from here on the turn exists
             for node in pending:
                 self._raw.pop(node.id, None)

@@ -51,7 +51,9 @@ class SessionStore:
 
     def _locations(self) -> dict[str, str]:
         data = read_json(self.tenant.locations_file)
-        return {k: v for k, v in data.items() if isinstance(v, str)} if isinstance(data, dict) else {}
+        return (
+            {k: v for k, v in data.items() if isinstance(v, str)} if isinstance(data, dict) else {}
+        )
 
     def _edit_locations(self, session_id: str, path: str | None) -> None:
         with file_lock(self.tenant.sessions_dir / ".locations.lock"):

@@ -66,8 +66,13 @@ def generate_llm_title(settings: LLMSettings, user_text: str, assistant_text: st
                        model: str | None = None) -> tuple[str, str]:
     """``(title, model used)``. The session's own ``model`` is asked first (it is already in
     use, seed 001 §3.3); if that call fails, the model configured in ``settings``."""
-    messages = [{"role": "system", "content": TITLE_PROMPT},
-                {"role": "user", "content": f"User: {user_text[:500]}\n\nAssistant: {assistant_text[:500]}"}]
+    messages = [
+        {"role": "system", "content": TITLE_PROMPT},
+        {
+            "role": "user",
+            "content": f"User: {user_text[:500]}\n\nAssistant: {assistant_text[:500]}",
+        },
+    ]
     candidates = list(dict.fromkeys(m for m in (model, settings.model) if m))
     for i, name in enumerate(candidates):
         client = ChatClient(replace(settings, model=name))

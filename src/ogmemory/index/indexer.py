@@ -11,15 +11,15 @@ the turns it cites), and its children are those evidence turns; an entity has an
 from __future__ import annotations
 
 import threading
-from dataclasses import replace
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
-from ..entity.records import NodeRecord
+from ..entity.records import NodeRecord, Provenance
 from ..entity.times import day_label
 from ..knowledge.base import KnowledgeBase
-from ..limits import bounded_text
 from ..knowledge.models import Edge, Entity, Evidence, MemoryItem, TimelineEvent, type_of
+from ..limits import bounded_text
 from ..storage.protocols import IndexStore, ProvenanceSource
 from .docs import Doc, overview_id, record_doc_id, session_doc_id, turn_doc_id
 
@@ -115,8 +115,8 @@ class Indexer:
                 continue
             speakers = list(dict.fromkeys(str(t.prov.get("speaker", "")) for t in turns))
             first = turns[0]
-            when = f"{day_label(first.event_time)}" + (
-                f" to {day_label(turns[-1].event_time)}" if day_label(turns[-1].event_time) != day_label(first.event_time) else "")
+            first_day, last_day = day_label(first.event_time), day_label(turns[-1].event_time)
+            when = first_day + (f" to {last_day}" if last_day != first_day else "")
             opening = " ".join(t.text.split(": ", 1)[-1] for t in turns[:3])[:300]
             l0 = f"Session {sid} ({when}) with {', '.join(speakers[:4])}: {opening}"
             mems = memories_by_session.get(sid, [])
@@ -224,6 +224,9 @@ class Indexer:
         return tuple(found[i].cites[0] if i in found and found[i].cites else i.rsplit(":", 1)[-1]
                      for i in ids)
 
+    def _cites_of(self, prov: Provenance) -> tuple[str, ...]:
+        return self._cites(prov.session_id, prov.node_ids) if prov.session_id else ()
+
     def _knowledge_doc(self, kind: str, rid: str) -> tuple[Doc | None, str | None]:
         rec = self.kb.store.get(type_of(kind), rid)
         if rec is None:
@@ -261,19 +264,21 @@ class Indexer:
                 text=f"[{day_label(ev.event_time)}] {ev.summary}", scope=ev.scope,
                 session_id=p.session_id or None, event_time=ev.event_time,
                 superseded=bool(ev.superseded_by), importance=ev.importance, support=ev.support,
-                node_ids=p.node_ids, cites=self._cites(p.session_id, p.node_ids) if p.session_id else (),
+                node_ids=p.node_ids, cites=self._cites_of(p),
                 prov={**p.to_dict(), "entities": list(ev.entities)},
             ), None
         if isinstance(rec, Edge):
             edge = rec
             p = edge.provenance
-            span = f"{day_label(edge.valid_from)} → {day_label(edge.valid_to) if edge.valid_to else 'now'}"
+            until = day_label(edge.valid_to) if edge.valid_to else "now"
+            span = f"{day_label(edge.valid_from)} → {until}"
             return Doc(
-                id=record_doc_id("edge", edge.id), kind="fact", level=0, text=f"{edge.fact} ({span})",
-                scope=edge.scope, session_id=p.session_id or None, event_time=edge.event_time,
+                id=record_doc_id("edge", edge.id), kind="fact", level=0,
+                text=f"{edge.fact} ({span})", scope=edge.scope, session_id=p.session_id or None,
+                event_time=edge.event_time,
                 valid_from=edge.valid_from, valid_to=edge.valid_to, superseded=not edge.current,
                 importance=edge.confidence, support=edge.support, node_ids=p.node_ids,
-                cites=self._cites(p.session_id, p.node_ids) if p.session_id else (),
+                cites=self._cites_of(p),
                 prov={**p.to_dict(), "entities": [edge.src, edge.dst], "relation": edge.relation},
             ), None
         if isinstance(rec, Entity):
@@ -285,8 +290,8 @@ class Indexer:
             aka = f"; aka {', '.join(ent.aliases)}" if ent.aliases else ""
             text = f"{ent.name} ({ent.type}{aka})"
             return Doc(
-                id=record_doc_id("entity", ent.id), kind="entity", level=0, text=text[:1500], scope=ent.scope,
-                event_time=ent.ingestion_time, support=ent.support,
+                id=record_doc_id("entity", ent.id), kind="entity", level=0, text=text[:1500],
+                scope=ent.scope, event_time=ent.ingestion_time, support=ent.support,
                 prov={"entity": ent.id, "node_ids": []},
             ), None
         return None, None

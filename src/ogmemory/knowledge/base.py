@@ -168,7 +168,11 @@ class KnowledgeBase:
         self.store.refresh()
         out = []
         for ent in self.store.all(Entity):
-            if ent.merged_into or (type and ent.type != type) or not scope_allows(ent.scope, scopes):
+            if (
+                ent.merged_into
+                or (type and ent.type != type)
+                or not scope_allows(ent.scope, scopes)
+            ):
                 continue
             if include_hidden or self.visible(ent.support):
                 out.append(ent)

@@ -117,7 +117,10 @@ class Edge:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Edge:
         data = dict(data)
-        data["src"], data["dst"] = data.pop("from", data.get("src")), data.pop("to", data.get("dst"))
+        data["src"], data["dst"] = (
+            data.pop("from", data.get("src")),
+            data.pop("to", data.get("dst")),
+        )
         return from_dict(cls, data)
 
 

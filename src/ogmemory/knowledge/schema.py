@@ -125,7 +125,10 @@ class SchemaRegistry:
         package = resources.files("ogmemory") / "schemas"
         for entry in sorted(package.iterdir(), key=lambda p: p.name):
             if entry.name.endswith((".yaml", ".yml")):
-                mt = _parse(yaml.safe_load(entry.read_text(encoding="utf-8")), f"ogmemory/schemas/{entry.name}")
+                mt = _parse(
+                    yaml.safe_load(entry.read_text(encoding="utf-8")),
+                    f"ogmemory/schemas/{entry.name}",
+                )
                 types[mt.name] = mt
         for directory in extra_dirs:
             if not directory.is_dir():
@@ -143,7 +146,9 @@ class SchemaRegistry:
         try:
             return self._types[name]
         except KeyError:
-            raise InvalidInput(f"unknown memory type {name!r}; known: {', '.join(self.names())}") from None
+            raise InvalidInput(
+                f"unknown memory type {name!r}; known: {', '.join(self.names())}"
+            ) from None
 
     def __contains__(self, name: object) -> bool:
         return name in self._types

@@ -65,8 +65,14 @@ def render_entity_view(kb: KnowledgeBase, entity: Entity) -> str:
         lines += ["", "## History", *(_edge_line(kb, e) for e in ended)]
     events = kb.events(entity=entity.id)
     if events:
-        lines += ["", "## Timeline", *(f"- {day_label(e.event_time)} {e.summary}  {pointer(e.provenance)}"
-                                       for e in events[-50:])]
+        lines += [
+            "",
+            "## Timeline",
+            *(
+                f"- {day_label(e.event_time)} {e.summary}  {pointer(e.provenance)}"
+                for e in events[-50:]
+            ),
+        ]
     return "\n".join(lines) + "\n"
 
 

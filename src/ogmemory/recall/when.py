@@ -16,10 +16,14 @@ _MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name
 _MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
 _ZH_MONTH = re.compile(r"(?:(\d{4})年)?(\d{1,2})月")
 _YEAR = re.compile(r"\b(19\d{2}|20\d{2})\b")
-_MONTH = re.compile(r"\b(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\b\.?(?:\s+(\d{4}))?",
-                    re.IGNORECASE)
-_WHEN = re.compile(r"^\s*(when|what (?:date|day|time|year|month)|how long ago|since when)\b|什么时候|何时|哪天|哪年",
-                   re.IGNORECASE)
+_MONTH = re.compile(
+    r"\b(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\b\.?(?:\s+(\d{4}))?",
+    re.IGNORECASE,
+)
+_WHEN = re.compile(
+    r"^\s*(when|what (?:date|day|time|year|month)|how long ago|since when)\b|什么时候|何时|哪天|哪年",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -74,8 +78,11 @@ def _time_query(query: str, now: float) -> TimeQuery:
             span = _month_range(year, int(m.group(2)))
     elif m := _MONTH.search(query):
         word = m.group(1).lower()
-        if word not in ("may",) or re.search(r"\b(in|of|during|since|until|before|after) may\b", q) \
-                or m.group(2):
+        if (
+            word not in ("may",)
+            or re.search(r"\b(in|of|during|since|until|before|after) may\b", q)
+            or m.group(2)
+        ):
             year = int(m.group(2)) if m.group(2) else _year_in(query, ref.year)
             month = _MONTHS[word.rstrip(".")]
             span = _month_range(year, month)
