@@ -135,9 +135,9 @@ def fmt_entity(ent: Entity) -> str:
 
 
 def fmt_edge(edge: Edge) -> str:
-    """``- <id>: <from> <relation> <to> · <valid period>: <fact>`` and its ``next:`` line."""
+    """``- <id> · <from> <relation> <to> · <valid period>: <fact>`` and its ``next:`` line."""
     until = "now" if edge.current else _day(edge.valid_to)
-    return (f"- {edge.id}: {edge.src} {edge.relation} {edge.dst} · "
+    return (f"- {edge.id} · {edge.src} {edge.relation} {edge.dst} · "
             f"{_day(edge.valid_from)}..{until}: {_one_line(edge.fact)}"
             + _prov_next(edge.provenance))
 
