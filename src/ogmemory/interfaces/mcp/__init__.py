@@ -40,7 +40,8 @@ memory://core) is a ≤ 2 KB snapshot of what matters now; every line ends with 
 call memory_search, memory_timeline or memory_graph_neighbors. Every record is one line; its \
 `next:` line is the call that opens its evidence, e.g. \
 memory_open_session(session_id=..., around=<node id>) for the exact messages. Lists come in \
-pages: pass `limit`, and the `cursor` a page ends with to continue. Save what the user asks you to remember with memory_remember; \
+pages: pass `limit`, and the `cursor` a page ends with to continue. Save what the user asks \
+you to remember with memory_remember; \
 memory_forget deletes it again. memory_read(uri) reads what an ogm:// URI names (context items \
 and archives cite them)."""
 

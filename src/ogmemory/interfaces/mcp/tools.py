@@ -209,7 +209,8 @@ class MemoryTools:
             commits = self.mem.git_log(project_id, session_id=session_id,
                                        limit=offset + limit + 1)
         page = _page_at(commits, offset, limit, key, total=None)
-        head = f"git log of {'session ' + session_id if session_id else 'project ' + str(project_id)}:"
+        what = f"session {session_id}" if session_id else f"project {project_id}"
+        head = f"git log of {what}:"
         return _listing(head, [fmt_commit(c, session_id) for c in page.items], page, "commits")
 
     def memory_recall(
