@@ -88,13 +88,32 @@ async def stdio_session(home: Path) -> AsyncIterator[ClientSession]:
             yield session
 
 
-async def call(session: ClientSession, tool: str, **args: Any) -> Any:
-    """Call a tool that must succeed; its JSON answer (or text for memory_core)."""
+async def call(session: ClientSession, tool: str, **args: Any) -> str:
+    """Call a tool that must succeed; its text answer (one block, no structured copy)."""
     result = await session.call_tool(tool, args)
     assert isinstance(result, CallToolResult)
     assert not result.is_error, (tool, args, result.content)
-    text = result.content[0].text  # type: ignore[union-attr]
-    return text if tool == "memory_core" else json.loads(text)
+    assert len(result.content) == 1 and result.structured_content is None
+    return result.content[0].text  # type: ignore[union-attr]
+
+
+def records(text: str) -> list[dict[str, str]]:
+    """The records of a listing: each ``- <head>: <text>`` line with its ``next:`` line."""
+    found: list[dict[str, str]] = []
+    for line in text.splitlines():
+        if line.startswith("- "):
+            head, _, body = line[2:].partition(": ")
+            found.append({"head": head, "id": head.split(" ")[0].rstrip(":"), "text": body,
+                          "next": ""})
+        elif line.startswith("  next: ") and found:
+            found[-1]["next"] = line.removeprefix("  next: ")
+    return found
+
+
+def cursor_of(text: str) -> str | None:
+    """The cursor a page ends with (``None`` on the last page)."""
+    last = text.splitlines()[-1]
+    return last.split('cursor="', 1)[1].split('"', 1)[0] if 'cursor="' in last else None
 
 
 async def call_error(session: ClientSession, tool: str, **args: Any) -> str:
@@ -134,52 +153,59 @@ def test_stdio_navigation_tools_follow_provenance(prepared: Prepared) -> None:
         async with stdio_session(prepared.home) as session:
             # search → a hit that names its session and nodes → open the session around it
             found = await call(session, "memory_search", query="Python Java")
-            hit = next(h for h in found["hits"] if h["session_id"] == "s-lang" and h["node_ids"])
-            assert prepared.cited_node in hit["node_ids"]
+            hit = next(h for h in records(found)
+                       if 'session_id="s-lang"' in h["next"] and prepared.cited_node in h["next"])
             assert hit["next"].startswith('memory_open_session(session_id="s-lang", around="')
+            around = hit["next"].split('around="', 1)[1].split('"', 1)[0]
             opened = await call(
-                session,
-                "memory_open_session",
-                session_id=hit["session_id"],
-                around=hit["node_ids"][0],
-                radius=1,
+                session, "memory_open_session", session_id="s-lang", around=around, radius=1
             )
-            ids = [n["id"] for n in opened["nodes"]]
-            assert hit["node_ids"][0] in ids and len(ids) <= 3
-            cited = next(n for n in opened["nodes"] if n["id"] == hit["node_ids"][0])
-            assert cited["cited"] is True and "Python" in cited["text"]
-            assert opened["next"] == 'memory_git_log(session_id="s-lang")'
+            nodes = [line for line in opened.splitlines() if line.startswith("#")]
+            assert len(nodes) <= 3 and any(around in line for line in nodes)
+            cited = next(line for line in nodes if "(cited)" in line)
+            assert around in cited and "Python" in cited
+            assert opened.endswith('memory_git_log(session_id="s-lang")')
 
             whole = await call(session, "memory_open_session", session_id="s-lang")
-            assert [n["role"] for n in whole["nodes"]] == ["user", "assistant"] * 2
+            roles = [line.split(" ")[2] for line in whole.splitlines() if line.startswith("#")]
+            assert roles == ["user", "assistant"] * 2
 
             # recall: bounded, every item with its provenance
             recalled = await call(
                 session, "memory_recall", query="Which language do I prefer?", budget=500
             )
-            assert recalled["tokens"] <= 500 and recalled["items"]
-            assert "Python" in recalled["context"]
-            item = next(i for i in recalled["items"] if prepared.cited_node in i["node_ids"])
-            assert item["session_id"] == "s-lang" and item["pointer"].startswith("↪ session:s-lang")
-            assert item["next"].startswith("memory_open_session(")
+            head = recalled.splitlines()[0]
+            used = int(head.split(" items, ")[1].split("/")[0])
+            assert head.startswith("recall: ") and 0 < used <= 500
+            # an item may span lines; its pointer ends its last line
+            after = recalled[recalled.index("Python"):]
+            assert "↪ session:s-lang@" in after
+            commit = after.split("↪ session:s-lang@", 1)[1].split()[0]
+            # the pointer opens the evidence: the turn it names holds the cited message
+            opened = await call(
+                session, "memory_open_session", session_id="s-lang", around=commit, radius=0
+            )
+            assert prepared.cited_node in opened and "Python" in opened
 
             # timeline: the decision, dated, with its evidence
             timeline = await call(session, "memory_timeline", since="2000-01-01", kind="decision")
-            event = next(e for e in timeline["events"] if "PostgreSQL" in e["summary"])
-            assert event["session_id"] == "s-lang" and event["node_ids"] and event["date"]
-            assert (await call(session, "memory_timeline", until="2000-01-01"))["events"] == []
+            event = next(e for e in records(timeline) if "PostgreSQL" in e["text"])
+            assert 'memory_open_session(session_id="s-lang", around="' in event["next"]
+            assert " · 20" in event["head"] and "decision" in event["head"]  # dated, with kind
+            assert records(await call(session, "memory_timeline", until="2000-01-01")) == []
 
             # graph around an entity named by the user
             graph = await call(session, "memory_graph_neighbors", entity="Python")
-            assert graph["entity"]["id"] == "tool.python"
-            fact = next(r for r in graph["relations"] if r["relation"] == "prefers")
-            assert fact["session_id"] == "s-lang" and prepared.cited_node in fact["node_ids"]
-            assert fact["current"] is True
+            assert graph.startswith("entity tool.python ")
+            fact = next(r for r in records(graph) if " prefers " in r["head"])
+            assert 'session_id="s-lang"' in fact["next"] and prepared.cited_node in fact["next"]
+            assert fact["head"].endswith("..now")  # current: valid until now
 
             # git log of the session: one commit per turn, with the node ids it holds
             log = await call(session, "memory_git_log", session_id="s-lang", limit=5)
-            assert len(log["commits"]) == 2
-            assert prepared.cited_node in log["commits"][-1]["node_ids"]
+            commits = records(log)
+            assert len(commits) == 2 and cursor_of(log) is None
+            assert prepared.cited_node in commits[-1]["next"]
 
             # core.md with its pointers
             core = await call(session, "memory_core")
@@ -197,21 +223,22 @@ def test_stdio_remember_forget_errors_and_resources(prepared: Prepared) -> None:
                 text="The user prefers tabs over spaces.",
                 scope="global",
             )
-            assert saved["id"].startswith("m_") and saved["enabled"] is True
-            assert saved["next"] == f'memory_forget(memory_id="{saved["id"]}")'
-            hits = (await call(session, "memory_search", query="tabs spaces"))["hits"]
-            assert any(h["id"] == f"memory:{saved['id']}" for h in hits)
+            assert saved.startswith("remembered m_") and "disabled" not in saved
+            memory_id = saved.split(" ")[1]
+            assert saved.endswith(f'next: memory_forget(memory_id="{memory_id}")')
+            hits = records(await call(session, "memory_search", query="tabs spaces"))
+            assert any(h["id"] == f"memory:{memory_id}" for h in hits)
 
-            gone = await call(session, "memory_forget", memory_id=saved["id"])
-            assert gone["forgotten"] is True and gone["deleted"] is True
-            hits = (await call(session, "memory_search", query="tabs spaces"))["hits"]
-            assert all(h["id"] != f"memory:{saved['id']}" for h in hits)
+            gone = await call(session, "memory_forget", memory_id=memory_id)
+            assert gone.startswith(f"forgot {memory_id} (") and "deleted" in gone
+            hits = records(await call(session, "memory_search", query="tabs spaces"))
+            assert all(h["id"] != f"memory:{memory_id}" for h in hits)
 
             # errors the facade raises come back as tool errors with its message
             message = await call_error(session, "memory_open_session", session_id="no-such")
             assert "session not found: no-such" in message
-            message = await call_error(session, "memory_forget", memory_id=saved["id"])
-            assert f"memory not found: {saved['id']}" in message
+            message = await call_error(session, "memory_forget", memory_id=memory_id)
+            assert f"memory not found: {memory_id}" in message
             message = await call_error(
                 session, "memory_open_session", session_id="s-lang", around="not-a-node"
             )
@@ -230,14 +257,14 @@ def test_stdio_remember_forget_errors_and_resources(prepared: Prepared) -> None:
             assert "limit" in await call_error(session, "memory_search", query="x", limit=0)
 
             # ... and the server is still alive
-            assert (await call(session, "memory_search", query="Python"))["hits"]
+            assert records(await call(session, "memory_search", query="Python"))
 
             core = (await session.read_resource(CORE_URI)).contents[0]
             assert isinstance(core, TextResourceContents) and "↪ session:" in core.text
             transcript = (await session.read_resource("memory://session/s-team")).contents[0]
             assert isinstance(transcript, TextResourceContents)
-            data = json.loads(transcript.text)
-            assert data["session_id"] == "s-team" and "Berlin" in data["nodes"][2]["text"]
+            lines = transcript.text.splitlines()
+            assert lines[0].startswith("session s-team ") and "Berlin" in lines[3]
             with pytest.raises(MCPError, match="session not found: gone"):
                 await session.read_resource("memory://session/gone")
 
@@ -341,7 +368,7 @@ def test_streamable_http_transport(http_server: str, prepared: Prepared) -> None
             await session.initialize()
             _check_tool_listing((await session.list_tools()).tools)
             found = await call(session, "memory_search", query="Berlin")
-            assert any(h["session_id"] == "s-team" for h in found["hits"])
+            assert any('session_id="s-team"' in h["next"] for h in records(found))
             assert "session not found" in await call_error(
                 session, "memory_git_log", session_id="missing"
             )

@@ -214,6 +214,45 @@ def test_round_trip(site: Site) -> None:
     _problem(api.get("/v1/sessions/trip"), 404)
 
 
+def test_lists_page_with_limit_and_cursor_and_recall_gives_its_context(site: Site) -> None:
+    api = site.api("admin")
+    for i in range(7):
+        api.ok("POST", "/v1/memories", json={"text": f"Pager fact {i}: I collect kites no. {i}."})
+        api.turn(f"pager-{i}", f"Kite number {i} is red.")
+    every = api.ok("GET", "/v1/memories")
+    assert len(every) >= 7  # no limit: the whole list, as before
+    for url, params in (("/v1/memories", {}), ("/v1/sessions", {}),
+                        ("/v1/sessions/pager-0/nodes", {}), ("/v1/entities", {}),
+                        ("/v1/facts", {}), ("/v1/timeline", {}),
+                        ("/v1/search", {"q": "kite"})):
+        whole = api.ok("GET", url, params={**params, "limit": 100})
+        seen: list[Any] = []
+        cursor = None
+        while True:
+            resp = api.get(url, params={**params, "limit": 2,
+                                        **({"cursor": cursor} if cursor else {})})
+            assert resp.status_code == 200, (url, resp.text)
+            assert len(resp.json()) <= 2
+            seen += resp.json()
+            cursor = resp.headers.get("x-next-cursor")
+            if cursor is None:
+                break
+        assert seen == whole, url
+    assert len(api.ok("GET", "/v1/sessions/pager-0/nodes")) == 2
+    first = api.get("/v1/memories", params={"limit": 3})
+    assert first.headers["x-total-count"] == str(len(every))
+    cursor = first.headers["x-next-cursor"]
+    body = _problem(api.get("/v1/timeline", params={"cursor": cursor}), 400)  # other list
+    assert "invalid cursor" in body["detail"]
+    _problem(api.get("/v1/memories", params={"cursor": "garbage!"}), 400)
+    _problem(api.get("/v1/memories", params={"limit": 0}), 422)
+
+    recalled = api.ok("POST", "/v1/recall", json={"query": "Which kites do I collect?"})
+    assert recalled["items"] and recalled["context"]
+    assert recalled["context"] == "\n".join(
+        f"{i['text']}  {i['pointer']}".rstrip() for i in recalled["items"])
+
+
 def test_errors_are_problem_details(site: Site) -> None:
     api = site.api("alice")
     body = _problem(api.get("/v1/sessions/no-such-session"), 404)

@@ -1,17 +1,17 @@
 """The MCP server: the navigation tools of seed 000 §7.2 plus recall, core, remember, forget and
 read (what an ``ogm://`` URI names).
 
-Every tool parses its arguments, calls one ``Memory`` method and formats the answer as JSON the
-model can act on. Results carry their provenance (``session_id``, ``node_ids``, ``commit``) and a
-``next`` hint naming the tool call that opens the evidence, e.g.
-``memory_open_session(session_id="s1", around="0136d4f58e14")``. Errors the facade raises on
-purpose (bad input, not found, conflict) come back as tool errors with the facade's message; the
-server keeps running.
+Every tool parses its arguments, calls one ``Memory`` method and answers with compact text the
+model reads well: one line per record (id, date, kind, text) and a ``next:`` line naming the tool
+call that opens its evidence, e.g. ``memory_open_session(session_id="s1", around="0136d4f58e14")``.
+Lists come in pages (``limit``; the last line gives the ``cursor`` that continues). Errors the
+facade raises on purpose (bad input, not found, conflict) come back as tool errors with the
+facade's message; the server keeps running.
 
 Resources: ``memory://core`` (core.md) and ``memory://session/{session_id}`` (a whole session).
 
-Modules: ``tools`` (the tool functions and their input schemas), ``resources``, ``format``
-(records as the JSON the model reads, with ``next`` hints; ISO dates in and out).
+Modules: ``tools`` (``MemoryTools``: one method per tool; signatures are the input schemas),
+``resources``, ``format`` (records as the text the model reads, with ``next`` hints).
 
 >>> server = build_server(Memory(home="/tmp/ogm"))        # doctest: +SKIP
 >>> server.run("stdio")                                     # doctest: +SKIP
@@ -37,10 +37,11 @@ INSTRUCTIONS = """\
 ogmemory is the user's long-term memory, kept locally. core.md (memory_core, or the resource \
 memory://core) is a ≤ 2 KB snapshot of what matters now; every line ends with a pointer \
 "↪ session:<id>@<commit>". For context on a question call memory_recall; to look something up \
-call memory_search, memory_timeline or memory_graph_neighbors. Every result names the session \
-and DAG node ids it came from, and a `next` call that opens that evidence: \
-memory_open_session(session_id=..., around=<node id>) shows the exact messages, memory_git_log \
-the turn (or project) commits. Save what the user asks you to remember with memory_remember; \
+call memory_search, memory_timeline or memory_graph_neighbors. Every record is one line; its \
+`next:` line is the call that opens its evidence, e.g. \
+memory_open_session(session_id=..., around=<node id>) for the exact messages. Lists come in \
+pages: pass `limit`, and the `cursor` a page ends with to continue. Save what the user asks \
+you to remember with memory_remember; \
 memory_forget deletes it again. memory_read(uri) reads what an ogm:// URI names (context items \
 and archives cite them)."""
 
@@ -62,7 +63,11 @@ def build_server(memory: Memory) -> MCPServer:
     for name in TOOL_NAMES:
         fn, annotations = tools[name]
         server.add_tool(
-            fn, name=name, description=inspect.cleandoc(fn.__doc__ or ""), annotations=annotations
+            fn,
+            name=name,
+            description=inspect.cleandoc(fn.__doc__ or ""),
+            annotations=annotations,
+            structured_output=False,  # the text is the answer; no JSON copy of it
         )
     add_resources(server, memory)
     return server

@@ -1,8 +1,7 @@
-"""The resources: core.md, and one session's recorded messages as JSON."""
+"""The resources: core.md, and one session's recorded messages as text (one line each)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -38,23 +37,17 @@ def add_resources(server: MCPServer, mem: Memory) -> None:
         SESSION_URI,
         name="session",
         title="Session transcript",
-        mime_type="application/json",
+        mime_type="text/plain",
         description="Every recorded message of one session (all branches, tool "
-        "calls included), with node ids, as JSON.",
+        "calls included), one line each with its node id.",
     )
     def session(session_id: str) -> str:
         with _resource_errors():
             info = mem.get_session(session_id)
             nodes = mem.open_session(session_id)
-        data = {
-            "session_id": info.session_id,
-            "title": info.display_title,
-            "project_id": info.project_id,
-            "turns": info.turns,
-            "nodes": [fmt_node(n, None) for n in nodes],
-        }
-        return json.dumps(data, ensure_ascii=False, indent=2)
-
+        head = (f"session {info.session_id} {info.display_title!r} · project "
+                f"{info.project_id} · {info.turns} turns · {len(nodes)} messages")
+        return "\n".join([head, *(fmt_node(n, None, clip=None) for n in nodes)])
 
 @contextmanager
 def _resource_errors() -> Iterator[None]:

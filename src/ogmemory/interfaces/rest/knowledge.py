@@ -5,9 +5,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 
-from .params import EntityPath, MemoryIdPath, parse_when
+from .params import (
+    PAGE_HEADERS,
+    CursorQuery,
+    EntityPath,
+    LimitQuery,
+    MemoryIdPath,
+    page,
+    parse_when,
+)
 from .routing import READ_ERRORS, WRITE_ERRORS
 from .schemas import (
     CoreOut,
@@ -39,15 +47,20 @@ AtQuery = Annotated[str | None, Query(
 # ====================================================================== memory list
 
 
-@router.get("/memories", response_model=list[MemoryOut], responses=READ_ERRORS,
-            tags=["memories"], summary="List memories",
-            description="The user-visible memory list, oldest first (deleted ones left out).")
-def list_memories(mem: MemoryDep, type: TypeQuery = None, scope: ScopeQuery = None,
+@router.get("/memories", response_model=list[MemoryOut],
+            responses={**READ_ERRORS, **PAGE_HEADERS}, tags=["memories"],
+            summary="List memories",
+            description="The user-visible memory list, oldest first (deleted ones left out). "
+            "Paged with `limit` and `cursor`.")
+def list_memories(mem: MemoryDep, response: Response, type: TypeQuery = None,
+                  scope: ScopeQuery = None,
                   include_disabled: Annotated[bool, Query(
                       description="Also list disabled memories.")] = True,
+                  limit: LimitQuery = None, cursor: CursorQuery = None,
                   ) -> list[dict[str, Any]]:
-    return [m.to_dict() for m in mem.memories(include_disabled=include_disabled, type=type,
-                                              scope=scope)]
+    items = mem.memories(include_disabled=include_disabled, type=type, scope=scope)
+    return [m.to_dict() for m in page(response, items, limit, cursor, "memories", type, scope,
+                                      include_disabled)]
 
 
 @router.post("/memories", status_code=201, response_model=MemoryOut, responses=WRITE_ERRORS,
@@ -109,13 +122,15 @@ def evidence(mem: MemoryDep, memory_id: MemoryIdPath) -> list[dict[str, Any]]:
 # ====================================================================== graph
 
 
-@router.get("/entities", response_model=list[EntityOut], responses=READ_ERRORS,
-            tags=["graph"], summary="List entities",
+@router.get("/entities", response_model=list[EntityOut],
+            responses={**READ_ERRORS, **PAGE_HEADERS}, tags=["graph"], summary="List entities",
             description="Entities of the knowledge graph (people, tools, projects...) that some "
-            "enabled memory supports, by id.")
-def list_entities(mem: MemoryDep, type: TypeQuery = None,
-                  scope: ScopeQuery = None) -> list[dict[str, Any]]:
-    return [e.to_dict() for e in mem.entities(type=type, scope=scope)]
+            "enabled memory supports, by id. Paged with `limit` and `cursor`.")
+def list_entities(mem: MemoryDep, response: Response, type: TypeQuery = None,
+                  scope: ScopeQuery = None, limit: LimitQuery = None,
+                  cursor: CursorQuery = None) -> list[dict[str, Any]]:
+    return [e.to_dict() for e in page(response, mem.entities(type=type, scope=scope), limit,
+                                      cursor, "entities", type, scope)]
 
 
 @router.get("/entities/{entity}", response_model=EntityOut, responses=READ_ERRORS,
@@ -136,11 +151,12 @@ def neighbors(mem: MemoryDep, entity: EntityPath,
     return {"entities": [e.to_dict() for e in ents], "edges": [e.to_dict() for e in edges]}
 
 
-@router.get("/facts", response_model=list[EdgeOut], responses=READ_ERRORS, tags=["graph"],
-            summary="List facts",
+@router.get("/facts", response_model=list[EdgeOut], responses={**READ_ERRORS, **PAGE_HEADERS},
+            tags=["graph"], summary="List facts",
             description="Relations of the graph: those valid now (the core facts), those valid "
-            "at `at`, or with `history` every version, ended and superseded included.")
-def facts(mem: MemoryDep,
+            "at `at`, or with `history` every version, ended and superseded included. Paged "
+            "with `limit` and `cursor`.")
+def facts(mem: MemoryDep, response: Response,
           entity: Annotated[str | None, Query(min_length=1, max_length=200,
                                               description="Only relations touching this "
                                               "entity (id, name or alias).")] = None,
@@ -149,17 +165,20 @@ def facts(mem: MemoryDep,
                                          "ones.")] = False,
           relation: Annotated[str | None, Query(min_length=1, max_length=100,
                                                 description="Only this relation.")] = None,
-          scope: ScopeQuery = None) -> list[dict[str, Any]]:
-    return [e.to_dict() for e in mem.facts(entity=entity, at=parse_when(at, "at"),
-                                           include_history=history, relation=relation,
-                                           scope=scope)]
+          scope: ScopeQuery = None, limit: LimitQuery = None,
+          cursor: CursorQuery = None) -> list[dict[str, Any]]:
+    edges = mem.facts(entity=entity, at=parse_when(at, "at"), include_history=history,
+                      relation=relation, scope=scope)
+    return [e.to_dict() for e in page(response, edges, limit, cursor, "facts", entity, at,
+                                      history, relation, scope)]
 
 
-@router.get("/timeline", response_model=list[TimelineEventOut], responses=READ_ERRORS,
-            tags=["graph"], summary="Get the timeline",
+@router.get("/timeline", response_model=list[TimelineEventOut],
+            responses={**READ_ERRORS, **PAGE_HEADERS}, tags=["graph"],
+            summary="Get the timeline",
             description="Events (work, decisions, learnings, events) in `[since, until)` by "
-            "when they happened, oldest first.")
-def timeline(mem: MemoryDep,
+            "when they happened, oldest first. Paged with `limit` and `cursor`.")
+def timeline(mem: MemoryDep, response: Response,
              since: Annotated[str | None, Query(min_length=1, max_length=64,
                                                 description="From this time on (ISO-8601 date "
                                                 "or datetime, UTC unless offset; or epoch "
@@ -176,10 +195,13 @@ def timeline(mem: MemoryDep,
              scope: ScopeQuery = None,
              include_superseded: Annotated[bool, Query(
                  description="Also events replaced by a later version.")] = False,
+             limit: LimitQuery = None, cursor: CursorQuery = None,
              ) -> list[dict[str, Any]]:
-    return [e.to_dict() for e in mem.timeline(
-        parse_when(since, "since"), parse_when(until, "until", end_of_day=True), entity=entity,
-        kind=kind, scope=scope, include_superseded=include_superseded)]
+    events = mem.timeline(parse_when(since, "since"), parse_when(until, "until", end_of_day=True),
+                          entity=entity, kind=kind, scope=scope,
+                          include_superseded=include_superseded)
+    return [e.to_dict() for e in page(response, events, limit, cursor, "timeline", since, until,
+                                      entity, kind, scope, include_superseded)]
 
 
 # ====================================================================== core.md

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Query
+from fastapi import APIRouter, Body, Query, Response
 
-from .params import BatchIdPath, parse_when
+from ..paging import cursor_key, decode_cursor, encode_cursor
+from .params import NEXT_CURSOR, PAGE_HEADERS, BatchIdPath, CursorQuery, parse_when
 from .routing import READ_ERRORS, WRITE_ERRORS
 from .schemas import (
     BatchOut,
@@ -24,6 +25,9 @@ __all__ = ["router"]
 
 router = APIRouter(prefix="/v1")
 
+#: How many search hits can be reached by paging.
+SEARCH_MAX = 100
+
 
 @router.post("/recall", response_model=RecallOut, responses=READ_ERRORS, tags=["recall"],
              summary="Recall context",
@@ -31,18 +35,22 @@ router = APIRouter(prefix="/v1")
              "expansion, rerank by relevance × recency × importance, then at most 20 items "
              "within `budget` tokens, each with its provenance. When the index fails the "
              "deterministic latest items answer (`fallback: true`). A temporary `session_id` "
-             "gets no items: memory is not read.")
+             "gets no items: memory is not read. `context` is the items as one text block, "
+             "each with its `↪ session:<id>@<commit>` pointer: what to put in a prompt.")
 def recall(mem: MemoryDep, body: RecallIn) -> dict[str, Any]:
-    return mem.recall(body.query, budget=body.budget, scope=body.scope,
-                      at=parse_when(body.at, "at"), recipe=body.recipe,
-                      session_id=body.session_id).to_dict()
+    result = mem.recall(body.query, budget=body.budget, scope=body.scope,
+                        at=parse_when(body.at, "at"), recipe=body.recipe,
+                        session_id=body.session_id)
+    return {**result.to_dict(), "context": result.as_context()}
 
 
-@router.get("/search", response_model=list[SearchHitOut], responses=READ_ERRORS,
-            tags=["recall"], summary="Search everything",
+@router.get("/search", response_model=list[SearchHitOut],
+            responses={**READ_ERRORS, **PAGE_HEADERS}, tags=["recall"],
+            summary="Search everything",
             description="Hybrid full-text and vector search over memories, facts, events, "
-            "entities, session summaries and turns; each hit says where it came from.")
-def search(mem: MemoryDep,
+            "entities, session summaries and turns, one hit per record; each hit says where it "
+            "came from. Paged with `limit` and `cursor` (the first 100 hits can be reached).")
+def search(mem: MemoryDep, response: Response,
            q: Annotated[str, Query(min_length=1, max_length=2000, description="The query.")],
            limit: Annotated[int, Query(ge=1, le=100, description="At most this many hits.")]
            = 10,
@@ -52,8 +60,15 @@ def search(mem: MemoryDep,
            kind: Annotated[list[str] | None, Query(description="Only these kinds (`memory`, "
                                                    "`fact`, `event`, `entity`, `session`, "
                                                    "`turn`); repeatable.")] = None,
+           cursor: CursorQuery = None,
            ) -> list[dict[str, Any]]:
-    return [h.to_dict() for h in mem.search(q, limit=limit, scope=scope, kinds=kind or None)]
+    key = cursor_key("search", q, scope, sorted(kind or []))
+    offset = 0 if cursor is None else decode_cursor(cursor, key)
+    want = min(SEARCH_MAX, offset + limit + 1)
+    hits = mem.search(q, limit=want, scope=scope, kinds=kind or None) if offset < want else []
+    if offset + limit < min(len(hits), SEARCH_MAX):
+        response.headers[NEXT_CURSOR] = encode_cursor(offset + limit, key)
+    return [h.to_dict() for h in hits[offset:offset + limit]]
 
 
 @router.post("/sleep", response_model=DistillReportOut, responses=WRITE_ERRORS,

@@ -367,6 +367,8 @@ class RecallOut(_Out):
     fallback: bool = Field(description="True when the deterministic 'latest items' answered.")
     reason: str | None = None
     stats: dict[str, Any] = Field(default_factory=dict)
+    context: str = Field(default="", description="The items as one text block for a prompt, "
+                         "each ending with its `↪ session:<id>@<commit>` pointer.")
 
 
 class SearchHitOut(_Out):

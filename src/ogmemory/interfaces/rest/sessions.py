@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Query, Response
 
-from .params import SessionIdPath
+from .params import PAGE_HEADERS, CursorQuery, LimitQuery, SessionIdPath, page
 from .routing import READ_ERRORS, WRITE_ERRORS
 from .schemas import (
     CommitIn,
@@ -26,12 +26,15 @@ __all__ = ["router"]
 router = APIRouter(prefix="/v1/sessions", tags=["sessions"])
 
 
-@router.get("", response_model=list[SessionOut], responses=READ_ERRORS,
+@router.get("", response_model=list[SessionOut], responses={**READ_ERRORS, **PAGE_HEADERS},
             summary="List sessions",
             description="Every session of the caller's tenant, most recently active first "
-            "(imported history by when it happened). Temporary sessions are not listed.")
-def list_sessions(mem: MemoryDep) -> list[dict[str, Any]]:
-    return [session_out(s) for s in mem.list_sessions()]
+            "(imported history by when it happened). Temporary sessions are not listed. Paged "
+            "with `limit` and `cursor`.")
+def list_sessions(mem: MemoryDep, response: Response, limit: LimitQuery = None,
+                  cursor: CursorQuery = None) -> list[dict[str, Any]]:
+    return [session_out(s) for s in page(response, mem.list_sessions(), limit, cursor,
+                                         "sessions")]
 
 
 @router.post("", status_code=201, response_model=SessionOut, responses=WRITE_ERRORS,
@@ -101,12 +104,14 @@ def get_branch(mem: MemoryDep, session_id: SessionIdPath,
     return [n.to_dict() for n in mem.get_branch_nodes(session_id, head)]
 
 
-@router.get("/{session_id}/nodes", response_model=list[NodeOut], responses=READ_ERRORS,
-            summary="List every node",
+@router.get("/{session_id}/nodes", response_model=list[NodeOut],
+            responses={**READ_ERRORS, **PAGE_HEADERS}, summary="List every node",
             description="Every node of the session, on every branch, tool calls included, in "
-            "write order.")
-def get_nodes(mem: MemoryDep, session_id: SessionIdPath) -> list[dict[str, Any]]:
-    return [n.to_dict() for n in mem.get_nodes(session_id)]
+            "write order. Paged with `limit` and `cursor`.")
+def get_nodes(mem: MemoryDep, session_id: SessionIdPath, response: Response,
+              limit: LimitQuery = None, cursor: CursorQuery = None) -> list[dict[str, Any]]:
+    return [n.to_dict() for n in page(response, mem.get_nodes(session_id), limit, cursor,
+                                      "nodes", session_id)]
 
 
 @router.get("/{session_id}/log", response_model=list[CommitOut], responses=READ_ERRORS,
