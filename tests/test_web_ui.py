@@ -92,7 +92,7 @@ def memory_by_text(api: httpx.Client, fragment: str) -> dict[str, Any]:
 
 TABS = [
     ("memories", "#memory-list article.memory", "我们团队有 3 个人。"),
-    ("facts", "#facts-results tr[data-fact-id]", "User switched from JavaScript to TypeScript."),
+    ("facts", "#facts-results tr[data-fact-id]", "switched from JavaScript to TypeScript"),
     ("graph", "#graph-status[data-nodes]", "entities"),
     ("timeline", "#timeline-results section.month", "Ran `pytest`."),
     ("sessions/s1", "#session-dag .msg", "Frontend stack"),
