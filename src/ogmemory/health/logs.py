@@ -17,8 +17,7 @@ from pathlib import Path
 
 from ..storage.files import file_lock
 from ..storage.jsonl import JOURNAL, MARKERS
-from ..storage.jsonl_repair import LogFile, LogPlan, LostBatch, apply_plan, plan_repair, \
-    scan_logs
+from ..storage.jsonl_repair import LogFile, LogPlan, LostBatch, apply_plan, plan_repair, scan_logs
 from .findings import Finding
 
 __all__ = ["LogHealth", "check_logs"]

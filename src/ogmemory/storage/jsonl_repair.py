@@ -98,7 +98,7 @@ def _markers(logs: dict[str, LogFile], plan: LogPlan) -> list[tuple[bytes, dict[
     """The commit markers after recovery from the second copy; damaged slots left unfilled
     become ``plan.lost``."""
     slots: list[tuple[bytes, dict[str, Any]] | None] = [
-        (raw, obj) if _batch_id(obj) else None
+        (raw, obj) if obj is not None and _batch_id(obj) else None
         for _at, raw, obj in (logs[MARKERS].lines if MARKERS in logs else ())]
     journal = logs.get(JOURNAL)
     plan.had_copy = journal is not None
