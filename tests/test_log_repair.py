@@ -108,7 +108,8 @@ def _damage_line(path: Path, number: int, how: str) -> bytes:
     return old
 
 
-def _repair_and_compare(home: Path, before: dict[str, Any], where: str) -> dict[str, Any]:
+def _repair_and_compare(home: Path, before: dict[str, Any], where: str,
+                        keys: tuple[str, ...] = ()) -> dict[str, Any]:
     code, report = _fsck(home)
     assert code == 4, report
     assert [f["where"].endswith(where) for f in report["findings"]] == [True], report
@@ -116,11 +117,21 @@ def _repair_and_compare(home: Path, before: dict[str, Any], where: str) -> dict[
     code, report = _fsck(home, "--repair")
     assert code == 1 and all(f["repaired"] for f in report["findings"]), report
     assert _fsck(home)[0] == 0
-    assert _state(home) == before
+    after = _state(home)
+    assert {k: after[k] for k in keys or after} == {k: before[k] for k in keys or before}
     return report
 
 
-@pytest.mark.parametrize("which", ["line 3", "a user's batch"])
+def _creator(markers: list[dict[str, Any]], text: str) -> int:
+    """The line of the distillation batch that created the memory the user edited to ``text``."""
+    edit = next(m for m in markers if m["reason"] == "memory edit" and any(
+        (op["after"] or {}).get("text") == text for op in m["ops"]))
+    mid = next(op["id"] for op in edit["ops"] if (op["after"] or {}).get("text") == text)
+    return 1 + next(i for i, m in enumerate(markers) if "cursor" in m["meta"] and any(
+        op["id"] == mid and op["before"] is None for op in m["ops"]))
+
+
+@pytest.mark.parametrize("which", ["line 3", "a user's batch", "the edited memory's batch"])
 def test_a_damaged_marker_is_recovered(tmp_path: Path, which: str) -> None:
     home = _home(tmp_path)
     before = _state(home)
@@ -128,23 +139,28 @@ def test_a_damaged_marker_is_recovered(tmp_path: Path, which: str) -> None:
     if which == "line 3":
         number = 3
         assert "cursor" in markers[2]["meta"]  # a distillation batch: no second copy
-    else:
+    elif which == "a user's batch":
         number = 1 + next(i for i, m in enumerate(markers) if m["reason"] == "memory edit")
+    else:  # distilling its turn again must not undo the user's words
+        number = _creator(markers, "I moved to Berlin in 2019 (from Hamburg).")
     log = _memory_dir(home) / "oplog" / "batches.jsonl"
     old = _damage_line(log, number, "garbage")
     damaged = _state(home)  # what the damage hides (a reader warns about the line)
     if which == "line 3":
         assert len(damaged["distilled"]) < len(before["distilled"])
-    else:
+    elif which == "a user's batch":
         assert damaged["distilled"] != before["distilled"]
     with Memory(settings=_settings(home)) as running:  # a process open across the repair
         assert len(running.memories()) < len(before["user"]) + len(before["distilled"]) \
             or which != "line 3"
-        report = _repair_and_compare(home, before, "oplog/batches.jsonl")
+        # Known limit: when the lost batch made a memory the user later edited, the facts and
+        # events distilled again may differ in support (the memory list does not).
+        keys = ("user", "distilled") if which == "the edited memory's batch" else ()
+        report = _repair_and_compare(home, before, "oplog/batches.jsonl", keys)
         assert sorted(m.text for m in running.memories()) == sorted(
             [u[0] for u in before["user"].values()] + [d[0] for d in before["distilled"]])
     action = report["findings"][0]["action"]
-    if which == "line 3":
+    if which != "a user's batch":
         assert "1 distillation batch(es) distilled again" in action
         texts = {d[0]: d[1] for d in before["distilled"]}  # the user's edit and disable held
         assert texts["I moved to Berlin in 2019 (from Hamburg)."] is True
