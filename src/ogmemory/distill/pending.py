@@ -22,7 +22,7 @@ from typing import Any
 
 from ..storage.folded import BatchInfo
 
-__all__ = ["rewound_cursor"]
+__all__ = ["cursor_before_lost", "rewound_cursor"]
 
 
 def _cursor(value: Any) -> dict[str, dict[str, Any]]:
@@ -62,3 +62,28 @@ def rewound_cursor(batches: Sequence[BatchInfo], batch_id: str, current: Any,
             else:
                 now["projects"].pop(pid, None)
     return now, {k: v for k, v in returned.items() if v > 0}
+
+
+def cursor_before_lost(lost: Sequence[tuple[Any, Any]], current: Any,
+                       ) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
+    """The cursor that returns the turns of distillation batches whose markers were lost
+    (``ogmem fsck --repair``) to the pending set. Each lost batch is known by the cursor before
+    it and after it (``None`` after: the newest); every session (and project) that moved
+    between the two goes back to where it stood before, so the turns of the lost batch (and of
+    the next one, which only gain the same support again) are distilled again.
+
+    >>> cursor_before_lost([({"sessions": {"s": 4}}, {"sessions": {"s": 9, "t": 2}})],
+    ...                    {"sessions": {"s": 12, "t": 2}, "projects": {}})
+    ({'sessions': {'s': 4, 't': 0}, 'projects': {}}, {'s': 8, 't': 2})
+    """
+    now = _cursor(current)
+    returned: dict[str, int] = {}
+    for before, after in lost:
+        end = _cursor(after if after is not None else now)
+        step = rewound_cursor([BatchInfo("before", 0.0, "", (), {"cursor": _cursor(before)}),
+                               BatchInfo("lost", 0.0, "", (), {"cursor": end})], "lost", now)
+        assert step is not None
+        now = step[0]
+        for sid, count in step[1].items():
+            returned[sid] = returned.get(sid, 0) + count
+    return now, returned

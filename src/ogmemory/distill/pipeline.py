@@ -282,6 +282,8 @@ class _Applier:
         scope = scope_of(cand, mtype, last)
         quote = " / ".join(f"{r.node.name or r.node.role}: {r.node.text}" for r in recs)[:1000]
         memory_id = self._memory(cand, mtype, prov, scope, quote)
+        if self._rewritten(memory_id, recs):
+            return  # the user rewrote the memory after this turn: their words hold, not its facts
         subject = self.linker.link(cand.subject, scope=scope, support=memory_id) if cand.subject else None
         obj = self.linker.link(cand.object, scope=scope, support=memory_id) if cand.object else None
         others = [self.linker.link(e, scope=scope, support=memory_id) for e in cand.entities]
@@ -319,7 +321,9 @@ class _Applier:
         if existing is not None:
             mem = self.batch.get(MemoryItem, existing)
             if mem is not None and not mem.deleted:
-                if mtype.mutable and normalize_name(mem.text) != normalize_name(cand.text):
+                if mtype.mutable and normalize_name(mem.text) != normalize_name(cand.text) \
+                        and not self._rewritten(existing, [
+                            self.nodes[n] for n in prov.node_ids if n in self.nodes]):
                     # Mutable lifecycle: the record is updated in place under a version check.
                     new = mem.evolve(text=cand.text, version=mem.version + 1,
                                      updated_at=self.batch.now)
@@ -347,6 +351,14 @@ class _Applier:
             self._ev_nodes[mem.id] = set(prov.node_ids)
         self.stats["memories_new"] += 1
         return mem.id
+
+    def _rewritten(self, memory_id: str, recs: Sequence[NodeRecord]) -> bool:
+        """Whether the user edited the memory after these turns were recorded (a turn read
+        again, by a rollback's or a repair's rewind, must not undo the user's words)."""
+        mem = self.batch.get(MemoryItem, memory_id) if self.fixed is None else None
+        edited = mem.attrs.get("edited") if mem is not None else None
+        return isinstance(edited, (int, float)) and bool(recs) and max(
+            r.node.ingestion_time for r in recs) <= edited
 
     def apply_commit(self, project_id: str, commit: CommitInfo) -> None:
         """A project commit: the agent's joins its turn's work event, the user's is history."""

@@ -21,7 +21,7 @@ from ..knowledge.models import MemoryItem
 from ..knowledge.service import KnowledgeService
 from ..storage.folded import BatchInfo
 from .extractors import make_extractor
-from .pending import rewound_cursor
+from .pending import cursor_before_lost, rewound_cursor
 from .pipeline import Distiller, DistillReport
 from .types import Extractor
 
@@ -104,6 +104,19 @@ class DistillService:
             rewound = rewound_cursor(kb.batches(), batch_id, kb.store.last_meta("cursor"))
             meta = {"cursor": rewound[0], "returned": rewound[1]} if rewound else {}
             return self.knowledge.rollback(batch_id, force=force, **meta)
+
+    def rederive(self, lost: Sequence[tuple[object, object]]) -> DistillReport:
+        """Distil again the turns of distillation batches whose commit markers were lost
+        (``ogmem fsck --repair``; each given by the cursor before and after it): one batch
+        rewinds the cursor over them, then they are distilled as pending turns are."""
+        kb = self.knowledge.kb
+        with kb.store.exclusive("distill"):  # the cursor must not move meanwhile
+            kb.refresh()
+            cursor, returned = cursor_before_lost(lost, kb.store.last_meta("cursor"))
+            kb.begin("repair: distil the turns of lost batches again").commit(
+                cursor=cursor, returned=returned, lost=len(lost), force_marker=True,
+                durable=True)
+        return self.distill()
 
     # ================================================================== fast path
 

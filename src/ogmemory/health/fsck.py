@@ -1,7 +1,8 @@
 """``ogmem fsck``: check a home, and with ``repair`` fix what can be fixed from the home itself.
 
 Per tenant: every session repository (``health.sessions``), the knowledge logs
-(``health.logs``), and the index (a usable SQLite file that agrees with the sessions; a damaged
+(``health.logs``; repaired logs are read again, the turns of lost distillation batches are
+distilled again, and the index is rebuilt), and the index (a usable SQLite file that agrees with the sessions; a damaged
 or disagreeing index is rebuilt from the files, as ``ogmem reindex`` does).
 
 >>> report = check_tenant(Memory(home="~/.ogmemory"))         # doctest: +SKIP
@@ -12,11 +13,12 @@ or disagreeing index is rebuilt from the files, as ``ogmem reindex`` does).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..config import Settings
+from ..storage.jsonl_repair import LostBatch
 from ..tenancy import validate_id
 from .findings import Finding, FsckReport
 from .index import check_index, index_gaps
@@ -50,14 +52,30 @@ def check_tenant(mem: Memory, *, repair: bool = False) -> FsckReport:
     if logs.uncommitted_lines:
         notes.append(f"{name}: {logs.uncommitted_lines} log line(s) of batches that never "
                      "committed (left by interrupted writes; never read)")
-    index_findings, documents = _check_index(mem, committed, repair=repair)
+    if logs.rewritten:
+        findings += _recover(mem, logs.lost, _shown(tenant.memory_dir, home))
+    index_findings, documents = _check_index(mem, committed, repair=repair,
+                                             rebuild=logs.rewritten)
     findings += index_findings
     return FsckReport((name,), len(sessions), logs.files, documents, tuple(findings),
                       tuple(notes), repair)
 
 
+def _recover(mem: Memory, lost: Sequence[LostBatch], where: str) -> list[Finding]:
+    """Read the repaired logs, and distil the turns of lost distillation batches again."""
+    mem.knowledge.kb.refresh()  # the store sees the replaced files and reads them anew
+    if not lost:
+        return []
+    try:
+        mem.distillation.rederive([(b.before, b.after) for b in lost])
+    except Exception as exc:  # noqa: BLE001 - reported, never raised: the check goes on
+        return [Finding("log", where, f"distilling the turns of {len(lost)} lost batch(es) "
+                        f"again failed: {exc}; run 'ogmem sleep'", True, False)]
+    return []
+
+
 def _check_index(mem: Memory, committed: dict[str, tuple[int, ...]], *,
-                 repair: bool) -> tuple[list[Finding], int]:
+                 repair: bool, rebuild: bool = False) -> tuple[list[Finding], int]:
     path = mem.index_path
     where = _shown(path, mem.settings.home)
     problems = []
@@ -66,7 +84,7 @@ def _check_index(mem: Memory, committed: dict[str, tuple[int, ...]], *,
         problems.append(f"index {damage}")
     else:
         problems += index_gaps(path, committed)
-    if problems and repair:
+    if (problems and repair) or rebuild:
         mem.reindex(wait_for_vectors=False)  # drops the index, whatever state it is in
     findings = [Finding("index", where, p, True, repair, "rebuilt from the files (reindex)"
                         if repair else "") for p in problems]

@@ -162,6 +162,7 @@ class FoldedStore(ABC):
         self._batches: dict[str, BatchInfo] = {}
         self._order: list[str] = []
         self._listeners: list[Callable[[BatchInfo], None]] = []
+        self._epoch = 0  # grows on every reset, so ``version`` never repeats a cache key
 
     # ------------------------------------------------------------------ backend hooks
 
@@ -190,6 +191,13 @@ class FoldedStore(ABC):
             bucket.pop(rid, None)
         else:
             bucket[rid] = record_from_json(kind, data)
+
+    def _reset(self) -> None:
+        """Forget every folded record and batch (the backend reads its files again)."""
+        self._epoch += len(self._order) + 1
+        self._state.clear()
+        self._batches.clear()
+        self._order.clear()
 
     def _register(self, info: BatchInfo) -> None:
         """Record a committed batch (its records are already folded)."""
@@ -236,8 +244,9 @@ class FoldedStore(ABC):
 
     @property
     def version(self) -> int:
-        """How many batches are committed (as far as this reader has seen): a cheap cache key."""
-        return len(self._order)
+        """A cheap cache key that grows with every batch committed (as far as this reader has
+        seen; the number of batches unless the logs were repaired under this reader)."""
+        return self._epoch + len(self._order)
 
     def batches(self) -> list[BatchInfo]:
         with self._lock:

@@ -8,6 +8,15 @@ Files (under ``<tenant>/memory/``)::
     memories/memories.jsonl    the memory list (every edit a new version)
     memories/evidence.jsonl    immutable evidence snapshots
     oplog/batches.jsonl        batch commit markers with before/after of every change
+    oplog/user-batches.jsonl   a second copy of the marker of every batch that the sessions
+                               cannot re-derive (what users wrote, rollbacks, the facts of a
+                               memory a user wrote): every batch without a distillation cursor
+
+Every line carries its own checksum (``storage.lines``); a damaged line is reported with its
+file and byte offset and never read. ``ogmem fsck --repair`` puts it in quarantine and recovers
+what it held (``storage.jsonl_repair``): a data line from its batch's marker (markers hold the
+after-state of every change), a marker from the second copy, or, for a distillation batch,
+by distilling its turns again.
 
 A batch's record versions are appended to their files tagged with the batch id, then one commit
 marker line is appended to ``oplog/batches.jsonl``. Readers fold only lines whose batch has a
@@ -18,7 +27,6 @@ lock, and every reader catches up with what other processes appended (``refresh`
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import Iterator
@@ -28,13 +36,14 @@ from pathlib import Path
 from typing import Any
 
 from ..entity.times import clamp_time
-from ..errors import InvalidInput
 from .files import file_lock
 from .folded import BatchInfo, FoldedStore
+from .lines import decode_line, encode_line
 
-__all__ = ["JsonlKnowledgeStore"]
+__all__ = ["JOURNAL", "MARKERS", "JsonlKnowledgeStore", "journaled", "route"]
 
 MARKERS = "oplog/batches.jsonl"
+JOURNAL = "oplog/user-batches.jsonl"
 
 log = logging.getLogger(__name__)
 _FILES = {"entity": "graph/entities.jsonl", "edge": "graph/edges.jsonl",
@@ -53,16 +62,33 @@ def route(kind: str, record: dict[str, Any]) -> str:
     return _FILES.get(kind) or f"records/{kind}.jsonl"
 
 
+def journaled(meta: dict[str, Any]) -> bool:
+    """Whether a batch (by its marker's ``meta``) gets a second copy: every batch but
+    distillation over session turns, whose marker carries the cursor it advanced, so that its
+    turns can be distilled again. Rollbacks and the rewind of a repair carry a cursor too, but
+    are decisions, not derivations: they are copied."""
+    return "cursor" not in meta or "rollback_of" in meta or "lost" in meta
+
+
+class _Replaced(Exception):
+    """A log file was replaced (``ogmem fsck --repair`` rewrote it): read everything again."""
+
+
 class _Tail:
     """Incremental reader of one append-only file (remembers how far it has read)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.offset = 0
+        self.inode: int | None = None
 
     def new_lines(self) -> Iterator[dict[str, Any]]:
         try:
             with open(self.path, "rb") as fh:
+                inode = os.fstat(fh.fileno()).st_ino
+                if self.inode is not None and inode != self.inode:
+                    raise _Replaced(str(self.path))
+                self.inode = inode
                 fh.seek(self.offset)
                 data = fh.read()
         except FileNotFoundError:
@@ -76,15 +102,13 @@ class _Tail:
             line_at, at = at, at + len(raw) + 1
             if not raw.strip():
                 continue
-            try:
-                obj = json.loads(raw)
-            except ValueError:
-                obj = None
-            if isinstance(obj, dict):
+            obj = decode_line(raw)
+            if obj is not None:
                 yield obj
             else:  # writers cut torn tails, so this is damage: never skip it silently
                 log.warning("%s: the corrupt line at byte %d is skipped (its records are not "
-                            "read); run 'ogmem fsck'", self.path, line_at)
+                            "read); run 'ogmem fsck --repair' to recover them", self.path,
+                            line_at)
 
 
 class JsonlKnowledgeStore(FoldedStore):
@@ -101,6 +125,15 @@ class JsonlKnowledgeStore(FoldedStore):
     # ------------------------------------------------------------------ reading
 
     def _catch_up(self) -> None:
+        try:
+            self._read_new()
+        except _Replaced:  # repaired under us: fold the repaired files from the start
+            self._reset()
+            self._tails.clear()
+            self._pending.clear()
+            self._read_new()
+
+    def _read_new(self) -> None:
         markers = [m for m in self._tail(MARKERS).new_lines() if isinstance(m.get("batch"), str)]
         for path in self._data_files():
             for line in self._tail(path).new_lines():
@@ -136,7 +169,7 @@ class JsonlKnowledgeStore(FoldedStore):
                 for name in files:
                     if name.endswith(".jsonl"):
                         rel = os.path.relpath(os.path.join(dirpath, name), self.root)
-                        if rel != MARKERS:
+                        if rel not in (MARKERS, JOURNAL):
                             found.append(rel)
         return sorted(found)
 
@@ -161,8 +194,8 @@ class JsonlKnowledgeStore(FoldedStore):
             line = {"id": rid, "_deleted": True} if data is None else dict(data)
             line.update(_batch=info.id, _kind=kind)
             path = route(kind, data if data is not None else {"event_time": 0})
-            by_file.setdefault(path, []).append(_encode(line))
-        marker = _encode(info.to_marker())
+            by_file.setdefault(path, []).append(encode_line(line))
+        marker = encode_line(info.to_marker())
         # What a user wrote (a batch committed with ``durable=True``) reaches the disk before
         # the call returns even without ``fsync`` for everything: nothing can re-derive it.
         durable = durable and not self.fsync
@@ -173,6 +206,10 @@ class JsonlKnowledgeStore(FoldedStore):
         self._append(MARKERS, marker)
         if durable:
             _fsync(self.root / MARKERS)
+        if journaled(info.meta):  # after the marker: every copy is of a committed batch
+            self._append(JOURNAL, marker)
+            if durable:
+                _fsync(self.root / JOURNAL)
         # Our own lines are folded by the caller; move the tails past them.
         self._catch_up()
 
@@ -204,16 +241,6 @@ def _fsync(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def _encode(obj: dict[str, Any]) -> bytes:
-    try:
-        text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=True,
-                          allow_nan=False)
-        return (text + "\n").encode()
-    except (TypeError, ValueError) as exc:  # UnicodeEncodeError too: a lone surrogate
-        raise InvalidInput(f"{obj.get('_kind', 'record')} {obj.get('id')} is not "
-                           f"storable: {exc}") from None
 
 
 def _last_newline(fh: Any, size: int) -> int:
