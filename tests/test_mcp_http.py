@@ -154,7 +154,9 @@ def test_keys_are_required_and_pick_the_tenant(keys: Keys) -> None:
         assert _post(server.url, keys.bob, listing,
                      headers={"mcp-session-id": sid}).status_code in (400, 404)
     with Memory(settings=_settings(keys.home).with_tenant("acme", "alice")) as mem:
-        assert [m.text for m in mem.memories()] == ["Alice keeps the deploy keys in the blue vault."]
+        assert [m.text for m in mem.memories()] == [
+            "Alice keeps the deploy keys in the blue vault."
+        ]
     with Memory(settings=_settings(keys.home)) as mem:
         assert mem.memories() == []  # the local tenant got nothing
 

@@ -206,7 +206,9 @@ class SessionOut(_Out):
     turns: int = Field(description="Committed turns.")
     preview: str | None = Field(default=None, description="The start of the first user message.")
     head: str | None = Field(default=None, description="The node new messages attach to.")
-    temporary: bool = Field(default=False, description="A temporary conversation (never remembered).")
+    temporary: bool = Field(
+        default=False, description="A temporary conversation (never remembered)."
+    )
 
 
 def session_out(info: SessionInfo) -> dict[str, Any]:
