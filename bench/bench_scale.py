@@ -3,26 +3,25 @@
     python bench/bench_scale.py [--sizes 10000,100000,1000000] [--queries 200] [--warmup 10]
                                 [--real 2000] [--dir DIR] [--profile]
 
-For each size it reports recall latency p50/p95/p99 through the facade (``Memory.recall``:
-index sync check, query embedding with the real default embedder (E5), BM25 + dense candidates, graph
-expansion, rerank, budget packing with the real tokenizer), the index size on disk and the
-process memory (VmRSS, and the peak VmHWM, from /proc/self/status), the build time, and beside
-them, in the same process on the same index, the two primitive searches alone: brute-force
-numpy cosine over the same vectors (query embedding included) and SQLite FTS5 BM25.
-Target: p95 <= 30 ms at 100k records.
+For each size it reports recall latency p50/p95/p99 through the facade (``Memory.recall``: index
+sync check, query embedding with the real default embedder (E5), BM25 + dense candidates, graph
+expansion, rerank, budget packing with the real tokenizer), the index size on disk and the process
+memory (VmRSS, and the peak VmHWM, from /proc/self/status), the build time, and beside them, in the
+same process on the same index, the two primitive searches alone: brute-force numpy cosine over the
+same vectors (query embedding included) and SQLite FTS5 BM25. Target: p95 <= 30 ms at 100k records.
 
-**What is synthetic, and why.** Embedding 1M texts with E5 would take hours on this
-CPU (~60-120 texts/s), so the records are written straight into the index: turn-like documents
-(varied English text from word lists, ~3% Chinese, dates spread over 2019-2025, sessions of
-20-60 turns with seq numbers), plus memory / event / fact / session / entity documents in the
-proportions distillation produces (with the L1 overview of each memory, event and fact), via ``IndexStore.write`` in large batches; and the vectors
-go straight into the ``vecs`` table as **random unit float32 vectors**, except for a subset
-(``--real``, default 2,000 documents) embedded for real with E5, so real queries have true
-neighbours. Latency does not depend on what the vectors contain (brute force reads them all),
-but recall *quality* here means nothing; LoCoMo (``ogmem bench locomo``) measures that. The
-synthetic memories, events and facts carry no ``support`` (there are no knowledge logs behind
-them), which recall treats as visible, as it does records whose memories are enabled; the
-index's cursors say nothing is pending, so recall's sync step finds nothing to index (checked).
+**What is synthetic, and why.** Embedding 1M texts with E5 would take hours on this CPU (~60-120
+texts/s), so the records are written straight into the index: turn-like documents (varied English
+text from word lists, ~3% Chinese, dates spread over 2019-2025, sessions of 20-60 turns with seq
+numbers), plus memory / event / fact / session / entity documents in the proportions distillation
+produces (with the L1 overview of each memory, event and fact), via ``IndexStore.write`` in large
+batches; and the vectors go straight into the ``vecs`` table as **random unit float32 vectors**,
+except for a subset (``--real``, default 2,000 documents) embedded for real with E5, so real queries
+have true neighbours. Latency does not depend on what the vectors contain (brute force reads them
+all), but recall *quality* here means nothing; LoCoMo (``ogmem bench locomo``) measures that. The
+synthetic memories, events and facts carry no ``support`` (there are no knowledge logs behind them),
+which recall treats as visible, as it does records whose memories are enabled; the index's cursors
+say nothing is pending, so recall's sync step finds nothing to index (checked).
 
 Each size is built in a child process and measured in a fresh one, so the memory figures are
 those of a process that opened the index and answered queries, not of the one that built it.

@@ -291,7 +291,7 @@ def test_bob_s_graph_holds_only_bob_s_knowledge(bob: httpx.Client) -> None:
     assert not ids & {"tool.typescript", "tool.javascript", "tool.python"}
 
 
-# ====================================================================== entity pages, branches, types
+# ================================================================ entity pages, branches, types
 
 
 def test_entity_pages(alice: httpx.Client, bob: httpx.Client) -> None:

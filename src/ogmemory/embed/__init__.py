@@ -1,4 +1,5 @@
-"""Local sentence embedders: the ``Embedder`` Protocol, ``E5Embedder``, ``USEEmbedder``, ``make_embedder``.
+"""Local sentence embedders: the ``Embedder`` Protocol, ``E5Embedder``, ``USEEmbedder`` and
+``make_embedder``.
 
 Embeddings are local only, from a package that ships its weights; "none" is a valid setting
 (then the index is full-text only). An embedder may also offer ``encode_query`` for models that

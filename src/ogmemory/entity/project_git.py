@@ -96,7 +96,8 @@ class ProjectGit:
         return None if self.repo.head_is_unborn else str(self.repo.head.target)
 
     def commit_all(self, author: str, message: str) -> str | None:
-        """Stage every change (additions, edits, deletions) and commit; ``None`` if nothing changed."""
+        """Stage every change (additions, edits, deletions) and commit; ``None`` if nothing
+        changed."""
         try:
             return self._commit_all(author, message)
         except pygit2.GitError as exc:

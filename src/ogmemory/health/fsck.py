@@ -1,9 +1,9 @@
 """``ogmem fsck``: check a home, and with ``repair`` fix what can be fixed from the home itself.
 
-Per tenant: every session repository (``health.sessions``), the knowledge logs
-(``health.logs``; repaired logs are read again, the turns of lost distillation batches are
-distilled again, and the index is rebuilt), and the index (a usable SQLite file that agrees with the sessions; a damaged
-or disagreeing index is rebuilt from the files, as ``ogmem reindex`` does).
+Per tenant: every session repository (``health.sessions``), the knowledge logs (``health.logs``;
+repaired logs are read again, the turns of lost distillation batches are distilled again, and the
+index is rebuilt), and the index (a usable SQLite file that agrees with the sessions; a damaged or
+disagreeing index is rebuilt from the files, as ``ogmem reindex`` does).
 
 >>> report = check_tenant(Memory(home="~/.ogmemory"))         # doctest: +SKIP
 >>> report.exit_code                                          # doctest: +SKIP

@@ -11,10 +11,10 @@ back as ``user`` lines of ``tool_result`` blocks, paired by ``tool_use_id``. Aro
 How they become sessions (seed 001):
 
 - a session is ``claude-<sessionId>`` (a file that continues a resumed session carries the
-  original's id: its copied lines are found already recorded); the DAG comes from
-  ``parentUuid`` (lines left out are skipped over to their nearest kept ancestor), so a
-  rewind (an edited earlier prompt) becomes a branch; tool results are recorded where the conversation is (parallel
-  results answer lines that are not the chain's tip, and are not branches);
+  original's id: its copied lines are found already recorded); the DAG comes from ``parentUuid``
+  (lines left out are skipped over to their nearest kept ancestor), so a rewind (an edited earlier
+  prompt) becomes a branch; tool results are recorded where the conversation is (parallel results
+  answer lines that are not the chain's tip, and are not branches);
 - ``tool_use`` blocks become the assistant message's ``tool_calls``, ``tool_result`` blocks
   ``tool`` messages (``called_by`` is that assistant message);
 - subagents are sessions of their own, ``claude-<session>-agent-<id>``, from

@@ -21,7 +21,8 @@ _MONTH = re.compile(
     re.IGNORECASE,
 )
 _WHEN = re.compile(
-    r"^\s*(when|what (?:date|day|time|year|month)|how long ago|since when)\b|什么时候|何时|哪天|哪年",
+    r"^\s*(when|what (?:date|day|time|year|month)|how long ago|since when)\b"
+    r"|什么时候|何时|哪天|哪年",
     re.IGNORECASE,
 )
 

@@ -82,7 +82,8 @@ class Gate:
     """The caller decision for one state directory's ``keys.json``. Thread-safe.
 
     >>> gate = Gate(KeyStore(Path("/tmp/ogm")))                       # doctest: +SKIP
-    >>> gate.caller(peer="127.0.0.1", host="127.0.0.1:8765", origin=None, token=None)  # doctest: +SKIP
+    >>> gate.caller(peer="127.0.0.1", host="127.0.0.1:8765", origin=None,  # doctest: +SKIP
+    ...             token=None)
     """
 
     def __init__(self, keys: KeyStore) -> None:

@@ -1,4 +1,5 @@
-"""``/v1/sessions``: conversations as git-backed DAGs (seed 001). Each route calls one facade method."""
+"""``/v1/sessions``: conversations as git-backed DAGs (seed 001). Each route calls one facade
+method."""
 
 from __future__ import annotations
 
