@@ -115,7 +115,7 @@ def run_load(call: Callable[[int, int], None], clients: int, requests: int) -> d
                 t0 = time.perf_counter()
                 call(c, i)
                 latencies[c].append((time.perf_counter() - t0) * 1000)
-        except BaseException as exc:  # noqa: BLE001 - reported after the run
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=worker, args=(c,)) for c in range(clients)]

@@ -33,8 +33,8 @@ from rich.table import Table
 from ogmemory.distill.dates import day_of
 from ogmemory.distill.extractors._common import content_text, split_sentences
 from ogmemory.distill.extractors.rules import RuleExtractor
-from ogmemory.importers import parse_locomo, read_locomo
 from ogmemory.entity.records import Node, NodeRecord
+from ogmemory.importers import parse_locomo, read_locomo
 
 
 def locomo_path(arg: str | None) -> Path:

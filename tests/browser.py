@@ -97,7 +97,7 @@ def wait(what: Callable[[], T], timeout: float = 30.0, message: str = "") -> T:
     while time.monotonic() < deadline:
         try:
             value = what()
-        except Exception as exc:  # noqa: BLE001 - the page is still changing (stale element...)
+        except Exception as exc:
             last = exc
         else:
             if value:

@@ -144,7 +144,7 @@ def test_two_processes_same_session(mem: Memory) -> None:
     turn(mem, "s", "created first", "ok")  # both writers open an existing session
     procs = [writer(home, "s", tag, 15) for tag in ("p1", "p2")]
     for p in procs:
-        out, err = p.communicate(timeout=120)
+        _out, err = p.communicate(timeout=120)
         assert p.returncode == 0, err
     fresh = Memory(home=home)
     contents = check_session(fresh, "s")
@@ -227,7 +227,7 @@ def test_processes_create_the_same_new_session(home: Path, tmp_path: Path) -> No
             assert p.stdout is not None and p.stdout.readline() == "ready\n"
         go.touch()
         for p in procs:
-            out, err = p.communicate(timeout=120)
+            _out, err = p.communicate(timeout=120)
             assert p.returncode == 0, err
         fresh = Memory(home=home)
         contents = check_session(fresh, sid)
@@ -248,7 +248,8 @@ def test_delete_while_others_read(home: Path) -> None:
         stop = threading.Event()
         errors: list[BaseException] = []
 
-        def reader() -> None:
+        def reader(sid: str = sid, stop: threading.Event = stop,
+                   errors: list[BaseException] = errors) -> None:
             # Readers in other Memory instances open their own objects for the session.
             while not stop.is_set():
                 try:
@@ -279,10 +280,10 @@ def test_delete_while_others_read(home: Path) -> None:
 def test_a_view_taken_mid_append_is_not_trusted(home: Path) -> None:
     """A reader that loads between a writer's seq reservation and its node file must look
     again before committing, or the turn would leave the node out."""
-    from ogmemory.storage.files import atomic_write_json
     from ogmemory.entity.git_plumbing import HISTORY
-    from ogmemory.entity.session_git import GitSession
     from ogmemory.entity.records import Node
+    from ogmemory.entity.session_git import GitSession
+    from ogmemory.storage.files import atomic_write_json
 
     writer = Memory(home=home)
     writer.append_message("s", {"role": "user", "content": "first"})

@@ -7,6 +7,7 @@ documents, vectors that never revive a deleted document, a dense top-k, and ``re
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -73,7 +74,7 @@ def test_text_search_ranks_words_and_cjk_characters(open_index: Open) -> None:
     ids = {r: d.id for r, d in idx.docs([r for r, _ in hits]).items()}
     ranked = [ids[r] for r, _ in hits]
     assert set(ranked) == {turn_doc_id("s1", "n1"), turn_doc_id("s1", "n3")}
-    assert all(a[1] >= b[1] for a, b in zip(hits, hits[1:]))  # best first
+    assert all(a[1] >= b[1] for a, b in itertools.pairwise(hits))  # best first
     chinese = idx.text_search([], ["茶"], 10)
     assert [idx.docs([r])[r].id for r, _ in chinese] == [turn_doc_id("s1", "n4")]
     assert idx.text_search([], [], 10) == [] and idx.text_search(["zzz"], [], 10) == []

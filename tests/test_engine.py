@@ -381,8 +381,8 @@ def test_nothing_below_the_facade_imports_the_engine_or_the_interfaces() -> None
     root = Path(__file__).parent.parent / "src" / "ogmemory"
     for path in root.rglob("*.py"):
         rel = path.relative_to(root)
-        if rel.parts[0] in ("engine", "interfaces") or rel.name == "__init__.py" and \
-                len(rel.parts) == 1:
+        if rel.parts[0] in ("engine", "interfaces") or (rel.name == "__init__.py" and \
+                len(rel.parts) == 1):
             continue  # above the facade (the package root re-exports ContextEngine lazily)
         package = ".".join(("ogmemory", *rel.parts[:-1]))
         bad = {m for m in _imports(path, package)

@@ -181,7 +181,7 @@ def test_two_imports_at_once_record_each_line_once(tmp_path: Path, src: Path) ->
     def run(mem: Memory) -> None:
         try:
             mem.import_claude_code([src / "claude_code"])
-        except BaseException as exc:  # noqa: BLE001  (surfaced below)
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=run, args=(m,)) for m in mems]

@@ -26,11 +26,11 @@ from ogmemory.distill.extractors._llm_common import (
 from ogmemory.distill.extractors.llm import LLMExtractor
 from ogmemory.distill.extractors.react import ReActExtractor, ReActLoop, _parse_step
 from ogmemory.distill.types import Candidate, ExtractionResult
+from ogmemory.entity.records import Node, NodeRecord, Provenance
+from ogmemory.knowledge.base import KnowledgeBase
 from ogmemory.knowledge.models import Edge, Entity
 from ogmemory.knowledge.schema import SchemaRegistry
-from ogmemory.knowledge.base import KnowledgeBase
 from ogmemory.storage.jsonl import JsonlKnowledgeStore
-from ogmemory.entity.records import Node, NodeRecord, Provenance
 
 DAY = 1714521600.0  # 2024-05-01 00:00 UTC
 UNREACHABLE = LLMSettings(base_url="http://127.0.0.1:9/v1", timeout=0.5, max_retries=0)

@@ -79,7 +79,7 @@ def _server_params(home: Path) -> StdioServerParameters:
 async def stdio_session(home: Path) -> AsyncIterator[ClientSession]:
     """``ogmem mcp`` as a subprocess, initialised, over stdio."""
     # The server's notices and logs (its stderr) are dropped; opening /dev/null never blocks.
-    with open(os.devnull, "w") as errlog:  # noqa: ASYNC230
+    with open(os.devnull, "w") as errlog:
         async with (
             stdio_client(_server_params(home), errlog=errlog) as (read, write),
             ClientSession(read, write) as session,

@@ -203,8 +203,8 @@ def test_a_long_session_comes_in_pages_that_cover_it_once(mem: Memory) -> None:
 def test_lists_page_with_a_cursor_and_refuse_a_bad_one(mem: Memory) -> None:
     events = mem.timeline()
     assert len(events) > 25
-    first, second = (_text(r) for r in _run(mem, [("memory_timeline", {"limit": 10})]
-                                             + [("memory_timeline", {"limit": 10})]))
+    page = ("memory_timeline", {"limit": 10})
+    first, second = (_text(r) for r in _run(mem, [page, page]))
     assert first == second  # stable pages
     cursor = _cursor(first)
     assert cursor is not None

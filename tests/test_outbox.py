@@ -272,7 +272,7 @@ def test_make_embedder() -> None:
     assert isinstance(e5, E5Embedder) and isinstance(e5, Embedder)
     assert (e5.name, e5.dim) == ("multilingual-e5-small-q4", 384)
     assert isinstance(make_embedder("multilingual-e5-small-q4"), E5Embedder)
-    with pytest.raises(InvalidInput, match="unknown embedder 'word2vec'.*'e5', 'use', 'none'"):
+    with pytest.raises(InvalidInput, match=r"unknown embedder 'word2vec'.*'e5', 'use', 'none'"):
         make_embedder("word2vec")
 
 

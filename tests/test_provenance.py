@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from conftest import git_out, make_project
@@ -128,7 +128,7 @@ def test_node_provenance_fields(mem: Memory, tmp_path: Path) -> None:
 
 def test_imported_past_dates_are_preserved(mem: Memory) -> None:
     # LoCoMo style: "1:56 pm on 8 May, 2023" session dates become event times.
-    when = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
+    when = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
     turns = [
         [{"role": "user", "content": "I went to a support group yesterday.",
           "event_time": when.isoformat()},
@@ -141,7 +141,7 @@ def test_imported_past_dates_are_preserved(mem: Memory) -> None:
             mem.append_message("conv-1", msg)
         mem.commit_turn("conv-1")
     recs = list(Memory(home=mem.settings.home).iter_nodes_since())
-    june = datetime(2023, 6, 9, 10, tzinfo=timezone.utc).timestamp()
+    june = datetime(2023, 6, 9, 10, tzinfo=UTC).timestamp()
     assert [r.node.event_time for r in recs] == [when.timestamp(), when.timestamp() + 30,
                                                  june, june + 30]
     assert [r.turn for r in recs] == [1, 1, 2, 2]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -16,7 +16,7 @@ from ogmemory.recall.tokens import count_tokens
 
 
 def ts(day: str) -> float:
-    return datetime.fromisoformat(day).replace(tzinfo=timezone.utc).timestamp()
+    return datetime.fromisoformat(day).replace(tzinfo=UTC).timestamp()
 
 
 def make(tmp_path: Path, name: str = "home", **kw: object) -> Memory:

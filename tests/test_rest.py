@@ -332,7 +332,8 @@ def test_another_tenants_id_is_the_same_404_as_a_random_one(site: Site, intruder
     fake = {kind: f"{value[:2]}{uuid.uuid4().hex[:10]}" for kind, value in real.items()}
     fake["entity"] = f"tool.{uuid.uuid4().hex[:8]}"
     other = site.api(intruder)
-    for (method, url, kw), (_, fake_url, fake_kw) in zip(_probes(real), _probes(fake)):
+    probes = zip(_probes(real), _probes(fake), strict=True)
+    for (method, url, kw), (_, fake_url, fake_kw) in probes:
         got = other.request(method, url, **kw)
         ref = other.request(method, fake_url, **fake_kw)
         assert got.status_code == ref.status_code == 404, (method, url, got.text)
@@ -493,7 +494,7 @@ def test_key_store_is_process_safe(tmp_path: Path) -> None:
 def test_local_mode_serves_the_default_tenant_on_loopback_only(tmp_path: Path) -> None:
     home = tmp_path / "home"
     keys = KeyStore(home)
-    with pytest.raises(InvalidInput, match="refusing to listen on 0.0.0.0"):
+    with pytest.raises(InvalidInput, match=r"refusing to listen on 0\.0\.0\.0"):
         check_bind("0.0.0.0", keys)
     for host in ("127.0.0.1", "::1", "localhost", "127.0.0.2"):
         check_bind(host, keys)

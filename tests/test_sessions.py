@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from conftest import commit_count, fsck, git_out, make_project, turn
 
-from ogmemory.entity.session_store import SessionStore
 from ogmemory import (
     Conflict,
     InvalidId,
@@ -20,6 +20,7 @@ from ogmemory import (
     SessionNotFound,
     Settings,
 )
+from ogmemory.entity.session_store import SessionStore
 
 
 def session_dir(mem: Memory, sid: str) -> Path:
@@ -27,7 +28,7 @@ def session_dir(mem: Memory, sid: str) -> Path:
 
 
 def all_files(root: Path) -> set[Path]:
-    return {p for p in root.rglob("*")} if root.exists() else set()
+    return set(root.rglob("*")) if root.exists() else set()
 
 
 # ---------------------------------------------------------------- creation
@@ -183,7 +184,7 @@ def test_caller_event_time_is_kept(mem: Memory) -> None:
                                   "event_time": "2023-05-08T15:56:00+02:00"})
     d = mem.append_message("s1", {"role": "assistant", "content": "w"})
     mem.commit_turn("s1")
-    iso = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc).timestamp()
+    iso = datetime(2023, 5, 8, 13, 56, tzinfo=UTC).timestamp()
     assert a.event_time == 1_600_000_000.0
     assert b.event_time == iso and c.event_time == iso
     assert d.event_time >= c.ingestion_time  # default: now
@@ -328,7 +329,7 @@ def test_listing_merges_locations_dedups_and_sorts(mem: Memory, tmp_path: Path) 
     turn(mem, "a", "again")
     listed = mem.list_sessions()
     assert [s.session_id for s in listed] == ["a", "b", "p"]
-    assert all(x.updated_at >= y.updated_at for x, y in zip(listed, listed[1:]))
+    assert all(x.updated_at >= y.updated_at for x, y in itertools.pairwise(listed))
     assert listed[2].path == str(project / ".ogmemory" / "sessions" / "p")
 
 
@@ -465,8 +466,8 @@ def test_tenants_do_not_see_each_other(home: Path) -> None:
     turn(bob, "shared-id", "bob secret")
     turn(bob, "bob-only", "bob")
     assert [s.session_id for s in alice.list_sessions()] == ["shared-id"]
-    assert [m["content"] for m in alice.get_branch("shared-id")][0] == "alice secret"
-    assert [m["content"] for m in bob.get_branch("shared-id")][0] == "bob secret"
+    assert next(m["content"] for m in alice.get_branch("shared-id")) == "alice secret"
+    assert next(m["content"] for m in bob.get_branch("shared-id")) == "bob secret"
     assert alice_work.list_sessions() == []
     for call in (alice.get_session, alice.get_nodes):
         with pytest.raises(SessionNotFound) as missing_here:
@@ -514,7 +515,7 @@ def test_discovery_tolerates_odd_but_parsable_metadata(mem: Memory) -> None:
     listed = {s.session_id: s for s in mem.list_sessions()}
     assert sorted(listed) == ["good", "odd"]
     assert listed["odd"].turns == 0 and listed["odd"].updated_at == 0.0
-    assert [s.session_id for s in mem.list_sessions()][0] == "good"
+    assert next(s.session_id for s in mem.list_sessions()) == "good"
     # Distillation reads past an unreadable session instead of failing on it.
     assert [r.session_id for r in mem.iter_nodes_since()] == ["good", "good"]
 

@@ -29,7 +29,7 @@ def test_temporary_session_leaves_no_trace(tmp_path: Path) -> None:
     mem.append_message("secret", {"role": "assistant", "content": "I am sorry to hear that."})
     result = mem.commit_turn("secret")
     assert result.turn == 1 and result.commit
-    assert [m["content"] for m in mem.get_branch("secret")][0].startswith("I have")
+    assert next(m["content"] for m in mem.get_branch("secret")).startswith("I have")
     # memory is not read from a temporary session...
     assert mem.recall("what do I drink?", session_id="secret").items == ()
     assert mem.core(session_id="secret") == ""

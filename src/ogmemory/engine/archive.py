@@ -134,7 +134,7 @@ def _archive(engine: ContextEngine, sid: str, reason: str | None,
     mem = engine.memory
     info = mem.get_session(sid)
     session = mem.resolve_uri(format_uri("session", sid), level=1)
-    nodes = [n for n in mem.get_branch_nodes(sid)]
+    nodes = list(mem.get_branch_nodes(sid))
     read, written = _files(nodes)
     commits = []
     if info.project_id != "default":

@@ -68,7 +68,7 @@ def _recover(mem: Memory, lost: Sequence[LostBatch], where: str) -> list[Finding
         return []
     try:
         mem.distillation.rederive([(b.before, b.after) for b in lost])
-    except Exception as exc:  # noqa: BLE001 - reported, never raised: the check goes on
+    except Exception as exc:
         return [Finding("log", where, f"distilling the turns of {len(lost)} lost batch(es) "
                         f"again failed: {exc}; run 'ogmem sleep'", True, False)]
     return []

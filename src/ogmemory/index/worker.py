@@ -92,7 +92,7 @@ class Worker:
         # a reason to stop the worker.
         try:
             handler(list(group))
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             if len(group) == 1:
                 self._fail(group[0], exc)
                 return
@@ -101,7 +101,7 @@ class Worker:
             for job in group:
                 try:
                     handler([job])
-                except Exception as one:  # noqa: BLE001
+                except Exception as one:
                     self._fail(job, one)
                 else:
                     self.completed += self.jobs.complete(self.owner, [job.id])
@@ -130,7 +130,7 @@ class Worker:
         while not stop.is_set():
             try:
                 claimed = self.run_once()
-            except Exception as exc:  # noqa: BLE001 - e.g. a queue locked beyond its timeout
+            except Exception as exc:
                 log.warning("outbox worker %s: %s; retrying", self.owner, exc)
                 claimed = 0
             if claimed == 0:

@@ -22,9 +22,9 @@ from ..entity.records import Provenance
 from ..errors import InvalidInput, NotFound
 from ..storage.folded import BatchInfo
 from ..storage.protocols import KnowledgeBatchWriter, KnowledgeStore
-from .scopes import scope_allows
 from .models import Edge, Entity, Evidence, KnowledgeRecord, MemoryItem, TimelineEvent
 from .projection import project_edges, project_events
+from .scopes import scope_allows
 
 __all__ = [
     "KnowledgeBase",

@@ -24,7 +24,7 @@ from .schema import SchemaRegistry
 from .scopes import scopes_for, validate_scope
 from .views import project_all, render_core, write_entity_views
 
-__all__ = ["Deriver", "KnowledgeService", "MAX_MEMORY_CHARS"]
+__all__ = ["MAX_MEMORY_CHARS", "Deriver", "KnowledgeService"]
 
 log = logging.getLogger(__name__)
 

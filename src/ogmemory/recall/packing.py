@@ -206,7 +206,7 @@ class Packer:
         keep.sort()
         parts = []
         for n, i in enumerate(keep):
-            if n == 0 and i > 0 or n > 0 and i != keep[n - 1] + 1:
+            if (n == 0 and i > 0) or (n > 0 and i != keep[n - 1] + 1):
                 parts.append("…")
             parts.append(sentences[i].strip())
         if keep[-1] != len(sentences) - 1:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import calendar
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 __all__ = ["TimeQuery", "parse_time_query"]
 
@@ -46,14 +46,14 @@ _NOW = re.compile(r"\b(?:now|currently|nowadays|these days|at the moment|at pres
 
 
 def _month_range(year: int, month: int) -> tuple[float, float]:
-    start = datetime(year, month, 1, tzinfo=timezone.utc)
-    end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=timezone.utc)
+    start = datetime(year, month, 1, tzinfo=UTC)
+    end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
     return start.timestamp(), end.timestamp()
 
 
 def _year_range(year: int) -> tuple[float, float]:
-    return (datetime(year, 1, 1, tzinfo=timezone.utc).timestamp(),
-            datetime(year + 1, 1, 1, tzinfo=timezone.utc).timestamp())
+    return (datetime(year, 1, 1, tzinfo=UTC).timestamp(),
+            datetime(year + 1, 1, 1, tzinfo=UTC).timestamp())
 
 
 def parse_time_query(query: str, now: float) -> TimeQuery:
@@ -69,7 +69,7 @@ def parse_time_query(query: str, now: float) -> TimeQuery:
 
 
 def _time_query(query: str, now: float) -> TimeQuery:
-    ref = datetime.fromtimestamp(now, timezone.utc)
+    ref = datetime.fromtimestamp(now, UTC)
     asks_when = bool(_WHEN.search(query))
     q = query.lower()
     span: tuple[float, float] | None = None
