@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ogmemory import Memory, Settings
-from ogmemory.benchmarks.data import find_locomo
+from ogmemory.evaluation.data import find_locomo
 from ogmemory.distill.extractors import default_extractor
 from ogmemory.importers import parse_locomo, read_locomo
 from ogmemory.knowledge.base import KnowledgeBase

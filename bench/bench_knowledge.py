@@ -18,10 +18,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ogmemory.benchmarks.data import find_locomo
-from ogmemory.benchmarks.devsessions import print_sessions, run_sessions, script_paths
-from ogmemory.benchmarks.knowledge import print_knowledge, recall_summary, run_knowledge
-from ogmemory.benchmarks.locomo import run_locomo
+from ogmemory.evaluation.data import find_locomo
+from ogmemory.evaluation.devsessions import print_sessions, run_sessions, script_paths
+from ogmemory.evaluation.knowledge import print_knowledge, recall_summary, run_knowledge
+from ogmemory.evaluation.locomo import run_locomo
 
 HERE = Path(__file__).resolve().parent
 

@@ -2,7 +2,7 @@
 
     python bench/bench_locomo.py [--data FILE] [--run-out RUN.jsonl] [--budget 2000]
 
-The same as ``ogmem bench locomo``; see ``ogmemory.benchmarks.locomo``.
+The same as ``ogmem bench locomo``; see ``ogmemory.evaluation.locomo``.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ogmemory.benchmarks.data import find_locomo
-from ogmemory.benchmarks.locomo import print_report, run_locomo
+from ogmemory.evaluation.data import find_locomo
+from ogmemory.evaluation.locomo import print_report, run_locomo
 
 
 def find_data(arg: str | None) -> Path:

@@ -26,7 +26,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ogmemory import Memory, Settings
-from ogmemory.benchmarks.data import find_locomo
+from ogmemory.evaluation.data import find_locomo
 from ogmemory.importers import parse_locomo, read_locomo
 from ogmemory.interfaces.mcp import build_server
 from ogmemory.recall.tokens import count_tokens

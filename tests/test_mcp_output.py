@@ -18,7 +18,7 @@ from mcp.client import Client
 from mcp.types import CallToolResult
 
 from ogmemory import Memory, Settings
-from ogmemory.benchmarks.data import find_locomo
+from ogmemory.evaluation.data import find_locomo
 from ogmemory.importers import parse_locomo, read_locomo
 from ogmemory.interfaces.mcp import TOOL_NAMES, build_server
 from ogmemory.interfaces.mcp.format import RECALL_ENVELOPE

@@ -1,8 +1,8 @@
 """``ogmem bench``: benchmarks that print their tables beside baselines run in the same process.
 
 ``ogmem bench locomo`` is the documented entry point of the LoCoMo recall benchmark
-(``ogmemory.benchmarks.locomo``; ``bench/bench_locomo.py`` is a thin script doing the same);
-``ogmem bench knowledge`` scores what distillation keeps (``ogmemory.benchmarks.knowledge``
+(``ogmemory.evaluation.locomo``; ``bench/bench_locomo.py`` is a thin script doing the same);
+``ogmem bench knowledge`` scores what distillation keeps (``ogmemory.evaluation.knowledge``
 and ``.devsessions``; ``bench/bench_knowledge.py``).
 """
 
@@ -13,8 +13,8 @@ from typing import Annotated
 
 import typer
 
-from ...benchmarks.locomo import LocomoReport, print_report, run_locomo
-from ...benchmarks.loo import VARIANTS, loo_table
+from ...evaluation.locomo import LocomoReport, print_report, run_locomo
+from ...evaluation.loo import VARIANTS, loo_table
 from ...config import Settings
 from ...errors import InvalidInput
 from ...recall.config import check_budget

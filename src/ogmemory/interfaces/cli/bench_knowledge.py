@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from ...benchmarks.devsessions import print_sessions, run_sessions, script_paths
-from ...benchmarks.knowledge import print_knowledge, recall_summary, run_knowledge
+from ...evaluation.devsessions import print_sessions, run_sessions, script_paths
+from ...evaluation.knowledge import print_knowledge, recall_summary, run_knowledge
 from ...config import Settings
 from ...errors import InvalidInput
 from .common import notice, stdout_console
@@ -67,7 +67,7 @@ def bench_knowledge(
         report = run_knowledge(data, home=home, settings=settings, samples=samples,
                                progress=notice)
         if recall:
-            from ...benchmarks.locomo import run_locomo
+            from ...evaluation.locomo import run_locomo
 
             notice("running the LoCoMo recall benchmark on the same file ...")
             locomo = run_locomo(data, home=home, settings=settings, samples=samples,

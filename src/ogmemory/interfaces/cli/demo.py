@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ...benchmarks.data import DEV_SET, find_locomo
+from ...evaluation.data import DEV_SET, find_locomo
 from ...importers import parse_locomo, read_locomo
 from .common import (
     AccountOption,

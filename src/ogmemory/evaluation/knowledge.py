@@ -13,7 +13,7 @@ speaker and the turn(s) it rests on) are the reference:
 * memories per observation, and throughput (LoCoMo turns, i.e. messages, per second through
   the whole pipeline including the deep-sleep projection, and through the extractor alone).
 
-Unless told not to, the LoCoMo recall benchmark (``ogmemory.benchmarks.locomo``) runs on the
+Unless told not to, the LoCoMo recall benchmark (``ogmemory.evaluation.locomo``) runs on the
 same file and its evidence recall (categories 1-4) is printed in the same table.
 """
 
