@@ -6,7 +6,11 @@ so ``ogmem ... --json | jq`` always sees clean JSON.
 
 from __future__ import annotations
 
+import atexit
+import dataclasses
 import json
+import shutil
+import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +23,7 @@ from rich.text import Text
 
 from ...config import Settings
 from ...memory import Memory
+from ...tenancy import TenantRoot
 from ...entity.records import Provenance
 from ...entity.times import day_label, parse_when
 
@@ -36,6 +41,7 @@ __all__ = [
     "notice",
     "open_memory",
     "parse_when",
+    "missing_memory",
     "stderr_console",
     "stdout_console",
     "table",
@@ -47,6 +53,7 @@ HomeOption = Annotated[
         "--home",
         envvar="OGMEM_HOME",
         file_okay=False,
+        metavar="DIR",
         show_default=False,
         help="State directory holding every tenant's memory. \\[default: ~/.ogmemory]",
     ),
@@ -56,6 +63,7 @@ AccountOption = Annotated[
     typer.Option(
         "--account",
         envvar="OGMEM_ACCOUNT",
+        metavar="NAME",
         show_default=False,
         help="Tenant account to act in. \\[default: local]",
     ),
@@ -65,6 +73,7 @@ SpaceOption = Annotated[
     typer.Option(
         "--space",
         envvar="OGMEM_SPACE",
+        metavar="NAME",
         show_default=False,
         help="Space within the account. \\[default: default]",
     ),
@@ -85,15 +94,47 @@ ScopeOption = Annotated[
 ]
 
 
-def open_memory(home: Path | None, account: str | None, space: str | None) -> Memory:
+def open_memory(
+    home: Path | None,
+    account: str | None,
+    space: str | None,
+    *,
+    read: bool = False,
+    index_worker: bool | None = None,
+) -> Memory:
     """The facade for one tenant; the environment fills in whatever the options left unset.
+
+    ``read=True`` is for commands that only read. A read never creates directories: when the
+    home (or the tenant in it) does not exist, a warning on stderr says so and the command
+    answers from an empty memory in a throwaway directory, so ``--home /typo`` neither creates
+    ``/typo`` nor silently answers "nothing found". ``index_worker=False`` opens without the
+    in-process embedding worker (one-shot commands).
 
     >>> with open_memory(Path("/tmp/ogm"), None, None) as mem:  # doctest: +SKIP
     ...     mem.list_sessions()
     []
     """
-    settings = Settings.from_env(home=home, account=account, space=space)
+    extra: dict[str, object] = {} if index_worker is None else {"index_worker": index_worker}
+    settings = Settings.from_env(home=home, account=account, space=space, **extra)
+    missing = missing_memory(settings) if read else None
+    if missing is not None:
+        notice(f"warning: {missing}; nothing to read (nothing was created there)")
+        scratch = tempfile.mkdtemp(prefix="ogmem-empty-")
+        atexit.register(shutil.rmtree, scratch, True)
+        settings = dataclasses.replace(settings, home=Path(scratch))
     return Memory(settings=settings)
+
+
+def missing_memory(settings: Settings) -> str | None:
+    """What is missing for ``settings`` to name a memory that exists (``None``: nothing is):
+    the home itself, or the tenant (account/space) in it."""
+    home = settings.home
+    if not home.is_dir():
+        return f"no ogmemory home at {home} (check --home or $OGMEM_HOME)"
+    if not TenantRoot(home, settings.account, settings.space).root.is_dir():
+        return (f"nothing recorded for account {settings.account!r}, space "
+                f"{settings.space!r} in {home}")
+    return None
 
 
 def stdout_console() -> Console:

@@ -22,7 +22,6 @@ from typing import Annotated
 
 import typer
 
-from ...config import Settings
 from ...errors import InvalidInput, StorageError
 from ...memory import Memory
 from ...recall.results import RecallResult
@@ -39,6 +38,7 @@ from .common import (
     emit_json,
     fmt_time,
     notice,
+    open_memory,
     parse_when,
     show_records,
     stdout_console,
@@ -53,10 +53,10 @@ _TABLE_TEXT = 240  # characters of a hit's text shown in the table (--json has a
 
 
 def open_reader(home: Path | None, account: str | None, space: str | None) -> Memory:
-    """The facade for a one-shot command: like ``open_memory``, but without the in-process
-    embedding worker (a process that exits in a second would only start and abandon it)."""
-    settings = Settings.from_env(home=home, account=account, space=space, index_worker=False)
-    return Memory(settings=settings)
+    """The facade for a one-shot read: like ``open_memory``, but without the in-process
+    embedding worker (a process that exits in a second would only start and abandon it); a
+    home or tenant that does not exist is read as empty (with a warning), never created."""
+    return open_memory(home, account, space, read=True, index_worker=False)
 
 
 class _OneLine(logging.Formatter):
