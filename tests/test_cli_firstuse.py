@@ -93,7 +93,7 @@ def test_json_error_from_a_real_process(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "ogmemory.interfaces.cli", "sessions", "show", "../x",
          "--home", str(tmp_path / "h"), "--json"],
-        capture_output=True, text=True, env=env, timeout=120,
+        check=False, capture_output=True, text=True, env=env, timeout=120,
     )
     assert proc.returncode == 2, proc.stderr
     assert json.loads(proc.stdout)["error"]["type"] == "InvalidId"

@@ -40,7 +40,7 @@ from .timeline import timeline
 try:  # typer >= 0.2x carries its own click
     from typer._click.exceptions import ClickException
 except ImportError:  # pragma: no cover - older typer, on click itself
-    from click.exceptions import ClickException  # type: ignore[assignment,no-redef]
+    from click.exceptions import ClickException  # type: ignore[assignment]
 
 __all__ = ["EXIT_CODES", "app", "error_json", "exit_code", "main"]
 _JSON_KEY = "ogmem.json"  # ctx.meta: was --json given on the command line

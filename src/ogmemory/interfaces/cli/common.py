@@ -22,10 +22,10 @@ from rich.table import Table
 from rich.text import Text
 
 from ...config import Settings
-from ...memory import Memory
-from ...tenancy import TenantRoot
 from ...entity.records import Provenance
 from ...entity.times import day_label, parse_when
+from ...memory import Memory
+from ...tenancy import TenantRoot
 
 __all__ = [
     "UNWRAPPED",
@@ -38,10 +38,10 @@ __all__ = [
     "fmt_day",
     "fmt_pointer",
     "fmt_time",
+    "missing_memory",
     "notice",
     "open_memory",
     "parse_when",
-    "missing_memory",
     "stderr_console",
     "stdout_console",
     "table",

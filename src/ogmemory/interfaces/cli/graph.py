@@ -16,12 +16,12 @@ from ...errors import NotFound
 from ...knowledge.models import Edge, Entity
 from ...memory import Memory
 from .common import (
+    UNWRAPPED,
     AccountOption,
     HomeOption,
     JsonOption,
     ScopeOption,
     SpaceOption,
-    UNWRAPPED,
     emit_json,
     fmt_day,
     fmt_pointer,

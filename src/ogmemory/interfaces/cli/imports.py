@@ -14,9 +14,9 @@ import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ...entity.records import ImportResult
 from ...errors import InvalidInput
 from ...importers import Conversation, parse_locomo, read_locomo, read_openai_jsonl
-from ...entity.records import ImportResult
 from ...memory import Memory
 from .common import (
     AccountOption,

@@ -18,7 +18,7 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ...errors import StorageError, InvalidInput
+from ...errors import InvalidInput, StorageError
 from ...memory import Memory
 from .common import (
     AccountOption,

@@ -13,12 +13,12 @@ import typer
 
 from ...knowledge.models import Evidence, MemoryItem
 from .common import (
+    UNWRAPPED,
     AccountOption,
     HomeOption,
     JsonOption,
     ScopeOption,
     SpaceOption,
-    UNWRAPPED,
     emit_json,
     fmt_pointer,
     fmt_time,

@@ -13,11 +13,11 @@ import typer
 
 from ...storage.folded import BatchInfo, Op
 from .common import (
+    UNWRAPPED,
     AccountOption,
     HomeOption,
     JsonOption,
     SpaceOption,
-    UNWRAPPED,
     emit_json,
     fmt_time,
     open_memory,

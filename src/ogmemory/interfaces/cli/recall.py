@@ -22,19 +22,19 @@ from typing import Annotated
 
 import typer
 
+from ...entity.records import pointer_to
 from ...errors import InvalidInput, StorageError
 from ...memory import Memory
-from ...recall.results import RecallResult
-from ...entity.records import pointer_to
 from ...recall.config import BUDGET_DEFAULT, BUDGET_MAX, BUDGET_MIN
+from ...recall.results import RecallResult
 from ...tenancy import validate_id
 from .common import (
+    UNWRAPPED,
     AccountOption,
     HomeOption,
     JsonOption,
     ScopeOption,
     SpaceOption,
-    UNWRAPPED,
     emit_json,
     fmt_time,
     notice,
