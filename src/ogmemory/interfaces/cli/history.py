@@ -39,7 +39,7 @@ from .common import (
     table,
 )
 from .imports import NoEmbedOption, import_app
-from .vectors import embed_pending
+from .vectors import finish_import
 
 __all__ = ["default_paths", "import_aider", "import_claude_code", "import_codex", "print_report"]
 
@@ -96,9 +96,8 @@ def _run(fmt: str, paths: list[Path] | None, *, watch: bool, interval: float, pr
     # a one-shot import embeds in the foreground; --watch keeps the background worker
     with open_memory(home, account, space, index_worker=watch) as mem:
         report = _sync(mem, fmt, targets, projects, progress=not as_json)
-        if embed and not watch:
-            mem.wait_background()  # the fast path's memories get their vectors too
-            embed_pending(mem, "Embedding")
+        if not watch:
+            finish_import(mem, embed=embed)
         if watch and as_json:  # one JSON object per line, one line per sync
             typer.echo(json.dumps(report.to_dict(), ensure_ascii=False))
         else:

@@ -28,7 +28,7 @@ from .common import (
     open_memory,
     stderr_console,
 )
-from .vectors import embed_pending
+from .vectors import finish_import
 
 __all__ = ["NoEmbedOption", "import_app", "print_summary", "run_import"]
 
@@ -121,9 +121,7 @@ def import_openai(
             conversations.append(conv)
     with open_memory(home, account, space, index_worker=False) as mem:
         result = run_import(mem, conversations)
-        if not no_embed:
-            mem.wait_background()  # the fast path's memories get their vectors too
-            embed_pending(mem, "Embedding")
+        finish_import(mem, embed=not no_embed)
     _finish(result, as_json)
 
 
@@ -154,7 +152,5 @@ def import_locomo(
     conversations = list(parse_locomo(read_locomo(file), prefix=prefix))
     with open_memory(home, account, space, index_worker=False) as mem:
         result = run_import(mem, conversations)
-        if not no_embed:
-            mem.wait_background()  # the fast path's memories get their vectors too
-            embed_pending(mem, "Embedding")
+        finish_import(mem, embed=not no_embed)
     _finish(result, as_json)

@@ -13,11 +13,11 @@ import sqlite3
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ...errors import StorageError
+from ...errors import OgmemError, StorageError
 from ...memory import Memory
 from .common import stderr_console
 
-__all__ = ["EMBED_ON_READ", "embed_pending", "pending_vectors"]
+__all__ = ["EMBED_ON_READ", "embed_pending", "finish_import", "pending_vectors"]
 
 #: How many pending documents a one-shot ``recall``/``search`` embeds before answering: about a
 #: second of e5-small on two cores once the model is loaded; the rest waits for the next call
@@ -37,11 +37,19 @@ def pending_vectors(mem: Memory) -> int:
 
 
 def embed_pending(mem: Memory, label: str, limit: int | None = None) -> int:
-    """Embed the documents waiting for vectors, at most ``limit`` of them (``None``: all), in
-    this thread; a progress bar on stderr when it is a terminal. Returns how many were done.
+    """Index what is new (full text at once), then embed the documents waiting for vectors, at
+    most ``limit`` of them (``None``: all), in this thread; a progress bar on stderr when it is
+    a terminal. Returns how many were embedded.
 
-    Jobs are claimed in batches of 32, so up to 31 more than ``limit`` may be embedded.
+    Jobs are claimed in batches of 32, so up to 31 more than ``limit`` may be embedded. A
+    damaged index is left alone: recall detects it and answers from the session files.
     """
+    if mem.embedder is None or limit == 0:
+        return 0
+    try:
+        mem.sync_index()
+    except (OSError, sqlite3.Error, OgmemError):
+        return 0
     total = pending_vectors(mem)
     if limit is not None:
         total = min(total, limit)
@@ -63,3 +71,14 @@ def embed_pending(mem: Memory, label: str, limit: int | None = None) -> int:
             done += n
             progress.update(task, completed=min(done, total))
     return done
+
+
+def finish_import(mem: Memory, *, embed: bool) -> int:
+    """The end of a one-shot import: wait for the background distillation, index everything
+    (full text), and embed all of it unless ``embed`` is false (then the jobs wait in the
+    outbox for ``ogmem worker`` or the next recall). Returns how many were embedded."""
+    mem.wait_background()  # what the fast path distilled is indexed (and embedded) too
+    if embed:
+        return embed_pending(mem, "Embedding")
+    mem.sync_index()
+    return 0
