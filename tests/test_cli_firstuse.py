@@ -149,3 +149,16 @@ def test_a_write_still_creates_its_home(tmp_path: Path) -> None:
     result = ogmem("memories", "add", "I prefer green tea.", "--home", fresh)
     assert result.exit_code == 0, result.output
     assert fresh.is_dir() and "warning" not in result.stderr
+
+
+def test_not_found_in_a_missing_home_says_why_in_one_line(tmp_path: Path) -> None:
+    typo = tmp_path / "typo"
+    result = ogmem("sessions", "show", "s1", "--home", typo)
+    assert result.exit_code == 1
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("Error: ")
+    assert f"no ogmemory home at {typo}" in result.stderr
+    as_json = ogmem("sessions", "show", "s1", "--home", typo, "--json")
+    assert f"no ogmemory home at {typo}" in json.loads(as_json.stdout)["error"]["message"]
+    bad = ogmem("sessions", "show", "../x", "--home", typo)  # bad input: about the id only
+    assert bad.exit_code == 2 and "home" not in bad.stderr
+    assert not typo.exists()

@@ -285,6 +285,12 @@ def test_git_log_of_a_session_and_of_a_project(home: Path, built: tuple[Path, st
     ],
 )
 def test_bad_input_exits_2_with_one_line(home: Path, args: tuple[str, ...], message: str) -> None:
+    if "--json" in args:  # with --json the error is a JSON object on stdout instead
+        result = ogmem(*args, "--home", home)
+        assert result.exit_code == 2 and result.stderr == ""
+        error = json.loads(result.stdout)["error"]
+        assert error["exit_code"] == 2 and message in error["message"]
+        return
     result = user_error(2, *args, "--home", home) if args[0] != "bench" else user_error(2, *args)
     assert message in result.stderr
 

@@ -19,6 +19,7 @@ from ... import __version__
 from ...errors import Conflict, InvalidInput, NotFound, OgmemError
 from .bench import bench_app
 from .chat import chat
+from .common import READ_WARNINGS, notice
 from .consolidate import core, distill, sleep
 from .daemon import daemon
 from .demo import demo
@@ -80,22 +81,35 @@ class _OgmemGroup(TyperGroup):
 
     def invoke(self, ctx: Any) -> Any:
         as_json = bool(ctx.meta.get(_JSON_KEY))
+        READ_WARNINGS.clear()
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
         except BrokenPipeError:
             raise  # the reader went away (``ogmem ... | head``); the runner exits quietly
         except (OgmemError, OSError) as exc:
             code = exit_code(exc)
+            message = _describe(exc)
+            if READ_WARNINGS and isinstance(exc, NotFound):  # why it is not there
+                message += f" ({'; '.join(READ_WARNINGS)})"
+            READ_WARNINGS.clear()
             if as_json:
-                typer.echo(error_json(type(exc).__name__, _describe(exc), code))
+                typer.echo(error_json(type(exc).__name__, message, code))
             else:
-                typer.echo(f"Error: {_describe(exc)}", err=True)
+                typer.echo(f"Error: {message}", err=True)
             raise typer.Exit(code) from None
         except ClickException as exc:  # a usage error in a subcommand's arguments
+            READ_WARNINGS.clear()
             if not as_json:
                 raise
             typer.echo(error_json(type(exc).__name__, exc.format_message(), exc.exit_code))
             raise typer.Exit(exc.exit_code) from None
+        except BaseException:
+            READ_WARNINGS.clear()
+            raise
+        for missing in READ_WARNINGS:
+            notice(f"warning: {missing}; nothing to read (nothing was created there)")
+        READ_WARNINGS.clear()
+        return result
 
 
 def error_json(kind: str, message: str, code: int) -> str:

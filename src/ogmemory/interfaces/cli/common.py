@@ -28,6 +28,7 @@ from ...memory import Memory
 from ...tenancy import TenantRoot
 
 __all__ = [
+    "READ_WARNINGS",
     "UNWRAPPED",
     "AccountOption",
     "HomeOption",
@@ -94,6 +95,12 @@ ScopeOption = Annotated[
 ]
 
 
+#: What reads met that did not exist (a home, a tenant). The root command says it at the end: a
+#: warning on stderr after a success, a note in the error message after ``NotFound``, nothing
+#: after bad input (which has nothing to do with where the memory is).
+READ_WARNINGS: list[str] = []
+
+
 def open_memory(
     home: Path | None,
     account: str | None,
@@ -105,7 +112,7 @@ def open_memory(
     """The facade for one tenant; the environment fills in whatever the options left unset.
 
     ``read=True`` is for commands that only read. A read never creates directories: when the
-    home (or the tenant in it) does not exist, a warning on stderr says so and the command
+    home (or the tenant in it) does not exist, it is noted in ``READ_WARNINGS`` and the command
     answers from an empty memory in a throwaway directory, so ``--home /typo`` neither creates
     ``/typo`` nor silently answers "nothing found". ``index_worker=False`` opens without the
     in-process embedding worker (one-shot commands).
@@ -118,7 +125,7 @@ def open_memory(
     settings = Settings.from_env(home=home, account=account, space=space, **extra)
     missing = missing_memory(settings) if read else None
     if missing is not None:
-        notice(f"warning: {missing}; nothing to read (nothing was created there)")
+        READ_WARNINGS.append(missing)  # said once the command ends (see app.py)
         scratch = tempfile.mkdtemp(prefix="ogmem-empty-")
         atexit.register(shutil.rmtree, scratch, True)
         settings = dataclasses.replace(settings, home=Path(scratch))
