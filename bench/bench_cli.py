@@ -45,6 +45,7 @@ def mark(name):
     now = time.perf_counter(); out[name] = (now - t) * 1000; t = now
 from ogmemory.interfaces.cli import app  # noqa: F401
 from ogmemory.interfaces.cli.recall import open_reader
+from ogmemory.interfaces.cli.vectors import one_thread
 mark("import the CLI")
 mem = open_reader(__import__("pathlib").Path(sys.argv[1]), None, None)
 mark("open the memory")
@@ -56,9 +57,11 @@ if emb is not None:
     if load is not None:
         load()
     mark("load the embedder")
-    emb.encode_query([sys.argv[2]])
+    with one_thread():
+        emb.encode_query([sys.argv[2]])
     mark("embed one query")
-result = mem.recall(sys.argv[2])
+with one_thread():  # as ogmem recall does
+    result = mem.recall(sys.argv[2])
 mark("recall (query embedded again)")
 mem.close()
 mark("close")

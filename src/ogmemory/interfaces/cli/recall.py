@@ -46,7 +46,7 @@ from .common import (
     stdout_console,
     table,
 )
-from .vectors import EMBED_ON_READ, embed_pending, pending_vectors
+from .vectors import EMBED_ON_READ, embed_pending, one_thread, pending_vectors
 
 EmbedPendingOption = Annotated[
     int,
@@ -203,9 +203,10 @@ def recall(
         validate_id(session, "session id")
     with open_reader(home, account, space) as mem, one_line_warnings():
         embed_pending(mem, "Embedding pending documents", embed)
-        result = mem.recall(
-            query, budget=budget, scope=scope, at=when, recipe=recipe, session_id=session
-        )
+        with one_thread():
+            result = mem.recall(
+                query, budget=budget, scope=scope, at=when, recipe=recipe, session_id=session
+            )
         warn_pending_vectors(mem)
     if as_json:
         emit_json(result.to_dict())
@@ -247,8 +248,9 @@ def search(
         )
     with open_reader(home, account, space) as mem, one_line_warnings():
         embed_pending(mem, "Embedding pending documents", embed)
-        hits = [h.to_dict() for h in mem.search(query, limit=limit, scope=scope,
-                                                kinds=kinds or None)]
+        with one_thread():
+            found = mem.search(query, limit=limit, scope=scope, kinds=kinds or None)
+        hits = [h.to_dict() for h in found]
         warn_pending_vectors(mem)
     if as_json:
         emit_json(hits)

@@ -10,6 +10,7 @@ CLI-only user gets vector search without running ``ogmem worker``.
 from __future__ import annotations
 
 import sqlite3
+from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -17,7 +18,7 @@ from ...errors import OgmemError, StorageError
 from ...memory import Memory
 from .common import stderr_console
 
-__all__ = ["EMBED_ON_READ", "embed_pending", "finish_import", "pending_vectors"]
+__all__ = ["EMBED_ON_READ", "embed_pending", "finish_import", "one_thread", "pending_vectors"]
 
 #: How many pending documents a one-shot ``recall``/``search`` embeds before answering: about a
 #: second of e5-small on two cores once the model is loaded; the rest waits for the next call
@@ -82,3 +83,13 @@ def finish_import(mem: Memory, *, embed: bool) -> int:
         return embed_pending(mem, "Embedding")
     mem.sync_index()
     return 0
+
+
+def one_thread() -> Any:
+    """A context in which the embedder's thread pools (OpenMP, BLAS) use one thread: what a
+    one-shot query needs. One short query is too small to share out, and pool threads that
+    spin-wait on a busy two-core machine made embedding it 20x slower (2.5 s against 0.1 s,
+    measured with ``bench/bench_cli.py`` under load)."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1)
