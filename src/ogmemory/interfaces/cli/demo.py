@@ -22,7 +22,9 @@ from typing import Annotated, Any
 import typer
 
 from ...benchmarks.data import DEV_SET, find_locomo
+from ...entity.records import ImportResult, SessionInfo
 from ...importers import parse_locomo, read_locomo
+from ...recall.results import RecallResult
 from .common import (
     AccountOption,
     JsonOption,
@@ -105,6 +107,31 @@ def _print_mcp(info: dict[str, Any]) -> None:
     typer.echo("\n".join(f"  {line}" for line in block.splitlines()))
 
 
+def _print_report(source: str, sessions: list[SessionInfo], result: ImportResult,
+                  knowledge: dict[str, int], core: str, question: str, recalled: RecallResult,
+                  home: Path) -> None:
+    """What the demo recorded, distilled and recalled, for a person to read."""
+    rows = [(s.session_id, s.display_title, s.turns, fmt_time(s.updated_at)) for s in sessions]
+    stdout_console().print(
+        table(
+            f"{len(sessions)} session(s) recorded from {source}",
+            ("ID", "Title", "Turns", "Updated"),
+            rows,
+        )
+    )
+    print_summary(result)
+    typer.echo(f"Distilled: {knowledge['memories']} memories, {knowledge['facts']} current facts, "
+               f"{knowledge['events']} timeline events.\n")
+    typer.echo(core)
+    typer.echo(f"Recall for {question!r}: {len(recalled.items)} items, {recalled.tokens} tokens")
+    for item in recalled.items[:3]:
+        typer.echo(f"  [{', '.join(item.cites)}] {item.text.splitlines()[0][:110]}")
+    if sessions:
+        typer.echo(
+            f"Next: ogmem sessions show {sessions[0].session_id} --home {shlex.quote(str(home))}"
+        )
+
+
 def demo(
     data: Annotated[
         Path | None,
@@ -166,39 +193,12 @@ def demo(
     sessions = [by_id[c.session_id] for c in conversations if c.session_id in by_id]
     mcp = mcp_instructions(home, account, space)
     if as_json:
-        emit_json(
-            {
-                "source": str(found) if found else None,
-                "bundled_sample": found is None,
-                "home": str(home),
-                "import": result.to_dict(),
-                "sessions": [s.to_dict() for s in sessions],
-                "knowledge": knowledge,
-                "core": core,
-                "recall": recalled.to_dict(),
-                "mcp": mcp,
-            }
-        )
+        emit_json({"source": str(found) if found else None, "bundled_sample": found is None,
+                   "home": str(home), "import": result.to_dict(),
+                   "sessions": [s.to_dict() for s in sessions], "knowledge": knowledge,
+                   "core": core, "recall": recalled.to_dict(), "mcp": mcp})
         return
-    rows = [(s.session_id, s.display_title, s.turns, fmt_time(s.updated_at)) for s in sessions]
-    stdout_console().print(
-        table(
-            f"{len(sessions)} session(s) recorded from {source}",
-            ("ID", "Title", "Turns", "Updated"),
-            rows,
-        )
-    )
-    print_summary(result)
-    typer.echo(f"Distilled: {knowledge['memories']} memories, {knowledge['facts']} current facts, "
-               f"{knowledge['events']} timeline events.\n")
-    typer.echo(core)
-    typer.echo(f"Recall for {question!r}: {len(recalled.items)} items, {recalled.tokens} tokens")
-    for item in recalled.items[:3]:
-        typer.echo(f"  [{', '.join(item.cites)}] {item.text.splitlines()[0][:110]}")
-    if sessions:
-        typer.echo(
-            f"Next: ogmem sessions show {sessions[0].session_id} --home {shlex.quote(str(home))}"
-        )
+    _print_report(source, sessions, result, knowledge, core, question, recalled, home)
     _print_mcp(mcp)
     # --- context engine (issue 11): the second half of the main job, with an LLM endpoint
     from .chat import demo_chat
