@@ -22,9 +22,9 @@ from conftest import make_project
 from typer.testing import CliRunner, Result
 
 from ogmemory import Memory, Settings
-from ogmemory.storage.sqlite_queue import Outbox
 from ogmemory.interfaces.cli import app
 from ogmemory.recall.tokens import count_tokens
+from ogmemory.storage.sqlite_queue import Outbox
 
 runner = CliRunner()
 NO_VECTORS = {"OGMEM_EMBEDDER": "none"}
@@ -280,6 +280,12 @@ def test_git_log_of_a_session_and_of_a_project(home: Path, built: tuple[Path, st
     ],
 )
 def test_bad_input_exits_2_with_one_line(home: Path, args: tuple[str, ...], message: str) -> None:
+    if "--json" in args:  # with --json the error is a JSON object on stdout instead
+        result = ogmem(*args, "--home", home)
+        assert result.exit_code == 2 and result.stderr == ""
+        error = json.loads(result.stdout)["error"]
+        assert error["exit_code"] == 2 and message in error["message"]
+        return
     result = user_error(2, *args, "--home", home) if args[0] != "bench" else user_error(2, *args)
     assert message in result.stderr
 
@@ -343,11 +349,13 @@ def test_worker_once_embeds_pending_jobs_with_the_real_embedder(tmp_path: Path) 
     home = tmp_path / "home"
     with Memory(settings=settings(home, embedder="use")) as mem:
         fill(mem)  # indexed in full text; the embedding jobs wait in the outbox
-    real: dict[str, str] = {}  # OGMEM_EMBEDDER unset: the default, real USE embedder
+    real: dict[str, str] = {}  # OGMEM_EMBEDDER unset: the default, real embedder (e5)
     before = ok_json("outbox", "status", "--home", home, env=real)
     assert before["pending"] > 0 and before["done"] == 0
-    waiting = ok("recall", "green tea", "--home", home, env=real)
+    # --embed-pending 0: a one-shot recall leaves the jobs to the worker, and says so
+    waiting = ok("recall", "green tea", "--embed-pending", "0", "--home", home, env=real)
     assert "waiting for their vectors" in waiting.stderr
+    assert ok_json("outbox", "status", "--home", home, env=real)["pending"] == before["pending"]
     out = ok("worker", "--once", "--home", home, env=real).stdout
     assert f"Processed {before['pending']} job(s)" in out
     after = ok_json("outbox", "status", "--home", home, env=real)

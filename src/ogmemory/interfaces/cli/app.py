@@ -3,11 +3,13 @@
 Exit codes: 0 success; 1 something named does not exist (``NotFound``), the request conflicts
 with the current state (``Conflict``) or another ogmemory error; 2 bad input (``InvalidInput``,
 and usage errors found while parsing the command line). User errors print one line on stderr,
-never a traceback.
+never a traceback; with ``--json`` they are one JSON object on stdout instead,
+``{"error": {"type": ..., "message": ..., "exit_code": N}}``, and the exit code is the same.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
 import typer
@@ -17,6 +19,7 @@ from ... import __version__
 from ...errors import Conflict, InvalidInput, NotFound, OgmemError
 from .bench import bench_app
 from .chat import chat
+from .common import READ_WARNINGS, notice
 from .consolidate import core, distill, sleep
 from .daemon import daemon
 from .demo import demo
@@ -35,7 +38,13 @@ from .serve import keys_app, serve
 from .sessions import sessions_app
 from .timeline import timeline
 
-__all__ = ["EXIT_CODES", "app", "exit_code", "main"]
+try:  # typer >= 0.2x carries its own click
+    from typer._click.exceptions import ClickException
+except ImportError:  # pragma: no cover - older typer, on click itself
+    from click.exceptions import ClickException  # type: ignore[assignment]
+
+__all__ = ["EXIT_CODES", "app", "error_json", "exit_code", "main"]
+_JSON_KEY = "ogmem.json"  # ctx.meta: was --json given on the command line
 
 #: Checked in order; the first matching class decides the exit code.
 EXIT_CODES: tuple[tuple[type[Exception], int], ...] = (
@@ -59,14 +68,69 @@ def exit_code(exc: Exception) -> int:
 class _OgmemGroup(TyperGroup):
     """The root group: every subcommand runs inside its ``invoke``, so errors are mapped here."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _plain_flags(self)
+
+    def make_context(self, info_name: str | None, args: list[str], parent: Any = None,
+                     **extra: Any) -> Any:
+        wants_json = "--json" in (args[:args.index("--")] if "--" in args else args)
+        ctx = super().make_context(info_name, args, parent, **extra)
+        ctx.meta[_JSON_KEY] = wants_json
+        return ctx
+
     def invoke(self, ctx: Any) -> Any:
+        as_json = bool(ctx.meta.get(_JSON_KEY))
+        READ_WARNINGS.clear()
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
         except BrokenPipeError:
             raise  # the reader went away (``ogmem ... | head``); the runner exits quietly
         except (OgmemError, OSError) as exc:
-            typer.echo(f"Error: {_describe(exc)}", err=True)
-            raise typer.Exit(exit_code(exc)) from None
+            code = exit_code(exc)
+            message = _describe(exc)
+            if READ_WARNINGS and isinstance(exc, NotFound):  # why it is not there
+                message += f" ({'; '.join(READ_WARNINGS)})"
+            READ_WARNINGS.clear()
+            if as_json:
+                typer.echo(error_json(type(exc).__name__, message, code))
+            else:
+                typer.echo(f"Error: {message}", err=True)
+            raise typer.Exit(code) from None
+        except ClickException as exc:  # a usage error in a subcommand's arguments
+            READ_WARNINGS.clear()
+            if not as_json:
+                raise
+            typer.echo(error_json(type(exc).__name__, exc.format_message(), exc.exit_code))
+            raise typer.Exit(exc.exit_code) from None
+        except BaseException:
+            READ_WARNINGS.clear()
+            raise
+        for missing in READ_WARNINGS:
+            notice(f"warning: {missing}; nothing to read (nothing was created there)")
+        READ_WARNINGS.clear()
+        return result
+
+
+def error_json(kind: str, message: str, code: int) -> str:
+    """The JSON object a command prints on stdout, with ``--json``, when it fails.
+
+    >>> error_json("NotFound", "no session 'x'", 1)
+    '{"error": {"type": "NotFound", "message": "no session \'x\'", "exit_code": 1}}'
+    """
+    return json.dumps({"error": {"type": kind, "message": message, "exit_code": code}},
+                      ensure_ascii=False)
+
+
+def _plain_flags(command: Any) -> None:
+    """Flags (``--json``, ``--help``, ...) take no value, so help shows no type label for them
+    (typer prints ``<bool>``); walks the whole command tree once, when it is built."""
+    ctx = command.context_class(command)  # read only for the help option's names
+    for param in command.get_params(ctx):
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    for sub in getattr(command, "commands", {}).values():
+        _plain_flags(sub)
 
 
 def _describe(exc: Exception) -> str:

@@ -6,7 +6,11 @@ so ``ogmem ... --json | jq`` always sees clean JSON.
 
 from __future__ import annotations
 
+import atexit
+import dataclasses
 import json
+import shutil
+import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,11 +22,13 @@ from rich.table import Table
 from rich.text import Text
 
 from ...config import Settings
-from ...memory import Memory
 from ...entity.records import Provenance
 from ...entity.times import day_label, parse_when
+from ...memory import Memory
+from ...tenancy import TenantRoot
 
 __all__ = [
+    "READ_WARNINGS",
     "UNWRAPPED",
     "AccountOption",
     "HomeOption",
@@ -33,6 +39,7 @@ __all__ = [
     "fmt_day",
     "fmt_pointer",
     "fmt_time",
+    "missing_memory",
     "notice",
     "open_memory",
     "parse_when",
@@ -47,6 +54,7 @@ HomeOption = Annotated[
         "--home",
         envvar="OGMEM_HOME",
         file_okay=False,
+        metavar="DIR",
         show_default=False,
         help="State directory holding every tenant's memory. \\[default: ~/.ogmemory]",
     ),
@@ -56,6 +64,7 @@ AccountOption = Annotated[
     typer.Option(
         "--account",
         envvar="OGMEM_ACCOUNT",
+        metavar="NAME",
         show_default=False,
         help="Tenant account to act in. \\[default: local]",
     ),
@@ -65,6 +74,7 @@ SpaceOption = Annotated[
     typer.Option(
         "--space",
         envvar="OGMEM_SPACE",
+        metavar="NAME",
         show_default=False,
         help="Space within the account. \\[default: default]",
     ),
@@ -85,15 +95,53 @@ ScopeOption = Annotated[
 ]
 
 
-def open_memory(home: Path | None, account: str | None, space: str | None) -> Memory:
+#: What reads met that did not exist (a home, a tenant). The root command says it at the end: a
+#: warning on stderr after a success, a note in the error message after ``NotFound``, nothing
+#: after bad input (which has nothing to do with where the memory is).
+READ_WARNINGS: list[str] = []
+
+
+def open_memory(
+    home: Path | None,
+    account: str | None,
+    space: str | None,
+    *,
+    read: bool = False,
+    index_worker: bool | None = None,
+) -> Memory:
     """The facade for one tenant; the environment fills in whatever the options left unset.
+
+    ``read=True`` is for commands that only read. A read never creates directories: when the
+    home (or the tenant in it) does not exist, it is noted in ``READ_WARNINGS`` and the command
+    answers from an empty memory in a throwaway directory, so ``--home /typo`` neither creates
+    ``/typo`` nor silently answers "nothing found". ``index_worker=False`` opens without the
+    in-process embedding worker (one-shot commands).
 
     >>> with open_memory(Path("/tmp/ogm"), None, None) as mem:  # doctest: +SKIP
     ...     mem.list_sessions()
     []
     """
-    settings = Settings.from_env(home=home, account=account, space=space)
+    extra: dict[str, object] = {} if index_worker is None else {"index_worker": index_worker}
+    settings = Settings.from_env(home=home, account=account, space=space, **extra)
+    missing = missing_memory(settings) if read else None
+    if missing is not None:
+        READ_WARNINGS.append(missing)  # said once the command ends (see app.py)
+        scratch = tempfile.mkdtemp(prefix="ogmem-empty-")
+        atexit.register(shutil.rmtree, scratch, True)
+        settings = dataclasses.replace(settings, home=Path(scratch))
     return Memory(settings=settings)
+
+
+def missing_memory(settings: Settings) -> str | None:
+    """What is missing for ``settings`` to name a memory that exists (``None``: nothing is):
+    the home itself, or the tenant (account/space) in it."""
+    home = settings.home
+    if not home.is_dir():
+        return f"no ogmemory home at {home} (check --home or $OGMEM_HOME)"
+    if not TenantRoot(home, settings.account, settings.space).root.is_dir():
+        return (f"nothing recorded for account {settings.account!r}, space "
+                f"{settings.space!r} in {home}")
+    return None
 
 
 def stdout_console() -> Console:

@@ -39,7 +39,7 @@ def core(
     ] = False,
 ) -> None:
     """Print core.md: the ≤ 2 KB snapshot of what matters now, every line with a ↪ pointer."""
-    with open_memory(home, account, space) as mem:
+    with open_memory(home, account, space, read=True) as mem:
         text = mem.core(scope=scope, regenerate=regenerate)
     if as_json:
         emit_json({"core": text})

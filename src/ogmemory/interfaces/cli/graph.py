@@ -16,12 +16,12 @@ from ...errors import NotFound
 from ...knowledge.models import Edge, Entity
 from ...memory import Memory
 from .common import (
+    UNWRAPPED,
     AccountOption,
     HomeOption,
     JsonOption,
     ScopeOption,
     SpaceOption,
-    UNWRAPPED,
     emit_json,
     fmt_day,
     fmt_pointer,
@@ -121,7 +121,7 @@ def list_entities(
     as_json: JsonOption = False,
 ) -> None:
     """List the entities that something enabled still supports."""
-    with open_memory(home, account, space) as mem:
+    with open_memory(home, account, space, read=True) as mem:
         entities = mem.entities(type=type_, scope=scope)
     show_records(as_json, entities, f"{len(entities)} entity(ies)",
                  ("ID", "Type", "Name", "Aliases", "Scope"), _entity_row, no_wrap=UNWRAPPED)
@@ -136,7 +136,7 @@ def show_entity(
     as_json: JsonOption = False,
 ) -> None:
     """Show an entity: its aliases, the relations that hold now, their history and its events."""
-    with open_memory(home, account, space) as mem:
+    with open_memory(home, account, space, read=True) as mem:
         entity = mem.entity(name)
         every = mem.facts(entity=entity.id, include_history=True)
         events = mem.timeline(entity=entity.id)
@@ -204,7 +204,7 @@ def neighbors(
 ) -> None:
     """Show the entities within --hops relations of an entity, and those relations."""
     when = parse_when(at, "--at")
-    with open_memory(home, account, space) as mem:
+    with open_memory(home, account, space, read=True) as mem:
         start = mem.entity(name)
         entities, edges = mem.graph_neighbors(start.id, hops, scope=scope, at=when)
         names = _Names(mem).load(edges)
@@ -259,7 +259,7 @@ def facts(
 
     By default the relations valid now; --at shows another moment, --history every version."""
     when = parse_when(at, "--at")
-    with open_memory(home, account, space) as mem:
+    with open_memory(home, account, space, read=True) as mem:
         edges = mem.facts(
             entity=entity, at=when, include_history=history, relation=relation, scope=scope
         )

@@ -38,7 +38,8 @@ from .common import (
     stdout_console,
     table,
 )
-from .imports import import_app
+from .imports import NoEmbedOption, import_app
+from .vectors import finish_import
 
 __all__ = ["default_paths", "import_aider", "import_claude_code", "import_codex", "print_report"]
 
@@ -83,7 +84,8 @@ def default_paths(fmt: str, env: Mapping[str, str], cwd: Path) -> list[Path]:
 
 
 def _run(fmt: str, paths: list[Path] | None, *, watch: bool, interval: float, projects: bool,
-         home: Path | None, account: str | None, space: str | None, as_json: bool) -> None:
+         embed: bool, home: Path | None, account: str | None, space: str | None,
+         as_json: bool) -> None:
     if paths:
         targets = paths
     else:
@@ -91,8 +93,11 @@ def _run(fmt: str, paths: list[Path] | None, *, watch: bool, interval: float, pr
         if not targets:
             where = ", ".join(str(p) for p in default_paths(fmt, os.environ, Path.cwd()))
             raise InvalidInput(f"no {fmt} history found at {where}; give a PATH")
-    with open_memory(home, account, space) as mem:
+    # a one-shot import embeds in the foreground; --watch keeps the background worker
+    with open_memory(home, account, space, index_worker=watch) as mem:
         report = _sync(mem, fmt, targets, projects, progress=not as_json)
+        if not watch:
+            finish_import(mem, embed=embed)
         if watch and as_json:  # one JSON object per line, one line per sync
             typer.echo(json.dumps(report.to_dict(), ensure_ascii=False))
         else:
@@ -175,11 +180,11 @@ def print_report(report: ImportReport) -> None:
 
 def _command(fmt: str, doc: str) -> Callable[..., None]:
     def command(paths: PathsArg = None, watch: WatchOption = False, interval: IntervalOption = 2.0,
-                projects: ProjectsOption = True, home: HomeOption = None,
-                account: AccountOption = None, space: SpaceOption = None,
-                as_json: JsonOption = False) -> None:
-        _run(fmt, paths, watch=watch, interval=interval, projects=projects, home=home,
-             account=account, space=space, as_json=as_json)
+                projects: ProjectsOption = True, no_embed: NoEmbedOption = False,
+                home: HomeOption = None, account: AccountOption = None,
+                space: SpaceOption = None, as_json: JsonOption = False) -> None:
+        _run(fmt, paths, watch=watch, interval=interval, projects=projects,
+             embed=not no_embed, home=home, account=account, space=space, as_json=as_json)
 
     command.__doc__ = doc
     command.__name__ = f"import_{fmt.replace('-', '_')}"

@@ -2,7 +2,8 @@
 
 Every file is parsed before anything is written, so a file that is not valid JSONL (or LoCoMo
 JSON) changes nothing. Sessions that already exist are skipped, so importing the same file
-twice is harmless.
+twice is harmless. The command ends with the vectors of what it wrote built (a progress bar on
+stderr in a terminal); ``--no-embed`` leaves them to ``ogmem worker`` or the next recall.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ...entity.records import ImportResult
 from ...errors import InvalidInput
 from ...importers import Conversation, parse_locomo, read_locomo, read_openai_jsonl
-from ...entity.records import ImportResult
 from ...memory import Memory
 from .common import (
     AccountOption,
@@ -27,8 +28,15 @@ from .common import (
     open_memory,
     stderr_console,
 )
+from .vectors import finish_import
 
-__all__ = ["import_app", "print_summary", "run_import"]
+__all__ = ["NoEmbedOption", "import_app", "print_summary", "run_import"]
+
+NoEmbedOption = Annotated[
+    bool,
+    typer.Option("--no-embed", help="Do not build the vectors now: what was imported is found "
+                 "by full text until 'ogmem worker' (or the next recall) embeds it."),
+]
 
 import_app = typer.Typer(
     name="import",
@@ -93,6 +101,7 @@ def import_openai(
             "(one session per line).",
         ),
     ],
+    no_embed: NoEmbedOption = False,
     home: HomeOption = None,
     account: AccountOption = None,
     space: SpaceOption = None,
@@ -110,8 +119,9 @@ def import_openai(
                     "rename one file or give its lines distinct session_id keys"
                 )
             conversations.append(conv)
-    with open_memory(home, account, space) as mem:
+    with open_memory(home, account, space, index_worker=False) as mem:
         result = run_import(mem, conversations)
+        finish_import(mem, embed=not no_embed)
     _finish(result, as_json)
 
 
@@ -131,6 +141,7 @@ def import_locomo(
         str,
         typer.Option("--prefix", help="Prepended to every session id (<prefix><sample_id>-s<N>)."),
     ] = "",
+    no_embed: NoEmbedOption = False,
     home: HomeOption = None,
     account: AccountOption = None,
     space: SpaceOption = None,
@@ -139,6 +150,7 @@ def import_locomo(
     """Import a LoCoMo benchmark file: one session per conversation session, dates as event
     times, speaker A as the user."""
     conversations = list(parse_locomo(read_locomo(file), prefix=prefix))
-    with open_memory(home, account, space) as mem:
+    with open_memory(home, account, space, index_worker=False) as mem:
         result = run_import(mem, conversations)
+        finish_import(mem, embed=not no_embed)
     _finish(result, as_json)

@@ -16,10 +16,8 @@ from types import FrameType
 from typing import Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ...errors import StorageError, InvalidInput
-from ...memory import Memory
+from ...errors import InvalidInput, StorageError
 from .common import (
     AccountOption,
     HomeOption,
@@ -32,6 +30,7 @@ from .common import (
     table,
 )
 from .recall import open_reader
+from .vectors import embed_pending
 
 __all__ = ["outbox_app", "reindex", "worker"]
 
@@ -50,30 +49,6 @@ def _stats_table(title: str, columns: dict[str, dict[str, Any]]) -> Any:
     return table(title, ("Index", *columns), rows)
 
 
-def _drain(mem: Memory, progress_label: str) -> int:
-    """``Memory.drain_outbox`` in small steps, with a progress bar on stderr."""
-    if mem.embedder is None:
-        return 0
-    status = mem.outbox_status()
-    total = status["pending"] + status["leased"]
-    if not total:
-        return 0
-    done = 0
-    progress = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=stderr_console(),
-    )
-    with progress:
-        task = progress.add_task(progress_label, total=total)
-        while n := mem.drain_outbox(max_rounds=8):
-            done += n
-            progress.update(task, completed=min(done, total))
-    return done
-
-
 def reindex(
     home: HomeOption = None,
     account: AccountOption = None,
@@ -90,7 +65,7 @@ def reindex(
             before = {}
         with stderr_console().status("Rebuilding the full-text index"):
             counts = mem.reindex(wait_for_vectors=False)
-        embedded = _drain(mem, "Embedding")
+        embedded = embed_pending(mem, "Embedding")
         after = mem.index_stats()
     if as_json:
         emit_json({"before": before, "after": after, "indexed": counts, "embedded": embedded})

@@ -13,12 +13,12 @@ import typer
 
 from ...knowledge.models import Evidence, MemoryItem
 from .common import (
+    UNWRAPPED,
     AccountOption,
     HomeOption,
     JsonOption,
     ScopeOption,
     SpaceOption,
-    UNWRAPPED,
     emit_json,
     fmt_pointer,
     fmt_time,
@@ -69,7 +69,7 @@ def list_memories(
     as_json: JsonOption = False,
 ) -> None:
     """List the memories, oldest first (disabled ones included unless --enabled-only)."""
-    with open_memory(home, account, space) as mem:
+    with open_memory(home, account, space, read=True) as mem:
         if type_ is not None:
             mem.schema.get(type_)  # an unknown type is a typo, not an empty list
         items = mem.memories(include_disabled=not enabled_only, type=type_, scope=scope)
@@ -88,7 +88,7 @@ def show_memory(
     as_json: JsonOption = False,
 ) -> None:
     """Show a memory and its evidence: the quote, the session, DAG node ids and commit."""
-    with open_memory(home, account, space) as mem:
+    with open_memory(home, account, space, read=True) as mem:
         item = mem.get_memory(memory_id)
         evidence = mem.evidence(memory_id)
     if as_json:

@@ -13,11 +13,11 @@ import typer
 
 from ...storage.folded import BatchInfo, Op
 from .common import (
+    UNWRAPPED,
     AccountOption,
     HomeOption,
     JsonOption,
     SpaceOption,
-    UNWRAPPED,
     emit_json,
     fmt_time,
     open_memory,
@@ -49,7 +49,7 @@ def _by_kind(info: BatchInfo) -> str:
 
 
 def _list(home: Any, account: Any, space: Any, as_json: bool) -> None:
-    with open_memory(home, account, space) as mem:
+    with open_memory(home, account, space, read=True) as mem:
         infos = mem.batches()
     show_records(
         as_json, infos, f"{len(infos)} batch(es), oldest first",
@@ -143,7 +143,7 @@ def show_batch(
     """Show a batch's operations: the kind and id of each record and its before → after."""
     home, account = _given(ctx, "home", home), _given(ctx, "account", account)
     space, as_json = _given(ctx, "space", space), _given(ctx, "as_json", as_json)
-    with open_memory(home, account, space) as mem:
+    with open_memory(home, account, space, read=True) as mem:
         info = mem.batch(batch_id)
     if as_json:
         emit_json({**info.to_dict(), "operations": [op.__dict__ for op in info.ops]})

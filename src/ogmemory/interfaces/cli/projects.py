@@ -93,7 +93,7 @@ def project_log(
     as_json: JsonOption = False,
 ) -> None:
     """Show the commits the agent made in a project, newest first."""
-    with open_memory(home, account, space) as mem:
+    with open_memory(home, account, space, read=True) as mem:
         commits = mem.project_log(project_id, limit)
     show_records(as_json, commits, f"Project {project_id}: {len(commits)} agent commit(s)",
                  ("Commit", "Time", "Author", "Message"),
@@ -108,7 +108,7 @@ def list_projects(
     as_json: JsonOption = False,
 ) -> None:
     """List the bound projects."""
-    with open_memory(home, account, space) as mem:
+    with open_memory(home, account, space, read=True) as mem:
         projects = mem.list_projects()
     show_records(as_json, projects, f"{len(projects)} project(s)", ("ID", "Name", "Path", "Bound"),
                  lambda p: (p.project_id, p.name, p.path, fmt_time(p.created_at)))

@@ -6,8 +6,10 @@ citing the turns it came from (``--context`` prints exactly the text an agent wo
 sessions). ``open`` and ``git-log`` are the navigation tools: they follow a pointer
 (``↪ session:<id>@<commit>``) back to the conversation and its commits.
 
-These commands never start a background embedding worker: documents still waiting for their
-vectors are found by full text, and a notice on stderr says how many there are.
+These commands never start a background embedding worker (the process exits in a second).
+``recall`` and ``search`` first embed what is pending, up to ``EMBED_ON_READ`` documents
+(``--embed-pending``); documents still waiting after that are found by full text, and a notice
+on stderr says how many there are.
 """
 
 from __future__ import annotations
@@ -22,30 +24,42 @@ from typing import Annotated
 
 import typer
 
-from ...config import Settings
+from ...entity.records import pointer_to
 from ...errors import InvalidInput, StorageError
 from ...memory import Memory
-from ...recall.results import RecallResult
-from ...entity.records import pointer_to
 from ...recall.config import BUDGET_DEFAULT, BUDGET_MAX, BUDGET_MIN
+from ...recall.results import RecallResult
 from ...tenancy import validate_id
 from .common import (
+    UNWRAPPED,
     AccountOption,
     HomeOption,
     JsonOption,
     ScopeOption,
     SpaceOption,
-    UNWRAPPED,
     emit_json,
     fmt_time,
     notice,
+    open_memory,
     parse_when,
     show_records,
     stdout_console,
     table,
 )
+from .vectors import EMBED_ON_READ, embed_pending, one_thread, pending_vectors
 
-__all__ = ["DOC_KINDS", "git_log", "open_reader", "open_session", "recall", "search"]
+EmbedPendingOption = Annotated[
+    int,
+    typer.Option(
+        "--embed-pending",
+        metavar="N",
+        min=0,
+        help="Before answering, embed up to N documents still waiting for their vectors "
+        "(0: none; they are found by full text until embedded).",
+    ),
+]
+
+__all__ = ["DOC_KINDS", "EmbedPendingOption", "git_log", "open_reader", "open_session", "recall", "search"]
 
 #: The kinds of indexed documents, as ``search --kind`` accepts them.
 DOC_KINDS = ("turn", "session", "memory", "event", "fact", "entity")
@@ -53,10 +67,10 @@ _TABLE_TEXT = 240  # characters of a hit's text shown in the table (--json has a
 
 
 def open_reader(home: Path | None, account: str | None, space: str | None) -> Memory:
-    """The facade for a one-shot command: like ``open_memory``, but without the in-process
-    embedding worker (a process that exits in a second would only start and abandon it)."""
-    settings = Settings.from_env(home=home, account=account, space=space, index_worker=False)
-    return Memory(settings=settings)
+    """The facade for a one-shot read: like ``open_memory``, but without the in-process
+    embedding worker (a process that exits in a second would only start and abandon it); a
+    home or tenant that does not exist is read as empty (with a warning), never created."""
+    return open_memory(home, account, space, read=True, index_worker=False)
 
 
 class _OneLine(logging.Formatter):
@@ -87,7 +101,7 @@ def warn_pending_vectors(mem: Memory) -> None:
         status = mem.outbox_status()
     except (OSError, sqlite3.Error, StorageError):  # no usable index: the result says so
         return
-    waiting = status["pending"] + status["leased"]
+    waiting = pending_vectors(mem)
     if waiting:
         notice(
             f"note: {waiting} document(s) are still waiting for their vectors and are found by "
@@ -173,6 +187,7 @@ def recall(
             "--context", help="Print only the context block an agent would inject, nothing else."
         ),
     ] = False,
+    embed: EmbedPendingOption = EMBED_ON_READ,
     home: HomeOption = None,
     account: AccountOption = None,
     space: SpaceOption = None,
@@ -187,9 +202,11 @@ def recall(
     if session is not None:
         validate_id(session, "session id")
     with open_reader(home, account, space) as mem, one_line_warnings():
-        result = mem.recall(
-            query, budget=budget, scope=scope, at=when, recipe=recipe, session_id=session
-        )
+        embed_pending(mem, "Embedding pending documents", embed)
+        with one_thread():
+            result = mem.recall(
+                query, budget=budget, scope=scope, at=when, recipe=recipe, session_id=session
+            )
         warn_pending_vectors(mem)
     if as_json:
         emit_json(result.to_dict())
@@ -215,6 +232,7 @@ def search(
         ),
     ] = None,
     scope: ScopeOption = None,
+    embed: EmbedPendingOption = EMBED_ON_READ,
     home: HomeOption = None,
     account: AccountOption = None,
     space: SpaceOption = None,
@@ -229,8 +247,10 @@ def search(
             f"--kind: unknown kind {unknown[0]!r}; choose from {', '.join(DOC_KINDS)}"
         )
     with open_reader(home, account, space) as mem, one_line_warnings():
-        hits = [h.to_dict() for h in mem.search(query, limit=limit, scope=scope,
-                                                kinds=kinds or None)]
+        embed_pending(mem, "Embedding pending documents", embed)
+        with one_thread():
+            found = mem.search(query, limit=limit, scope=scope, kinds=kinds or None)
+        hits = [h.to_dict() for h in found]
         warn_pending_vectors(mem)
     if as_json:
         emit_json(hits)

@@ -7,14 +7,13 @@ default tenant and refuses to listen anywhere but on loopback.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ...config import Settings
 from ...errors import InvalidInput
 from ...tenancy import validate_id
-from ..rest.keys import KeyInfo, KeyStore
 from .common import (
     UNWRAPPED,
     AccountOption,
@@ -27,10 +26,15 @@ from .common import (
     show_records,
 )
 
+if TYPE_CHECKING:  # the REST package imports FastAPI: only ``ogmem serve``/``keys`` load it
+    from ..rest.keys import KeyInfo, KeyStore
+
 __all__ = ["keys_app", "serve"]
 
 
 def _key_store(home: HomeOption) -> KeyStore:
+    from ..rest.keys import KeyStore
+
     return KeyStore(Settings.from_env(home=home).home)
 
 
@@ -63,7 +67,7 @@ def serve(
     settings = Settings.from_env(home=home, account=account, space=space)
     validate_id(settings.account, "account")
     validate_id(settings.space, "space")
-    keys = KeyStore(settings.home)
+    keys = _key_store(settings.home)
     check_bind(host, keys)
     mode = "API keys required" if keys.has_keys() else (
         f"no API keys: serving tenant {settings.account}/{settings.space} on loopback only")

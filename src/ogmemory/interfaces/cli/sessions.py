@@ -43,7 +43,7 @@ def list_sessions(
 ) -> None:
     """List every session of the tenant, most recently active first (imported history by
     when it happened)."""
-    with open_memory(home, account, space) as mem:
+    with open_memory(home, account, space, read=True) as mem:
         sessions = mem.list_sessions()
     show_records(as_json, sessions, f"{len(sessions)} session(s)",
                  ("ID", "Title", "Project", "Turns", "Last active"),
@@ -76,7 +76,7 @@ def show_session(
     as_json: JsonOption = False,
 ) -> None:
     """Show a session's messages: the current branch from its root to the head, with node ids."""
-    with open_memory(home, account, space) as mem:
+    with open_memory(home, account, space, read=True) as mem:
         nodes = mem.get_nodes(session_id) if all_nodes else mem.get_branch_nodes(session_id, head)
     if as_json:
         emit_json([n.to_dict() for n in nodes])
@@ -112,7 +112,7 @@ def session_log(
     as_json: JsonOption = False,
 ) -> None:
     """Show a session's git log: one commit per turn, newest first."""
-    with open_memory(home, account, space) as mem:
+    with open_memory(home, account, space, read=True) as mem:
         commits = mem.session_commits(session_id, branch, limit)
     show_records(as_json, commits, f"Session {session_id}: {len(commits)} commit(s)",
                  ("Commit", "Time", "Nodes", "Message"),

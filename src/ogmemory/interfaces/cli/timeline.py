@@ -74,7 +74,7 @@ def timeline(
         raise InvalidInput(f"--until ({until}) must be later than --since ({since})")
     if kind is not None and kind not in TIMELINE_KINDS:
         raise InvalidInput(f"--kind must be one of {', '.join(TIMELINE_KINDS)}, not {kind!r}")
-    with open_memory(home, account, space) as mem:
+    with open_memory(home, account, space, read=True) as mem:
         events = mem.timeline(
             start, end, entity=entity, kind=kind, scope=scope, include_superseded=all_versions
         )
