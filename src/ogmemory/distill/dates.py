@@ -25,9 +25,24 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
-from typing import Literal
 
 from ..entity.times import TIME_MAX, TIME_MIN, clamp_time
+from .calendar import (
+    MONTHS_EN,
+    WEEKDAYS_EN,
+    Granularity,
+    add_months,
+    day_guess,
+    monday,
+    month_guess,
+    period,
+    safe_date,
+    season,
+    unit_offset,
+    weekday_last,
+    weekday_near,
+    weekday_next,
+)
 
 __all__ = [
     "Granularity",
@@ -41,7 +56,6 @@ __all__ = [
     "words_of",
 ]
 
-Granularity = Literal["day", "week", "weekend", "month", "season", "year"]
 
 
 @dataclass(frozen=True)
@@ -134,126 +148,7 @@ def parse_number(text: str) -> int | None:
     return total + current
 
 
-# ----------------------------------------------------------------------------- calendar helpers
-
-def _monday(d: date) -> date:
-    return d - timedelta(days=d.weekday())
-
-
-def _add_months(d: date, n: int) -> date:
-    """``d`` moved by ``n`` months, the day clamped to the month's length."""
-    m = d.month - 1 + n
-    y, m = d.year + m // 12, m % 12 + 1
-    for day in (d.day, 30, 29, 28):
-        try:
-            return date(y, m, day)
-        except ValueError:
-            continue
-    return date(y, m, 28)
-
-
-def _safe_date(y: int, m: int, d: int) -> date | None:
-    try:
-        return date(y, m, d)
-    except ValueError:
-        return None
-
-
-def _month_guess(ref: date, month: int, past: bool | None) -> int:
-    """The year of a month named without one: the latest past one, the next future one, or
-    (tense unknown) the nearest one, ties going to the past."""
-    if past:
-        return ref.year if month <= ref.month else ref.year - 1
-    if past is False:
-        return ref.year if month >= ref.month else ref.year + 1
-    ahead = (month - ref.month) % 12
-    if ahead == 0:
-        return ref.year
-    return ref.year + (month < ref.month) if ahead < 12 - ahead else ref.year - (month > ref.month)
-
-
-def _day_guess(ref: date, month: int, day: int, past: bool | None) -> date | None:
-    options = [d for d in (_safe_date(ref.year + k, month, day) for k in (-1, 0, 1)) if d]
-    if not options:
-        return None
-    if past:
-        options = [d for d in options if d <= ref + timedelta(days=7)] or options
-        return max(options)
-    if past is False:
-        options = [d for d in options if d >= ref - timedelta(days=7)] or options
-        return min(options)
-    return min(options, key=lambda d: (abs((d - ref).days), d > ref))
-
-
-def _weekday_last(ref: date, wd: int) -> date:
-    delta = (ref.weekday() - wd) % 7 or 7
-    return ref - timedelta(days=delta)
-
-
-def _weekday_next(ref: date, wd: int) -> date:
-    delta = (wd - ref.weekday()) % 7 or 7
-    return ref + timedelta(days=delta)
-
-
-def _weekday_near(ref: date, wd: int, past: bool | None) -> date:
-    if wd == ref.weekday():
-        return ref
-    return _weekday_next(ref, wd) if past is False else _weekday_last(ref, wd)
-
-
-def _unit_offset(ref: date, unit: str, n: int) -> tuple[date, Granularity]:
-    """``ref`` moved by ``n`` units (negative: back in time), with the unit as granularity."""
-    if unit.startswith("day"):
-        return ref + timedelta(days=n), "day"
-    if unit.startswith("weekend"):
-        return _monday(ref) + timedelta(days=5 + 7 * n), "weekend"
-    if unit.startswith("week"):
-        return ref + timedelta(days=7 * n), "week"
-    if unit.startswith("month"):
-        return _add_months(ref, n), "month"
-    return _safe_date(ref.year + n, ref.month, min(ref.day, 28)) or ref, "year"
-
-
-def _period(ref: date, unit: str, shift: int) -> tuple[date, Granularity]:
-    """The calendar period (``week``/``weekend``/``month``/``year``) ``shift`` periods away."""
-    if unit == "week":
-        return _monday(ref) + timedelta(days=7 * shift), "week"
-    if unit == "weekend":
-        return _monday(ref) + timedelta(days=5 + 7 * shift), "weekend"
-    if unit == "month":
-        return _add_months(ref.replace(day=1), shift), "month"
-    return date(ref.year + shift, 1, 1), "year"
-
-
-_SEASON_MONTH = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
-
-
-def _season(ref: date, name: str, shift: int) -> date:
-    """First day of a season: the current one (0), the last finished one (-1), the next (1)."""
-    month = _SEASON_MONTH[name]
-    starts = [date(y, month, 1) for y in range(ref.year - 2, ref.year + 2)]
-    if shift < 0:
-        return max(s for s in starts if _add_months(s, 3) <= ref)
-    if shift > 0:
-        return min(s for s in starts if s > ref)
-    if name == "winter" and ref.month < 3:
-        return date(ref.year - 1, 12, 1)
-    return date(ref.year, month, 1)
-
-
 # ----------------------------------------------------------------------------- English
-
-_EN_WEEKDAYS: dict[str, int] = {
-    "monday": 0, "mon": 0, "tuesday": 1, "tues": 1, "tue": 1, "wednesday": 2, "wed": 2,
-    "thursday": 3, "thurs": 3, "thur": 3, "thu": 3, "friday": 4, "fri": 4, "saturday": 5,
-    "sat": 5, "sunday": 6, "sun": 6,
-}
-_EN_MONTHS: dict[str, int] = {
-    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4,
-    "apr": 4, "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8,
-    "september": 9, "sept": 9, "sep": 9, "october": 10, "oct": 10, "november": 11, "nov": 11,
-    "december": 12, "dec": 12,
-}
 
 _WD_FULL = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _WD_ANY = _WD_FULL + r"|mon|tues|tue|wed|thurs|thur|thu|fri|sat|sun"
@@ -305,7 +200,7 @@ _EN_RE = re.compile(
 _EN_GATE_WORDS = frozenset(
     "yesterday today tonight tomorrow night morning afternoon evening ago day days week weeks"
     " weekend weekends month months year years spring summer fall autumn winter".split()
-) | frozenset(_EN_WEEKDAYS) | frozenset(_EN_MONTHS) | frozenset(
+) | frozenset(WEEKDAYS_EN) | frozenset(MONTHS_EN) | frozenset(
     "mondays tuesdays wednesdays thursdays fridays saturdays sundays".split())
 _WORD_RE = re.compile(r"[a-z]+")
 _DIGIT_RE = re.compile(r"\d")
@@ -333,7 +228,8 @@ _FUTURE_EN = re.compile(
 _PAST_EN = re.compile(
     r"\b(?:was|were|did|had|went|got|came|took|made|ago|last|yesterday)\b", re.IGNORECASE
 )
-_FUTURE_ZH = re.compile(r"要|会|将|打算|准备|计划|之前|以前|截止|前要|下周|下个|明天|后天|明年|期限")
+_FUTURE_ZH = re.compile(
+    r"要|会|将|打算|准备|计划|之前|以前|截止|前要|下周|下个|明天|后天|明年|期限")
 _PAST_ZH = re.compile(r"了|过|上周|上个|昨天|前天|去年")
 
 
@@ -355,8 +251,19 @@ def _en_n(text: str) -> int:
     return parse_number(" ".join(text.lower().split())) or 1
 
 
+_RELATIVE_EN = frozenset({"dby", "dat", "yday", "today", "tmr", "ago", "dur", "inn", "relwd",
+                          "earlier", "relu", "season"})
+
+
 def _resolve_en(m: re.Match[str], ref: date,
                 past: bool | None) -> tuple[date, Granularity, bool] | None:
+    """The period one English match names: (first day, granularity, whether it is vague)."""
+    if m.lastgroup in _RELATIVE_EN:
+        return _relative_en(m, ref)
+    return _absolute_en(m, ref, past)
+
+
+def _relative_en(m: re.Match[str], ref: date) -> tuple[date, Granularity, bool] | None:
     g = m.group
     kind = m.lastgroup
     if kind == "dby":
@@ -370,25 +277,25 @@ def _resolve_en(m: re.Match[str], ref: date,
     if kind == "tmr":
         return ref + timedelta(days=1), "day", False
     if kind == "ago":
-        day, gran = _unit_offset(ref, g("ago_u").lower(), -_en_n(g("ago_n")))
+        day, gran = unit_offset(ref, g("ago_u").lower(), -_en_n(g("ago_n")))
         return day, gran, gran != "day" or _en_n(g("ago_n")) > 2
     if kind == "dur":
         n = _en_n(g("dur_n"))
-        day, gran = _unit_offset(ref, g("dur_u").lower(), -n)
+        day, gran = unit_offset(ref, g("dur_u").lower(), -n)
         return day, gran, True
     if kind == "inn":
-        day, gran = _unit_offset(ref, g("in_u").lower(), _en_n(g("in_n")))
+        day, gran = unit_offset(ref, g("in_u").lower(), _en_n(g("in_n")))
         return day, gran, gran != "day"
     if kind == "relwd":
         mod = " ".join(g("relwd_m").lower().split())
-        wd = _EN_WEEKDAYS[g("relwd_d").lower()]
+        wd = WEEKDAYS_EN[g("relwd_d").lower()]
         if mod in ("last", "this past", "past"):
-            return _weekday_last(ref, wd), "day", False
+            return weekday_last(ref, wd), "day", False
         if mod in ("next", "coming", "this coming"):
-            return _weekday_next(ref, wd), "day", False
-        return _monday(ref) + timedelta(days=wd), "day", False
+            return weekday_next(ref, wd), "day", False
+        return monday(ref) + timedelta(days=wd), "day", False
     if kind == "earlier":
-        day, gran = _period(ref, g("earlier_u").lower(), 0)
+        day, gran = period(ref, g("earlier_u").lower(), 0)
         return day, gran, False
     if kind == "relu":
         mod = " ".join(g("relu_m").lower().split())
@@ -399,37 +306,37 @@ def _resolve_en(m: re.Match[str], ref: date,
             shift = 0
         else:
             shift = 1
-        day, gran = _period(ref, unit, shift)
+        day, gran = period(ref, unit, shift)
         return day, gran, mod in ("the past", "past")
     if kind == "season":
         mod = " ".join(g("season_m").lower().split())
         shift = -1 if mod in ("last", "this past") else (0 if mod == "this" else 1)
-        return _season(ref, g("season_n").lower(), shift), "season", True
+        return season(ref, g("season_n").lower(), shift), "season", True
+    return None
+
+
+def _absolute_en(m: re.Match[str], ref: date,
+                 past: bool | None) -> tuple[date, Granularity, bool] | None:
+    g = m.group
+    kind = m.lastgroup
     if kind == "iso":
-        d = _safe_date(int(g("iso_y")), int(g("iso_m")), int(g("iso_d")))
+        d = safe_date(int(g("iso_y")), int(g("iso_m")), int(g("iso_d")))
         return (d, "day", False) if d else None
     if kind == "us":
         y = int(g("us_y"))
-        d = _safe_date(y + 2000 if y < 100 else y, int(g("us_m")), int(g("us_d")))
+        d = safe_date(y + 2000 if y < 100 else y, int(g("us_m")), int(g("us_d")))
         return (d, "day", False) if d else None
     if kind == "my":
-        return date(int(g("my_y")), _EN_MONTHS[g("my_m").lower()], 1), "month", False
-    if kind == "mdy":
-        month, day_n = _EN_MONTHS[g("mdy_m").lower()], int(g("mdy_d"))
-        if g("mdy_y"):
-            d = _safe_date(int(g("mdy_y")), month, day_n)
+        return date(int(g("my_y")), MONTHS_EN[g("my_m").lower()], 1), "month", False
+    if kind in ("mdy", "dmy"):
+        month, day_n = MONTHS_EN[g(f"{kind}_m").lower()], int(g(f"{kind}_d"))
+        if g(f"{kind}_y"):
+            d = safe_date(int(g(f"{kind}_y")), month, day_n)
         else:
-            d = _day_guess(ref, month, day_n, past)
-        return (d, "day", False) if d else None
-    if kind == "dmy":
-        month, day_n = _EN_MONTHS[g("dmy_m").lower()], int(g("dmy_d"))
-        if g("dmy_y"):
-            d = _safe_date(int(g("dmy_y")), month, day_n)
-        else:
-            d = _day_guess(ref, month, day_n, past)
+            d = day_guess(ref, month, day_n, past)
         return (d, "day", False) if d else None
     if kind in ("inmon", "barmon"):
-        month = _EN_MONTHS[g(f"{kind}_m").lower()]
+        month = MONTHS_EN[g(f"{kind}_m").lower()]
         prep = (g("inmon_p") or "").lower() if kind == "inmon" else ""
         if prep == "last":
             year = ref.year - 1 if month >= ref.month else ref.year
@@ -438,11 +345,11 @@ def _resolve_en(m: re.Match[str], ref: date,
         elif prep == "this":
             year = ref.year
         else:
-            year = _month_guess(ref, month, False if prep in ("until", "till", "by") else past)
+            year = month_guess(ref, month, False if prep in ("until", "till", "by") else past)
         return date(year, month, 1), "month", False
     if kind == "onwd":
-        wd = _EN_WEEKDAYS[(g("onwd_d") or g("onwd_a")).lower()]
-        return _weekday_near(ref, wd, past), "day", False
+        wd = WEEKDAYS_EN[(g("onwd_d") or g("onwd_a")).lower()]
+        return weekday_near(ref, wd, past), "day", False
     if kind == "year":
         return date(int(g("year_y")), 1, 1), "year", False
     return None
@@ -486,17 +393,17 @@ def _resolve_zh(m: re.Match[str], ref: date,
     g = m.group
     kind = m.lastgroup
     if kind == "zy":
-        d = _safe_date(int(g("zy_y")), int(g("zy_m")), int(g("zy_d")))
+        d = safe_date(int(g("zy_y")), int(g("zy_m")), int(g("zy_d")))
         return (d, "day", False) if d else None
     if kind == "zym":
         month = int(g("zym_m"))
         return (date(int(g("zym_y")), month, 1), "month", False) if 1 <= month <= 12 else None
     if kind == "zmd":
         month, day_n = parse_number(g("zmd_m")) or 0, parse_number(g("zmd_d")) or 0
-        d = _day_guess(ref, month, day_n, past) if 1 <= month <= 12 else None
+        d = day_guess(ref, month, day_n, past) if 1 <= month <= 12 else None
         return (d, "day", False) if d else None
     if kind == "ziso":
-        d = _safe_date(int(g("ziso_y")), int(g("ziso_m")), int(g("ziso_d")))
+        d = safe_date(int(g("ziso_y")), int(g("ziso_m")), int(g("ziso_d")))
         return (d, "day", False) if d else None
     if kind == "zyear":
         return date(int(g("zyear_y")), 1, 1), "year", False
@@ -507,26 +414,26 @@ def _resolve_zh(m: re.Match[str], ref: date,
     if kind == "zwd":
         shift, wd_ch = _ZH_SHIFT[g("zwd_s")], g("zwd_d")
         if wd_ch == "末":
-            return _monday(ref) + timedelta(days=5 + 7 * shift), "weekend", False
-        return _monday(ref) + timedelta(days=_ZH_WD[wd_ch] + 7 * shift), "day", False
+            return monday(ref) + timedelta(days=5 + 7 * shift), "weekend", False
+        return monday(ref) + timedelta(days=_ZH_WD[wd_ch] + 7 * shift), "day", False
     if kind == "zweek":
-        return _monday(ref) + timedelta(days=7 * _ZH_SHIFT[g("zweek_s")]), "week", False
+        return monday(ref) + timedelta(days=7 * _ZH_SHIFT[g("zweek_s")]), "week", False
     if kind == "zmon":
-        return _add_months(ref.replace(day=1), _ZH_SHIFT[g("zmon_s")]), "month", False
+        return add_months(ref.replace(day=1), _ZH_SHIFT[g("zmon_s")]), "month", False
     if kind in ("zago", "zin"):
         n = parse_number(g(f"{kind}_n"))
         if n is None:
             return None
         unit = _ZH_UNIT[g(f"{kind}_u")]
-        day, gran = _unit_offset(ref, unit, -n if kind == "zago" else n)
+        day, gran = unit_offset(ref, unit, -n if kind == "zago" else n)
         return day, gran, gran != "day" or g(f"{kind}_n") in ("几", "好几")
     if kind == "zbwd":
-        return _weekday_near(ref, _ZH_WD[g("zbwd_d")], past), "day", False
+        return weekday_near(ref, _ZH_WD[g("zbwd_d")], past), "day", False
     if kind == "zbmon":
         month = parse_number(g("zbmon_m")) or 0
         if not 1 <= month <= 12:
             return None
-        return date(_month_guess(ref, month, past), month, 1), "month", False
+        return date(month_guess(ref, month, past), month, 1), "month", False
     return None
 
 
