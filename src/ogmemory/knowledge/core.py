@@ -115,7 +115,7 @@ def _recent_lines(events: list[TimelineEvent], stale: set[str], now: float) -> l
     keep = [e for e in events if e.kind in _RECENT_KINDS
             and e.importance >= _MIN_IMPORTANCE[e.kind] and e.summary not in stale]
     keep.sort(key=rank, reverse=True)
-    return [f"· {day_label(e.event_time)} {_fit(e.summary, 100)}  {pointer(e.provenance)}"
+    return [f"· {day_label(e.event_time)} {_fit(e.summary, 140)}  {pointer(e.provenance)}"
             for e in keep]
 
 

@@ -89,12 +89,11 @@ def _with_subject(text: str, question: str, zh: bool) -> str:
         if not subj or subj in text:
             return text
         return subj + text[m.end("p") if m.group("p") else 0:]
-    subj = _subject_en(question, text)
-    if subj is None:
+    phrase = _subject_en(question, text)
+    pron = _PRONOUN_EN.match(text)
+    if phrase is None or pron is None:
         return text
-    m = _PRONOUN_EN.match(text)
-    assert m is not None
-    return subj[:1].upper() + subj[1:] + text[m.end("p"):]
+    return phrase[:1].upper() + phrase[1:] + text[pron.end("p"):]
 
 
 def explanation(sentences: list[Sentence], ctx: NodeContext, question_id: str,

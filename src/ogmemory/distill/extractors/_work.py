@@ -272,7 +272,10 @@ def _summary(session_id: str, turn_no: int, turn: dict[str, Any], zh: bool,
             text = f"修复了一次失败的运行：{text}"
         text = text.rstrip("。") + "。"
     else:
-        first = _SENTENCE.split(answers[-1].strip())[0] if answers else ""
+        # the agent's closing answer (not a preamble that opened a tool call)
+        final = [content_text(r.node.content) for r in said
+                 if r.node.role == "assistant" and not r.node.tool_calls]
+        first = _SENTENCE.split(final[-1].strip())[0] if final and final[-1].strip() else ""
         if done:
             text = (f"{cause.rstrip(' .;,')}. {done}" if cause and cause not in done
                     else done)
