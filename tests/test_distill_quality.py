@@ -15,7 +15,7 @@ from typing import Any
 from ogmemory.distill.extractors.rules import RuleExtractor
 from ogmemory.distill.types import Candidate
 from ogmemory.entity.records import Node, NodeRecord
-from ogmemory.knowledge.core import _fit, _unique
+from ogmemory.knowledge.core import _fit, _undated, _unique
 
 T0 = datetime(2026, 6, 1, 9, 0, tzinfo=UTC).timestamp()
 
@@ -130,6 +130,16 @@ def test_an_explanation_names_what_was_asked_about() -> None:
     assert texts(cands, kind="learning") == [(
         "The route planner was slow because the planner recomputed the matrix for every "
         "request.")]
+    cands = chat("How come the webhook retries kept piling up?",
+                 "They piled up because every retry created a new idempotency key.")
+    assert texts(cands, kind="learning") == [
+        "The webhook retries piled up because every retry created a new idempotency key."]
+    cands = chat("Why were yesterday's numbers double counted?",
+                 "They were double counted because the join fanned out on duplicate rows.")
+    assert texts(cands, kind="learning") == [
+        "The numbers were double counted because the join fanned out on duplicate rows."]
+    cands = chat("Why is Grafana down?", "It is down because the disk is full.")
+    assert texts(cands, kind="learning") == ["Grafana is down because the disk is full."]
     cands = chat("为什么登录接口这么慢？", "慢是因为每次请求都重新建数据库连接，加了连接池之后就快了。")
     assert texts(cands, kind="learning") == ["登录接口慢是因为每次请求都重新建数据库连接，加了连接池之后就快了。"]
     # an answer that names its subject keeps it
@@ -189,3 +199,22 @@ def test_a_recent_event_restating_a_fact_shown_above_is_not_repeated() -> None:
     recent = _unique(["· 2026-02-01 The user moved from Lisbon to Berlin.  ↪ session:s@1",
                       "· 2026-02-02 Lesson: pin numpy.  ↪ session:s@2"], seen)
     assert len(who) == 1 and recent == ["· 2026-02-02 Lesson: pin numpy.  ↪ session:s@2"]
+
+
+def test_a_recent_line_does_not_repeat_its_own_date() -> None:
+    day = datetime(2023, 10, 21, tzinfo=UTC).timestamp()
+    assert _undated("Melanie bought the figurines (2023-10-21).", day) == (
+        "Melanie bought the figurines.")
+    assert _undated("用户买了手办（2023-10-21）。", day) == "用户买了手办。"
+    # a label that says more than the day (a week, another day) stays
+    assert _undated("Caroline went hiking (week of 2023-10-16).", day).endswith("2023-10-16).")
+    assert _undated("Melanie painted the lake (2022).", day) == "Melanie painted the lake (2022)."
+
+
+def test_a_chinese_deadline_at_the_latest_and_its_move_share_one_slot() -> None:
+    (due,) = [c for c in chat("二期固件最晚 12 月 1 日要交付。") if c.relation == "has_deadline"]
+    (moved,) = [c for c in chat("二期固件的交付时间推迟到 12 月 15 日了。")
+                if c.relation == "has_deadline"]
+    assert due.text == "二期固件交付的截止日期是 2026-12-01。"
+    assert due.slot == moved.slot and moved.text.endswith("2026-12-15。")
+    assert [c for c in chat("我最晚十点睡觉。") if c.relation == "has_deadline"] == []

@@ -115,8 +115,17 @@ def _recent_lines(events: list[TimelineEvent], stale: set[str], now: float) -> l
     keep = [e for e in events if e.kind in _RECENT_KINDS
             and e.importance >= _MIN_IMPORTANCE[e.kind] and e.summary not in stale]
     keep.sort(key=rank, reverse=True)
-    return [f"· {day_label(e.event_time)} {_fit(e.summary, 140)}  {pointer(e.provenance)}"
-            for e in keep]
+    return [f"· {day_label(e.event_time)} {_fit(_undated(e.summary, e.event_time), 140)}  "
+            f"{pointer(e.provenance)}" for e in keep]
+
+
+def _undated(summary: str, when: float) -> str:
+    """The summary without a trailing "(2023-10-21)" that only repeats the line's own date."""
+    day = day_label(when)
+    for label in (f" ({day}).", f"（{day}）。", f"（{day}）", f" ({day})"):
+        if summary.endswith(label):
+            return summary[: -len(label)] + ("。" if "（" in label else ".")
+    return summary
 
 
 def _name_lines(kb: KnowledgeBase, scopes: Sequence[str] | None) -> list[str]:

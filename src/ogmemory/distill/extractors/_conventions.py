@@ -285,6 +285,9 @@ _DUE_ZH = re.compile(
     r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,12}?)(?:的)?(?:截止日期|截止时间|截止|期限|deadline)"
     r"(?:是|为|定在|在)?")
 _BEFORE_ZH = re.compile(r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,12}?)(?:要|必须|需要|得|务必|应该)在\s*$")
+# "二期固件最晚 12 月 1 日要交付": the thing, "at the latest", the date, the act that is due
+_LATEST_ZH = re.compile(r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.]{1,12}?)\s*(?:最晚|最迟)(?:要|得|必须)?在?\s*$")
+_DUE_ACT_ZH = re.compile(r"\s*(?:之前|以前|前)?\s*(?:要|得|必须|需要)?\s*(?P<act>交付|上线|发布|完成|提交|交)")
 _MOVED_ZH = re.compile(
     r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,14}?)(?:的)?(?:截止日期|截止时间|截止|期限|时间|日期)?"
     r"(?P<verb>推迟|延期|延迟|延后|推后|顺延|往后推|延|改|提前|挪|调整)(?:到|至|为)")
@@ -302,6 +305,7 @@ def deadline_key(thing: str) -> str:
     articles, no "deadline"/"截止日期"."""
     t = re.sub(r"(?:截止日期|截止时间|截止|期限|时间|日期|的|deadline|due\s+date|date)", " ",
                thing, flags=re.IGNORECASE)
+    t = re.sub(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])", "", t)  # 二期固件的交付 = 二期固件交付
     words = [w.lower() for w in re.findall(r"[\w.]+", t)
              if w.lower() not in ("the", "our", "a", "an", "is", "was", "my", "this")]
     return " ".join(sorted(words))
@@ -344,7 +348,7 @@ def _deadline(ctx: NodeContext, s: Sentence, thing: str, t: TimeExpr, moved: boo
 _DEADLINE_GATE = gate("due deadline slipped moved pushed postponed delayed changed rescheduled"
                       " brought has have needs need must ships ship launches launch date bumped"
                       " shifted")
-_DEADLINE_GATE_ZH = re.compile(r"截止|期限|之前|以前|前|推迟|延期|延迟|延|改|提前|挪|调整|deadline")
+_DEADLINE_GATE_ZH = re.compile(r"截止|期限|之前|以前|前|推迟|延期|延迟|延|改|提前|挪|调整|deadline|最晚|最迟")
 
 
 def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -356,6 +360,13 @@ def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         found = [(m, True) for m in _MOVED_ZH.finditer(s.text)]
         found += [(m, False) for m in _DUE_ZH.finditer(s.text)]
         for t in s.times:
+            latest, act = _LATEST_ZH.search(s.text[: t.start]), _DUE_ACT_ZH.match(s.text, t.end)
+            if latest and act:
+                c = _deadline(ctx, s, latest.group("thing") + act.group("act"),
+                              _future_time(s, ctx, t.start) or t, False)
+                if c is not None:
+                    out.append(c)
+                continue
             before = _BEFORE_ZH.search(s.text[: t.start])
             if before and re.match(r"\s*(?:之前|以前|前)", s.text[t.end:]):
                 c = _deadline(ctx, s, before.group("thing"), _future_time(s, ctx, t.start) or t,

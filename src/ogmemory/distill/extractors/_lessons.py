@@ -49,7 +49,17 @@ def asks_why(text: str) -> bool:
 # "It timed out because ...", "They were double counted because ...": a pronoun subject
 _PRONOUN_EN = re.compile(r"^(?P<p>it|they|this|that)\s+(?:(?:was|were|is|are|has|had|have)\s+)?"
                          r"(?P<w>[a-z]+)", re.IGNORECASE)
-_DET_EN = re.compile(r"\b(?:the|our|my|this|that|these|those|your)\s+", re.IGNORECASE)
+# where the noun phrase a question asks about starts: a determiner, or right after the
+# auxiliary of "why were X ...", "how come X ..."
+_DET_EN = re.compile(r"\b(?:the|our|my|this|that|these|those|your)\s+|\b(?:why\s+(?:was|were|is"
+                     r"|are|did|does|do|has|have|had)|how\s+come)\s+(?!the\b|our\b|my\b|this\b"
+                     r"|that\b|these\b|those\b|your\b|it\b|they\b|you\b|we\b|i\b)",
+                     re.IGNORECASE)
+_WHEN_POSS = re.compile(r"^(?:yesterday|today|tonight|last\s+\w+|this\s+\w+)['’]s\s+",
+                        re.IGNORECASE)
+# words that end the noun phrase: "the retries kept piling up", "the build suddenly broke"
+_NP_STOP = frozenset("kept keep keeps get gets got start started starts stopped suddenly always "
+                     "still just so too very really that this".split())
 _CAUSE_ZH = re.compile(r"^(?P<p>它|这|那)?(?P<pred>[^，,。是]{0,4}?)(?:是因为|是由于|的原因是)")
 _ASK_ZH = re.compile(r"(?:为什么|为啥|怎么会)(?P<q>[^？?。]+)")
 _DEGREE_ZH = re.compile(r"(?:这么|那么|会|又|总是|老是|一直|突然|总)+$")
@@ -61,18 +71,24 @@ def _subject_en(question: str, answer: str) -> str | None:
     m = _PRONOUN_EN.match(answer)
     if m is None:
         return None
-    stem = m.group("w").lower()[:4]
+    stem = m.group("w").lower()[:3]
     for d in _DET_EN.finditer(question):
         words = question[d.end():].split()
         for k, w in enumerate(words[:6]):
-            if k and w.lower().strip("?,.!")[:4] == stem:
+            if k and w.lower().strip("?,.!")[:3] == stem:
                 det = d.group().strip().lower()
-                det = {"our": "the", "my": "the", "your": "the", "this": "the",
-                       "that": "the", "these": "the", "those": "the"}.get(det, det)
+                det = "the" if det in ("our", "my", "your", "this", "that", "these",
+                                       "those") else det
                 np = words[:k]
-                while np and np[-1].lower() in ("so", "too", "very", "really", "that", "this"):
+                while np and np[-1].lower() in _NP_STOP:
                     np.pop()
-                return " ".join([det, *np]) if np else None
+                if not np:
+                    return None
+                if det not in ("the",):  # the phrase itself starts right after the auxiliary
+                    phrase = _WHEN_POSS.sub("the ", " ".join(np))
+                    named = phrase.split()[0].lower() == "the" or phrase[:1].isupper()
+                    return phrase if named or len(np) > 1 else None
+                return " ".join([det, *np])
     return None
 
 
