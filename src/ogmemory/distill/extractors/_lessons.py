@@ -58,8 +58,9 @@ _DET_EN = re.compile(r"\b(?:the|our|my|this|that|these|those|your)\s+|\b(?:why\s
 _WHEN_POSS = re.compile(r"^(?:yesterday|today|tonight|last\s+\w+|this\s+\w+)['’]s\s+",
                         re.IGNORECASE)
 # words that end the noun phrase: "the retries kept piling up", "the build suddenly broke"
-_NP_STOP = frozenset("kept keep keeps get gets got start started starts stopped suddenly always "
-                     "still just so too very really that this".split())
+_NP_STOP = frozenset(("kept", "keep", "keeps", "get", "gets", "got", "start", "started",
+                      "starts", "stopped", "suddenly", "always", "still", "just", "so", "too",
+                      "very", "really", "that", "this"))
 _CAUSE_ZH = re.compile(r"^(?P<p>它|这|那)?(?P<pred>[^，,。是]{0,4}?)(?:是因为|是由于|的原因是)")
 _ASK_ZH = re.compile(r"(?:为什么|为啥|怎么会)(?P<q>[^？?。]+)")
 _DEGREE_ZH = re.compile(r"(?:这么|那么|会|又|总是|老是|一直|突然|总)+$")
