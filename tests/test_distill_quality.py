@@ -215,6 +215,6 @@ def test_a_chinese_deadline_at_the_latest_and_its_move_share_one_slot() -> None:
     (due,) = [c for c in chat("二期固件最晚 12 月 1 日要交付。") if c.relation == "has_deadline"]
     (moved,) = [c for c in chat("二期固件的交付时间推迟到 12 月 15 日了。")
                 if c.relation == "has_deadline"]
-    assert due.text == "二期固件交付的截止日期是 2026-12-01。"
+    assert due.text == "二期固件的交付截止日期是 2026-12-01。"
     assert due.slot == moved.slot and moved.text.endswith("2026-12-15。")
     assert [c for c in chat("我最晚十点睡觉。") if c.relation == "has_deadline"] == []

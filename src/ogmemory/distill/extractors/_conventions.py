@@ -305,7 +305,6 @@ def deadline_key(thing: str) -> str:
     articles, no "deadline"/"截止日期"."""
     t = re.sub(r"(?:截止日期|截止时间|截止|期限|时间|日期|的|deadline|due\s+date|date)", " ",
                thing, flags=re.IGNORECASE)
-    t = re.sub(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])", "", t)  # 二期固件的交付 = 二期固件交付
     words = [w.lower() for w in re.findall(r"[\w.]+", t)
              if w.lower() not in ("the", "our", "a", "an", "is", "was", "my", "this")]
     return " ".join(sorted(words))
@@ -329,7 +328,8 @@ def _deadline(ctx: NodeContext, s: Sentence, thing: str, t: TimeExpr, moved: boo
     iso = t.iso
     if zh:
         shown = thing or "截止日期"
-        text = finish_zh(f"{shown}{'改到了' if moved else '的截止日期是'} {iso}")
+        due = "截止日期是" if "的" in shown else "的截止日期是"  # 二期固件的交付截止日期是
+        text = finish_zh(f"{shown}{'改到了' if moved else due} {iso}")
     else:
         shown = thing or "the deadline"
         shown = shown if re.match(r"(?i)the\b|our\b", shown) or shown[:1].isupper() \
@@ -362,7 +362,7 @@ def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         for t in s.times:
             latest, act = _LATEST_ZH.search(s.text[: t.start]), _DUE_ACT_ZH.match(s.text, t.end)
             if latest and act:
-                c = _deadline(ctx, s, latest.group("thing") + act.group("act"),
+                c = _deadline(ctx, s, f"{latest.group('thing')}的{act.group('act')}",
                               _future_time(s, ctx, t.start) or t, False)
                 if c is not None:
                     out.append(c)
