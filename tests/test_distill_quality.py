@@ -218,3 +218,9 @@ def test_a_chinese_deadline_at_the_latest_and_its_move_share_one_slot() -> None:
     assert due.text == "二期固件的交付截止日期是 2026-12-01。"
     assert due.slot == moved.slot and moved.text.endswith("2026-12-15。")
     assert [c for c in chat("我最晚十点睡觉。") if c.relation == "has_deadline"] == []
+
+
+def test_a_decision_cut_short_does_not_end_on_a_dangling_word() -> None:
+    (c,) = [c for c in chat("We settled on Go for the routing engine and Postgres with PostGIS "
+                            "for storage.") if c.kind == "decision"]
+    assert c.text == "The user settled on Go for the routing engine and Postgres."
