@@ -224,3 +224,10 @@ def test_a_decision_cut_short_does_not_end_on_a_dangling_word() -> None:
     (c,) = [c for c in chat("We settled on Go for the routing engine and Postgres with PostGIS "
                             "for storage.") if c.kind == "decision"]
     assert c.text == "The user settled on Go for the routing engine and Postgres."
+
+
+def test_formerly_is_not_a_lesson() -> None:
+    cands = chat("数据库原来用的是 MySQL，现在改成 PostgreSQL 了。")
+    assert texts(cands, kind="learning") == []
+    assert [c.object.name for c in cands if c.relation == "uses"] == ["PostgreSQL"]  # type: ignore
+    assert texts(chat("原来缓存没有设置过期时间，难怪内存一直涨。"), kind="learning") != []
