@@ -363,8 +363,10 @@ def test_projects_and_tools() -> None:
     uses = [c for c in say("We use React and PostgreSQL.") if c.relation == "uses"]
     assert {(c.object.name, c.slot) for c in uses} == {("React", "framework"),
                                                        ("PostgreSQL", "database")}
-    # an unknown tool has no functional slot: using Jenkins must not end using Sentry
-    assert only(say("We use Jenkins."), relation="uses").slot is None
+    # an unknown tool has no functional slot: using Zapier must not end using Sentry
+    assert only(say("We use Zapier."), relation="uses").slot is None
+    # a CI server fills the ci slot (a new one ends the old one)
+    assert only(say("We use Jenkins."), relation="uses").slot == "ci"
 
 
 def test_chinese_projects_and_tools() -> None:
@@ -561,7 +563,8 @@ def test_tool_calls_become_work_items() -> None:
     assert work.attrs["fixed"] == [{"command": "pytest -q",
                                     "error": "FAILED tests/test_x.py::test_a - AssertionError: 1 "
                                              "!= 2"}]
-    assert work.text == "Fixed a failing pytest run: edited src/x.py."
+    # no command in the text (it is in the attributes): what was done
+    assert work.text == "Fixed a failing run: edited src/x.py."
     assert "`" not in work.text
     assert {(e.name, e.type, e.attrs["kind"]) for e in work.entities} == {
         ("src/x.py", "resource", "file")}

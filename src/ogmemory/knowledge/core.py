@@ -21,6 +21,7 @@ not stack).
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Iterable, Sequence
 
@@ -54,8 +55,24 @@ _RECENT_KINDS = ("learning", "work", "event")
 _MIN_IMPORTANCE = {"work": 0.6, "event": 0.5, "learning": 0.0}
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])|(?<=[。！？])")
+_CLAUSE_END = re.compile(r"[,;:，；：、]")
+_WORD_END = re.compile(r"\s+")
+
+
 def _fit(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """``text`` within ``limit`` characters: its first sentences when they fit and say enough,
+    else cut at the last clause or word break (never inside a word), with an ellipsis."""
+    if len(text) <= limit:
+        return text
+    ends = [m.start() for m in _SENTENCE_END.finditer(text) if m.start() <= limit]
+    if ends and ends[-1] >= limit * 0.4:
+        return text[: ends[-1]].rstrip()
+    head = text[: limit - 1]
+    clauses = [m.start() for m in _CLAUSE_END.finditer(head) if m.start() >= limit // 2]
+    words = [m.start() for m in _WORD_END.finditer(head) if m.start() >= limit // 2]
+    cut = (clauses or words or [limit - 1])[-1]
+    return text[:cut].rstrip(" ,;:，；：、") + "…"
 
 
 def _size(lines: Iterable[str]) -> int:
@@ -98,8 +115,17 @@ def _recent_lines(events: list[TimelineEvent], stale: set[str], now: float) -> l
     keep = [e for e in events if e.kind in _RECENT_KINDS
             and e.importance >= _MIN_IMPORTANCE[e.kind] and e.summary not in stale]
     keep.sort(key=rank, reverse=True)
-    return [f"· {day_label(e.event_time)} {_fit(e.summary, 100)}  {pointer(e.provenance)}"
-            for e in keep]
+    return [f"· {day_label(e.event_time)} {_fit(_undated(e.summary, e.event_time), 140)}  "
+            f"{pointer(e.provenance)}" for e in keep]
+
+
+def _undated(summary: str, when: float) -> str:
+    """The summary without a trailing "(2023-10-21)" that only repeats the line's own date."""
+    day = day_label(when)
+    for label in (f" ({day}).", f"（{day}）。", f"（{day}）", f" ({day})"):
+        if summary.endswith(label):
+            return summary[: -len(label)] + ("。" if "（" in label else ".")
+    return summary
 
 
 def _name_lines(kb: KnowledgeBase, scopes: Sequence[str] | None) -> list[str]:
@@ -114,10 +140,14 @@ def _name_lines(kb: KnowledgeBase, scopes: Sequence[str] | None) -> list[str]:
     return out
 
 
+_DATED = re.compile(r"^· \d{4}-\d{2}-\d{2} ")
+
+
 def _unique(lines: list[str], seen: set[str]) -> list[str]:
     out = []
     for line in lines:
-        body = line.split("  ↪")[0]
+        # a recent event that restates a fact shown above differs only by its date
+        body = _DATED.sub("· ", line.split("  ↪")[0])
         if body not in seen:
             seen.add(body)
             out.append(line)

@@ -199,6 +199,16 @@ _TABLE: dict[str, dict[str, tuple[str, ...]]] = {
         "Docker Compose": (),
         "Nomad": (),
     },
+    "ci": {
+        "Jenkins": (),
+        "GitHub Actions": ("gh actions",),
+        "GitLab CI": ("gitlab ci/cd", "gitlab-ci"),
+        "CircleCI": ("circle ci",),
+        "Travis CI": ("travis",),
+        "Buildkite": (),
+        "Drone": ("drone ci",),
+        "TeamCity": (),
+    },
 }
 
 _INDEX: dict[str, Tool] = {}

@@ -51,6 +51,14 @@ _UNIVERSAL_EN = re.compile(
 _NO_EVER_EN = re.compile(
     r"^(?P<body>no\s+(?:more\s+)?[\w-]+(?:\s+[\w-]+){0,3}?(?:,?\s+(?:ever|at\s+all|allowed"
     r"|please|period))\b.*)", re.IGNORECASE)
+# "Keep every migration reversible", "Tag each release with semver": an imperative over every
+# instance of something is a standing rule (a one-off request names one thing)
+_IMPERATIVE_EN = re.compile(
+    r"^(?P<body>(?!(?:i|we|you|he|she|they|it|this|that|there|here|the|a|an|my|our|your|his"
+    r"|her|their|every|each|all|any|what|which|who|how|when|where|why|is|are|was|were|do|does"
+    r"|did|can|could|will|would|should|let|thanks|thank|and|but|so|or|if)\b)[a-z]+(?<!ed)"
+    r"(?<!ing)\s+(?:[\w-]+\s+){0,2}?(?:every|each|all(?!\s+(?:the|of|these|those|my|our)\b))"
+    r"\s+(?!.*\b(?:now|again|for\s+me)\b)\w+.*)", re.IGNORECASE)
 _WE_RULE_EN = re.compile(r"\b(?P<who>we|I)\s+(?:also\s+)?(?P<body>(?:always|never)\s+\w+.*)",
                          re.IGNORECASE)
 _ONE_OFF = re.compile(r"\b(?:today|tonight|this\s+time|right\s+now|for\s+now|yet)\b",
@@ -58,7 +66,18 @@ _ONE_OFF = re.compile(r"\b(?:today|tonight|this\s+time|right\s+now|for\s+now|yet
 _RULE_ZH = re.compile(r"一定要|千万不要|千万别|务必|必须|一律|禁止|严禁|不得|杜绝|切记|不准|不许|以后都要|以后都|从今往后"
                       r"|今后|记得|不要|别再"
                       r"|^(?:每个|每次|所有|任何|全部)[^，。]{0,16}?(?:都)?(?:要|得|需要|必须|不能|不得|至少)")
-_RULE_LEAD_ZH = re.compile(r"^(?:记住|另外|还有|对了|而且|注意|以及|然后)[，,：:]?\s*")
+_RULE_LEAD_ZH = re.compile(
+    r"^(?:(?:记住|另外|还有|对了|而且|注意|以及|然后|明白了?|懂了|知道了|了解|好的?|行|嗯|收到"
+    r"|OK|ok)[，,：:！!。\s]*)+")
+# "Got it, ...", "Makes sense. ...": an acknowledgement before the rule is not part of it
+_ACK_EN = re.compile(
+    r"^(?:(?:got\s+it|i\s+see|makes\s+sense|good\s+to\s+know|understood|right|sure|thanks"
+    r"|ok(?:ay)?|cool|great)[,:!.\s-]+)+", re.IGNORECASE)
+# "the lesson is ...", "经验是 ...": a lesson (learning), never a second memory as a rule
+_LESSON_LEAD = re.compile(r"(?i)\b(?:lesson(?:\s+learned)?|takeaway|moral|rule\s+of\s+thumb)"
+                          r"\s*(?:here\s+)?(?:is|was|:|-|–|—)|(?:教训|经验|结论|收获)(?:就)?(?:是|：|:)")
+_PLEASE_EN = re.compile(r"^please\s+|,?\s+please(?=[.!]*$)", re.IGNORECASE)
+_ME_EN = re.compile(r"\b(?:me|myself)\b(?!['’-])")
 
 
 def _rule(ctx: NodeContext, s: Sentence, body: str, team: bool) -> Candidate | None:
@@ -70,6 +89,8 @@ def _rule(ctx: NodeContext, s: Sentence, body: str, team: bool) -> Candidate | N
         text = finish_zh(f"{owner}：{third_person_zh(body, '团队')}")
     else:
         owner = "The team's rule" if team else f"{ctx.speaker}'s rule"
+        body = _PLEASE_EN.sub("", body).strip()
+        body = _ME_EN.sub(ctx.speaker, body)  # "without asking me" → "... asking the user"
         body = body[:1].lower() + body[1:]
         text = finish_en(f"{owner}: {body}")
         text = text[:1].upper() + text[1:]
@@ -83,7 +104,8 @@ def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> 
     # "When you review, flag ..." reads like a question to the generic detector; a rule is
     # a question only when it asks one. Between two people, "don't give up!" is
     # encouragement, not a standing rule: rules are what a user asks of an assistant.
-    if taken or ctx.listener or s.text.rstrip().endswith(("?", "？")):
+    if (taken or ctx.listener or s.text.rstrip().endswith(("?", "？"))
+            or _LESSON_LEAD.search(s.text)):
         return
     if s.lang == "zh":
         body = _RULE_LEAD_ZH.sub("", s.text.strip())
@@ -93,8 +115,10 @@ def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> 
                 out.append(c)
         return
     announced = _ANNOUNCED_EN.match(s.text.strip())
-    text = announced.group("body") if announced else _RULE_LEAD_EN.sub("", s.text.strip())
-    m = _RULE_EN.match(text) or _UNIVERSAL_EN.match(text) or _NO_EVER_EN.match(text)
+    lead = _ACK_EN.sub("", s.text.strip())
+    text = announced.group("body") if announced else _RULE_LEAD_EN.sub("", lead)
+    m = (_RULE_EN.match(text) or _UNIVERSAL_EN.match(text) or _NO_EVER_EN.match(text)
+         or _IMPERATIVE_EN.match(text))
     if m is None and announced is not None:
         m = re.match(r"(?P<body>.+)", text)
     team = False
@@ -261,6 +285,9 @@ _DUE_ZH = re.compile(
     r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,12}?)(?:的)?(?:截止日期|截止时间|截止|期限|deadline)"
     r"(?:是|为|定在|在)?")
 _BEFORE_ZH = re.compile(r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,12}?)(?:要|必须|需要|得|务必|应该)在\s*$")
+# "二期固件最晚 12 月 1 日要交付": the thing, "at the latest", the date, the act that is due
+_LATEST_ZH = re.compile(r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.]{1,12}?)\s*(?:最晚|最迟)(?:要|得|必须)?在?\s*$")
+_DUE_ACT_ZH = re.compile(r"\s*(?:之前|以前|前)?\s*(?:要|得|必须|需要)?\s*(?P<act>交付|上线|发布|完成|提交|交)")
 _MOVED_ZH = re.compile(
     r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,14}?)(?:的)?(?:截止日期|截止时间|截止|期限|时间|日期)?"
     r"(?P<verb>推迟|延期|延迟|延后|推后|顺延|往后推|延|改|提前|挪|调整)(?:到|至|为)")
@@ -301,7 +328,8 @@ def _deadline(ctx: NodeContext, s: Sentence, thing: str, t: TimeExpr, moved: boo
     iso = t.iso
     if zh:
         shown = thing or "截止日期"
-        text = finish_zh(f"{shown}{'改到了' if moved else '的截止日期是'} {iso}")
+        due = "截止日期是" if "的" in shown else "的截止日期是"  # 二期固件的交付截止日期是
+        text = finish_zh(f"{shown}{'改到了' if moved else due} {iso}")
     else:
         shown = thing or "the deadline"
         shown = shown if re.match(r"(?i)the\b|our\b", shown) or shown[:1].isupper() \
@@ -320,7 +348,7 @@ def _deadline(ctx: NodeContext, s: Sentence, thing: str, t: TimeExpr, moved: boo
 _DEADLINE_GATE = gate("due deadline slipped moved pushed postponed delayed changed rescheduled"
                       " brought has have needs need must ships ship launches launch date bumped"
                       " shifted")
-_DEADLINE_GATE_ZH = re.compile(r"截止|期限|之前|以前|前|推迟|延期|延迟|延|改|提前|挪|调整|deadline")
+_DEADLINE_GATE_ZH = re.compile(r"截止|期限|之前|以前|前|推迟|延期|延迟|延|改|提前|挪|调整|deadline|最晚|最迟")
 
 
 def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -332,6 +360,13 @@ def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         found = [(m, True) for m in _MOVED_ZH.finditer(s.text)]
         found += [(m, False) for m in _DUE_ZH.finditer(s.text)]
         for t in s.times:
+            latest, act = _LATEST_ZH.search(s.text[: t.start]), _DUE_ACT_ZH.match(s.text, t.end)
+            if latest and act:
+                c = _deadline(ctx, s, f"{latest.group('thing')}的{act.group('act')}",
+                              _future_time(s, ctx, t.start) or t, False)
+                if c is not None:
+                    out.append(c)
+                continue
             before = _BEFORE_ZH.search(s.text[: t.start])
             if before and re.match(r"\s*(?:之前|以前|前)", s.text[t.end:]):
                 c = _deadline(ctx, s, before.group("thing"), _future_time(s, ctx, t.start) or t,

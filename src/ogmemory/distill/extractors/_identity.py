@@ -78,6 +78,12 @@ _WORK_AT = re.compile(
     rf"|i\s+am\s+(?:currently\s+)?working)\s+(?i:at|for|with)\s+(?P<org>{_ORG})"
     rf"(?:\s+(?i:as)\s+(?i:a|an|the|our)\s+(?P<role>{_ROLE}))?"
 )
+# "I lead the platform team at Cargonaut", "I run the data team for Fernwood Bank"
+_LEAD_AT = re.compile(
+    rf"\b(?i:i\s+(?:currently\s+|now\s+)?(?:run|lead|manage|head))\s+(?i:the|a|our)\s+"
+    rf"(?P<team>(?:[\w-]+\s+){{0,2}}?)(?i:team|group|squad|department)\s+(?i:at|for|in)\s+"
+    rf"(?P<org>{_ORG})"
+)
 _LIVE = re.compile(
     rf"\b(?i:i\s+(?:currently\s+|now\s+|still\s+)?live|i['’]m\s+(?:now\s+|currently\s+)?"
     rf"(?:based|living|located)|i\s+am\s+(?:now\s+|currently\s+)?(?:based|living|located))"
@@ -104,7 +110,7 @@ _PEOPLE_EN = (
     re.compile(rf"\b(?P<name>{_PERSON}),\s+(?P<poss>our|my|the)\s+(?P<role>{_ROLE}),"),
 )
 _EXPECT_EN = re.compile(
-    rf"\b(?P<who>{_PERSON}|[Ss]he|[Hh]e|[Tt]hey)\s+(?:also\s+|always\s+|usually\s+)?"
+    rf"\b(?P<who>{_PERSON}|[Ss]he|[Hh]e|[Tt]hey),?\s+(?:also\s+|always\s+|usually\s+)?"
     r"(?P<verb>expects|wants|needs|asks\s+for|requires|reviews|approves|signs\s+off\s+on"
     r"|checks|likes|prefers|insists\s+on|owns|runs|leads|manages|maintains|handles"
     r"|is\s+responsible\s+for|takes\s+care\s+of)\s+(?P<what>(?!to\s+know\b)[^.;!?]{3,90})"
@@ -187,6 +193,21 @@ def _job_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             else:
                 out.append(_profile(ctx, finish_en(text), "en", "has_role",
                                     EntityRef(str(role), "role"), slot="role"))
+
+
+def _lead_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    """"I lead the platform team at Cargonaut": the employer, and leading that team."""
+    for m in _LEAD_AT.finditer(s.text):
+        org = m.group("org").strip(" .'")
+        if not org or org.split()[0] in _NOT_NAMES or not ctx.first("org", org):
+            continue
+        team = " ".join(m.group("team").split())
+        role = f"{team} team lead" if team else "team lead"
+        role_fact = Fact("has_role", EntityRef(role, "role"), slot="role")
+        text = f"{ctx.speaker} leads the {team + ' ' if team else ''}team at {org}"
+        out.append(_profile(ctx, finish_en(text), "en", "works_at",
+                            EntityRef(org, "organization"), slot="employer",
+                            more=(role_fact,)))
 
 
 def _home_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -288,6 +309,7 @@ def identity_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     if s.has(_ID_GATE):
         _name_en(s, ctx, out)
         _job_en(s, ctx, out)
+        _lead_en(s, ctx, out)
         _home_en(s, ctx, out)
     if s.has(_PEOPLE_GATE):
         _people_en(s, ctx, out)
@@ -296,7 +318,7 @@ def identity_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     return out
 
 
-_ID_GATE = gate("i i'm im my work working live living based located moved relocated"
+_ID_GATE = gate("i i'm im my work working live living based located moved relocated run lead"
                 " moving relocating call calling dialing writing name names")
 _EXPECT_GATE = gate("expects wants needs asks requires reviews approves signs checks likes"
                     " prefers insists owns runs leads manages maintains handles responsible"
@@ -323,7 +345,7 @@ _ROLE_ZH = (r"(?:[\u4e00-\u9fff]{0,4}?(?:工程师|经理|负责人|总监|主�
 _STOP_ZH = r"，,。！!？?；;：:、\s"
 _MY_NAME_ZH = re.compile(rf"我(?:的名字)?(?:叫|是)\s*(?P<n>{_NAME_ZH})")
 _JOB_ZH = re.compile(
-    rf"(?:我(?:现在|目前)?)?在\s*(?P<org>[^{_STOP_ZH}在我]{{2,12}}?)\s*(?:做|当|担任|任|工作|上班)"
+    rf"(?:我(?:现在|目前)?)?在\s*(?P<org>[^{_STOP_ZH}在我]{{2,12}}?)\s*(?P<verb>做|当|担任|任|负责|工作|上班)"
     rf"(?P<role>[^{_STOP_ZH}]{{0,10}})"
 )
 _JOB_OF_ZH = re.compile(rf"(?:我|^|[，,]\s*)(?:也|现在|目前)?是\s*(?P<org>[^{_STOP_ZH}的是]{{2,12}})的\s*"
@@ -373,12 +395,16 @@ def _identity_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     for rx in (_JOB_OF_ZH, _JOB_ZH):
         for m in rx.finditer(s.text):
             org, role = m.group("org").strip(), m.group("role").strip()
-            if rx is _JOB_ZH and not re.search(_ROLE_ZH, role or "工作"):
+            verb = m.groupdict().get("verb") or "担任"
+            # "在安康医疗负责小程序开发": what they are responsible for is their role
+            if rx is _JOB_ZH and not (re.search(_ROLE_ZH, role or "工作")
+                                      or (verb == "负责" and len(role) >= 2)):
                 continue
             if not ctx.first("org", org):
                 continue
             more = (Fact("has_role", EntityRef(role, "role"), slot="role"),) if role else ()
-            text = f"{name}在{org}担任{role}" if role else f"{name}在{org}工作"
+            verb = verb if verb in ("负责", "做") else "担任"
+            text = f"{name}在{org}{verb}{role}" if role else f"{name}在{org}工作"
             out.append(_zh(ctx, "profile", text, "works_at", EntityRef(org, "organization"),
                            slot="employer", more=more))
     for rx in (_MOVE_ZH, _LIVE_ZH):

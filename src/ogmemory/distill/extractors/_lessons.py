@@ -21,12 +21,13 @@ from ._grammar import finish_en, finish_zh
 __all__ = ["asks_why", "explanation", "lesson"]
 
 _WHY = re.compile(r"(?i)^(?:\W*(?:so|and|but|ok|hmm|hey)\W+)*(?:why|how\s+come|what\s+(?:caused"
-                  r"|happened|went\s+wrong|broke)|what['’]s\s+(?:causing|wrong))\b"
+                  r"|happened|went\s+wrong|broke|made)|what['’]s\s+(?:causing|wrong))\b"
                   r"|为什么|为啥|怎么会|什么原因|怎么回事|原因是什么")
 _BECAUSE = re.compile(r"(?i)\bbecause\b|\bdue\s+to\b|\bcaused\s+by\b|\bthe\s+(?:root\s+)?cause\b"
                       r"|是因为|由于|原因是|导致")
 _FIX = re.compile(r"(?i)\bfix(?:es|ed)?\b|\bsolv(?:es|ed)\b|\bresolv|\bavoid"
-                  r"|\bworks?\s+(?:now|again)|解决|修复|就好了|就行了|改成|加上|之后就")
+                  r"|\bworks?\s+(?:now|again)|^[a-z]+ing\b|\bafter\b"
+                  r"|解决|修复|就好了|就行了|改成|加上|之后就")
 _LESSON_EN = re.compile(
     r"(?i)\b(?:the\s+)?(?:lesson(?:\s+learned)?|takeaway|moral|rule\s+of\s+thumb)\s+(?:here\s+)?"
     r"(?:is|was|:)\s+(?:to\s+|that\s+)?(?P<x>.{6,200})")
@@ -45,13 +46,81 @@ def asks_why(text: str) -> bool:
                if part.strip().endswith(("?", "？")) or re.search(r"为什么|为啥|怎么会", part))
 
 
+# "It timed out because ...", "They were double counted because ...": a pronoun subject
+_PRONOUN_EN = re.compile(r"^(?P<p>it|they|this|that)\s+(?:(?:was|were|is|are|has|had|have)\s+)?"
+                         r"(?P<w>[a-z]+)", re.IGNORECASE)
+# where the noun phrase a question asks about starts: a determiner, or right after the
+# auxiliary of "why were X ...", "how come X ..."
+_DET_EN = re.compile(r"\b(?:the|our|my|this|that|these|those|your)\s+|\b(?:why\s+(?:was|were|is"
+                     r"|are|did|does|do|has|have|had)|how\s+come)\s+(?!the\b|our\b|my\b|this\b"
+                     r"|that\b|these\b|those\b|your\b|it\b|they\b|you\b|we\b|i\b)",
+                     re.IGNORECASE)
+_WHEN_POSS = re.compile(r"^(?:yesterday|today|tonight|last\s+\w+|this\s+\w+)['’]s\s+",
+                        re.IGNORECASE)
+# words that end the noun phrase: "the retries kept piling up", "the build suddenly broke"
+_NP_STOP = frozenset(("kept", "keep", "keeps", "get", "gets", "got", "start", "started",
+                      "starts", "stopped", "suddenly", "always", "still", "just", "so", "too",
+                      "very", "really", "that", "this"))
+_CAUSE_ZH = re.compile(r"^(?P<p>它|这|那)?(?P<pred>[^，,。是]{0,4}?)(?:是因为|是由于|的原因是)")
+_ASK_ZH = re.compile(r"(?:为什么|为啥|怎么会)(?P<q>[^？?。]+)")
+_DEGREE_ZH = re.compile(r"(?:这么|那么|会|又|总是|老是|一直|突然|总)+$")
+
+
+def _subject_en(question: str, answer: str) -> str | None:
+    """The noun phrase of the question that the answer's pronoun stands for: "Why did the
+    nightly job time out?" + "It timed out because ..." → "the nightly job"."""
+    m = _PRONOUN_EN.match(answer)
+    if m is None:
+        return None
+    stem = m.group("w").lower()[:3]
+    for d in _DET_EN.finditer(question):
+        words = question[d.end():].split()
+        for k, w in enumerate(words[:6]):
+            if k and w.lower().strip("?,.!")[:3] == stem:
+                det = d.group().strip().lower()
+                det = "the" if det in ("our", "my", "your", "this", "that", "these",
+                                       "those") else det
+                np = words[:k]
+                while np and np[-1].lower() in _NP_STOP:
+                    np.pop()
+                if not np:
+                    return None
+                if det not in ("the",):  # the phrase itself starts right after the auxiliary
+                    phrase = _WHEN_POSS.sub("the ", " ".join(np))
+                    named = phrase.split()[0].lower() == "the" or phrase[:1].isupper()
+                    return phrase if named or len(np) > 1 else None
+                return " ".join([det, *np])
+    return None
+
+
+def _with_subject(text: str, question: str, zh: bool) -> str:
+    """``text`` with a pronoun subject (or, in Chinese, a missing one) replaced by what the
+    question asked about, so the lesson reads on its own."""
+    if zh:
+        m, q = _CAUSE_ZH.match(text), _ASK_ZH.search(question)
+        if m is None or q is None or not m.group("pred"):
+            return text
+        asked = q.group("q")
+        at = asked.find(m.group("pred"))
+        subj = _DEGREE_ZH.sub("", asked[:at]).strip() if at > 0 else ""
+        if not subj or subj in text:
+            return text
+        return subj + text[m.end("p") if m.group("p") else 0:]
+    phrase = _subject_en(question, text)
+    pron = _PRONOUN_EN.match(text)
+    if phrase is None or pron is None:
+        return text
+    return phrase[:1].upper() + phrase[1:] + text[pron.end("p"):]
+
+
 def explanation(sentences: list[Sentence], ctx: NodeContext, question_id: str,
-                ) -> Candidate | None:
-    """The cause (and fix) an answer gives, as a learning resting on question and answer."""
+                question: str = "") -> Candidate | None:
+    """The cause (and fix) an answer gives, as a learning resting on question and answer;
+    ``question``'s subject stands in for a pronoun ("It failed because ...")."""
     cause = next((i for i, s in enumerate(sentences) if _BECAUSE.search(s.text)), None)
     if cause is None:
         return None
-    picked = [_dated(sentences[cause])]
+    picked = [_with_subject(_dated(sentences[cause]), question, sentences[cause].lang == "zh")]
     for s in sentences[cause + 1: cause + 3]:
         if _FIX.search(s.text) and not s.question:
             picked.append(_dated(s))

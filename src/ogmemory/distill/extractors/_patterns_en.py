@@ -57,6 +57,10 @@ _TRAIL_PREP = re.compile(r"(?:\s+(?:for|to|of|with|at|in|on|a|an|the|and|or|my|o
                          re.IGNORECASE)
 
 
+_DANGLING = frozenset(("with", "and", "or", "but", "for", "of", "the", "a", "an", "to", "in",
+                       "on", "at", "by", "from", "as", "my", "our", "their", "his", "her"))
+
+
 def _cut(text: str, s: Sentence, max_words: int = 8) -> str:
     """The object phrase of a match: up to the first clause break, time phrases removed."""
     m = _BREAK.search(text)
@@ -64,7 +68,11 @@ def _cut(text: str, s: Sentence, max_words: int = 8) -> str:
         text = text[: m.start()]
     for t in s.times:
         text = text.replace(t.text, " ")
-    words = clean_phrase(text).split()[:max_words]
+    words = clean_phrase(text).split()
+    if len(words) > max_words:  # cut short: never end on "with", "and", "the", ...
+        words = words[:max_words]
+        while len(words) > 1 and words[-1].lower() in _DANGLING:
+            words.pop()
     for t in s.times:  # a capture cut short inside a time phrase: "a group last" (Tuesday)
         head = t.text.split()[:-1]
         while head and words[-len(head):] == head:

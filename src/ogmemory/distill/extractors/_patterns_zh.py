@@ -403,7 +403,8 @@ def _projects(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
 _LEARN_ZH = re.compile(
     r"(?:我)?(?:今天|刚刚?)?(?:学到了|学会了|才知道|意识到|明白了|认识到|发现)[，,:：]?(?P<x>[^。！？\n]{4,80})"
     r"|(?P<kw>教训|经验|心得|启示|收获)(?:是|就是|：|:)+\s*(?P<x2>[^。！？\n]{4,80})"
-    r"|原来(?P<x3>[^。！？\n]{4,80})"
+    # "原来是这样" (it turns out); not "原来用的是 MySQL" (formerly: a switch, read elsewhere)
+    r"|原来(?!(?:一直)?(?:用|是用|在用|使用|采用|的|住|在|做|叫))(?P<x3>[^。！？\n]{4,80})"
 )
 
 

@@ -310,12 +310,17 @@ _SECOND_ZH = re.compile(r"你|您")
 _REACTION_ZH = re.compile(r"我(?:也|真|很|非常|真的)*(?:同意|觉得你|为你|替你|理解|明白|希望你|祝你)")
 
 
+# "帮我跑一下压测脚本", "麻烦你看一下日志": a request to the assistant, not a fact about the user
+_REQUEST_ZH = re.compile(r"^(?:[好嗯那行]的?[，,\s]*)?(?:请|麻烦|劳驾)?(?:你|您)?(?:帮我|帮忙|替我|给我)"
+                         r"|^(?:请|麻烦)(?:你|您)?[^，。]{0,6}一下")
+
+
 def salience_zh(s: Sentence, min_content: float = 4.0) -> Salience:
     """The same for a Chinese sentence: a 我/我们/我的 statement with enough content."""
     if s.question or s.hypothetical:
         return Salience(False, 0.0)
     text = s.text.strip()
-    if _PHATIC_ZH.match(text) or _REACTION_ZH.search(text):
+    if _PHATIC_ZH.match(text) or _REACTION_ZH.search(text) or _REQUEST_ZH.match(text):
         return Salience(False, 0.0)
     subj = _SELF_ZH.search(text)
     if subj is None or subj.start() > 12:

@@ -128,9 +128,12 @@ _MOVED_OFF = re.compile(
     r"(?:of\s+)?(?P<x>(?:[^,;.!?]|\.(?=\w))+?)\s+(?:and\s+)?(?:onto|on\s+to|to)\s+"
     r"(?P<y>(?:[^,;.!?]|\.(?=\w))+)", re.IGNORECASE)
 _AS_THE = re.compile(r"\s+(?i:as)\s+(?P<purpose>(?i:the|our)\s+[\w-]+(?:\s+[\w-]+)?)")
+# "we dropped X for Y", "we're ditching X in favour of Y", "we'll retire X for Y"
 _IN_FAVOUR = re.compile(
-    r"\b(?:we|i)(?:['’]ve|\s+have)?\s+(?:just\s+|finally\s+)?(?P<verb>dropped|ditched|retired"
-    r"|abandoned|dumped|replaced|swapped\s+out)\s+(?P<x>(?:[^,;.!?]|\.(?=\w))+?)\s+"
+    r"\b(?:we|i)(?:['’]ve|\s+have|['’]re|\s+are|['’]m|\s+am|['’]ll|\s+will)?\s+"
+    r"(?:just\s+|finally\s+|now\s+)?(?P<verb>drop(?:ped|ping)?|ditch(?:ed|ing)?"
+    r"|retir(?:ed|ing|e)|abandon(?:ed|ing)?|dump(?:ed|ing)?|replac(?:ed|ing)"
+    r"|swap(?:ped|ping)?\s+out)\s+(?P<x>(?:[^,;.!?]|\.(?=\w))+?)\s+"
     r"(?:in\s+favou?r\s+of|for)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)", re.IGNORECASE)
 _RATHER = re.compile(
     r"\b(?:I|we)(?:['’]d|\s+would)\s+(?:much\s+)?rather\s+(?:use\s+|go\s+with\s+|have\s+)?"
@@ -252,7 +255,8 @@ def _switches_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     for m in _IN_FAVOUR.finditer(s.text):
         y, x = tool_at(m.group("y")), tool_at(m.group("x"))
         if y and x and (lookup(y) or lookup(x)):
-            c = _choice(ctx, s, y, x=x, switch=True)
+            ongoing = m.group("verb").lower().endswith(("ing", "e"))
+            c = _choice(ctx, s, y, x=x, switch=True, planned=ongoing)
             if c is not None:
                 out.append(c)
     for m in _MOVING_TO.finditer(s.text):
@@ -372,6 +376,6 @@ _CHOICE_GATE = gate(
     " switched switching move moved moving migrate migrated migrating change changed changing"
     " port ported porting written built implemented developed done rewrote rewrite re replace"
     " replaced replacing swap swapped swapping dropped ditched retired abandoned dumped favour"
-    " favor off")
+    " favor off dropping ditching retiring abandoning dumping drop ditch retire")
 _AVOID_GATE = gate("don dont do never avoid no stop")
 _RATHER_GATE = gate("rather")

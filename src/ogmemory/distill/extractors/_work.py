@@ -269,20 +269,26 @@ def _summary(session_id: str, turn_no: int, turn: dict[str, Any], zh: bool,
         text = done or ("修改了 " + _listing(files, 4, True) if files else
                         f"运行了 {len(commands)} 条命令")
         if fixes and not cause and "修" not in text:
-            text = f"修复了失败的 {fixes[0][0].split()[0]}：{text}"
+            text = f"修复了一次失败的运行：{text}"
         text = text.rstrip("。") + "。"
     else:
+        # the agent's closing answer (not a preamble that opened a tool call)
+        final = [content_text(r.node.content) for r in said
+                 if r.node.role == "assistant" and not r.node.tool_calls]
+        first = _SENTENCE.split(final[-1].strip())[0] if final and final[-1].strip() else ""
         if done:
-            text = f"{cause} {done}".strip() if cause and cause not in done else done
+            text = (f"{cause.rstrip(' .;,')}. {done}" if cause and cause not in done
+                    else done)
+        elif first:  # what the run showed, in the agent's words; the files it edited
+            text = first.rstrip(" .;,")
+            text += f" (edited {_listing(files, 4, False)})." if files else "."
         elif files:
             text = f"Edited {_listing(files, 4, False)}."
-        elif answers and answers[-1].strip():  # what the run showed, in the agent's words
-            text = _SENTENCE.split(answers[-1].strip())[0]
         else:
             text = f"Ran {len(commands)} command{'s' if len(commands) > 1 else ''} " \
                    f"({', '.join(sorted({c.split()[0] for c in commands}))})."
         if fixes and not re.search(r"(?i)\bfix|\bfail|\bbroke", text):
-            text = f"Fixed a failing {fixes[0][0].split()[0]} run: {text[:1].lower()}{text[1:]}"
+            text = f"Fixed a failing run: {text[:1].lower()}{text[1:]}"
         text = text if text.endswith((".", "!", ")")) else text + "."
     if len(text) > 300:
         text = text[:297].rstrip() + "…"

@@ -107,11 +107,13 @@ class RuleExtractor:
                          if candidates[i].type in _STATEMENT_TYPES), None)
             why = threads.why.get(record.session_id)
             if why and node.role == "assistant" and not ctx.personal:
-                found = explanation(sentences, ctx, why)
+                found = explanation(sentences, ctx, why,
+                                    threads.why_text.get(record.session_id, ""))
                 if found is not None:
                     candidates.append(replace(found, node_ids=(why, node.id)))
             threads.why[record.session_id] = node.id if (
                 ctx.personal and asks_why(text)) else ""
+            threads.why_text[record.session_id] = text if threads.why[record.session_id] else ""
             if listener and ctx.personal:
                 candidates.extend(social(sentences, ctx, listener))
             extra = None
@@ -203,6 +205,7 @@ class _Threads:
         self.recent: dict[str, list[tuple[str, bool, int | None, bool]]] = {}
         self.named: dict[str, str] = {}  # per session: the last named speaker
         self.why: dict[str, str] = {}  # per session: a node that just asked for a cause
+        self.why_text: dict[str, str] = {}  # and what it asked
         self.question: dict[str, str] = {}  # per session: the questions of the last turn
 
     def asked(self, record: NodeRecord, ctx: NodeContext) -> bool:
