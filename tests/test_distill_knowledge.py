@@ -254,7 +254,8 @@ def test_one_work_event_per_turn_says_what_was_achieved(tmp_path: Path) -> None:
     assert work.attrs["fixed"][0]["command"] == "pytest -q"
     assert work.attrs["project_commit"] == result.project_commit  # the agent's commit joined
     # one memory for the turn's work, not one per command; the user's own commit is history
-    assert sorted(m.text for m in mem.memories()) == ["Commits to proj.", work.summary]
+    assert {m.text for m in mem.memories()} == {
+        "The user's own commits to proj (its history on the timeline).", work.summary}
     (history,) = [e for e in mem.timeline(kind="work") if e.provenance.session_id == ""]
     assert history.summary == "Committed to proj: user: initial commit (README.md, app.py)"
     pid = mem.list_projects()[0].project_id

@@ -7,7 +7,7 @@
   README.md (add a readme).").
 * A commit the user made is history of the project: a ``work`` event per commit on the
   timeline (low importance, so it never crowds core.md), all supported by one memory per
-  project, "Commits to <project>", whose evidence grows with each commit.
+  project, "The user's own commits to <project> ...", whose evidence grows with each commit.
 """
 
 from __future__ import annotations
@@ -91,7 +91,8 @@ def apply_commit(applier: _Applier, project_id: str, commit: CommitInfo) -> None
     prov = Provenance(project_id=project_id, session_id="", node_ids=(), commit=commit.sha,
                       event_time=commit.time, ingestion_time=applier.batch.now)
     scope = f"project:{project_id}"
-    holder = Candidate(type="case", text=f"Commits to {name}.", session_id="", node_ids=())
+    holder = Candidate(type="case", text=f"The user's own commits to {name} (its history on the "
+                       "timeline).", session_id="", node_ids=())
     memory_id = applier._memory(holder, mtype, prov, scope, commit.message[:1000])
     ents = [applier.linker.link(EntityRef(name=f, type="resource", attrs={"kind": "file"}),
                                 scope=scope, support=memory_id) for f in commit.files[:8]]
