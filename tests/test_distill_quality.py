@@ -231,3 +231,30 @@ def test_formerly_is_not_a_lesson() -> None:
     assert texts(cands, kind="learning") == []
     assert [c.object.name for c in cands if c.relation == "uses"] == ["PostgreSQL"]  # type: ignore
     assert texts(chat("原来缓存没有设置过期时间，难怪内存一直涨。"), kind="learning") != []
+
+
+# ----------------------------------------------------------------------------- deployments
+
+def test_where_a_named_thing_deploys_or_runs_is_a_config_fact() -> None:
+    for said, text, target in (
+            ("The webshop deploys to Kubernetes.", "The webshop deploys to Kubernetes.",
+             "Kubernetes"),
+            ("We deploy the frontend to Vercel.", "The team deploys the frontend to Vercel.",
+             "Vercel"),
+            ("Our API runs on AWS Lambda.", "The team's API runs on AWS Lambda.", "AWS Lambda")):
+        (config,) = [c for c in chat(said) if c.type == "config"]
+        assert config.text == text and config.object is not None
+        assert config.object.name == target and config.slot.startswith("deploy:")
+    # a lower-case object is not a deployment target
+    assert texts(chat("The script runs on startup."), type="config") == []
+
+
+def test_we_takes_the_verb_of_the_team_and_need_is_not_a_past_tense() -> None:
+    from ogmemory.distill.extractors._grammar import third_person_en
+
+    assert third_person_en("We need to ship by Friday.", "the team", group="the team") == (
+        "the team needs to ship by Friday.")
+    assert third_person_en("We all agreed.", "the team", group="the team") == (
+        "the team all agreed.")
+    assert third_person_en("I need a break.", "the user") == "the user needs a break."
+    assert third_person_en("We use Go.", "the user") == "the user and others use Go."

@@ -165,6 +165,14 @@ _LANG_EN = re.compile(
     r"\b(?:we|the\s+team|our\s+team)\s+(?:usually\s+|mostly\s+|always\s+)?(?:speak|talk"
     r"|communicate|work)\s+in\s+(?P<lang>English|Chinese|Mandarin|German|French|Spanish"
     r"|Japanese|Portuguese)\b|\bour\s+team\s+language\s+is\s+(?P<lang2>\w+)", re.IGNORECASE)
+# "The webshop deploys to Kubernetes", "our API runs on AWS Lambda", "we deploy the frontend to
+# Vercel": where a named thing runs (the target is a name: capitalised, or a dotted host name)
+_TARGET_EN = r"(?P<to>[A-Z][\w.-]*[\w](?:\s+[A-Z][\w.-]*[\w])?)"
+_DEPLOY_EN = re.compile(
+    r"\b(?P<what>(?i:the|our)\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:deploys|is\s+deployed|gets\s+deployed"
+    r"|ships|runs|is\s+running)\s+(?:to|on|in)\s+" + _TARGET_EN
+    + r"|\b(?i:we|they)\s+(?:deploy|ship|run|host)\s+(?P<what2>(?i:the|our)\s+[\w-]+"
+    r"(?:\s+[\w-]+)?)\s+(?:to|on|in)\s+" + _TARGET_EN.replace("?P<to>", "?P<to2>"))
 _PORT_ZH = re.compile(r"(?P<v>\d{2,5})\s*端口|端口\s*(?:是|为|号是)?\s*(?P<v2>\d{2,5})")
 _VERSION_ZH = re.compile(rf"(?P<tool>{_TOOLS_V})\s*(?:的)?(?:版本)?\s*(?:是|为|用的是|用)?\s*"
                          rf"v?(?P<ver>\d+(?:\.\d+){{0,2}})")
@@ -174,7 +182,8 @@ _LANG_ZH = re.compile(r"(?:我们|团队|我们团队)[^，。]{0,4}?(?:用|说)
 
 
 _CONFIG_GATE = gate("port region host server lives stored kept sits speak talk communicate"
-                    " language sdk minsdk targetsdk version")
+                    " language sdk minsdk targetsdk version deploys deployed deploy ships ship"
+                    " runs run running")
 _PATHISH = re.compile(r"(?:^|\s)(?:/|~/|\./)\w")
 _CONFIG_GATE_ZH = re.compile(r"\d|端口|版本|区域|地域|机房|部署|交流|沟通")
 _DIGIT_OR_DOT = re.compile(r"\d|\w\.\w")
@@ -213,6 +222,12 @@ def _config_facts(s: Sentence) -> list[Fact]:
             what = re.sub(r"^(?:the|our)\s+", "", m.group("what").lower())
             facts.append(Fact("located_at", EntityRef(m.group("p").rstrip("."), "value"),
                               slot=f"path:{what}"))
+        for m in _DEPLOY_EN.finditer(s.text):
+            what = re.sub(r"^(?:the|our)\s+", "", (m.group("what") or m.group("what2")).lower())
+            target = (m.group("to") or m.group("to2")).rstrip(".")
+            if not any(f.object.name == target for f in facts):
+                facts.append(Fact("deployed_to", EntityRef(target, "tool"),
+                                  slot=f"deploy:{what}"))
         hosts = {f.object.name for f in facts}
         for m in _LIVES_EN.finditer(s.text):
             if any(h in m.group("where") for h in hosts):

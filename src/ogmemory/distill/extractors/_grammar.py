@@ -55,12 +55,17 @@ _SELF_EN = re.compile(
     r"|(?P<ic>[Ii])['’](?P<isuf>m|ve|ll|d)\b"
     r"|(?P<wec>[Ww]e)['’](?P<wesuf>re|ve|ll|d)\b"
     rf"|(?P<i>[Ii])\b(?P<adv>(?:\s+(?:{ADVERBS})\b)*)(?:\s+(?P<verb>[a-z]+n't|[a-z]+)\b)?"
-    r"|(?P<we>[Ww]e)\b"
+    rf"|(?P<we>[Ww]e)\b(?P<weadv>(?:\s+(?:{ADVERBS})\b)*)(?:\s+(?P<weverb>[a-z]+)\b)?"
     r"|(?P<my>[Mm]y|[Oo]ur)\b"
     r"|(?P<me>[Mm]e|[Uu]s)\b(?!-\w)"
     r"|(?P<myself>myself|ourselves)\b"
     r"|(?P<mine>mine|ours)\b)"
 )
+# present-tense verbs that end in "ed" ("I need" -> "needs", not a past tense)
+_PRESENT_IN_ED = frozenset("need feed bleed breed speed succeed proceed exceed seed heed weed"
+                           " embed shed wed".split())
+# words after "we" that are not its verb ("we all", "we both")
+_NOT_VERB_AFTER_WE = frozenset("all both each two three together too ourselves".split())
 # "i" alone is a pronoun only as a word; avoid "I/O", "i.e.".
 _NOT_PRONOUN_AFTER = ("/", ".")
 
@@ -69,7 +74,8 @@ def _third(verb: str) -> str:
     low = verb.lower()
     if low in _IRREGULAR_3RD:
         return _IRREGULAR_3RD[low]
-    if low in _UNCHANGED or low in IRREGULAR_PAST or low.endswith(("ed", "n't")):
+    past = low.endswith("ed") and low not in _PRESENT_IN_ED
+    if low in _UNCHANGED or low in IRREGULAR_PAST or past or low.endswith("n't"):
         return verb
     if low.endswith(("s", "sh", "ch", "x", "z", "o")):
         return verb + "es"
@@ -110,7 +116,11 @@ def third_person_en(text: str, name: str, group: str | None = None) -> str:
         if m.group("we"):
             first = not named
             named = True
-            return group if first else "they"
+            who = group if first else "they"
+            verb = m.group("weverb")
+            if verb and singular and first and verb not in _NOT_VERB_AFTER_WE:
+                verb = _third(verb)  # "we deploy" -> "the team deploys"
+            return who + (m.group("weadv") or "") + (" " + verb if verb else "")
         if m.group("my"):
             first = not named
             named = True
