@@ -22,8 +22,8 @@ from rich.console import Console
 from rich.table import Table
 
 from ogmemory import Memory, Settings
-from ogmemory.evaluation.data import find_locomo
 from ogmemory.distill.extractors import default_extractor
+from ogmemory.evaluation.data import find_locomo
 from ogmemory.importers import parse_locomo, read_locomo
 from ogmemory.knowledge.base import KnowledgeBase
 from ogmemory.knowledge.models import Edge, Entity, MemoryItem, TimelineEvent

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from ogmemory.errors import InvalidInput
 from ogmemory.evaluation.devsessions import load_script, run_sessions
 from ogmemory.evaluation.knowledge import observations, run_knowledge, score_sample
-from ogmemory.errors import InvalidInput
 from ogmemory.interfaces.cli import app
 
 runner = CliRunner()

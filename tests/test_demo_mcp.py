@@ -54,7 +54,7 @@ async def _recall_over_stdio(command: list[str], query: str) -> tuple[list[str],
     if "PYTHONPATH" in os.environ:  # the test runs this checkout, not an installed copy
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     params = StdioServerParameters(command=command[0], args=command[1:], env=env)
-    with open(os.devnull, "w") as errlog:  # noqa: ASYNC230
+    with open(os.devnull, "w") as errlog:
         async with (
             stdio_client(params, errlog=errlog) as (read, write),
             ClientSession(read, write) as session,

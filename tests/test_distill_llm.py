@@ -33,7 +33,9 @@ def test_sleep_with_a_real_model_keeps_memory_consistent(
     nodes = {n.id for sid in ("s1", "s2") for n in mem.get_nodes(sid)}
     for memory in mem.memories():
         evidence = mem.evidence(memory.id)
-        assert evidence and all(set(e.provenance.node_ids) <= nodes for e in evidence if e.provenance)
+        assert evidence and all(
+            set(e.provenance.node_ids) <= nodes for e in evidence if e.provenance
+        )
     for edge in mem.facts(include_history=True):
         assert set(edge.provenance.node_ids) <= nodes
     assert len(mem.core().encode()) <= 2048

@@ -52,9 +52,13 @@ def texts(cands: list[Candidate], **match: Any) -> list[str]:
 # ----------------------------------------------------------------------------- rules
 
 def test_a_lesson_is_not_also_a_rule_and_loses_its_acknowledgement() -> None:
-    for said, lesson in (("明白了，经验是推送一定要按消息 ID 去重。", "经验：推送一定要按消息 ID 去重。"),
-                         ("Makes sense. The lesson is to index the columns nightly jobs filter on.",
-                          "Lesson: index the columns nightly jobs filter on.")):
+    for said, lesson in (
+        ("明白了，经验是推送一定要按消息 ID 去重。", "经验：推送一定要按消息 ID 去重。"),
+        (
+            "Makes sense. The lesson is to index the columns nightly jobs filter on.",
+            "Lesson: index the columns nightly jobs filter on.",
+        ),
+    ):
         cands = chat(said)
         assert texts(cands, type="rule") == []
         assert texts(cands, kind="learning") == [lesson]
@@ -140,8 +144,12 @@ def test_an_explanation_names_what_was_asked_about() -> None:
         "The numbers were double counted because the join fanned out on duplicate rows."]
     cands = chat("Why is Grafana down?", "It is down because the disk is full.")
     assert texts(cands, kind="learning") == ["Grafana is down because the disk is full."]
-    cands = chat("为什么登录接口这么慢？", "慢是因为每次请求都重新建数据库连接，加了连接池之后就快了。")
-    assert texts(cands, kind="learning") == ["登录接口慢是因为每次请求都重新建数据库连接，加了连接池之后就快了。"]
+    cands = chat(
+        "为什么登录接口这么慢？", "慢是因为每次请求都重新建数据库连接，加了连接池之后就快了。"
+    )
+    assert texts(cands, kind="learning") == [
+        "登录接口慢是因为每次请求都重新建数据库连接，加了连接池之后就快了。"
+    ]
     # an answer that names its subject keeps it
     cands = chat("为什么推送重复了？", "推送重复是因为重试时没有做去重。")
     assert texts(cands, kind="learning") == ["推送重复是因为重试时没有做去重。"]
@@ -150,7 +158,10 @@ def test_an_explanation_names_what_was_asked_about() -> None:
 # ----------------------------------------------------------------------------- requests
 
 def test_a_request_to_the_assistant_is_not_a_fact_about_the_user() -> None:
-    for said in ("帮我跑一下压测脚本，看看内存有没有问题。", "麻烦你帮我跑一下单元测试，顺便看看覆盖率。"):
+    for said in (
+        "帮我跑一下压测脚本，看看内存有没有问题。",
+        "麻烦你帮我跑一下单元测试，顺便看看覆盖率。",
+    ):
         assert texts(chat(said, "好的。")) == []
 
 
@@ -188,8 +199,13 @@ def test_a_core_line_is_cut_at_a_sentence_or_clause_never_inside_a_word() -> Non
            "Deduplicating customers before the join fixes it.")
     assert _fit(two, 100) == ("The totals were double counted because the join fanned out on "
                               "duplicate rows.")
-    zh = "任务慢是因为查询没有命中分区键，全表扫描了，加上按日期分区过滤后就快了。" + "后来又补充了很多很多说明文字" * 3
-    assert _fit(zh, 60) == "任务慢是因为查询没有命中分区键，全表扫描了，加上按日期分区过滤后就快了。"
+    zh = (
+        "任务慢是因为查询没有命中分区键，全表扫描了，加上按日期分区过滤后就快了。"
+        + "后来又补充了很多很多说明文字" * 3
+    )
+    assert (
+        _fit(zh, 60) == "任务慢是因为查询没有命中分区键，全表扫描了，加上按日期分区过滤后就快了。"
+    )
     assert _fit("short", 100) == "short"
 
 

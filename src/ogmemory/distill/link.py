@@ -18,9 +18,9 @@ import unicodedata
 from dataclasses import replace
 from typing import Any
 
+from ..entity.records import Provenance
 from ..knowledge.base import KnowledgeBase, KnowledgeBatch, normalize_name
 from ..knowledge.models import Edge, Entity, TimelineEvent
-from ..entity.records import Provenance
 from .slots import contradicts, generic_deadline_slot, inherit_slot
 from .types import Candidate, EntityRef
 
@@ -88,7 +88,11 @@ class Linker:
         aliases = list(entity.aliases)
         for alias in (ref.name, *ref.aliases):
             alias = alias.strip()
-            if alias and normalize_name(alias) != normalize_name(entity.name) and alias not in aliases:
+            if (
+                alias
+                and normalize_name(alias) != normalize_name(entity.name)
+                and alias not in aliases
+            ):
                 other = self._find(alias)
                 if other is not None and other != eid:
                     eid, entity = self._merge(eid, entity, other)
@@ -118,12 +122,18 @@ class Linker:
         """Merge the younger of two entities into the older; return the survivor."""
         other = self.batch.get(Entity, other_id)
         assert other is not None, other_id
-        older, younger = (other, entity) if other.ingestion_time <= entity.ingestion_time else (entity, other)
+        older, younger = (
+            (other, entity) if other.ingestion_time <= entity.ingestion_time else (entity, other)
+        )
         if self.batch.get(Entity, younger.id) is not None:
             self.batch.put(replace(younger, merged_into=older.id))
         names = [younger.name, *younger.aliases, *older.aliases]
-        aliases = tuple(dict.fromkeys(n for n in names if normalize_name(n) != normalize_name(older.name)))
-        survivor = replace(older, aliases=aliases, support=tuple(dict.fromkeys((*older.support, *younger.support))))
+        aliases = tuple(
+            dict.fromkeys(n for n in names if normalize_name(n) != normalize_name(older.name))
+        )
+        survivor = replace(
+            older, aliases=aliases, support=tuple(dict.fromkeys((*older.support, *younger.support)))
+        )
         self.batch.put(survivor)
         for key in [survivor.name, *aliases]:
             self._local[normalize_name(key)] = survivor.id
@@ -175,7 +185,9 @@ class Reconciler:
                 self._put_edge(new)
             self.stats["edges_supported"] += 1
             return new
-        digest = hashlib.sha1(f"{src}|{cand.relation}|{dst}|{when}|{prov.node_ids}".encode()).hexdigest()
+        digest = hashlib.sha1(
+            f"{src}|{cand.relation}|{dst}|{when}|{prov.node_ids}".encode()
+        ).hexdigest()
         edge = Edge(
             id=f"e_{digest[:14]}", src=src, dst=dst, relation=str(cand.relation), fact=cand.text,
             provenance=prov, event_time=cand.event_time or prov.event_time,

@@ -58,8 +58,14 @@ class DistillReport:
             self.stats[key] = self.stats.get(key, 0) + value
 
     def to_dict(self) -> dict[str, Any]:
-        return {"batches": self.batches, "nodes": self.nodes, "project_commits": self.project_commits,
-                "candidates": self.candidates, "stats": self.stats, "seconds": round(self.seconds, 3)}
+        return {
+            "batches": self.batches,
+            "nodes": self.nodes,
+            "project_commits": self.project_commits,
+            "candidates": self.candidates,
+            "stats": self.stats,
+            "seconds": round(self.seconds, 3),
+        }
 
 
 class Distiller:
@@ -76,8 +82,9 @@ class Distiller:
         # (log version, memory index, evidence nodes) as this distiller's last batch left them:
         # reused by the next batch while no other batch came in between (fast path: O(batch),
         # not O(memories), per turn)
-        self._memo: tuple[int, dict[tuple[str, ...], str] | None, dict[str, set[str]] | None] | None = None
-
+        self._memo: (
+            tuple[int, dict[tuple[str, ...], str] | None, dict[str, set[str]] | None] | None
+        ) = None
 
     # ================================================================== stage 1: collect
 
@@ -138,7 +145,9 @@ class Distiller:
             self.kb.refresh()
             cursor = self.cursor()
             records = self._collect(cursor, session_ids)
-            commits = self._collect_commits(cursor) if include_projects and session_ids is None else []
+            commits = (
+                self._collect_commits(cursor) if include_projects and session_ids is None else []
+            )
             if not records and not commits:
                 return False
             result = self.extractor.extract(records) if records else None
@@ -189,7 +198,9 @@ class Distiller:
         except OSError as exc:  # views are derived; a failure here must not lose the batch
             log.warning("could not write entity views: %s", exc)
 
-    def project_all(self, *, scopes: Sequence[str] | None = None, project: str | None = None) -> str:
+    def project_all(
+        self, *, scopes: Sequence[str] | None = None, project: str | None = None
+    ) -> str:
         """Deep-sleep projection: every entity view and core.md. Returns core.md."""
         # the stored core.md is the global one; a project's or an agent's is rendered on demand
         return project_all(self.kb, self.kb.views_dir, self.kb.core_path,
@@ -257,7 +268,9 @@ class _Applier:
             self._index = {}
             for mem in self.d.kb.memories(include_disabled=True):
                 key = mem.attrs.get("key")
-                self._index[tuple(key) if isinstance(key, list) else (mem.type, normalize_name(mem.text))] = mem.id
+                self._index[
+                    tuple(key) if isinstance(key, list) else (mem.type, normalize_name(mem.text))
+                ] = mem.id
         return self._index
 
     def _evidence_nodes(self) -> dict[str, set[str]]:
@@ -284,7 +297,9 @@ class _Applier:
         memory_id = self._memory(cand, mtype, prov, scope, quote)
         if self._rewritten(memory_id, recs):
             return  # the user rewrote the memory after this turn: their words hold, not its facts
-        subject = self.linker.link(cand.subject, scope=scope, support=memory_id) if cand.subject else None
+        subject = (
+            self.linker.link(cand.subject, scope=scope, support=memory_id) if cand.subject else None
+        )
         obj = self.linker.link(cand.object, scope=scope, support=memory_id) if cand.object else None
         others = [self.linker.link(e, scope=scope, support=memory_id) for e in cand.entities]
         if cand.replaces is not None:

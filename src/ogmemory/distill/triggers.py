@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..errors import InvalidInput
 from ..entity.records import SessionInfo
+from ..errors import InvalidInput
 
 __all__ = ["Due", "Schedule", "parse_hhmm", "run_daemon"]
 
@@ -84,7 +84,9 @@ def run_daemon(list_sessions: Callable[[], list[SessionInfo]],
     # Sessions idle since before the daemon started are distilled on the first tick; the daily
     # sleep waits for its next time of day.
     first = now()
-    if first >= first.replace(hour=schedule._hour, minute=schedule._minute, second=0, microsecond=0):
+    if first >= first.replace(
+        hour=schedule._hour, minute=schedule._minute, second=0, microsecond=0
+    ):
         schedule.last_daily = schedule.last_daily or first
     while not stop.is_set():
         try:

@@ -58,7 +58,8 @@ class Candidate:
     the project, not the speaker, is the subject.
     """
 
-    type: str  # memory type declared in YAML: profile, preference, entity, event, case, pattern, tool, ...
+    #: memory type declared in YAML: profile, preference, entity, event, case, pattern, tool, ...
+    type: str
     text: str
     session_id: str
     node_ids: tuple[str, ...]

@@ -189,7 +189,7 @@ def score_script(mem: Memory, script: dict[str, Any], at: float,
                  projects: dict[str, str]) -> ScriptScore:
     """Gold facts found, stale facts current and junk core.md lines, as of ``at``."""
     score = ScriptScore(str(script["name"]))
-    memories = [m for m in mem.memories(include_disabled=False)]
+    memories = list(mem.memories(include_disabled=False))
     facts = mem.facts(at=at)
     names = {e.id: [e.name, *e.aliases] for e in mem.knowledge.kb.entities(include_hidden=True)}
     fact_texts = [

@@ -23,9 +23,9 @@ import sqlite3
 import statistics
 import tempfile
 import time
-from functools import partial
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +33,13 @@ import numpy as np
 
 from ..config import Settings
 from ..embed import Embedder, encode_queries
+from ..entity.times import day_label
 from ..importers import parse_locomo, read_locomo
 from ..index.text import fts_columns, query_terms
 from ..memory import Memory
 from ..recall.config import RecallConfig
 from ..recall.tokens import count_tokens
 from ..storage.sqlite_index import fts_match
-from ..entity.times import day_label
 
 __all__ = ["CATEGORIES", "LocomoReport", "clean_evidence", "print_report", "run_locomo"]
 
@@ -120,7 +120,8 @@ class _Baselines:
         self.turns = turns  # (dia_id, rendered text)
         self.db = sqlite3.connect(":memory:")
         self.db.execute(
-            "CREATE VIRTUAL TABLE t USING fts5(body, cjk, tokenize='porter unicode61 remove_diacritics 2')"
+            "CREATE VIRTUAL TABLE t USING fts5(body, cjk, "
+            "tokenize='porter unicode61 remove_diacritics 2')"
         )
         for i, (_, text) in enumerate(turns):
             body, cjk = fts_columns(text)
@@ -175,7 +176,7 @@ def run_locomo(data: Path, *, home: Path | None = None, run_out: Path | None = N
         tmp = tempfile.TemporaryDirectory(prefix="ogmem-locomo-")
         home = Path(tmp.name)
     base = settings or Settings(home=home)
-    out = open(run_out, "w", encoding="utf-8") if run_out else None
+    out = open(run_out, "w", encoding="utf-8") if run_out else None  # noqa: SIM115 - see finally
     try:
         for sample in data_samples:
             sid = str(sample.get("sample_id") or "sample")

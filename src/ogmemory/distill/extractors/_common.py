@@ -35,7 +35,9 @@ def gate(words: str) -> frozenset[str]:
 
 _CJK_RE = re.compile(r"[\u4e00-\u9fff]")
 # Sentence ends: ". " (not "Next.js" or "2.0"), "!"/"?" and the CJK stops, line breaks, ";".
-_SPLIT_RE = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+|(?<=[。！？])|(?<=[!?])(?=[^!?\s\"'”’)])|[;；\n]+")
+_SPLIT_RE = re.compile(
+    r"(?<=[.!?…])[\"'”’)\]]*\s+|(?<=[。！？])|(?<=[!?])(?=[^!?\s\"'”’)])|[;；\n]+"
+)
 _WORD_RE = re.compile(r"[A-Za-z0-9\u4e00-\u9fff]")
 _PHOTO_RE = re.compile(r"\s*\[shares a photo:[^\]]*\]")
 _CODE_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
@@ -121,10 +123,20 @@ _CONCEPTS = frozenset(
     "simplicity minimalism readability performance speed privacy security reliability"
     " consistency clarity correctness stability maintainability testability portability"
     " immutability composition tdd automation documentation"
-    " 简洁 简单 可读性 性能 隐私 安全 稳定性 可维护性 一致性 自动化 远程办公 类型安全 函数式编程".split()
-) | {"type safety", "static typing", "dynamic typing", "functional programming",
-     "object-oriented programming", "test-driven development", "pair programming",
-     "remote work", "async communication", "convention over configuration"}
+    " 简洁 简单 可读性 性能 隐私 安全 稳定性 可维护性 一致性 自动化 远程办公"
+    " 类型安全 函数式编程".split()
+) | {
+    "type safety",
+    "static typing",
+    "dynamic typing",
+    "functional programming",
+    "object-oriented programming",
+    "test-driven development",
+    "pair programming",
+    "remote work",
+    "async communication",
+    "convention over configuration",
+}
 
 
 def object_ref(name: str, default: str = "preference") -> EntityRef:

@@ -63,9 +63,11 @@ _WE_RULE_EN = re.compile(r"\b(?P<who>we|I)\s+(?:also\s+)?(?P<body>(?:always|neve
                          re.IGNORECASE)
 _ONE_OFF = re.compile(r"\b(?:today|tonight|this\s+time|right\s+now|for\s+now|yet)\b",
                       re.IGNORECASE)
-_RULE_ZH = re.compile(r"一定要|千万不要|千万别|务必|必须|一律|禁止|严禁|不得|杜绝|切记|不准|不许|以后都要|以后都|从今往后"
-                      r"|今后|记得|不要|别再"
-                      r"|^(?:每个|每次|所有|任何|全部)[^，。]{0,16}?(?:都)?(?:要|得|需要|必须|不能|不得|至少)")
+_RULE_ZH = re.compile(
+    r"一定要|千万不要|千万别|务必|必须|一律|禁止|严禁|不得|杜绝|切记|不准|不许|以后都要|以后都|从今往后"
+    r"|今后|记得|不要|别再"
+    r"|^(?:每个|每次|所有|任何|全部)[^，。]{0,16}?(?:都)?(?:要|得|需要|必须|不能|不得|至少)"
+)
 _RULE_LEAD_ZH = re.compile(
     r"^(?:(?:记住|另外|还有|对了|而且|注意|以及|然后|明白了?|懂了|知道了|了解|好的?|行|嗯|收到"
     r"|OK|ok)[，,：:！!。\s]*)+")
@@ -177,8 +179,10 @@ _PORT_ZH = re.compile(r"(?P<v>\d{2,5})\s*端口|端口\s*(?:是|为|号是)?\s*(
 _VERSION_ZH = re.compile(rf"(?P<tool>{_TOOLS_V})\s*(?:的)?(?:版本)?\s*(?:是|为|用的是|用)?\s*"
                          rf"v?(?P<ver>\d+(?:\.\d+){{0,2}})")
 _REGION_ZH = re.compile(r"在\s*(?P<r>[^，,。；;在]{2,10}?)\s*(?:区域|地域|机房|可用区)")
-_LANG_ZH = re.compile(r"(?:我们|团队|我们团队)[^，。]{0,4}?(?:用|说)\s*(?P<lang>中文|英文|英语|日语|粤语)"
-                      r"\s*(?:交流|沟通|讨论)")
+_LANG_ZH = re.compile(
+    r"(?:我们|团队|我们团队)[^，。]{0,4}?(?:用|说)\s*(?P<lang>中文|英文|英语|日语|粤语)"
+    r"\s*(?:交流|沟通|讨论)"
+)
 
 
 _CONFIG_GATE = gate("port region host server lives stored kept sits speak talk communicate"
@@ -299,10 +303,16 @@ _DEADLINE_WORD_EN = re.compile(r"\b(?:deadline|due\s+date)\s+(?:is|was)\b", re.I
 _DUE_ZH = re.compile(
     r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,12}?)(?:的)?(?:截止日期|截止时间|截止|期限|deadline)"
     r"(?:是|为|定在|在)?")
-_BEFORE_ZH = re.compile(r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,12}?)(?:要|必须|需要|得|务必|应该)在\s*$")
+_BEFORE_ZH = re.compile(
+    r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,12}?)(?:要|必须|需要|得|务必|应该)在\s*$"
+)
 # "二期固件最晚 12 月 1 日要交付": the thing, "at the latest", the date, the act that is due
-_LATEST_ZH = re.compile(r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.]{1,12}?)\s*(?:最晚|最迟)(?:要|得|必须)?在?\s*$")
-_DUE_ACT_ZH = re.compile(r"\s*(?:之前|以前|前)?\s*(?:要|得|必须|需要)?\s*(?P<act>交付|上线|发布|完成|提交|交)")
+_LATEST_ZH = re.compile(
+    r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.]{1,12}?)\s*(?:最晚|最迟)(?:要|得|必须)?在?\s*$"
+)
+_DUE_ACT_ZH = re.compile(
+    r"\s*(?:之前|以前|前)?\s*(?:要|得|必须|需要)?\s*(?P<act>交付|上线|发布|完成|提交|交)"
+)
 _MOVED_ZH = re.compile(
     r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,14}?)(?:的)?(?:截止日期|截止时间|截止|期限|时间|日期)?"
     r"(?P<verb>推迟|延期|延迟|延后|推后|顺延|往后推|延|改|提前|挪|调整)(?:到|至|为)")
@@ -363,7 +373,9 @@ def _deadline(ctx: NodeContext, s: Sentence, thing: str, t: TimeExpr, moved: boo
 _DEADLINE_GATE = gate("due deadline slipped moved pushed postponed delayed changed rescheduled"
                       " brought has have needs need must ships ship launches launch date bumped"
                       " shifted")
-_DEADLINE_GATE_ZH = re.compile(r"截止|期限|之前|以前|前|推迟|延期|延迟|延|改|提前|挪|调整|deadline|最晚|最迟")
+_DEADLINE_GATE_ZH = re.compile(
+    r"截止|期限|之前|以前|前|推迟|延期|延迟|延|改|提前|挪|调整|deadline|最晚|最迟"
+)
 
 
 def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:

@@ -272,7 +272,7 @@ def _dated_clause(text: str, a: int, b: int, t: TimeExpr, times: tuple[TimeExpr,
                   first_clause: bool) -> tuple[str, str, float] | None:
     """The first-person clause a time phrase dates, as (clause, tense, confidence)."""
     conf = 0.6 if t.approximate else 0.7
-    subjects = [m for m in _SUBJ_EN.finditer(text, a, b)]
+    subjects = list(_SUBJ_EN.finditer(text, a, b))
     ok = [m for m in subjects
           if _subject_ok(text, a, m.start()) or _after_time(text, m.start(), times)]
     before = [m for m in ok if m.start() < t.start]
@@ -412,11 +412,15 @@ _STATIVE_ZH = re.compile(r"^(?:们)?(?:也|都|还|真|很|就)?(?:觉得|认为
                          r"|比较)")
 _RECENT_ZH = re.compile(r"刚刚|刚|最近|今天|这几天")
 _NEG_ZH = re.compile(r"没有?|不(?!错|少|久|断|停|仅|但)|别|未")
-_WORK_ZH = re.compile(r"发布|上线|部署|修复|修了|重构|合并|提交|版本|v\d|\d+\.\d+|代码|接口|服务器|数据库"
-                      r"|bug|Bug|BUG|功能|迭代|测试|PR|上线")
-_LIFE_ZH = re.compile(r"(?:我|我们)(?:刚刚?|终于|已经|最近|也|今天)?(?:领养|收养|开始|完成|毕业|结婚|订婚"
-                      r"|买|搬|加入|赢|辞职|退休|入职|跑完|生|考上|拿到|获得|参加|发布|上线|换|找到|学会"
-                      r"|养|去|报名|注册|创办|成立)[^，。！？]{0,3}?了")
+_WORK_ZH = re.compile(
+    r"发布|上线|部署|修复|修了|重构|合并|提交|版本|v\d|\d+\.\d+|代码|接口|服务器|数据库"
+    r"|bug|Bug|BUG|功能|迭代|测试|PR|上线"
+)
+_LIFE_ZH = re.compile(
+    r"(?:我|我们)(?:刚刚?|终于|已经|最近|也|今天)?(?:领养|收养|开始|完成|毕业|结婚|订婚"
+    r"|买|搬|加入|赢|辞职|退休|入职|跑完|生|考上|拿到|获得|参加|发布|上线|换|找到|学会"
+    r"|养|去|报名|注册|创办|成立)[^，。！？]{0,3}?了"
+)
 
 
 def events_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:

@@ -201,7 +201,9 @@ def finish_en(clause: str, label: str | None = None) -> str:
 
 
 _TRAIL_ZH = re.compile(r"[\s，,。.！!？?；;：:、~…\-—]+$")
-_LEAD_ZH = re.compile(r"^[\s，,。.！!？?；;：:、~…]+|^(?:然后|而且|所以|但是|不过|另外|对了|嗯|哦|啊)[，,]?")
+_LEAD_ZH = re.compile(
+    r"^[\s，,。.！!？?；;：:、~…]+|^(?:然后|而且|所以|但是|不过|另外|对了|嗯|哦|啊)[，,]?"
+)
 
 
 _CJK_LATIN = re.compile(r"([\u4e00-\u9fff])([A-Za-z])|([A-Za-z])([\u4e00-\u9fff])")

@@ -24,11 +24,11 @@ from pydantic import (
     model_validator,
 )
 
-from ...knowledge.models import ENTITY_TYPES, TIMELINE_KINDS, TimelineKind
-from ...knowledge.schema import SchemaRegistry
-from ...knowledge.base import detect_language
 from ...entity.records import NodeRecord
 from ...entity.times import day_label
+from ...knowledge.base import detect_language
+from ...knowledge.models import ENTITY_TYPES, TIMELINE_KINDS, TimelineKind
+from ...knowledge.schema import SchemaRegistry
 from ..types import Candidate, EntityRef, Extractor
 
 __all__ = [

@@ -466,7 +466,7 @@ def _constraints(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     kw = _DEADLINE_KW.search(s.text)
     for t in s.times:
         before = s.text[: t.start]
-        if kw and kw.start() < t.start or (_BY_BEFORE.search(before) and _MUST.search(s.text)):
+        if (kw and kw.start() < t.start) or (_BY_BEFORE.search(before) and _MUST.search(s.text)):
             if not ctx.first("constraint", "deadline"):
                 break
             clause = third_person_en(s.text, name)

@@ -19,7 +19,9 @@ __all__ = ["extract_zh"]
 _STOP = r"，,。！!？?；;：:、\n"
 # A captured object: up to punctuation, lazily; the caller trims anchor words after it.
 _OBJ = rf"[^{_STOP}]{{1,30}}"
-_TAIL_ZH = re.compile(r"(?:因为|但是|不过|所以|而且|的时候|，|了吧|了啊|了呀|吧|啦|呀|哦|呢|啊|了|的)+$")
+_TAIL_ZH = re.compile(
+    r"(?:因为|但是|不过|所以|而且|的时候|，|了吧|了啊|了呀|吧|啦|呀|哦|呢|啊|了|的)+$"
+)
 _CUT_ZH = re.compile(r"(?:因为|但是|不过|所以|而且|然后|并且|的时候|比较多|比较好|一些)")
 _PRONOUN_ZH = re.compile(r"^(?:你|您|他|她|它|这|那|这个|那个|这样|那样|这些|那些|自己|大家|一切)")
 _TOOLISH = re.compile(r"[A-Za-z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?")
@@ -44,7 +46,9 @@ def _tool_in(x: str) -> str | None:
 # ----------------------------------------------------------------------------- preferences
 
 _PREF_GATE = re.compile(r"喜欢|偏好|偏爱|喜爱|热爱|爱|钟爱|讨厌|受不了|反感|厌恶|烦")
-_FAV_ZH = re.compile(rf"我(?:们)?最(?:喜欢|爱)的(?P<cat>[^{_STOP}是]{{1,10}})(?:是|就是)(?P<x>{_OBJ})")
+_FAV_ZH = re.compile(
+    rf"我(?:们)?最(?:喜欢|爱)的(?P<cat>[^{_STOP}是]{{1,10}})(?:是|就是)(?P<x>{_OBJ})"
+)
 _PREF_ZH = re.compile(
     r"我(?:也|还|真的|很|最|非常|特别|比较|一直|更|超|蛮|挺|都|其实|向来|从来)*"
     r"(?P<v>不太喜欢|不怎么喜欢|不喜欢|不爱|受不了|讨厌|反感|厌恶|喜欢|偏好|偏爱|喜爱|热爱|钟爱|爱好|爱)"
@@ -147,7 +151,9 @@ def _decisions(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
 
 # ----------------------------------------------------------------------------- switches
 
-_SW_GATE = re.compile(r"换成|改成|切换|切到|迁移|转到|换到|改为|转向|转为|迁到|不再|停用|弃用|现在|目前|如今|直到")
+_SW_GATE = re.compile(
+    r"换成|改成|切换|切到|迁移|转到|换到|改为|转向|转为|迁到|不再|停用|弃用|现在|目前|如今|直到"
+)
 _SW_FROM = re.compile(
     rf"从\s*(?P<x>{_TOOL_ZH}|[^{_STOP}从]{{1,12}}?)\s*(?:换成|改成|切换到|切换成|切到|迁移到|转到|换到"
     rf"|改为|转向|转为|迁到)\s*(?:了)?\s*(?P<y>{_TOOL_ZH}|[^{_STOP}]{{1,12}})"
@@ -155,9 +161,13 @@ _SW_FROM = re.compile(
 _SW_BA = re.compile(
     rf"把\s*(?P<x>{_TOOL_ZH})\s*(?:换成|改成|替换成|迁移到|切换到|换为)\s*(?:了)?\s*(?P<y>{_TOOL_ZH})"
 )
-_NO_LONGER_ZH = re.compile(rf"(?:不再用|不再使用|停用了?|弃用了?|不用)\s*(?P<x>{_TOOL_ZH})(?P<le>\s*了)?")
+_NO_LONGER_ZH = re.compile(
+    rf"(?:不再用|不再使用|停用了?|弃用了?|不用)\s*(?P<x>{_TOOL_ZH})(?P<le>\s*了)?"
+)
 _NOW_ZH = re.compile(rf"(?:现在|目前|如今)(?:都)?(?:改)?(?:用|使用|在用)\s*(?P<y>{_TOOL_ZH})")
-_UNTIL_ZH = re.compile(rf"直到(?P<t>[^{_STOP}]{{1,8}}?)(?:都|还|一直)*(?:在)?(?:用|使用)\s*(?P<x>{_TOOL_ZH})")
+_UNTIL_ZH = re.compile(
+    rf"直到(?P<t>[^{_STOP}]{{1,8}}?)(?:都|还|一直)*(?:在)?(?:用|使用)\s*(?P<x>{_TOOL_ZH})"
+)
 _SINCE_ZH = re.compile(r"从\s*$|自\s*$")
 
 
@@ -246,7 +256,9 @@ _TEAM_ZH = re.compile(
     rf"|我们(?:一共|总共|只有|就)(?P<n3>{_ZN})\s*个人"
 )
 _DEADLINE_AFTER = re.compile(r"^\s*(?:之前|以前|前|截止|到期|为止)")
-_DEADLINE_BEFORE = re.compile(rf"(?:截止|deadline|期限|交付日期|截止日期|截止时间)[^{_STOP}]{{0,6}}$")
+_DEADLINE_BEFORE = re.compile(
+    rf"(?:截止|deadline|期限|交付日期|截止日期|截止时间)[^{_STOP}]{{0,6}}$"
+)
 
 
 def _constraint(ctx: NodeContext, text: str, name: str, slot: str, attrs: dict[str, Any],
@@ -295,12 +307,16 @@ def _constraints(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
 
 # ----------------------------------------------------------------------------- people, orgs
 
-_ROLES_ZH = (r"商业伙伴|合作伙伴|合伙人|联合创始人|老板|上司|领导|经理|同事|好朋友|朋友|闺蜜|室友|姐姐|妹妹|哥哥"
-             r"|弟弟|妻子|老婆|太太|丈夫|老公|男朋友|女朋友|妈妈|母亲|爸爸|父亲|儿子|女儿|孩子|导师|老师|客户"
-             r"|搭档|队友|表姐|表妹|表哥|表弟|堂哥|堂姐|爷爷|奶奶|外公|外婆")
-_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
-             "任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴"
-             "莫孔向汤")
+_ROLES_ZH = (
+    r"商业伙伴|合作伙伴|合伙人|联合创始人|老板|上司|领导|经理|同事|好朋友|朋友|闺蜜|室友|姐姐|妹妹|哥哥"
+    r"|弟弟|妻子|老婆|太太|丈夫|老公|男朋友|女朋友|妈妈|母亲|爸爸|父亲|儿子|女儿|孩子|导师|老师|客户"
+    r"|搭档|队友|表姐|表妹|表哥|表弟|堂哥|堂姐|爷爷|奶奶|外公|外婆"
+)
+_SURNAMES = (
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
+    "任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴"
+    "莫孔向汤"
+)
 _NAME_END = r"(?=[说是在和也都很去来要会的了给跟让把被，。！？、\s,.!?]|$)"
 _NAME_ZH = (rf"(?:[A-Z][a-z]+|[{_SURNAMES}](?:总|老师|经理|哥|姐|叔|姨|博士|医生|教授|工|律师)"
             rf"|[小老][\u4e00-\u9fff]{_NAME_END}|[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}?{_NAME_END})")
@@ -310,7 +326,9 @@ _NAME_ROLE_ZH = re.compile(rf"(?P<name>{_NAME_ZH})是我的(?P<role>{_ROLES_ZH})
 _WORK_ZH = re.compile(
     rf"我(?:现在|目前|一直|还|也)?在\s*(?P<org>[^{_STOP}\s在我]{{2,20}}?)\s*(?P<v>工作|上班|实习|任职)"
 )
-_JOIN_ZH = re.compile(rf"我(?:们)?(?:刚|最近|已经|终于)?(?P<v>加入了?|入职了?)\s*(?P<org>[^{_STOP}]{{2,20}})")
+_JOIN_ZH = re.compile(
+    rf"我(?:们)?(?:刚|最近|已经|终于)?(?P<v>加入了?|入职了?)\s*(?P<org>[^{_STOP}]{{2,20}})"
+)
 
 
 def _people(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:

@@ -305,14 +305,20 @@ _PHATIC_ZH = re.compile(
     r"^(?:谢谢|多谢|感谢|太好了|好的|好啊|好呀|没问题|恭喜|加油|哈哈|嗯|哦|对|是的|真棒|太棒了|不客气"
     r"|再见|拜拜|晚安|早安|你好|嗨|哇)"
 )
-_STOP_ZH = re.compile(r"[我你他她它们的了是在也都很就还又吧呢啊呀吗哦嗯和跟与把被这那个有没不要会太真好]")
+_STOP_ZH = re.compile(
+    r"[我你他她它们的了是在也都很就还又吧呢啊呀吗哦嗯和跟与把被这那个有没不要会太真好]"
+)
 _SECOND_ZH = re.compile(r"你|您")
-_REACTION_ZH = re.compile(r"我(?:也|真|很|非常|真的)*(?:同意|觉得你|为你|替你|理解|明白|希望你|祝你)")
+_REACTION_ZH = re.compile(
+    r"我(?:也|真|很|非常|真的)*(?:同意|觉得你|为你|替你|理解|明白|希望你|祝你)"
+)
 
 
 # "帮我跑一下压测脚本", "麻烦你看一下日志": a request to the assistant, not a fact about the user
-_REQUEST_ZH = re.compile(r"^(?:[好嗯那行]的?[，,\s]*)?(?:请|麻烦|劳驾)?(?:你|您)?(?:帮我|帮忙|替我|给我)"
-                         r"|^(?:请|麻烦)(?:你|您)?[^，。]{0,6}一下")
+_REQUEST_ZH = re.compile(
+    r"^(?:[好嗯那行]的?[，,\s]*)?(?:请|麻烦|劳驾)?(?:你|您)?(?:帮我|帮忙|替我|给我)"
+    r"|^(?:请|麻烦)(?:你|您)?[^，。]{0,6}一下"
+)
 
 
 def salience_zh(s: Sentence, min_content: float = 4.0) -> Salience:
@@ -403,7 +409,11 @@ def statement(s: Sentence, sal: Salience, ctx: NodeContext) -> Candidate | None:
     if len(key) < 8 or not ctx.first("statement", key):
         return None
     attrs = {**(date_attrs(t) if t else {}), "salience": round(sal.score, 2)}
-    future = bool(_FUTURE_EN.search(s.text)) if not zh else bool(re.search(r"要|会|打算|计划|准备", s.text))
+    future = (
+        bool(_FUTURE_EN.search(s.text))
+        if not zh
+        else bool(re.search(r"要|会|打算|计划|准备", s.text))
+    )
     if t is not None and (t.day > ctx.ref_day or future):
         attrs["planned"] = True
     dated = t is not None

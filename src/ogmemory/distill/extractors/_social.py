@@ -69,7 +69,9 @@ _GRATEFUL_EN = re.compile(
 )
 _ENCOURAGE_ZH = re.compile(r"加油|别放弃|不要放弃|相信你|你可以的|你一定(?:能|可以|行)|支持你|挺你")
 _ADMIRE_ZH = re.compile(r"为你骄傲|为你感到骄傲|你真棒|你太棒了|佩服你|你好厉害|你真厉害")
-_GRATEFUL_ZH = re.compile(r"谢谢你的(?:支持|帮助|鼓励)|感谢你的(?:支持|帮助|鼓励)|有你真好|谢谢你一直")
+_GRATEFUL_ZH = re.compile(
+    r"谢谢你的(?:支持|帮助|鼓励)|感谢你的(?:支持|帮助|鼓励)|有你真好|谢谢你一直"
+)
 
 _CARE_ZH = re.compile(r"(?:很|真)?遗憾|太难了吧|保重|好好休息|早日康复|希望你")
 _TEXT_EN = {"encourages": "{a} encourages and supports {b}",

@@ -242,8 +242,16 @@ def _achievement(texts: list[str], zh: bool) -> tuple[str, str]:
     sentences = [p.strip() for t in texts for p in _SENTENCE.split(t) if p.strip()]
     if zh:
         cause = next((p for p in sentences if re.search(r"因为|由于|导致|原因", p)), "")
-        done = [p for p in sentences if re.search(r"我?(?:把|在|给|加了|改了|修了|更新了|删除了|添加了"
-                                                  r"|修复了|改成|换成)", p) and p != cause]
+        done = [
+            p
+            for p in sentences
+            if re.search(
+                r"我?(?:把|在|给|加了|改了|修了|更新了|删除了|添加了"
+                r"|修复了|改成|换成)",
+                p,
+            )
+            and p != cause
+        ]
         body = "".join(p.replace("我", "") for p in ([cause] if cause else []) + done[:1])
         return body, cause
     cause = next((p for p in sentences if _CAUSE_EN.search(p) and not _ACTION_EN.match(p)), "")

@@ -30,9 +30,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...config import LLMSettings
+from ...entity.records import NodeRecord
 from ...knowledge.schema import SchemaRegistry
 from ...llm.client import ChatClient, LLMError
-from ...entity.records import NodeRecord
 from ..types import Candidate, ExtractionResult, Extractor
 from ._llm_common import (
     RULES,

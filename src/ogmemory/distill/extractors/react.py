@@ -44,10 +44,10 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ...config import LLMSettings
-from ...knowledge.schema import SchemaRegistry
-from ...knowledge.base import KnowledgeBase, normalize_name
-from ...llm.client import ChatClient, LLMError
 from ...entity.records import NodeRecord
+from ...knowledge.base import KnowledgeBase, normalize_name
+from ...knowledge.schema import SchemaRegistry
+from ...llm.client import ChatClient, LLMError
 from ..types import Candidate, ExtractionResult, Extractor
 from ._llm_common import (
     RULES,

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ...knowledge.schema import SchemaRegistry
-from ...knowledge.base import detect_language
 from ...entity.records import NodeRecord
+from ...knowledge.base import detect_language
+from ...knowledge.schema import SchemaRegistry
 from ..types import Candidate, EntityRef, ExtractionResult, Extractor
 
 __all__ = ["AliasExtractor", "Combined", "SchemaPatternExtractor"]
@@ -47,16 +47,24 @@ class SchemaPatternExtractor:
                             statement = rule.text.format(**values)
                         except (KeyError, IndexError):
                             statement = values["match"]
-                        out.append(Candidate(
-                            type=mtype.name, text=statement, session_id=rec.session_id,
-                            node_ids=(rec.node.id,),
-                            subject=EntityRef(subject_name, "person"),
-                            relation=rule.relation if obj else None,
-                            object=EntityRef(obj, rule.object_type or mtype.entity_type) if obj else None,
-                            kind=mtype.timeline_kind, event_time=rec.node.event_time,  # type: ignore[arg-type]
-                            confidence=rule.confidence, importance=mtype.importance,
-                            language=detect_language(statement),
-                        ))
+                        out.append(
+                            Candidate(
+                                type=mtype.name,
+                                text=statement,
+                                session_id=rec.session_id,
+                                node_ids=(rec.node.id,),
+                                subject=EntityRef(subject_name, "person"),
+                                relation=rule.relation if obj else None,
+                                object=EntityRef(obj, rule.object_type or mtype.entity_type)
+                                if obj
+                                else None,
+                                kind=mtype.timeline_kind,  # type: ignore[arg-type]
+                                event_time=rec.node.event_time,
+                                confidence=rule.confidence,
+                                importance=mtype.importance,
+                                language=detect_language(statement),
+                            )
+                        )
         return ExtractionResult(out)
 
 
@@ -64,8 +72,10 @@ _NAME = r"[\w+#-]+(?:\.[\w+#-]+)*"
 _EN_ALIAS = re.compile(
     r"\s*(?:\(|,)\s*(?:aka|a\.k\.a\.?|also (?:called|known as)|which we call|we call it)\s+"
     rf"(?:the\s+|our\s+)?(?P<b>{_NAME}(?: {_NAME})?)", re.IGNORECASE)
-_ZH_ALIAS = re.compile(r"(?P<a>[A-Za-z][\w.+#-]{1,40}|[\u4e00-\u9fff]{1,8})\s*(?:也叫|又叫|也就是|即)\s*"
-                       r"(?:我们的)?(?P<b>[A-Za-z][\w.+#-]{1,40}|[\u4e00-\u9fff]{1,8})")
+_ZH_ALIAS = re.compile(
+    r"(?P<a>[A-Za-z][\w.+#-]{1,40}|[\u4e00-\u9fff]{1,8})\s*(?:也叫|又叫|也就是|即)\s*"
+    r"(?:我们的)?(?P<b>[A-Za-z][\w.+#-]{1,40}|[\u4e00-\u9fff]{1,8})"
+)
 _WORD_BEFORE = re.compile(rf"(?:(?P<w1>{_NAME})\s+)?(?P<w2>{_NAME})\s*$")
 _STOP = {"the", "a", "an", "it", "this", "that", "which", "we", "i", "you", "our", "my", "is"}
 

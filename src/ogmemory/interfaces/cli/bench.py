@@ -13,10 +13,10 @@ from typing import Annotated
 
 import typer
 
-from ...evaluation.locomo import LocomoReport, print_report, run_locomo
-from ...evaluation.loo import VARIANTS, loo_table
 from ...config import Settings
 from ...errors import InvalidInput
+from ...evaluation.locomo import LocomoReport, print_report, run_locomo
+from ...evaluation.loo import VARIANTS, loo_table
 from ...recall.config import check_budget
 from .bench_knowledge import bench_knowledge
 from .common import notice, stdout_console, table

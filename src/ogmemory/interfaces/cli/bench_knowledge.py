@@ -8,10 +8,10 @@ from typing import Annotated
 
 import typer
 
-from ...evaluation.devsessions import print_sessions, run_sessions, script_paths
-from ...evaluation.knowledge import print_knowledge, recall_summary, run_knowledge
 from ...config import Settings
 from ...errors import InvalidInput
+from ...evaluation.devsessions import print_sessions, run_sessions, script_paths
+from ...evaluation.knowledge import print_knowledge, recall_summary, run_knowledge
 from .common import notice, stdout_console
 
 __all__ = ["bench_knowledge"]

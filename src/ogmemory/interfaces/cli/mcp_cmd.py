@@ -9,7 +9,7 @@ tenant; without keys it serves this machine only and refuses to listen beyond lo
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Annotated
 
 import typer
@@ -22,7 +22,7 @@ from .common import AccountOption, HomeOption, SpaceOption, notice, open_memory
 __all__ = ["Transport", "mcp"]
 
 
-class Transport(str, Enum):
+class Transport(StrEnum):
     stdio = "stdio"
     http = "http"
 

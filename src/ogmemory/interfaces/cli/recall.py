@@ -59,7 +59,15 @@ EmbedPendingOption = Annotated[
     ),
 ]
 
-__all__ = ["DOC_KINDS", "EmbedPendingOption", "git_log", "open_reader", "open_session", "recall", "search"]
+__all__ = [
+    "DOC_KINDS",
+    "EmbedPendingOption",
+    "git_log",
+    "open_reader",
+    "open_session",
+    "recall",
+    "search",
+]
 
 #: The kinds of indexed documents, as ``search --kind`` accepts them.
 DOC_KINDS = ("turn", "session", "memory", "event", "fact", "entity")

@@ -50,7 +50,9 @@ def serve(
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="TCP port.")] = 8765,
     log_level: Annotated[
         str,
-        typer.Option("--log-level", help="Server log level: critical, error, warning, info, debug."),
+        typer.Option(
+            "--log-level", help="Server log level: critical, error, warning, info, debug."
+        ),
     ] = "info",
     home: HomeOption = None,
     account: AccountOption = None,
