@@ -40,7 +40,9 @@ def _free_port() -> int:
 class Replay:
     """Fills the recorded payloads in and runs ``ogmem hook`` on them."""
 
-    def __init__(self, home: Path, project: Path, server: str) -> None:
+    def __init__(self, home: Path, project: Path, server: str,
+                 command: tuple[str, ...] = (sys.executable, "-m", "ogmemory_hook")) -> None:
+        self.command = command
         self.home = home
         self.project = project
         self.transcript = home.parent / "transcript.jsonl"
@@ -64,8 +66,8 @@ class Replay:
         text = raw if raw is not None else self.fill((FIXTURES / name).read_text())
         event = event or json.loads(text)["hook_event_name"]
         self.transcript.write_text(self.fill((FIXTURES / "transcript.jsonl").read_text()))
-        # the command Claude Code runs (see hook_command): the light entry point
-        return subprocess.run([sys.executable, "-m", "ogmemory_hook", event,
+        # by default the command Claude Code runs (see hook_command): the light entry point
+        return subprocess.run([*self.command, event,
                                "--home", str(self.home), *extra],
                               input=text, capture_output=True, text=True, env=self.env,
                               timeout=120, check=False)
@@ -179,6 +181,19 @@ def test_replay_all_six_events_without_a_server(tmp_path: Path) -> None:
     for event in HOOK_EVENTS:
         assert f"{event} {SID} handled (local)" in log
     assert "Traceback" not in log
+
+
+def test_replay_all_six_events_through_the_ogmem_hook_command(tmp_path: Path) -> None:
+    """``ogmem hook <event>``, the CLI spelling of the same client, handles all six too."""
+    home = tmp_path / "home"
+    project = make_project(tmp_path)
+    _prepare_memory(home)
+    replay = Replay(home, project, f"http://127.0.0.1:{_free_port()}",
+                    command=(*CLI, "hook"))
+    _replay_session(replay)
+    _check_recorded(home, project)
+    log = replay.log()
+    assert all(f"{event} {SID} handled (local)" in log for event in HOOK_EVENTS)
 
 
 @pytest.fixture
