@@ -157,6 +157,8 @@ def test_the_readme_shows_every_screenshot_it_names() -> None:
     shown = re.findall(r"\]\((docs/screenshots/[\w.-]+\.png)\)", readme)
     assert len(shown) >= 8
     assert all((ROOT / name).is_file() for name in shown), shown
+    taken = {f"docs/screenshots/{p.name}" for p in (ROOT / "docs" / "screenshots").glob("*.png")}
+    assert taken == set(shown)  # every screenshot the tests take is in the README
 
 
 # ====================================================================== who am I
