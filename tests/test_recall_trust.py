@@ -3,6 +3,7 @@ the user's word wins."""
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,8 +40,8 @@ def everything(mem: Memory, query: str) -> str:
 def test_every_item_is_one_sessions_turns_and_every_cited_node_opens(tmp_path: Path) -> None:
     mem = make(tmp_path / "h")
     for i in range(8):  # the same topic in many sessions: the items must not mix them
-        say(mem, f"trip{i}", f"Our kayak trip number {i} went down the river.", f"2026-03-{i + 1:02d}",
-            reply=f"Kayak trip {i} sounds fun.")
+        say(mem, f"trip{i}", f"Our kayak trip number {i} went down the river.",
+            f"2026-03-{i + 1:02d}", reply=f"Kayak trip {i} sounds fun.")
     mem.sleep("deep")
     result = mem.recall("kayak trip on the river")
     assert result.items
@@ -142,9 +143,8 @@ def test_an_unusable_index_falls_back_to_the_session_files(tmp_path: Path) -> No
     home = tmp_path / "h"
     _filled(home).close()
     path = home / "tenants" / "local" / "default" / "index" / "index.sqlite"
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
-    path.mkdir()  # not even replaceable
+    shutil.rmtree(path.parent)
+    path.parent.write_text("not a directory")  # the index cannot even be created
     mem = make(home)
     result = mem.recall("Where did Lena move?")
     assert result.fallback and result.reason and "session files" in result.reason

@@ -32,6 +32,7 @@ from .errors import (
     SessionNotFound,
     StorageError,
 )
+from .health.findings import FsckReport
 from .importers.report import ImportReport
 from .knowledge.models import Edge, Entity, Evidence, MemoryItem, TimelineEvent
 from .knowledge.schema import MemoryType, SchemaRegistry
@@ -54,6 +55,7 @@ __all__ = [
     "Entity",
     "Evidence",
     "FilesBackend",
+    "FsckReport",
     "GraphSnapshot",
     "ImportReport",
     "ImportResult",
