@@ -94,7 +94,7 @@ TABS = [
     ("memories", "#memory-list article.memory", "我们团队有 3 个人。"),
     ("facts", "#facts-results tr[data-fact-id]", "switched from JavaScript to TypeScript"),
     ("graph", "#graph-status[data-nodes]", "entities"),
-    ("timeline", "#timeline-results section.month", "Ran `pytest`."),
+    ("timeline", "#timeline-results section.month", "All 5 tests pass."),
     ("sessions/s1", "#session-dag .msg", "Frontend stack"),
     ("batches", "#batch-list article.batch", "distill (rules)"),
     ("core", "#core-text", "ogmemory"),
@@ -333,7 +333,7 @@ def test_the_time_slider_changes_the_graph(page: Any, server: BackgroundServer,
     side = wait(lambda: visible(page, '#graph-side .entity-page[data-entity="tool.javascript"]'),
                 message="the entity page")
     assert "JavaScript" in side.text
-    wait(lambda: "User uses JavaScript." in css(page, "#graph-side")[0].text)
+    wait(lambda: "decided to use JavaScript" in css(page, "#graph-side")[0].text)
     click(page, "#graph-fit")
     shot(page, "graph-entity")
 
