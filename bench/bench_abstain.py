@@ -87,15 +87,28 @@ def main() -> None:
         name = mem.embedder.name if mem.embedder else "no embedder"
         table = Table(title=f"relevance floor {floor} ({name}), "
                             f"budget {args.budget}")
-        for col in ("questions", "n", "answered", "abstained", "tokens mean", "tokens mean, floor off",
-                    "min relevance"):
+        for col in (
+            "questions",
+            "n",
+            "answered",
+            "abstained",
+            "tokens mean",
+            "tokens mean, floor off",
+            "min relevance",
+        ):
             table.add_column(col, justify="left" if col == "questions" else "right")
         for name, qs in groups.items():
             r = ask(mem, qs, args.budget)
             answered = statistics.mean(r["answered"])
-            table.add_row(name, str(len(qs)), f"{answered:.3f}", f"{1 - answered:.3f}",
-                          f"{statistics.mean(r['tokens']):,.0f}", f"{statistics.mean(r['off']):,.0f}",
-                          f"{min(r['relevance']):.3f}")
+            table.add_row(
+                name,
+                str(len(qs)),
+                f"{answered:.3f}",
+                f"{1 - answered:.3f}",
+                f"{statistics.mean(r['tokens']):,.0f}",
+                f"{statistics.mean(r['off']):,.0f}",
+                f"{min(r['relevance']):.3f}",
+            )
         mem.close()
     console.print(table)
 

@@ -235,3 +235,23 @@ def test_search_returns_one_hit_per_record_and_a_pointer_commit_opens_its_turn(
     assert item.commit
     opened = mem.open_session(item.session_id or "", around=item.commit[:7], radius=0)
     assert len(opened) == 1 and "PostgreSQL" in opened[0].text
+
+
+def test_a_small_memory_answers_paraphrases_and_still_abstains_on_unrelated(
+        tmp_path: Path) -> None:
+    """The floor grows with the memory's size: six facts are enough to answer questions that
+    share no word with them, and still too few to answer general knowledge."""
+    mem = Memory(settings=Settings(home=tmp_path / "h", distill_on_turn=False,
+                                   index_worker=False), backend=InMemoryBackend())
+    for sid, text, day in (("s1", "I adopted a rescue dog named Biscuit.", "2026-03-02"),
+                           ("s2", "The billing service now runs on Kubernetes.", "2026-04-02"),
+                           ("s3", "I am learning to play the cello on weekends.", "2026-05-06")):
+        say(mem, sid, text, day, reply="That is good to know.")
+    mem.sleep("deep")
+    mem.sync_index()
+    mem.drain_outbox()
+    for question in ("What instrument am I learning?", "What do I do on weekends?"):
+        result = mem.recall(question)
+        assert any("cello" in i.text for i in result.items), (question, result.stats)
+        assert result.stats["floor"] < 0.06  # below the embedder's full floor
+    assert mem.recall("Who won the 1998 FIFA World Cup?").items == ()

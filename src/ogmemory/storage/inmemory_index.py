@@ -160,7 +160,7 @@ class InMemoryIndexStore:
         with self._lock:
             n = self.count() if total is None else total
             if not n:
-                return {w: 0.0 for w in words}
+                return dict.fromkeys(words, 0.0)
             return {w: sum(1 for b, _ in self._terms.values() if b[w.casefold()]) / n
                     for w in words}
 

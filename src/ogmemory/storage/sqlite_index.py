@@ -64,8 +64,10 @@ CREATE TABLE IF NOT EXISTS entity_facts(entity TEXT NOT NULL, doc_id TEXT NOT NU
 CREATE INDEX IF NOT EXISTS entity_facts_doc ON entity_facts(doc_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(body, cjk,
   tokenize='porter unicode61 remove_diacritics 2');
-CREATE TABLE IF NOT EXISTS vecs(doc_rowid INTEGER PRIMARY KEY, dim INTEGER NOT NULL, v BLOB NOT NULL);
-CREATE TABLE IF NOT EXISTS vec_log(seq INTEGER PRIMARY KEY AUTOINCREMENT, doc_rowid INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS vecs(doc_rowid INTEGER PRIMARY KEY, dim INTEGER NOT NULL,
+  v BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS vec_log(seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  doc_rowid INTEGER NOT NULL);
 CREATE TRIGGER IF NOT EXISTS vecs_logged AFTER INSERT ON vecs
   BEGIN INSERT INTO vec_log(doc_rowid) VALUES (new.doc_rowid); END;
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -294,7 +296,8 @@ class SqliteIndexStore:
     def count(self, kind: str | None = None) -> int:
         if kind is None:
             return int(self._conn().execute("SELECT count(*) FROM docs").fetchone()[0])
-        return int(self._conn().execute("SELECT count(*) FROM docs WHERE kind=?", (kind,)).fetchone()[0])
+        sql = "SELECT count(*) FROM docs WHERE kind=?"
+        return int(self._conn().execute(sql, (kind,)).fetchone()[0])
 
     def text_search(self, words: Sequence[str], chars: Sequence[str],
                     limit: int) -> list[tuple[int, float]]:
@@ -319,7 +322,7 @@ class SqliteIndexStore:
         tenth; a word not seen yet costs one FTS count."""
         total = self.count() if total is None else total
         if not total:
-            return {w: 0.0 for w in words}
+            return dict.fromkeys(words, 0.0)
         if not (0.9 * self._df_total <= total <= 1.1 * self._df_total):
             self._df.clear()
             self._df_total = total
@@ -362,8 +365,8 @@ class SqliteIndexStore:
 
     def entity_facts(self, entity: str, limit: int = 10) -> list[str]:
         """Ids of the fact documents about ``entity`` (either end of the edge)."""
-        return [d for (d,) in self._conn().execute(
-            "SELECT doc_id FROM entity_facts WHERE entity=? ORDER BY doc_id LIMIT ?", (entity, limit))]
+        sql = "SELECT doc_id FROM entity_facts WHERE entity=? ORDER BY doc_id LIMIT ?"
+        return [d for (d,) in self._conn().execute(sql, (entity, limit))]
 
     def children(self, parent: str, limit: int = 200) -> list[Doc]:
         rows = self._conn().execute(
@@ -373,8 +376,8 @@ class SqliteIndexStore:
 
     def child_refs(self, parent: str, limit: int = 200) -> list[tuple[int, str]]:
         """``(rowid, id)`` of ``parent``'s children, in order (no documents decoded)."""
-        return [(r, i) for r, i in self._conn().execute(
-            "SELECT rowid, id FROM docs WHERE parent=? ORDER BY seq, rowid LIMIT ?", (parent, limit))]
+        sql = "SELECT rowid, id FROM docs WHERE parent=? ORDER BY seq, rowid LIMIT ?"
+        return [(r, i) for r, i in self._conn().execute(sql, (parent, limit))]
 
     def window_ids(self, session_id: str, seq: int, before: int, after: int) -> list[str]:
         """Ids of the turn documents of ``session_window`` (no documents decoded)."""
@@ -412,7 +415,7 @@ class SqliteIndexStore:
         """Drop every document, vector, job and cursor (``reindex`` then rebuilds)."""
         with self._lock, transaction(self._conn()) as conn:
             for table in ("docs", "docs_fts", "entity_facts", "vecs", "vec_log", "outbox"):
-                conn.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
+                conn.execute(f"DELETE FROM {table}")
             conn.execute("DELETE FROM meta WHERE key NOT IN ('schema', 'embedder')")
             self._reset_memory()
 
