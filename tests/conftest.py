@@ -77,5 +77,14 @@ def mem(home: Path) -> Iterator[Memory]:
 
 
 @pytest.fixture
+def no_ogmem_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only what a test passes counts: no OGMEM_* variable from the developer's shell (so the
+    default, real embedder is the one used)."""
+    for name in list(os.environ):
+        if name.startswith("OGMEM_"):
+            monkeypatch.delenv(name)
+
+
+@pytest.fixture
 def project(tmp_path: Path) -> Path:
     return make_project(tmp_path)

@@ -4,7 +4,6 @@ on small files written here, through the real pipeline (git, JSONL) and the real
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -18,11 +17,7 @@ from ogmemory.interfaces.cli import app
 runner = CliRunner()
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith("OGMEM_"):
-            monkeypatch.delenv(name)
+pytestmark = pytest.mark.usefixtures("no_ogmem_env")
 
 
 def locomo_file(tmp_path: Path) -> Path:

@@ -24,12 +24,7 @@ from ogmemory.interfaces.cli.demo import find_locomo
 runner = CliRunner()
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Only what a test passes counts: no OGMEM_* variable from the developer's shell."""
-    for name in list(os.environ):
-        if name.startswith("OGMEM_"):
-            monkeypatch.delenv(name)
+pytestmark = pytest.mark.usefixtures("no_ogmem_env")
 
 
 @pytest.fixture()

@@ -35,10 +35,7 @@ READS = [
 
 
 @pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith("OGMEM_"):
-            monkeypatch.delenv(name)
+def _clean_env(no_ogmem_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OGMEM_EMBEDDER", "none")  # nothing here is about vectors
 
 

@@ -5,7 +5,6 @@ answers. The real default embedder, a real SQLite outbox."""
 from __future__ import annotations
 
 import json
-import os
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -19,12 +18,7 @@ from ogmemory.interfaces.cli.vectors import EMBED_ON_READ
 runner = CliRunner()
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """OGMEM_EMBEDDER unset: the default, real embedder."""
-    for name in list(os.environ):
-        if name.startswith("OGMEM_"):
-            monkeypatch.delenv(name)
+pytestmark = pytest.mark.usefixtures("no_ogmem_env")
 
 
 @pytest.fixture(scope="module")

@@ -23,11 +23,7 @@ from ogmemory.interfaces.cli.demo import mcp_command, ogmem_executable
 runner = CliRunner()
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith("OGMEM_"):
-            monkeypatch.delenv(name)
+pytestmark = pytest.mark.usefixtures("no_ogmem_env")
 
 
 def _printed_claude_command(stdout: str) -> list[str]:

@@ -4,7 +4,6 @@ the JSONL knowledge files, the CLI for the rollback message."""
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -14,12 +13,7 @@ from typer.testing import CliRunner
 from ogmemory import Memory, Settings
 from ogmemory.interfaces.cli import app
 
-
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith("OGMEM_"):
-            monkeypatch.delenv(name)
+pytestmark = pytest.mark.usefixtures("no_ogmem_env")
 
 
 def ts(day: str) -> float:
