@@ -20,6 +20,7 @@ EXPECTED = [
     "Entity",
     "Evidence",
     "FilesBackend",
+    "FsckReport",
     "GraphSnapshot",
     "ImportReport",
     "ImportResult",
