@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -220,10 +222,16 @@ def test_lists_page_with_a_cursor_and_refuse_a_bad_one(mem: Memory) -> None:
         assert result.is_error and "invalid cursor" in _text(result), _text(result)
     assert bad[3].is_error and "limit" in _text(bad[3])
     # search and git log page too
-    session = next(s.session_id for s in mem.list_sessions() if s.turns > 6)
-    (s1, g1) = _run(mem, [("memory_search", {"query": "support group", "limit": 3}),
+    session = next(s.session_id for s in mem.list_sessions()
+                   if s.turns > 6 and s.session_id != "long")
+    # the session's most frequent long word: it has hits whether the data is LoCoMo's or the
+    # generated stand-in
+    words = Counter(w.lower() for n in mem.get_nodes(session)
+                    for w in re.findall(r"[A-Za-z]{6,}", n.text or ""))
+    query = words.most_common(1)[0][0]
+    (s1, g1) = _run(mem, [("memory_search", {"query": query, "limit": 3}),
                           ("memory_git_log", {"session_id": session, "limit": 3})])
-    (s2, g2) = _run(mem, [("memory_search", {"query": "support group", "limit": 3,
+    (s2, g2) = _run(mem, [("memory_search", {"query": query, "limit": 3,
                                              "cursor": _cursor(_text(s1))}),
                           ("memory_git_log", {"session_id": session, "limit": 3,
                                               "cursor": _cursor(_text(g1))})])
