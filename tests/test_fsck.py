@@ -21,6 +21,7 @@ from ogmemory import Memory, Settings
 from ogmemory.interfaces.cli import app
 from ogmemory.interfaces.rest import create_app
 from ogmemory.interfaces.rest.server import BackgroundServer
+from ogmemory.storage.sqlite_index import SqliteIndexStore
 
 CLI = [sys.executable, "-m", "ogmemory.interfaces.cli"]
 ENV = {**os.environ, "OGMEM_EMBEDDER": "none", "OGMEM_DISTILL_ON_TURN": "0",
@@ -196,6 +197,21 @@ def test_a_damaged_index_is_rebuilt_automatically(tmp_path: Path, how: str) -> N
         assert resp.status_code == 200, resp.text
         recalled = httpx.post(server.url + "/v1/recall", json={"query": "Which database?"})
         assert recalled.status_code == 200 and not recalled.json()["fallback"]
+
+
+def test_directories_in_place_of_the_index_are_each_kept_aside(tmp_path: Path) -> None:
+    """Two directories found where the index goes, within one second, are both moved aside
+    whole (the second used to collide with the first's name: an error instead of a rebuild)."""
+    path = tmp_path / "index.sqlite"
+    for n in range(3):
+        path.mkdir()
+        (path / "x").write_text(f"copy {n}")
+        store = SqliteIndexStore(path)
+        assert store.rebuilt == "not a file" and path.is_file()
+        store.close()
+        path.unlink()
+    kept = sorted((p / "x").read_text() for p in tmp_path.glob("index.sqlite.moved-*"))
+    assert kept == ["copy 0", "copy 1", "copy 2"]
 
 
 # ====================================================================== failure 6

@@ -145,6 +145,16 @@ def damage_of(path: Path) -> str | None:
     return f"tables missing: {', '.join(sorted(missing))}" if missing else None
 
 
+def _unused_name(path: Path, tag: str) -> Path:
+    """``<path>.<tag>``, or ``<path>.<tag>-2``, ``-3``, ... when that name is taken (two
+    directories moved aside within one second)."""
+    candidate, n = path.with_name(f"{path.name}.{tag}"), 1
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.name}.{tag}-{n}")
+    return candidate
+
+
 class SqliteIndexStore:
     """Documents, full text and vectors in one SQLite file (WAL; safe across processes)."""
 
@@ -164,7 +174,7 @@ class SqliteIndexStore:
             # the files (the caller's next sync re-indexes everything).
             log.warning("index %s: %s; rebuilding it from the files", path, self.rebuilt)
             if path.is_dir():  # not ours to delete: kept beside, for whoever put it there
-                path.rename(path.with_name(f"{path.name}.moved-{time.strftime('%Y%m%dT%H%M%S')}"))
+                path.rename(_unused_name(path, f"moved-{time.strftime('%Y%m%dT%H%M%S')}"))
             for suffix in ("", "-wal", "-shm"):
                 Path(str(path) + suffix).unlink(missing_ok=True)
         try:
