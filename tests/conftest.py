@@ -70,8 +70,11 @@ def home(tmp_path: Path) -> Path:
 @pytest.fixture
 def mem(home: Path) -> Iterator[Memory]:
     """A real ``Memory``: sessions in real git repositories; the knowledge and index stores
-    in memory (their own contract suites test the files/SQLite backend)."""
-    m = Memory(home=home, backend=InMemoryBackend())
+    in memory (their own contract suites test the files/SQLite backend). With
+    ``OGMEMORY_TEST_BACKEND=files`` these tests run on the default files/SQLite backend too
+    (how the suite's time with and without the in-memory twin is compared)."""
+    files = os.environ.get("OGMEMORY_TEST_BACKEND") == "files"
+    m = Memory(home=home, backend=None if files else InMemoryBackend())
     yield m
     m.close()
 
