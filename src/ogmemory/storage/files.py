@@ -77,3 +77,13 @@ def file_lock(path: Path) -> Iterator[None]:
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
+
+
+def unused_name(path: Path, tag: str) -> Path:
+    """``<path>.<tag>``, or ``<path>.<tag>-2``, ``-3``, ... when that name is taken (two
+    directories moved aside within one second)."""
+    candidate, n = path.with_name(f"{path.name}.{tag}"), 1
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.name}.{tag}-{n}")
+    return candidate

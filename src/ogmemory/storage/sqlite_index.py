@@ -4,8 +4,7 @@ vectors, cursors and the outbox of embedding jobs.
 A document is one searchable thing: a turn (L2 content), a session (L0 abstract, L1 overview),
 a memory, a timeline event, a fact, an entity (L0, with an L1 page). Writes of documents and the
 embedding jobs they need happen in one transaction (the outbox pattern); vectors arrive later
-from a worker, and until then the document is found by full text. The index is derived: it can
-be deleted and rebuilt from the files at any time.
+from a worker, and until then the document is found by full text. The index is derived.
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ import numpy as np
 from ..errors import StorageError
 from ..index.docs import Doc
 from ..index.text import fts_columns
+from .files import unused_name
 from .sqlite import PerThread, transaction
 from .sqlite_queue import Outbox
 from .vectors import VectorMatrix
@@ -145,16 +145,6 @@ def damage_of(path: Path) -> str | None:
     return f"tables missing: {', '.join(sorted(missing))}" if missing else None
 
 
-def _unused_name(path: Path, tag: str) -> Path:
-    """``<path>.<tag>``, or ``<path>.<tag>-2``, ``-3``, ... when that name is taken (two
-    directories moved aside within one second)."""
-    candidate, n = path.with_name(f"{path.name}.{tag}"), 1
-    while candidate.exists():
-        n += 1
-        candidate = path.with_name(f"{path.name}.{tag}-{n}")
-    return candidate
-
-
 class SqliteIndexStore:
     """Documents, full text and vectors in one SQLite file (WAL; safe across processes)."""
 
@@ -174,7 +164,7 @@ class SqliteIndexStore:
             # the files (the caller's next sync re-indexes everything).
             log.warning("index %s: %s; rebuilding it from the files", path, self.rebuilt)
             if path.is_dir():  # not ours to delete: kept beside, for whoever put it there
-                path.rename(_unused_name(path, f"moved-{time.strftime('%Y%m%dT%H%M%S')}"))
+                path.rename(unused_name(path, f"moved-{time.strftime('%Y%m%dT%H%M%S')}"))
             for suffix in ("", "-wal", "-shm"):
                 Path(str(path) + suffix).unlink(missing_ok=True)
         try:
