@@ -1,4 +1,5 @@
-"""Shared fixtures: a real ``Memory`` on a temporary home, real git repositories via the CLI."""
+"""Shared fixtures: a real ``Memory`` on a temporary home, real git repositories via the CLI,
+a real local LLM server."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from local_llm import serve_smollm2
 
 from ogmemory import InMemoryBackend, Memory
 
@@ -91,3 +93,11 @@ def no_ogmem_env(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     return make_project(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def llama_server() -> Iterator[str]:
+    """llama.cpp's OpenAI-compatible server with SmolLM2 on a free loopback port, started once
+    per test session; yields its ``.../v1`` URL (skipped locally without the model)."""
+    with serve_smollm2() as url:
+        yield url

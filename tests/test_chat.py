@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from conftest import fsck
-from llm_fixtures import llama_server  # noqa: F401
 
 from ogmemory import Memory, Settings
 
@@ -30,7 +29,7 @@ def chat(home: Path, base: str, lines: list[str], *args: str,
 
 
 def test_chat_records_turns_and_answers_slash_commands(
-        tmp_path: Path, llama_server: str) -> None:  # noqa: F811
+        tmp_path: Path, llama_server: str) -> None:
     home = tmp_path / "home"
     first = chat(home, llama_server, [
         "Hello! My name is Lena and I prefer Python over Java.",
@@ -74,7 +73,7 @@ def test_chat_records_turns_and_answers_slash_commands(
     assert "- Lena deploys with Nomad." not in after  # /recall no longer finds it
 
 
-def test_temporary_chat_leaves_nothing(tmp_path: Path, llama_server: str) -> None:  # noqa: F811
+def test_temporary_chat_leaves_nothing(tmp_path: Path, llama_server: str) -> None:
     home = tmp_path / "home"
     done = chat(home, llama_server, ["My PIN is 4921.", "/remember my PIN is 4921", "/core"],
                 "--temporary", cwd=tmp_path)
@@ -95,7 +94,7 @@ def test_chat_without_an_endpoint_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_the_demo_goes_on_into_a_chat_with_an_endpoint(
-        tmp_path: Path, llama_server: str) -> None:  # noqa: F811
+        tmp_path: Path, llama_server: str) -> None:
     env = {**os.environ, "OGMEM_LLM_BASE_URL": llama_server, "OGMEM_LLM_MODEL": "smollm2",
            "OGMEM_EMBEDDER": "none"}
     env.pop("OGMEM_HOME", None)

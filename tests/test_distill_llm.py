@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from llm_fixtures import llama_server  # noqa: F401
 
 from ogmemory import LLMSettings, Memory, Settings
 
@@ -14,7 +13,7 @@ from ogmemory import LLMSettings, Memory, Settings
 @pytest.mark.parametrize("extractor", ["llm", "react"])
 @pytest.mark.timeout(300)
 def test_sleep_with_a_real_model_keeps_memory_consistent(
-        tmp_path: Path, llama_server: str, extractor: str) -> None:  # noqa: F811
+        tmp_path: Path, llama_server: str, extractor: str) -> None:
     mem = Memory(settings=Settings(
         home=tmp_path / "h", distill_on_turn=False, embedder="none", extractor=extractor,
         llm=LLMSettings(base_url=llama_server, model="smollm2", timeout=60, max_retries=0)))

@@ -12,7 +12,6 @@ from typing import Any
 import httpx
 import pytest
 from conftest import commit_count, fsck, git, git_out, make_project
-from llm_fixtures import llama_server  # noqa: F401
 
 from ogmemory import ContextEngine, LLMSettings, Memory, Settings
 from ogmemory.engine import EngineConfig, OpenAIChatAdapter, with_memory
@@ -47,7 +46,7 @@ def fast_mem(tmp_path: Path) -> Any:
 
 
 def test_facts_from_session_one_reach_the_context_of_session_three(
-        fast_mem: Memory, llama_server: str) -> None:  # noqa: F811
+        fast_mem: Memory, llama_server: str) -> None:
     engine = ContextEngine(fast_mem)
     llm, sent = recording_llm(llama_server)
     with_memory(engine, "s1", llm)("My name is Lena. I prefer Python over Java for backend work.")
@@ -76,7 +75,7 @@ def test_facts_from_session_one_reach_the_context_of_session_three(
 
 
 def test_tool_calls_are_nodes_with_called_by_through_the_openai_adapter(
-        fast_mem: Memory, llama_server: str) -> None:  # noqa: F811
+        fast_mem: Memory, llama_server: str) -> None:
     engine = ContextEngine(fast_mem)
     url = llama_server.rstrip("/") + "/chat/completions"
     bodies: list[dict[str, Any]] = []
@@ -211,7 +210,7 @@ def test_compaction_keeps_the_context_under_budget_with_provenance(fast_mem: Mem
 
 
 def test_llm_compaction_uses_the_configured_model(tmp_path: Path,
-                                                  llama_server: str) -> None:  # noqa: F811
+                                                  llama_server: str) -> None:
     settings = Settings(home=tmp_path / "h", embedder="none", llm=llm_settings(llama_server),
                         distill_on_turn=False)
     with Memory(settings=settings) as mem:
@@ -270,7 +269,7 @@ def _tree(root: Path) -> set[str]:
 
 
 def test_temporary_conversation_leaves_no_trace(tmp_path: Path,
-                                                llama_server: str) -> None:  # noqa: F811
+                                                llama_server: str) -> None:
     home = tmp_path / "home"
     with Memory(settings=Settings(home=home, embedder="none")) as mem:
         engine = ContextEngine(mem)

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_fixtures import llama_server  # noqa: F401
 
 from ogmemory.config import LLMSettings
 from ogmemory.distill.extractors._llm_common import (
@@ -95,7 +94,7 @@ def settings_for(url: str) -> LLMSettings:
 
 
 @pytest.mark.timeout(120)
-def test_llm_extractor_end_to_end(llama_server: str,  # noqa: F811
+def test_llm_extractor_end_to_end(llama_server: str,
                                   registry: SchemaRegistry) -> None:
     records = conversation()
     fallback = FixedExtractor()
@@ -116,7 +115,7 @@ def test_llm_extractor_end_to_end(llama_server: str,  # noqa: F811
 
 
 @pytest.mark.timeout(60)
-def test_truncated_answer_falls_back_whole_batch(llama_server: str,  # noqa: F811
+def test_truncated_answer_falls_back_whole_batch(llama_server: str,
                                                  registry: SchemaRegistry) -> None:
     records = conversation()[:2]
     fallback = FixedExtractor()
@@ -142,7 +141,7 @@ class UndeclaredTypeExtractor(LLMExtractor):
 
 
 @pytest.mark.timeout(60)
-def test_schema_violation_falls_back(llama_server: str,  # noqa: F811
+def test_schema_violation_falls_back(llama_server: str,
                                      registry: SchemaRegistry) -> None:
     records = conversation()[:2]
     fallback = FixedExtractor()
@@ -333,7 +332,7 @@ def test_invalid_steps(raw: str) -> None:
 
 
 @pytest.mark.timeout(120)
-def test_react_loop_end_to_end(llama_server: str, kb: KnowledgeBase,  # noqa: F811
+def test_react_loop_end_to_end(llama_server: str, kb: KnowledgeBase,
                                registry: SchemaRegistry) -> None:
     records = conversation()[:2]
     fallback = FixedExtractor()
@@ -361,7 +360,7 @@ def test_react_loop_end_to_end(llama_server: str, kb: KnowledgeBase,  # noqa: F8
 
 
 @pytest.mark.timeout(60)
-def test_react_truncated_step_falls_back(llama_server: str, kb: KnowledgeBase,  # noqa: F811
+def test_react_truncated_step_falls_back(llama_server: str, kb: KnowledgeBase,
                                          registry: SchemaRegistry) -> None:
     fallback = FixedExtractor()
     extractor = ReActExtractor(settings_for(llama_server), registry, kb, fallback,
@@ -386,7 +385,7 @@ class DancingReAct(ReActExtractor):
 
 
 @pytest.mark.timeout(60)
-def test_react_unknown_action_falls_back(llama_server: str, kb: KnowledgeBase,  # noqa: F811
+def test_react_unknown_action_falls_back(llama_server: str, kb: KnowledgeBase,
                                          registry: SchemaRegistry) -> None:
     fallback = FixedExtractor()
     extractor = DancingReAct(settings_for(llama_server), registry, kb, fallback)

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_fixtures import llama_server  # noqa: F401
 
 from ogmemory import LLMSettings, Memory, Settings
 from ogmemory.entity.titles import fallback_title
@@ -27,7 +26,7 @@ def turn(mem: Memory, sid: str, user: str, reply: str = "Sure, let's plan it.") 
 
 
 @pytest.fixture
-def llm_mem(tmp_path: Path, llama_server: str) -> Memory:  # noqa: F811
+def llm_mem(tmp_path: Path, llama_server: str) -> Memory:
     llm = LLMSettings(base_url=llama_server, model="smollm2", timeout=60, max_retries=0)
     return Memory(settings=Settings(home=tmp_path, llm=llm))
 

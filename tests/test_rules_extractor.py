@@ -575,8 +575,9 @@ def test_tool_calls_become_work_items() -> None:
 def test_tool_results_linked_by_called_by_and_patches() -> None:
     b = Batch()
     b.add("user", "好的，更新一下 README")
-    a = b.add("assistant", "提交中", tool_calls=[{"id": "x", "name": "apply_patch", "input": {
-        "input": "*** Begin Patch\n*** Update File: README.md\n@@\n-a\n+b\n*** End Patch"}}])
+    patch = "*** Begin Patch\n*** Update File: README.md\n@@\n-a\n+b\n*** End Patch"
+    a = b.add("assistant", "提交中", tool_calls=[
+        {"id": "x", "name": "apply_patch", "input": {"input": patch}}])
     b.add("tool", "Done", called_by=a)
     v = b.add("assistant", "", tool_calls=[call("y", "str_replace_based_edit_tool",
                                                 {"command": "view", "path": "setup.py"})])

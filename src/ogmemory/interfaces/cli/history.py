@@ -193,9 +193,9 @@ def _command(fmt: str, doc: str) -> Callable[..., None]:
 
 import_claude_code = import_app.command("claude-code")(_command(
     "claude-code",
-    "Import Claude Code sessions (default: ~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects): "
-    "one session per file, rewinds as branches, subagents as linked sessions. Run again to add "
-    "only what is new."))
+    "Import Claude Code sessions (default: ~/.claude/projects, or "
+    "$CLAUDE_CONFIG_DIR/projects): one session per file, rewinds as branches, subagents as "
+    "linked sessions. Run again to add only what is new."))
 import_codex = import_app.command("codex")(_command(
     "codex",
     "Import Codex CLI rollouts (default: ~/.codex/sessions and archived_sessions, or under "

