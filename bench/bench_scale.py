@@ -62,7 +62,7 @@ from ogmemory.index.docs import Doc
 from ogmemory.index.text import query_terms
 from ogmemory.storage.sqlite import connect
 from ogmemory.storage.sqlite_index import SqliteIndexStore as IndexStore
-from ogmemory.storage.sqlite_index import fts_match
+from ogmemory.storage.sqlite_index_schema import fts_match
 
 BUILD_VERSION = 3
 EMBEDDER = "e5"  # the default embedder (Settings.embedder)

@@ -39,7 +39,7 @@ from ..index.text import fts_columns, query_terms
 from ..memory import Memory
 from ..recall.config import RecallConfig
 from ..recall.tokens import count_tokens
-from ..storage.sqlite_index import fts_match
+from ..storage.sqlite_index_schema import fts_match
 
 __all__ = ["CATEGORIES", "LocomoReport", "clean_evidence", "print_report", "run_locomo"]
 

@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..storage.sqlite_index import damage_of
+from ..storage.sqlite_index_schema import damage_of
 
 __all__ = ["check_index", "index_gaps"]
 

@@ -21,7 +21,8 @@ from .inmemory import InMemoryKnowledgeStore
 from .inmemory_index import InMemoryIndexStore
 from .jsonl import JsonlKnowledgeStore
 from .protocols import Backend, IndexStore, KnowledgeStore
-from .sqlite_index import SqliteIndexStore, damage_of
+from .sqlite_index import SqliteIndexStore
+from .sqlite_index_schema import damage_of
 
 __all__ = ["BACKENDS", "FilesBackend", "InMemoryBackend", "make_backend"]
 

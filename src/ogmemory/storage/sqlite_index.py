@@ -25,124 +25,21 @@ from ..index.docs import Doc
 from ..index.text import fts_columns
 from .files import unused_name
 from .sqlite import PerThread, transaction
+from .sqlite_index_schema import (
+    COLUMNS,
+    SCHEMA,
+    SCHEMA_VERSION,
+    damage_of,
+    fts_match,
+    row_to_doc,
+    set_meta,
+)
 from .sqlite_queue import Outbox
 from .vectors import VectorMatrix
 
-__all__ = ["SqliteIndexStore", "damage_of", "fts_match"]
+__all__ = ["SqliteIndexStore"]
 
 log = logging.getLogger(__name__)
-
-SCHEMA_VERSION = "6"  # 2: Porter; 3: speakers; 4: entity_facts; 5: L1 overviews; 6: edited
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS docs(
-  rowid INTEGER PRIMARY KEY,
-  id TEXT NOT NULL UNIQUE,
-  kind TEXT NOT NULL,
-  level INTEGER NOT NULL,
-  parent TEXT,
-  session_id TEXT,
-  seq INTEGER,
-  text TEXT NOT NULL,
-  scope TEXT NOT NULL,
-  event_time REAL,
-  valid_from REAL,
-  valid_to REAL,
-  superseded INTEGER NOT NULL DEFAULT 0,
-  importance REAL NOT NULL DEFAULT 0.5,
-  support TEXT NOT NULL DEFAULT '[]',
-  node_ids TEXT NOT NULL DEFAULT '[]',
-  cites TEXT NOT NULL DEFAULT '[]',
-  prov TEXT NOT NULL DEFAULT '{}'
-);
-CREATE INDEX IF NOT EXISTS docs_parent ON docs(parent);
-CREATE INDEX IF NOT EXISTS docs_session ON docs(session_id, seq);
-CREATE INDEX IF NOT EXISTS docs_time ON docs(event_time);
--- recall's 1-hop expansion from an entity to the facts about it
-CREATE TABLE IF NOT EXISTS entity_facts(entity TEXT NOT NULL, doc_id TEXT NOT NULL,
-  PRIMARY KEY(entity, doc_id)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS entity_facts_doc ON entity_facts(doc_id);
-CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(body, cjk,
-  tokenize='porter unicode61 remove_diacritics 2');
-CREATE TABLE IF NOT EXISTS vecs(doc_rowid INTEGER PRIMARY KEY, dim INTEGER NOT NULL,
-  v BLOB NOT NULL);
-CREATE TABLE IF NOT EXISTS vec_log(seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  doc_rowid INTEGER NOT NULL);
-CREATE TRIGGER IF NOT EXISTS vecs_logged AFTER INSERT ON vecs
-  BEGIN INSERT INTO vec_log(doc_rowid) VALUES (new.doc_rowid); END;
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-"""
-
-
-_COLUMNS = ("rowid", "id", "kind", "level", "parent", "session_id", "seq", "text", "scope",
-            "event_time", "valid_from", "valid_to", "superseded", "importance", "support",
-            "node_ids", "cites", "prov")
-
-
-def _json_tuple(text: str) -> tuple[str, ...]:
-    if text == "[]":
-        return ()
-    if text.startswith('["') and text.endswith('"]') and '"' not in text[2:-2] \
-            and "\\" not in text:
-        return (text[2:-2],)  # one plain string, the usual turn: no JSON parser needed
-    return tuple(json.loads(text))
-
-
-def _row_to_doc(row: Sequence[Any]) -> Doc:
-    # On recall's hot path (hundreds of rows per query): unpacked by position, and the common
-    # empty JSON values are not parsed at all.
-    (rowid, doc_id, kind, level, parent, session_id, seq, text, scope, event_time, valid_from,
-     valid_to, superseded, importance, support, node_ids, cites, prov) = row
-    return Doc(
-        id=doc_id, kind=kind, level=level, text=text, scope=scope, parent=parent,
-        session_id=session_id, seq=seq, event_time=event_time, valid_from=valid_from,
-        valid_to=valid_to, superseded=bool(superseded), importance=importance,
-        support=_json_tuple(support), node_ids=_json_tuple(node_ids), cites=_json_tuple(cites),
-        prov={} if prov == "{}" else json.loads(prov), rowid=rowid,
-    )
-
-
-def _quote(term: str) -> str:
-    return '"' + term.replace('"', '""') + '"'
-
-
-def fts_match(words: list[str], chars: list[str]) -> str | None:
-    """The FTS5 MATCH expression for words (in ``body``) and CJK characters (in ``cjk``)."""
-    parts = []
-    if words:
-        parts.append("body: (" + " OR ".join(_quote(w) for w in words) + ")")
-    if chars:
-        parts.append("cjk: (" + " OR ".join(_quote(c) for c in chars) + ")")
-    return " OR ".join(parts) if parts else None
-
-
-_TABLES = frozenset({"docs", "docs_fts", "entity_facts", "vecs", "vec_log", "meta", "outbox"})
-
-
-def damage_of(path: Path) -> str | None:
-    """Why the index file at ``path`` cannot be used as it is (``None``: it can, or it does not
-    exist yet): not a database, an older layout, or tables missing."""
-    if not path.exists():
-        return None
-    if not path.is_file():
-        return "not a file"
-    try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            tables = {n for (n,) in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type='table'")}
-            row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone() \
-                if "meta" in tables else None
-        finally:
-            conn.close()
-    except sqlite3.Error as exc:
-        return f"unreadable ({exc})"
-    if not tables:
-        return None  # an empty file: a database not created yet
-    if row is None or str(row[0]) != SCHEMA_VERSION:
-        return f"schema {row[0] if row else 'unknown'}, this version writes {SCHEMA_VERSION}"
-    missing = _TABLES - tables
-    return f"tables missing: {', '.join(sorted(missing))}" if missing else None
 
 
 class SqliteIndexStore:
@@ -169,7 +66,7 @@ class SqliteIndexStore:
                 Path(str(path) + suffix).unlink(missing_ok=True)
         try:
             self._conns = PerThread(path)
-            self._conn().executescript(_SCHEMA)  # idempotent; executescript commits itself
+            self._conn().executescript(SCHEMA)  # idempotent; executescript commits itself
             with transaction(self._conn()) as conn:
                 Outbox.ensure_schema(conn)
                 conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)",
@@ -216,7 +113,7 @@ class SqliteIndexStore:
             for rowid, doc_id, text in missing:
                 if doc_id not in queued:
                     Outbox.enqueue(conn, "embed", doc_id, {"rowid": rowid, "text": text[:2000]})
-            _set_meta(conn, "embedder", name)
+            set_meta(conn, "embedder", name)
             conn.execute("DELETE FROM meta WHERE key='unembedded'")
 
     def _conn(self) -> sqlite3.Connection:
@@ -233,7 +130,6 @@ class SqliteIndexStore:
         row = self._conn().execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return json.loads(row[0]) if row else default
 
-
     # ------------------------------------------------------------------ writes
 
     def write(self, upserts: Iterable[Doc], deletes: Iterable[str] = (),
@@ -247,10 +143,10 @@ class SqliteIndexStore:
             for doc in upserts:
                 n += self._upsert(conn, doc)
             for key, value in (meta or {}).items():
-                _set_meta(conn, key, value)
+                set_meta(conn, key, value)
             if n and not self.embedder_name:
                 # no job was queued: the next process with an embedder queues these documents
-                _set_meta(conn, "unembedded", True)
+                set_meta(conn, "unembedded", True)
         return n
 
     def _delete(self, conn: sqlite3.Connection, doc_id: str) -> None:
@@ -347,8 +243,8 @@ class SqliteIndexStore:
             chunk = ids[i:i + 500]
             marks = ",".join("?" * len(chunk))
             for row in self._conn().execute(
-                    f"SELECT {', '.join(_COLUMNS)} FROM docs WHERE rowid IN ({marks})", chunk):
-                out[row[0]] = _row_to_doc(row)
+                    f"SELECT {', '.join(COLUMNS)} FROM docs WHERE rowid IN ({marks})", chunk):
+                out[row[0]] = row_to_doc(row)
         return out
 
     def docs_by_id(self, ids: Iterable[str]) -> dict[str, Doc]:
@@ -358,8 +254,8 @@ class SqliteIndexStore:
             chunk = keys[i:i + 500]
             marks = ",".join("?" * len(chunk))
             for row in self._conn().execute(
-                    f"SELECT {', '.join(_COLUMNS)} FROM docs WHERE id IN ({marks})", chunk):
-                doc = _row_to_doc(row)
+                    f"SELECT {', '.join(COLUMNS)} FROM docs WHERE id IN ({marks})", chunk):
+                doc = row_to_doc(row)
                 out[doc.id] = doc
         return out
 
@@ -370,9 +266,9 @@ class SqliteIndexStore:
 
     def children(self, parent: str, limit: int = 200) -> list[Doc]:
         rows = self._conn().execute(
-            f"SELECT {', '.join(_COLUMNS)} FROM docs WHERE parent=? ORDER BY seq, rowid LIMIT ?",
+            f"SELECT {', '.join(COLUMNS)} FROM docs WHERE parent=? ORDER BY seq, rowid LIMIT ?",
             (parent, limit))
-        return [_row_to_doc(r) for r in rows]
+        return [row_to_doc(r) for r in rows]
 
     def child_refs(self, parent: str, limit: int = 200) -> list[tuple[int, str]]:
         """``(rowid, id)`` of ``parent``'s children, in order (no documents decoded)."""
@@ -382,8 +278,9 @@ class SqliteIndexStore:
     def window_ids(self, session_id: str, seq: int, before: int, after: int) -> list[str]:
         """Ids of the turn documents of ``session_window`` (no documents decoded)."""
         rows = self._conn().execute(
-            "SELECT id, seq FROM docs WHERE session_id=? AND kind='turn' AND seq BETWEEN ? AND ? "
-            "ORDER BY seq", (session_id, seq - before * 4, seq + after * 4)).fetchall()
+            "SELECT id, seq FROM docs WHERE session_id=? AND kind='turn' "
+            "AND seq BETWEEN ? AND ? ORDER BY seq",
+            (session_id, seq - before * 4, seq + after * 4)).fetchall()
         idx = next((i for i, r in enumerate(rows) if r[1] == seq), None)
         if idx is None:
             return []
@@ -392,9 +289,9 @@ class SqliteIndexStore:
     def latest(self, limit: int, kinds: Sequence[str]) -> list[Doc]:
         marks = ",".join("?" * len(kinds))
         rows = self._conn().execute(
-            f"SELECT {', '.join(_COLUMNS)} FROM docs WHERE kind IN ({marks}) AND level != 1 "
+            f"SELECT {', '.join(COLUMNS)} FROM docs WHERE kind IN ({marks}) AND level != 1 "
             "ORDER BY event_time DESC, rowid DESC LIMIT ?", (*kinds, limit))
-        return [_row_to_doc(r) for r in rows]
+        return [row_to_doc(r) for r in rows]
 
     def latest_event_time(self) -> float | None:
         """When the newest indexed thing happened (``None`` for an empty index)."""
@@ -493,8 +390,3 @@ class SqliteIndexStore:
             if p.exists():
                 total += p.stat().st_size
         return total
-
-
-def _set_meta(conn: sqlite3.Connection, key: str, value: Any) -> None:
-    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
-                 (key, json.dumps(value, sort_keys=True)))
