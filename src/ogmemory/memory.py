@@ -8,13 +8,15 @@ It holds one service per layer and delegates to them, one line each::
     retrieval     index, outbox workers, bounded recall, search, navigation (seeds 003, 004)
 
 Services talk to each other through typed methods and listeners, never through the facade;
-the knowledge and index stores come from a ``Backend`` (files/SQLite by default).
+the knowledge and index stores come from a ``Backend`` (files/SQLite by default). The
+entity-layer methods (sessions, projects, provenance) are inherited from ``SessionMethods`` in
+``memory_sessions``: the same one-line delegations, kept in their own module for length.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,29 +25,17 @@ from .distill.pipeline import DistillReport
 from .distill.service import DistillService
 from .distill.types import Extractor
 from .embed import Embedder
-from .entity.records import (
-    CommitInfo,
-    ImportResult,
-    Node,
-    NodeRecord,
-    Project,
-    Provenance,
-    SessionInfo,
-    TurnResult,
-)
-from .entity.service import ConversationLike, SessionService, import_conversations
-from .entity.session_state import edit_state, read_state
-from .entity.titles import generate_title_now
+from .entity.records import CommitInfo, Node
+from .entity.service import SessionService
 from .health.findings import FsckReport
 from .importers.report import FileOutcome, ImportReport
 from .importers.sync import HistorySync
 from .knowledge.models import Edge, Entity, Evidence, MemoryItem, TimelineEvent
 from .knowledge.schema import MemoryType, SchemaRegistry
-from .knowledge.scopes import scopes_for
 from .knowledge.service import KnowledgeService
-from .knowledge.snapshot import GraphSnapshot, graph_snapshot
-from .knowledge.versions import MemoryVersion, memory_versions
-from .knowledge.views import render_entity_view
+from .knowledge.snapshot import GraphSnapshot
+from .knowledge.versions import MemoryVersion
+from .memory_sessions import SessionMethods
 from .recall.config import BUDGET_DEFAULT
 from .recall.results import RecallResult, SearchHit
 from .recall.service import RecallService
@@ -60,7 +50,7 @@ __all__ = ["Memory"]
 Scope = str | Sequence[str] | None
 
 
-class Memory:
+class Memory(SessionMethods):
     """Long-term memory of one tenant ``(account, space)``.
 
     >>> mem = Memory(home="/tmp/ogm-doc")                     # doctest: +SKIP
@@ -101,122 +91,6 @@ class Memory:
         self.sessions.on_turn += [self.retrieval.after_turn, self.distillation.after_turn]
         self.sessions.on_session_end.append(self.distillation.distill_soon)
         self.sessions.on_session_deleted.append(self.retrieval.forget_session)
-
-    # ================================================================== sessions
-
-    def create_session(self, session_id: str | None = None, *, project: str | Path | None = None,
-                       agent_id: str | None = None, title: str | None = None,
-                       model: str | None = None, temporary: bool = False) -> SessionInfo:
-        """Create a session (``append_message`` also creates one lazily). ``project``: a project
-        id or directory; ``temporary``: a conversation that neither reads nor writes memory."""
-        return self.sessions.create_session(session_id, project=project, agent_id=agent_id,
-                                            title=title, model=model, temporary=temporary)
-
-    def append_message(self, session_id: str, msg: dict[str, Any], *,
-                       project: str | Path | None = None, agent_id: str | None = None,
-                       model: str | None = None) -> Node:
-        """Write one OpenAI-style message (``role``, ``content``, optional ``name``,
-        ``tool_calls``, ``tool_call_id``, ``event_time``, ``metadata``, ``id``, ``parent_id``)
-        as a DAG node, synchronously; the session is created on first use."""
-        return self.sessions.append_message(session_id, msg, project=project,
-                                            agent_id=agent_id, model=model)
-
-    def commit_turn(self, session_id: str, message: str | None = None, *,
-                    context: Any = None, model: str | None = None) -> TurnResult:
-        """End the turn: exactly one git commit, the project's auto-commit when its tree was
-        clean before the turn, and the background distillation and indexing."""
-        return self.sessions.commit_turn(session_id, message, context=context, model=model)
-
-    def end_session(self, session_id: str) -> None:
-        """A temporary session is erased; a normal one is distilled now."""
-        self.sessions.end_session(session_id)
-
-    def is_temporary(self, session_id: str) -> bool:
-        return self.sessions.is_temporary(session_id)
-
-    def update_session(self, session_id: str, **fields: Any) -> SessionInfo:
-        """Change ``title`` (a manual title wins forever), ``project_id``, ``agent_id``,
-        ``model``."""
-        return self.sessions.update_session(session_id, **fields)
-
-    def rename_session(self, session_id: str, title: str) -> SessionInfo:
-        return self.sessions.update_session(session_id, title=title)
-
-    def delete_session(self, session_id: str) -> None:
-        """Remove the session's directory and git history (seed 001 §3.7)."""
-        self.sessions.delete_session(session_id)
-
-    def retry(self, session_id: str, assistant_id: str) -> str:
-        """Branch ``retry-<assistant_id>``: the next message becomes a sibling of it."""
-        return self.sessions.retry(session_id, assistant_id)
-
-    def switch_head(self, session_id: str, node_id: str) -> str:
-        return self.sessions.switch_head(session_id, node_id)
-
-    def checkout(self, session_id: str, branch: str) -> None:
-        self.sessions.checkout(session_id, branch)
-
-    def list_sessions(self) -> list[SessionInfo]:
-        """Every valid session of this tenant, most recently active first (imported history by
-        when it happened)."""
-        return self.sessions.list_sessions()
-
-    def get_session(self, session_id: str) -> SessionInfo:
-        return self.sessions.get_session(session_id)
-
-    def get_branch(self, session_id: str, head: str | None = None) -> list[dict[str, Any]]:
-        """The conversation from the root to ``head`` (default: current head) as messages."""
-        return [n.to_message() for n in self.sessions.get_branch_nodes(session_id, head)]
-
-    def get_branch_nodes(self, session_id: str, head: str | None = None) -> list[Node]:
-        return self.sessions.get_branch_nodes(session_id, head)
-
-    def get_nodes(self, session_id: str) -> list[Node]:
-        """Every node of the session (all branches, tool calls included), in write order."""
-        return self.sessions.get_nodes(session_id)
-
-    def branches(self, session_id: str) -> list[str]:
-        return self.sessions.branches(session_id)
-
-    def session_commits(self, session_id: str, branch: str | None = None,
-                        limit: int | None = None) -> list[CommitInfo]:
-        """The session's turn commits (git log), newest first."""
-        return self.sessions.session_commits(session_id, branch, limit)
-
-    def import_conversations(self, conversations: Iterable[ConversationLike], *,
-                             on_session: Callable[[Any, bool], None] | None = None,
-                             ) -> ImportResult:
-        """Record conversations, one commit per turn; existing sessions are skipped."""
-        return import_conversations(self.sessions, conversations, on_session=on_session)
-
-    # ================================================================== projects, provenance
-
-    def resolve_project(self, path: str | Path, name: str | None = None) -> Project:
-        """Bind a directory: reuse its ``.git`` or ``git init`` it; register it."""
-        return self.sessions.resolve_project(path, name)
-
-    def list_projects(self) -> list[Project]:
-        return self.sessions.list_projects()
-
-    def get_project(self, project_id: str) -> Project:
-        return self.sessions.get_project(project_id)
-
-    def unbind_project(self, project_id: str) -> Project:
-        """Remove the registry entry only; git history and sessions' project_id stay."""
-        return self.sessions.unbind_project(project_id)
-
-    def project_log(self, project_id: str, limit: int = 20) -> list[CommitInfo]:
-        """Agent-attributed commits of a project, newest first."""
-        return self.sessions.project_log(project_id, limit)
-
-    def iter_nodes_since(self, cursor: Mapping[str, int] | None = None) -> Iterator[NodeRecord]:
-        return self.sessions.iter_nodes_since(cursor)
-
-    def node_provenance(self, session_id: str, node_id: str) -> Provenance | None:
-        return self.sessions.node_provenance(session_id, node_id)
-
-    def project_commits(self, project_id: str, limit: int = 100) -> list[CommitInfo]:
-        return self.sessions.project_commits(project_id, limit)
 
     # ================================================================== knowledge
 
@@ -428,59 +302,37 @@ class Memory:
         """Import one uploaded history file; uploading it again once it grew adds the rest."""
         return HistorySync(self, fmt).upload(data, name)
 
-    def _set_session_meta(self, session_id: str, **changes: Any) -> None:
-        """Merge raw fields into a session's meta.json (an import's source, title)."""
-        self.sessions.store.open(session_id).write_meta(**changes)
+    # --- web UI (issue 13): reads the web UI needs; the logic is the knowledge layer's
 
-    # --- web UI (issue 13): reads the web UI needs; the logic lives in their own modules
     def memory_versions(self, memory_id: str) -> list[MemoryVersion]:
         """Every change of a memory, oldest first, from the operation log (before/after)."""
-        self.knowledge.get_memory(memory_id)
-        return memory_versions(self.knowledge.batches(), memory_id)
+        return self.knowledge.memory_versions(memory_id)
 
     def graph_at(self, at: float | None = None, *, scope: Scope = None) -> GraphSnapshot:
         """The graph as of ``at`` (default: now): entities known then, relations valid then."""
-        return graph_snapshot(self.knowledge.kb, at=at, scopes=scopes_for(scope))
+        return self.knowledge.graph_at(at, scope=scope)
 
     def entity_view(self, name: str) -> str:
         """The readable page of an entity (markdown), rendered now from the records."""
-        return render_entity_view(self.knowledge.kb, self.knowledge.entity(name))
+        return self.knowledge.entity_view(name)
 
     def memory_types(self) -> list[MemoryType]:
         """The memory types declared in YAML (package, ``<home>/schemas``, the tenant's)."""
         return self.knowledge.schema.all()
 
-    # --- context engine (issue 11): ogm:// URIs, per-session engine state, titles on demand;
+    # --- context engine (issue 11): ogm:// URIs (state files and titles: memory_sessions);
     # the engine itself (engine/) sits above this facade and uses only its public methods
 
     def resolve_uri(self, uri: str, *, level: int = 2) -> Resolved:
         """What ``ogm://<type>/<id>`` names in this tenant, as L0 abstract, L1 overview and
         (``level=2``) L2 content: ``mem.resolve_uri("ogm://memory/m_0123").abstract``."""
-        return URIResolver(self.knowledge.kb, self, self.retrieval.index).resolve(uri,
-                                                                                 level=level)
-
-    def session_state(self, session_id: str, name: str) -> dict[str, Any] | None:
-        """The engine's state file ``name`` of a session (``context/<name>.json``), if any."""
-        return read_state(Path(self.get_session(session_id).path), name)
-
-    def edit_session_state(self, session_id: str, name: str,
-                           change: Callable[[dict[str, Any]], dict[str, Any] | None],
-                           ) -> dict[str, Any]:
-        """Atomically replace a session state file with ``change(current)`` (under a lock)."""
-        return edit_state(Path(self.get_session(session_id).path), name, change,
-                          fsync=self.settings.fsync)
+        resolver = URIResolver(self.knowledge.kb, self, self.retrieval.index)
+        return resolver.resolve(uri, level=level)
 
     def knowledge_version(self) -> int:
         """A number that changes whenever a knowledge batch commits, in any process (a cache
         key for what is projected from the knowledge, such as core.md)."""
-        self.knowledge.kb.refresh()
-        return int(self.knowledge.kb.version)
-
-    def generate_title(self, session_id: str) -> SessionInfo:
-        """Ask the configured LLM for the session's title now, unless it was renamed by hand or
-        already has an LLM title (seed 001 §3.3); without an LLM, the first-line title stays."""
-        return generate_title_now(self.sessions.store, self.get_session(session_id),
-                                  self.get_branch_nodes(session_id), self.settings.llm)
+        return self.knowledge.version()
 
     # --- hardening (issue 10): check and repair this tenant's files; the logic is health/
 

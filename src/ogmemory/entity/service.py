@@ -34,8 +34,9 @@ from .records import (
     SessionInfo,
     TurnResult,
 )
+from .session_state import edit_state, read_state
 from .session_store import SessionStore
-from .titles import after_first_turn
+from .titles import after_first_turn, generate_title_now
 
 __all__ = ["ConversationLike", "SessionService", "import_conversations"]
 
@@ -248,6 +249,32 @@ class SessionService:
         if self.is_temporary(session_id):
             return self._of(session_id).open(session_id).log(branch, limit)
         return self.provenance.session_commits(session_id, branch, limit)
+
+    # ================================================================== per-session files
+
+    def session_state(self, session_id: str, name: str) -> dict[str, Any] | None:
+        """A session's state file ``context/<name>.json`` (the context engine's), if any."""
+        return read_state(Path(self.get_session(session_id).path), name)
+
+    def edit_session_state(
+        self,
+        session_id: str,
+        name: str,
+        change: Callable[[dict[str, Any]], dict[str, Any] | None],
+    ) -> dict[str, Any]:
+        """Atomically replace a session state file with ``change(current)`` (under a lock)."""
+        path = Path(self.get_session(session_id).path)
+        return edit_state(path, name, change, fsync=self.settings.fsync)
+
+    def write_meta(self, session_id: str, **changes: Any) -> None:
+        """Merge raw fields into a session's meta.json (an import's source, its title)."""
+        self.store.open(session_id).write_meta(**changes)
+
+    def generate_title(self, session_id: str) -> SessionInfo:
+        """Ask the configured LLM for the session's title now (see ``titles``)."""
+        info = self.get_session(session_id)
+        nodes = self.get_branch_nodes(session_id)
+        return generate_title_now(self.store, info, nodes, self.settings.llm)
 
     # ================================================================== projects
 

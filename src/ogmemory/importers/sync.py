@@ -256,7 +256,7 @@ class HistorySync:
                 n.content, str) and not n.metadata.get("kind")), None)
             if first is not None:
                 changes["title"] = fallback_title(first.content)
-        self.mem._set_session_meta(sid, **changes)
+        self.mem.sessions.write_meta(sid, **changes)
         if draft.title and draft.title_manual and draft.title != meta.get("title"):
             self.mem.rename_session(sid, draft.title)
         if created and self.bind_projects and draft.cwd:

@@ -22,7 +22,9 @@ from .base import KnowledgeBase, KnowledgeBatch
 from .models import Edge, Entity, Evidence, MemoryItem, TimelineEvent
 from .schema import SchemaRegistry
 from .scopes import scopes_for, validate_scope
-from .views import project_all, render_core, write_entity_views
+from .snapshot import GraphSnapshot, graph_snapshot
+from .versions import MemoryVersion, memory_versions
+from .views import project_all, render_core, render_entity_view, write_entity_views
 
 __all__ = ["MAX_MEMORY_CHARS", "Deriver", "KnowledgeService"]
 
@@ -202,3 +204,25 @@ class KnowledgeService:
         stored core.md is the global one: a project's or an agent's is rendered on demand
         (``core(scope=...)``), so one project's stack never leaks into another's prompt."""
         return project_all(self.kb, self.views_dir, self.core_path, scopes=["global"])
+
+    # ================================================================== reads for the web UI
+
+    def memory_versions(self, memory_id: str) -> list[MemoryVersion]:
+        """Every change of a memory, oldest first, from the operation log (before/after)."""
+        self.get_memory(memory_id)  # an unknown id is NotFound, not an empty history
+        return memory_versions(self.batches(), memory_id)
+
+    def graph_at(
+        self, at: float | None = None, *, scope: str | Sequence[str] | None = None
+    ) -> GraphSnapshot:
+        """The graph as of ``at`` (default: now): entities known then, relations valid then."""
+        return graph_snapshot(self.kb, at=at, scopes=scopes_for(scope))
+
+    def entity_view(self, name: str) -> str:
+        """The readable page of an entity (markdown), rendered now from the records."""
+        return render_entity_view(self.kb, self.entity(name))
+
+    def version(self) -> int:
+        """A number that changes whenever a knowledge batch commits, in any process."""
+        self.kb.refresh()
+        return int(self.kb.version)
