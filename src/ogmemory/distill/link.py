@@ -19,8 +19,10 @@ from dataclasses import replace
 from typing import Any
 
 from ..entity.records import Provenance
-from ..knowledge.base import KnowledgeBase, KnowledgeBatch, normalize_name
+from ..knowledge.base import KnowledgeBase
+from ..knowledge.batch import KnowledgeBatch
 from ..knowledge.models import Edge, Entity, TimelineEvent
+from ..knowledge.names import normalize_name
 from .slots import contradicts, generic_deadline_slot, inherit_slot
 from .types import Candidate, EntityRef
 

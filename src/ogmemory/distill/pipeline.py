@@ -24,8 +24,10 @@ from typing import Any
 
 from ..entity.records import CommitInfo, Node, NodeRecord, Provenance
 from ..errors import Conflict
-from ..knowledge.base import KnowledgeBase, KnowledgeBatch, normalize_name
+from ..knowledge.base import KnowledgeBase
+from ..knowledge.batch import KnowledgeBatch
 from ..knowledge.models import Evidence, MemoryItem
+from ..knowledge.names import normalize_name
 from ..knowledge.schema import MemoryType, SchemaRegistry
 from ..knowledge.views import project_all, write_entity_views
 from ..storage.protocols import ProjectStore, ProvenanceSource

@@ -16,7 +16,7 @@ from ..config import Settings
 from ..entity.records import TurnResult
 from ..entity.service import SessionService
 from ..errors import InvalidInput
-from ..knowledge.base import KnowledgeBatch
+from ..knowledge.batch import KnowledgeBatch
 from ..knowledge.models import MemoryItem
 from ..knowledge.service import KnowledgeService
 from ..storage.folded import BatchInfo

@@ -8,53 +8,25 @@ batches (``begin``); what a backend keeps and how is the store's business.
 
 from __future__ import annotations
 
-import re
 import threading
 import time
-import unicodedata
-import uuid
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from ..entity.records import Provenance
 from ..errors import InvalidInput, NotFound
 from ..storage.folded import BatchInfo
-from ..storage.protocols import KnowledgeBatchWriter, KnowledgeStore
-from .models import Edge, Entity, Evidence, KnowledgeRecord, MemoryItem, TimelineEvent
+from ..storage.protocols import KnowledgeStore
+from .batch import KnowledgeBatch
+from .models import Edge, Entity, Evidence, MemoryItem, TimelineEvent
+from .names import detect_language, follow_merges, normalize_name
 from .projection import project_edges, project_events
 from .scopes import scope_allows
 
-__all__ = [
-    "KnowledgeBase",
-    "KnowledgeBatch",
-    "detect_language",
-    "follow_merges",
-    "normalize_name",
-]
-
-R = TypeVar("R")
-
-
-def follow_merges(entity_id: str, get: Callable[[str], Entity | None]) -> str:
-    """The surviving entity of ``entity_id`` along ``merged_into`` (``get(id)`` reads an entity:
-    the committed state, or a batch's view of it). Stops on a cycle."""
-    seen = set()
-    while entity_id not in seen:
-        seen.add(entity_id)
-        ent = get(entity_id)
-        if ent is None or not ent.merged_into:
-            return entity_id
-        entity_id = ent.merged_into
-    return entity_id
-
-
-def normalize_name(name: str) -> str:
-    """Case-, width- and punctuation-insensitive key for alias resolution."""
-    text = unicodedata.normalize("NFKC", name).casefold().strip()
-    text = re.sub(r"^(the|a|an|my|our)\s+", "", text)
-    return re.sub(r"[\s\-_.·'\"`“”‘’()（）]+", "", text)
+# detect_language and normalize_name live in names.py; re-exported because the extractors
+# (distill/extractors/) import them from here.
+__all__ = ["KnowledgeBase", "detect_language", "normalize_name"]
 
 
 class KnowledgeBase:
@@ -351,78 +323,3 @@ class KnowledgeBase:
         """Undo a batch; ``meta`` goes into the undo's marker (a rewound distillation
         ``cursor``)."""
         return self.store.rollback(batch_id, force=force, **meta)
-
-
-class KnowledgeBatch:
-    """Stages the changes of one atomic batch with a read-your-writes view."""
-
-    def __init__(self, kb: KnowledgeBase, writer: KnowledgeBatchWriter) -> None:
-        self.kb = kb
-        self.writer = writer
-        self.now = writer.now
-
-    @property
-    def id(self) -> str:
-        return self.writer.id
-
-    def get(self, kind: type[R], rid: str) -> R | None:
-        return self.writer.get(kind, rid)
-
-    def resolve(self, entity_id: str) -> str:
-        """An entity id followed along merges as this batch would leave them."""
-        return follow_merges(entity_id, lambda i: self.writer.get(Entity, i))
-
-    def new_memory(self, text: str, *, type: str, scope: str = "global",
-                   provenance: Provenance | None = None, quote: str | None = None,
-                   source: str = "user", importance: float = 0.5,
-                   language: str | None = None, attrs: dict[str, Any] | None = None) -> MemoryItem:
-        text = text.strip()
-        if not text:
-            raise InvalidInput("memory text must not be empty")
-        mid = f"m_{uuid.uuid4().hex[:12]}"
-        ev = Evidence(id=f"ev_{uuid.uuid4().hex[:12]}", memory_id=mid, quote=quote or text,
-                      provenance=provenance, created_at=self.now)
-        mem = MemoryItem(id=mid, text=text, type=type, source=source, scope=scope,
-                         created_at=self.now, updated_at=self.now, evidence_ids=(ev.id,),
-                         importance=importance, language=language or detect_language(text),
-                         attrs=attrs or {})
-        self.writer.put(ev)
-        self.writer.put(mem)
-        return mem
-
-    def add_evidence(self, memory_id: str, provenance: Provenance, quote: str) -> Evidence:
-        mem = self.writer.get(MemoryItem, memory_id)
-        if mem is None:
-            raise NotFound(f"memory not found: {memory_id}")
-        ev = Evidence(id=f"ev_{uuid.uuid4().hex[:12]}", memory_id=memory_id, quote=quote,
-                      provenance=provenance, created_at=self.now)
-        self.writer.put(ev)
-        self.writer.put(mem.evolve(evidence_ids=(*mem.evidence_ids, ev.id)))
-        return ev
-
-    def withdraw_support(self, memory_id: str) -> None:
-        """Stage the removal of ``memory_id`` from the support of every edge, event and
-        entity derived from it."""
-        derived: list[Edge | TimelineEvent | Entity] = [
-            *self.kb.store.all(Edge), *self.kb.store.all(TimelineEvent),
-            *self.kb.store.all(Entity)]
-        for rec in derived:
-            if memory_id in rec.support:
-                kept = tuple(s for s in rec.support if s != memory_id)
-                self.writer.put(replace(rec, support=kept))
-
-    def put(self, record: KnowledgeRecord, *, expect_version: int | None = None,
-            check_version: bool = False) -> None:
-        self.writer.put(record, expect_version=expect_version, check_version=check_version)
-
-    def commit(self, **meta: Any) -> BatchInfo | None:
-        return self.writer.commit(**meta)
-
-
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-
-
-def detect_language(text: str) -> str:
-    """"zh" when the text is mostly CJK ideographs, else "en"."""
-    cjk = len(_CJK.findall(text))
-    return "zh" if cjk and cjk * 3 >= len(re.sub(r"\s", "", text)) * 1 else "en"

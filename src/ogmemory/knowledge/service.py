@@ -18,7 +18,8 @@ from ..limits import check_text
 from ..storage.folded import BatchInfo
 from ..storage.protocols import KnowledgeStore
 from ..tenancy import TenantRoot
-from .base import KnowledgeBase, KnowledgeBatch
+from .base import KnowledgeBase
+from .batch import KnowledgeBatch
 from .models import Edge, Entity, Evidence, MemoryItem, TimelineEvent
 from .schema import SchemaRegistry
 from .scopes import scopes_for, validate_scope
