@@ -1,7 +1,8 @@
 """The git side of a session repository (seed 001 §2-3), as functions over a pygit2
 repository: creating one, reading the nodes a tree holds, building a turn's objects, moving
-the branch, staging, clearing the lock files a dead writer left, and the one rule for a turn
-that meta.json missed. :class:`~ogmemory.entity.session_git.GitSession` holds the state."""
+the branch, staging, clearing the lock files a dead writer left, the seq counter and the stamp
+that tell readers a session changed, and the one rule for a turn that meta.json missed.
+:class:`~ogmemory.entity.session_git.GitSession` holds the state."""
 
 from __future__ import annotations
 
@@ -14,19 +15,23 @@ from typing import Any
 
 import pygit2
 
-from ..storage.files import atomic_write_json, read_json
+from ..storage.files import atomic_write_bytes, atomic_write_json, read_json
 from .records import CommitInfo, Node
 
 __all__ = [
     "HISTORY",
     "MAIN",
     "branch_of",
+    "branch_with_node",
     "clear_stale_locks",
+    "history_stamp",
     "init_session_repo",
     "map_turns",
     "missed_turn",
     "move_branch",
     "next_seq_of",
+    "reserve_seq",
+    "reserved_seq",
     "stage",
     "tree_nodes",
     "turn_log",
@@ -42,6 +47,7 @@ HISTORY = "history"
 #: The branch a session starts on.
 MAIN = "main"
 _EXCLUDE = "meta.json\ncontext/\nworkdir/\n.tmp-*\n.ogmemory.lock\n"
+_NEXT = "ogmemory.next"
 _SIGNATURE = ("ogmemory", "ogmemory@localhost")
 _BLOB = pygit2.enums.FileMode.BLOB
 
@@ -89,6 +95,15 @@ def tree_nodes(repo: pygit2.Repository, tree: pygit2.Tree, session_id: str) -> I
             yield Node.from_dict(json.loads(blob.data))
         except (ValueError, TypeError):
             log.warning("session %s: skipping unreadable node blob %s", session_id, entry.name)
+
+
+def branch_with_node(repo: pygit2.Repository, session_id: str, node_id: str) -> str | None:
+    """The first local branch (by name) whose tree holds node ``node_id``, if any."""
+    for name in sorted(repo.branches.local):
+        tree = repo.branches.local[name].peel(pygit2.Commit).tree
+        if any(n.id == node_id for n in tree_nodes(repo, tree, session_id)):
+            return name
+    return None
 
 
 def turn_objects(repo: pygit2.Repository, message: str, pending: Sequence[Node],
@@ -218,12 +233,45 @@ def worktree_nodes(path: Path, session_id: str) -> Iterable[Node]:
             log.warning("session %s: skipping unreadable node %s", session_id, entry.name)
 
 
+def reserved_seq(git_dir: Path) -> int:
+    """The next seq reserved in ``<git_dir>/ogmemory.next`` (0: the file is not there)."""
+    try:
+        return int((git_dir / _NEXT).read_bytes() or 0)
+    except (FileNotFoundError, ValueError):
+        return 0
+
+
+def reserve_seq(git_dir: Path, next_seq: int, *, fsync: bool) -> None:
+    """Reserve every seq below ``next_seq``. Writers do this (under the file lock) before they
+    write the node file: one dying in between leaves a gap in the seqs, never a reuse."""
+    atomic_write_bytes(git_dir / _NEXT, str(next_seq).encode(), fsync=fsync)
+
+
+def history_stamp(repo: pygit2.Repository, path: Path) -> tuple[int, int, str | None, str]:
+    """What changes whenever anyone (another process, or another ``GitSession`` object of this
+    process after an LRU eviction) appends, commits or checks out in the session at ``path``.
+    Writers reserve each node's seq in ``.git/ogmemory.next`` before writing the node, so one
+    small file tells readers whether a node was added, without listing ``history/``. Sessions
+    without that file fall back to counting the node files; a checkout changes the HEAD commit
+    or branch."""
+    counter = reserved_seq(Path(repo.path))
+    count = -1
+    if counter == 0:
+        try:
+            with os.scandir(path / HISTORY) as entries:
+                count = sum(1 for e in entries if not e.name.startswith("."))
+        except FileNotFoundError:
+            count = 0
+    try:
+        head = str(repo.head.target) if not repo.head_is_unborn else None
+    except pygit2.GitError:
+        head = None
+    return counter, count, head, branch_of(repo)
+
+
 def next_seq_of(path: Path) -> int:
     """The next seq the session at ``path`` would give a node (1 for an empty one)."""
-    try:
-        reserved = int((path / ".git" / "ogmemory.next").read_bytes() or 0)
-    except (FileNotFoundError, ValueError):
-        reserved = 0
+    reserved = reserved_seq(path / ".git")
     try:
         with os.scandir(path / HISTORY) as entries:
             seqs = [int(e.name.split("-", 1)[0]) for e in entries if e.name[:1].isdigit()]

@@ -16,7 +16,6 @@ the DAG head checks that branch out, so metadata must not travel with checkouts.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 import uuid
@@ -34,11 +33,15 @@ from ..tenancy import validate_id
 from .git_plumbing import (
     HISTORY,
     branch_of,
+    branch_with_node,
     clear_stale_locks,
+    history_stamp,
     init_session_repo,
     map_turns,
     missed_turn,
     move_branch,
+    reserve_seq,
+    reserved_seq,
     stage,
     tree_nodes,
     turn_log,
@@ -100,41 +103,13 @@ class GitSession:
         with self.lock:
             if self.nodes:
                 raise InvalidInput(f"session {self.session_id} already has nodes")
-            atomic_write_bytes(self._next_path, str(next_seq).encode(), fsync=self.fsync)
+            reserve_seq(Path(self.repo.path), next_seq, fsync=self.fsync)
             self._next_seq = next_seq
 
     # ------------------------------------------------------------------ loading
 
     def _history_stamp(self) -> tuple[int, int, str | None, str]:
-        """What changes whenever anyone (another process, or another ``GitSession`` object
-        of this process after an LRU eviction) appends, commits or checks out. Writers reserve
-        each node's ``seq`` in ``.git/ogmemory.next`` (under the file lock) before writing the
-        node, so one small file tells readers whether a node was added, without listing
-        ``history/``. Sessions without that file fall back to counting the node files; a
-        checkout changes the HEAD commit or branch."""
-        counter = self._read_next()
-        count = -1
-        if counter == 0:
-            try:
-                with os.scandir(self.path / HISTORY) as entries:
-                    count = sum(1 for e in entries if not e.name.startswith("."))
-            except FileNotFoundError:
-                count = 0
-        try:
-            head = str(self.repo.head.target) if not self.repo.head_is_unborn else None
-        except pygit2.GitError:
-            head = None
-        return counter, count, head, self.branch
-
-    @property
-    def _next_path(self) -> Path:
-        return Path(self.repo.path) / "ogmemory.next"
-
-    def _read_next(self) -> int:
-        try:
-            return int(self._next_path.read_bytes() or 0)
-        except (FileNotFoundError, ValueError):
-            return 0
+        return history_stamp(self.repo, self.path)
 
     def refresh(self) -> None:
         """Reload if another process changed the repository since we last looked."""
@@ -222,8 +197,7 @@ class GitSession:
                     else time.time())
             meta.update(turns=self.commit_turn.get(sha, meta.get("turns", 0)), last_commit=sha,
                         updated_at=max(float(meta.get("updated_at") or 0), when), head=self.head)
-            atomic_write_json(self.path / "meta.json", meta, fsync=self.fsync)
-            self.meta = meta
+            self._store_meta(meta)
             log.warning("session %s: meta.json missed turn commit %s; repaired", self.session_id,
                         sha[:12])
 
@@ -250,9 +224,12 @@ class GitSession:
             if changes is None:
                 return None
             meta.update(changes)
-            atomic_write_json(self.path / "meta.json", meta, fsync=self.fsync)
-            self.meta = meta
+            self._store_meta(meta)
             return meta
+
+    def _store_meta(self, meta: dict[str, Any]) -> None:
+        atomic_write_json(self.path / "meta.json", meta, fsync=self.fsync)
+        self.meta = meta
 
     @property
     def branch(self) -> str:
@@ -308,9 +285,9 @@ class GitSession:
                 fields["called_by"] = self._caller_of(parent_id, fields.get("tool_call_id"))
             now = time.time()
             fields.setdefault("event_time", now)
-            seq = max(self._next_seq, self._read_next())
+            seq = max(self._next_seq, reserved_seq(Path(self.repo.path)))
             # Reserve the seq first: a writer dying after this leaves a gap, never a reuse.
-            atomic_write_bytes(self._next_path, str(seq + 1).encode(), fsync=self.fsync)
+            reserve_seq(Path(self.repo.path), seq + 1, fsync=self.fsync)
             self._next_seq = seq
             node = Node(id=node_id, seq=seq, parent_id=parent_id, ingestion_time=now, **fields)
             raw = dump_json(node.to_dict())
@@ -388,8 +365,7 @@ class GitSession:
                 last_event = max(last_event, float(meta["last_event_at"]))
             meta.update(updated_at=time.time(), turns=turn, head=self.head,
                         head_mark=self._next_seq, last_commit=sha, last_event_at=last_event)
-            atomic_write_json(self.path / "meta.json", meta, fsync=self.fsync)
-            self.meta = meta
+            self._store_meta(meta)
             self._stamp = self._history_stamp()
             return sha, turn, node_ids
 
@@ -427,12 +403,7 @@ class GitSession:
                 raise NotFound(f"session {self.session_id}: no node {node_id}")
             if node_id not in self._worktree:
                 self._require_clean("switch head")
-                target = next(
-                    (b for b in self.branches() if any(
-                        n.id == node_id for n in self._tree_nodes(
-                            self.repo.branches.local[b].peel(pygit2.Commit).tree))),
-                    None,
-                )
+                target = branch_with_node(self.repo, self.session_id, node_id)
                 if target is None:
                     raise NotFound(f"session {self.session_id}: node {node_id} is on no branch")
                 self._checkout(target)
@@ -472,8 +443,7 @@ class GitSession:
         self.head = node_id
         meta = self.read_meta()
         meta.update(head=node_id, head_mark=self._next_seq, branch=self.branch)
-        atomic_write_json(self.path / "meta.json", meta, fsync=self.fsync)
-        self.meta = meta
+        self._store_meta(meta)
         self._stamp = self._history_stamp()
 
     # ------------------------------------------------------------------ reads
