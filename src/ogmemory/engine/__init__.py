@@ -1,7 +1,9 @@
 """The context engine (seed 004): memory that works around an agent loop, intercepted at its
 six boundaries and never inside inference.
 
-- ``engine``       ``ContextEngine`` and ``EngineConfig``: the six interception points
+- ``engine``       ``ContextEngine``: the six interception points
+- ``config``       ``EngineConfig``: budget, compaction, project binding
+- ``inputs``       what the points accept, and a message's cheap signals
 - ``assembly``     ② the context within one token budget (core.md, recall, live turns)
 - ``live``         the live part of a session (after compaction) and repeated-context removal
 - ``compaction``   ⑤ summaries (rules, or the configured LLM); ``compact_run`` applies them
@@ -24,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .adapters import OpenAIChatAdapter, with_memory
-    from .engine import ContextEngine, EngineConfig, project_root
+    from .config import EngineConfig
+    from .engine import ContextEngine, project_root
     from .results import (
         CloseResult,
         CompactionResult,
@@ -51,7 +54,7 @@ __all__ = [
 ]
 
 _HOME = {"OpenAIChatAdapter": "adapters", "with_memory": "adapters", "ContextEngine": "engine",
-         "EngineConfig": "engine", "project_root": "engine"}
+         "EngineConfig": "config", "project_root": "engine"}
 
 
 def __getattr__(name: str) -> Any:

@@ -23,13 +23,11 @@ event behaves exactly like a long-lived loop.
 from __future__ import annotations
 
 import logging
-import re
 import sqlite3
 import threading
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +36,8 @@ from ..entity.records import Node
 from ..errors import InvalidInput, NotFound, OgmemError
 from ..recall.tokens import count_tokens
 from ..tenancy import format_uri, validate_id
+from .config import EngineConfig
+from .inputs import as_text, paths_of, signals, text_of
 from .results import (
     CloseResult,
     CompactionResult,
@@ -50,64 +50,9 @@ from .results import (
 if TYPE_CHECKING:
     from ..memory import Memory
 
-__all__ = ["ContextEngine", "EngineConfig", "project_root"]
+__all__ = ["ContextEngine", "project_root"]
 
 log = logging.getLogger(__name__)
-
-_CJK = re.compile(r"[\u3400-\u9fff]")
-_REMEMBER = re.compile(r"\b(remember|don't forget|do not forget|keep in mind)\b|记住|别忘",
-                       re.IGNORECASE)
-_FORGET = re.compile(r"\b(forget|stop remembering)\b|忘掉|忘记", re.IGNORECASE)
-_PATHLIKE = re.compile(r"(?<![\w/])(?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+\.\w{1,8}\b|\b[\w-]+\.(?:py|"
-                       r"js|ts|tsx|go|rs|java|md|json|yaml|yml|toml|sql|sh|c|h|cpp|rb)\b")
-
-
-@dataclass(frozen=True)
-class EngineConfig:
-    """How the engine spends its budget and when it compacts.
-
-    ``budget``: tokens of the whole assembled context (core.md + summary + recall + live turns
-    + the caller's system prompt). ``recall_budget`` and ``core_budget`` are reserved out of
-    it; the live turns get the rest, and passing that share triggers compaction, which folds
-    all but the newest ``keep_turns`` turns until the live part is under ``compact_to`` of it.
-    ``compaction``: ``auto`` (the memory's LLM when configured, else rules), ``rules``, ``llm``
-    or ``off``. ``bind_project``: bind a session to the git repository around its working
-    directory (``git``), only to a project already registered there (``registered``: a
-    server acting for remote callers never registers their paths), to the directory itself
-    even if that means ``git init`` (``always``), or never.
-    """
-
-    budget: int = 8000
-    recall_budget: int = 2000
-    core_budget: int = 700
-    keep_turns: int = 2
-    compact_to: float = 0.5
-    summary_share: float = 0.3
-    compaction: str = "auto"
-    bind_project: str = "git"
-    max_tool_output_chars: int = 100_000
-
-    def __post_init__(self) -> None:
-        if not 1000 <= self.budget <= 1_000_000:
-            raise InvalidInput("budget must be between 1000 and 1000000 tokens")
-        if not 0 <= self.recall_budget <= self.budget // 2:
-            raise InvalidInput("recall_budget must be between 0 and half the budget")
-        if not 0 <= self.core_budget <= self.budget // 4:
-            raise InvalidInput("core_budget must be between 0 and a quarter of the budget")
-        if self.keep_turns < 1:
-            raise InvalidInput("keep_turns must be at least 1 (the turn in progress)")
-        if not 0.1 <= self.compact_to <= 0.9 or not 0.05 <= self.summary_share <= 0.5:
-            raise InvalidInput("compact_to must be in [0.1, 0.9], summary_share in [0.05, 0.5]")
-        if self.compaction not in ("auto", "rules", "llm", "off"):
-            raise InvalidInput("compaction must be auto, rules, llm or off")
-        if self.bind_project not in ("git", "registered", "always", "never"):
-            raise InvalidInput("bind_project must be git, registered, always or never")
-
-    @property
-    def live_limit(self) -> int:
-        """Tokens the live turns (and the summary) may use before compaction."""
-        return self.budget - self.core_budget - self.recall_budget
-
 
 def project_root(path: str | Path) -> Path | None:
     """The root of the git work tree holding ``path`` (the directory with ``.git``), if any."""
@@ -119,35 +64,6 @@ def project_root(path: str | Path) -> Path | None:
     except (OSError, ValueError, RuntimeError):  # an unusable path binds nothing
         return None
     return None
-
-
-def _text_of(content: Any, what: str) -> Any:
-    if isinstance(content, str):
-        if not content.strip():
-            raise InvalidInput(f"{what} must not be empty")
-        return content
-    if isinstance(content, list) and content:
-        return content
-    raise InvalidInput(f"{what} must be a non-empty string or a list of content parts")
-
-
-def _as_text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    import json
-
-    try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
-    except (TypeError, ValueError):
-        return str(value)
-
-
-def _paths(value: Sequence[str] | None, what: str) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str) or not all(isinstance(p, str) and p for p in value):
-        raise InvalidInput(f"{what} must be a list of non-empty path strings")
-    return tuple(dict.fromkeys(value))[:200]
 
 
 class ContextEngine:
@@ -223,7 +139,7 @@ class ContextEngine:
         """Record a user message. The session is created on first use (bound to ``project``,
         or to the git repository around ``cwd``); a closed session is reopened and the
         reopening recorded. Only cheap signals are computed here."""
-        content = _text_of(content, "the message")
+        content = text_of(content, "the message")
         reasons: list[str] = []
         sid = validate_id(session_id, "session id") if session_id is not None else \
             f"s-{uuid.uuid4().hex[:12]}"
@@ -253,7 +169,8 @@ class ContextEngine:
                 f" bound to project {info.project_id}" if info.project_id != "default" else ""))
         return MessageResult(sid, node.id, created=not exists, reopened=reopened,
                              temporary=self.is_temporary(sid), project_id=info.project_id,
-                             signals=self._signals(node), reasons=tuple(reasons))
+                             signals=signals(node.text, self.count(node.text)),
+                             reasons=tuple(reasons))
 
     def _record_reopen(self, sid: str, node_id: str, reasons: list[str]) -> None:
         now = time.time()
@@ -266,17 +183,6 @@ class ContextEngine:
         state = self.memory.edit_session_state(sid, "engine", reopen)
         reasons.append(f"the session was closed; reopened by node {node_id} "
                        f"(reopening #{len(state['reopened'])})")
-
-    def _signals(self, node: Node) -> dict[str, Any]:
-        text = node.text
-        return {
-            "tokens": self.count(text),
-            "language": "zh" if _CJK.search(text) else "en",
-            "question": text.rstrip().endswith(("?", "？")),
-            "asks_to_remember": bool(_REMEMBER.search(text)),
-            "asks_to_forget": bool(_FORGET.search(text)),
-            "mentions_files": sorted(set(_PATHLIKE.findall(text)))[:20],
-        }
 
     # ================================================================== ② before inference
 
@@ -334,7 +240,7 @@ class ContextEngine:
             if not isinstance(name, str) or not name.strip():
                 raise InvalidInput("a tool call needs a tool name")
             cid = call_id or f"call_{uuid.uuid4().hex[:12]}"
-            args = arguments if isinstance(arguments, str) else _as_text(arguments or {})
+            args = arguments if isinstance(arguments, str) else as_text(arguments or {})
             calls = [{"id": cid, "type": "function", "function": {"name": name, "arguments": args}}]
         if not isinstance(calls, list) or not calls:
             raise InvalidInput("calls must be a non-empty list of OpenAI tool calls")
@@ -355,8 +261,8 @@ class ContextEngine:
         ``files_read``/``files_written``: what the tool touched, when the caller knows."""
         if not isinstance(call_id, str) or not call_id:
             raise InvalidInput("a tool result needs the call_id of its call")
-        read, written = _paths(files_read, "files_read"), _paths(files_written, "files_written")
-        text = _as_text(output)
+        read, written = paths_of(files_read, "files_read"), paths_of(files_written, "files_written")
+        text = as_text(output)
         reasons = []
         meta: dict[str, Any] = {**(metadata or {}), "is_error": bool(is_error)}
         limit = self.config.max_tool_output_chars
@@ -379,7 +285,7 @@ class ContextEngine:
 
     def on_assistant(self, session_id: str, content: Any, *, model: str | None = None) -> Node:
         """Record an assistant reply (``after_turn(reply=...)`` does this for the last one)."""
-        msg: dict[str, Any] = {"role": "assistant", "content": _text_of(content, "the reply")}
+        msg: dict[str, Any] = {"role": "assistant", "content": text_of(content, "the reply")}
         if model:
             msg["metadata"] = {"model": model}
         return self.memory.append_message(session_id, msg, model=model)
