@@ -16,8 +16,8 @@ from ..entity.records import Node
 from ..errors import InvalidInput
 from ..resolver import uri_for_doc
 from ..tenancy import format_uri
-from .live import dedupe, live_view, split_turns
-from .results import ContextItem, ContextResult, render_memory_block
+from .live import LiveView, dedupe, live_view, split_turns
+from .results import CompactionResult, ContextItem, ContextResult, render_memory_block
 
 if TYPE_CHECKING:
     from .engine import ContextEngine
@@ -30,34 +30,32 @@ PREAMBLE = ("Long-term memory (ogmemory) follows: what is known about the user a
 _SLACK = 24  # headings and separators between the parts of the system message
 
 
-def assemble(engine: ContextEngine, sid: str, query: str | None, budget: int,
-             system: str | None, compact: bool) -> ContextResult:
+def assemble(
+    engine: ContextEngine,
+    sid: str,
+    query: str | None,
+    budget: int,
+    system: str | None,
+    compact: bool,
+) -> ContextResult:
     """② the context of ``sid`` within ``budget`` (see the module docstring)."""
-    mem, cfg = engine.memory, engine.config
+    cfg = engine.config
     if not isinstance(budget, int) or not 500 <= budget <= 1_000_000:
         raise InvalidInput("budget must be an integer between 500 and 1000000 tokens")
-    mem.get_session(sid)  # NotFound before anything else
+    engine.memory.get_session(sid)  # NotFound before anything else
     temporary = engine.is_temporary(sid)
     skipped: list[str] = []
     reasons: list[str] = []
     sys_tokens = engine.count(system) + 4 if system else 0
     core_res = min(cfg.core_budget, budget // 8)
-    recall_res = min(cfg.recall_budget, budget // 4)
-    live_limit = budget - core_res - recall_res - sys_tokens - _SLACK
+    live_limit = budget - core_res - min(cfg.recall_budget, budget // 4) - sys_tokens - _SLACK
     if live_limit < budget // 5:
-        raise InvalidInput(f"the system prompt ({sys_tokens} tokens) leaves too little of the "
-                           f"{budget}-token budget for the conversation")
-    view = live_view(mem.get_branch_nodes(sid))
-    compaction = None
-    if compact and cfg.compaction != "off" and _live_tokens(engine, sid, view) > live_limit:
-        from .compact_run import compact as run_compaction
-
-        compaction = run_compaction(engine, sid, force=False, why="the live context passed "
-                                    f"its {live_limit}-token share", limit=live_limit)
-        if compaction.compacted:
-            view = live_view(mem.get_branch_nodes(sid))
-            reasons.append(f"compacted {len(compaction.replaces)} nodes into "
-                           f"{compaction.node_id}")
+        raise InvalidInput(
+            f"the system prompt ({sys_tokens} tokens) leaves too little of the "
+            f"{budget}-token budget for the conversation"
+        )
+    view, compaction = _compacted_view(engine, sid, live_limit, compact, reasons)
+    question = query if query is not None else _last_user(view.nodes)
     items: list[ContextItem] = []
     scope = engine.scope_of(sid)
     if temporary:
@@ -66,32 +64,62 @@ def assemble(engine: ContextEngine, sid: str, query: str | None, budget: int,
         items += _core(engine, scope, core_res, skipped)
     if view.summary is not None:
         items.append(_summary_item(engine, sid, view.summary))
-    messages, recent = _live(engine, sid, view.nodes, live_limit - _tokens(items, "summary"),
-                             skipped)
-    used = sys_tokens + engine.count(PREAMBLE) + _SLACK + sum(i.tokens for i in items) + \
-        sum(i.tokens for i in recent)
+    room = live_limit - _tokens(items, "summary")
+    messages, recent = _live(engine, sid, view.nodes, room, skipped)
+    used = sys_tokens + engine.count(PREAMBLE) + _SLACK + _tokens(items + recent, None)
     fallback = False
     if not temporary:
-        question = query if query is not None else _last_user(view.nodes)
-        found, fallback = _recall(engine, sid, scope, question, min(cfg.recall_budget,
-                                  budget - used), {n.id for n in view.nodes}, skipped)
+        room = min(cfg.recall_budget, budget - used)
+        live_ids = {n.id for n in view.nodes}
+        found, fallback = _recall(engine, sid, scope, question, room, live_ids, skipped)
         items += found
     items += recent
     system_text = _system_text(system, items)
-    total = sys_tokens + sum(i.tokens for i in items) + (
-        engine.count(PREAMBLE) + _SLACK if any(i.source != "recent" for i in items) else 0)
-    return ContextResult(sid, query if query is not None else _last_user(view.nodes), budget,
-                         total, tuple(items),
-                         ({"role": "system", "content": system_text}, *messages)
-                         if system_text else tuple(messages),
-                         tuple(skipped), compaction, temporary, fallback, tuple(reasons))
+    if system_text:
+        messages.insert(0, {"role": "system", "content": system_text})
+    total = sys_tokens + _tokens(items, None)
+    if any(i.source != "recent" for i in items):
+        total += engine.count(PREAMBLE) + _SLACK
+    return ContextResult(
+        sid,
+        question,
+        budget,
+        total,
+        tuple(items),
+        tuple(messages),
+        tuple(skipped),
+        compaction,
+        temporary,
+        fallback,
+        tuple(reasons),
+    )
 
 
-def _tokens(items: list[ContextItem], source: str) -> int:
-    return sum(i.tokens for i in items if i.source == source)
+def _compacted_view(
+    engine: ContextEngine, sid: str, live_limit: int, compact: bool, reasons: list[str]
+) -> tuple[LiveView, CompactionResult | None]:
+    """The live part of the session, compacted first if it passes ``live_limit``."""
+    view = live_view(engine.memory.get_branch_nodes(sid))
+    if not compact or engine.config.compaction == "off":
+        return view, None
+    if _live_tokens(engine, sid, view) <= live_limit:
+        return view, None
+    from .compact_run import compact as run_compaction
+
+    why = f"the live context passed its {live_limit}-token share"
+    compaction = run_compaction(engine, sid, force=False, why=why, limit=live_limit)
+    if compaction.compacted:
+        view = live_view(engine.memory.get_branch_nodes(sid))
+        reasons.append(f"compacted {len(compaction.replaces)} nodes into {compaction.node_id}")
+    return view, compaction
 
 
-def _live_tokens(engine: ContextEngine, sid: str, view: Any) -> int:
+def _tokens(items: list[ContextItem], source: str | None) -> int:
+    """Tokens of the items from ``source`` (``None``: of all of them)."""
+    return sum(i.tokens for i in items if source is None or i.source == source)
+
+
+def _live_tokens(engine: ContextEngine, sid: str, view: LiveView) -> int:
     total = sum(engine.node_tokens(sid, n) for n in view.nodes)
     return total + (engine.node_tokens(sid, view.summary) if view.summary is not None else 0)
 
