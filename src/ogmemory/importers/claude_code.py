@@ -25,12 +25,13 @@ How they become sessions (seed 001):
 - ``timestamp`` is the event time, ``cwd`` the project, ``gitBranch`` and the model are kept;
 - thinking, progress, hook, snapshot and bookkeeping lines, and replies the CLI wrote itself
   (API errors), are left out and counted.
+
+This module routes lines to sessions and the DAG; ``claude_code_messages`` turns each line's
+message into draft nodes.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import replace
@@ -38,18 +39,16 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from .base import session_key
-from .blocks import as_dict, block_text, text_of
+from .blocks import as_dict
+from .claude_code_messages import ClaudeMessages
 from .model import (
     DEFAULT_LIMIT,
-    DraftNode,
     Issue,
     ParseResult,
     SessionDraft,
     iter_lines,
     loads,
     parse_iso,
-    shrink_json,
-    truncate,
 )
 
 __all__ = ["AGENT_ID", "discover", "parse", "session_id_for"]
@@ -59,10 +58,6 @@ AGENT_ID = "claude-code"
 #: the file when a new line refers to them.
 _INDEX_CAP = 4000
 _SUBAGENT = re.compile(r"^agent-(?P<id>[A-Za-z0-9._-]+)\.jsonl$")
-_COMMAND = re.compile(r"<command-name>\s*(?P<name>[^<]*?)\s*</command-name>")
-_COMMAND_ARGS = re.compile(r"<command-args>(?P<args>.*?)</command-args>", re.DOTALL)
-_AGENT_IN_RESULT = re.compile(r"\bagent_?[iI]d:\s*(?P<id>[A-Za-z0-9@._-]+)")
-_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 _DROPPED_TYPES = {"progress": "progress", "file-history-snapshot": "snapshot",
                   "queue-operation": "queue operation", "attachment": "attachment"}
 
@@ -102,10 +97,9 @@ class _Reader:
         self.path = path
         self.name = PurePath(path)
         self.result = result
-        self.limit = limit
         self.index: dict[str, list[Any]] = dict(context.get("index") or {})
-        self.calls: dict[str, str] = dict(context.get("calls") or {})
-        self.compact: dict[str, Any] | None = context.get("compact")
+        self.messages = ClaudeMessages(limit, self._drop, context.get("calls"),
+                                       context.get("compact"))
         self.last_time = float(context.get("last_time") or 0.0)
         self.main: str | None = context.get("session")
         self.subagent = bool(_SUBAGENT.match(self.name.name))
@@ -141,17 +135,17 @@ class _Reader:
         if kind == "system" and obj.get("subtype") == "compact_boundary":
             parent = self._resolve(obj.get("logicalParentUuid"), session)
             meta = obj.get("compactMetadata")
-            self.compact = dict(meta) if isinstance(meta, dict) else {}
+            self.messages.compact = dict(meta) if isinstance(meta, dict) else {}
             self._alias(uuid, session, parent)
             self._drop("compact boundary")
             return
         ids = uuid or f"line-{number}"  # a line without a uuid: named by its place
         if kind == "user":
-            nodes = self._user(obj, ids, when, parent, session)
+            nodes = self.messages.user(obj, ids, when, parent, self.main or "")
         elif kind == "assistant":
-            nodes = self._assistant(obj, ids, when, parent)
+            nodes = self.messages.assistant(obj, ids, when, parent)
         elif kind == "system" and obj.get("subtype") == "local_command":
-            nodes = self._command(obj, ids, when, parent)
+            nodes = self.messages.command(obj, ids, when, parent)
         else:
             self._bookkeeping(obj, kind, session)
             self._alias(uuid, session, parent)
@@ -273,171 +267,13 @@ class _Reader:
             if not draft.title_manual:
                 draft.title = text.strip()[:200]
 
-    def _user(self, obj: dict[str, Any], uuid: str | None, when: float, parent: str | None,
-              session: str) -> list[DraftNode]:
-        message = as_dict(obj.get("message"))
-        content = message.get("content")
-        if obj.get("isMeta"):
-            self._drop("meta")
-            return []
-        if obj.get("isCompactSummary"):
-            text = text_of(content)
-            meta: dict[str, Any] = {"kind": "compaction_summary"}
-            for key, name in (("trigger", "trigger"), ("preTokens", "pre_tokens")):
-                if self.compact and key in self.compact:
-                    meta[name] = self.compact[key]
-            self.compact = None
-            return [DraftNode(uuid or f"compact-{when}", "assistant", text or "(empty summary)",
-                              when, parent, metadata=meta, new_turn=True)]
-        ids = _Ids(uuid, when)
-        nodes: list[DraftNode] = []
-        texts: list[str] = []
-        for block in content if isinstance(content, list) else [content]:
-            if isinstance(block, str):
-                texts.append(block)
-            elif isinstance(block, dict) and block.get("type") == "tool_result":
-                nodes.append(self._result(block, obj, ids.next(), when))
-            elif isinstance(block, dict):
-                part = block_text(block)
-                if part:
-                    texts.append(part)
-        text = "\n".join(t for t in texts if t)
-        if text.strip():
-            node = self._prompt(text, ids.next(), when, parent, obj)
-            if node is not None:
-                nodes.append(node)
-        elif not nodes:
-            self._drop("empty message")
-        return nodes
-
-    def _prompt(self, text: str, node_id: str, when: float, parent: str | None,
-                obj: dict[str, Any]) -> DraftNode | None:
-        stripped = text.strip()
-        if stripped.startswith(("<local-command-stdout>", "<local-command-stderr>")):
-            self._drop("command output")
-            return None
-        if stripped.startswith("<local-command-caveat>"):
-            self._drop("meta")
-            return None
-        meta: dict[str, Any] = {}
-        match = _COMMAND.search(stripped)
-        if match and stripped.startswith(("<command-", "<command-name>")):
-            args = _COMMAND_ARGS.search(stripped)
-            name = match.group("name")
-            text = f"{name if name.startswith('/') else '/' + name} " \
-                f"{args.group('args').strip() if args else ''}".strip()
-            meta["kind"] = "command"
-        if obj.get("permissionMode"):
-            meta["permission_mode"] = obj["permissionMode"]
-        return DraftNode(node_id, "user", text, when, parent, metadata=meta, new_turn=True)
-
-    def _command(self, obj: dict[str, Any], uuid: str | None, when: float,
-                 parent: str | None) -> list[DraftNode]:
-        content = obj.get("content")
-        node = self._prompt(content, uuid or f"cmd-{when}", when, parent, obj) \
-            if isinstance(content, str) and content.strip() else None
-        if node is None:
-            self._drop("command output" if isinstance(content, str) else "system")
-            return []
-        return [node]
-
-    def _result(self, block: dict[str, Any], obj: dict[str, Any], node_id: str,
-                when: float) -> DraftNode:
-        call_id = str(block.get("tool_use_id") or f"unknown-{node_id}")
-        text, meta = truncate(text_of(block.get("content")), self.limit)
-        if block.get("is_error") is True:
-            meta["is_error"] = True
-        extra = obj.get("toolUseResult")
-        agent = extra.get("agentId") if isinstance(extra, dict) else None
-        if not isinstance(agent, str):
-            found = _AGENT_IN_RESULT.search(text) if self.calls.get(call_id) in (
-                "Task", "Agent") else None
-            agent = found.group("id") if found else None
-        if isinstance(agent, str) and self.main:
-            claude_session = str(obj.get("sessionId") or self.main.removeprefix("claude-"))
-            meta["subagent_session"] = session_key("claude", f"{claude_session}-agent-{agent}")
-        return DraftNode(node_id, "tool", text or "(no output)", when, None,
-                         name=self.calls.get(call_id), tool_call_id=call_id, metadata=meta)
-
-    def _assistant(self, obj: dict[str, Any], uuid: str | None, when: float,
-                   parent: str | None) -> list[DraftNode]:
-        message = as_dict(obj.get("message"))
-        if obj.get("isApiErrorMessage") or message.get("model") == "<synthetic>":
-            self._drop("API error or synthetic message")  # written by the CLI, not the model
-            return []
-        content = message.get("content")
-        blocks = content if isinstance(content, list) else [content]
-        texts: list[str] = []
-        calls: list[dict[str, Any]] = []
-        results: list[dict[str, Any]] = []
-        thinking = False
-        cut = False
-        for block in blocks:
-            if isinstance(block, str):
-                texts.append(block)
-                continue
-            if not isinstance(block, dict):
-                continue
-            kind = block.get("type")
-            if kind == "text" and isinstance(block.get("text"), str):
-                texts.append(block["text"])
-            elif kind in ("thinking", "redacted_thinking"):
-                thinking = True
-            elif kind in ("tool_use", "server_tool_use"):
-                args, was_cut = shrink_json(block.get("input") or {}, self.limit)
-                cut = cut or was_cut
-                call_id = str(block.get("id") or f"call-{uuid}-{len(calls)}")
-                name = str(block.get("name") or "tool")
-                self.calls[call_id] = name
-                calls.append({"id": call_id, "type": "function", "function": {
-                    "name": name, "arguments": json.dumps(args, ensure_ascii=False)}})
-            elif isinstance(kind, str) and kind.endswith("_tool_result"):
-                results.append(block)
-        text = "\n".join(t for t in texts if t).strip()
-        if not text and not calls:
-            self._drop("thinking" if thinking else "empty message")
-            return []
-        meta: dict[str, Any] = {}
-        for key, name in (("model", "model"), ("id", "message_id"), ("stop_reason", "stop_reason")):
-            if isinstance(message.get(key), str):
-                meta[name] = message[key]
-        if thinking:
-            meta["thinking_dropped"] = True
-        if cut:
-            meta["arguments_truncated"] = True
-        ids = _Ids(uuid, when)
-        nodes = [DraftNode(ids.next(), "assistant", text or None, when, parent,
-                           tool_calls=calls or None, metadata=meta)]
-        for block in results:
-            body, rmeta = truncate(text_of(block.get("content")), self.limit)
-            nodes.append(DraftNode(ids.next(), "tool", body or "(no output)", when, None,
-                                   name=self.calls.get(str(block.get("tool_use_id"))),
-                                   tool_call_id=str(block.get("tool_use_id") or "server"),
-                                   metadata=rmeta))
-        return nodes
-
     # ------------------------------------------------------------------ context
 
     def context(self) -> dict[str, Any]:
         index = dict(list(self.index.items())[-_INDEX_CAP:])
-        calls = dict(list(self.calls.items())[-_INDEX_CAP:])
-        return {"index": index, "calls": calls, "compact": self.compact,
+        calls = dict(list(self.messages.calls.items())[-_INDEX_CAP:])
+        return {"index": index, "calls": calls, "compact": self.messages.compact,
                 "last_time": self.last_time, "session": self.main}
-
-
-class _Ids:
-    """Node ids of one line: its uuid, then ``<uuid>-2``, ``<uuid>-3``..."""
-
-    def __init__(self, uuid: str | None, when: float) -> None:
-        base = uuid or f"t{int(when * 1000)}"
-        if not _SAFE_ID.fullmatch(base):  # it becomes part of a file name
-            base = "h" + hashlib.sha1(base.encode()).hexdigest()[:24]
-        self.base = base
-        self.count = 0
-
-    def next(self) -> str:
-        self.count += 1
-        return self.base if self.count == 1 else f"{self.base}-{self.count}"
 
 
 def _refs(data: bytes, start: int) -> Iterable[str]:
