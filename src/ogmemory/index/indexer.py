@@ -97,60 +97,81 @@ class Indexer:
 
     def _sync_sessions(self, session_ids: list[str]) -> None:
         """Session L0 abstract and L1 overview (the session's memories, else its opening)."""
-        wanted = set(session_ids)
-        memories_by_session: dict[str, list[MemoryItem]] = {}
-        for mem in self.kb.memories(include_disabled=True):
-            # a memory belongs to the session of its first evidence (direct lookups: this runs
-            # on every sync that touches a session)
-            first_ev = self.kb.store.get(Evidence, mem.evidence_ids[0]) \
-                if mem.evidence_ids else None
-            sid = first_ev.provenance.session_id if first_ev and first_ev.provenance else None
-            if sid in wanted:
-                memories_by_session.setdefault(sid, []).append(mem)
-        docs = []
+        memories = self._memories_by_session(set(session_ids))
+        docs: list[Doc] = []
         for sid in session_ids:
-            turns = [d for d in self.store.children(session_doc_id(sid, 1), limit=100000)
-                     if d.kind == "turn"]  # memories of the session hang there too
-            if not turns:
-                continue
-            speakers = list(dict.fromkeys(str(t.prov.get("speaker", "")) for t in turns))
-            first = turns[0]
-            first_day, last_day = day_label(first.event_time), day_label(turns[-1].event_time)
-            when = first_day + (f" to {last_day}" if last_day != first_day else "")
-            opening = " ".join(t.text.split(": ", 1)[-1] for t in turns[:3])[:300]
-            l0 = f"Session {sid} ({when}) with {', '.join(speakers[:4])}: {opening}"
-            mems = memories_by_session.get(sid, [])
-            support: tuple[str, ...]
-            nodes: tuple[str, ...]
-            if mems:
-                lines, support, nodes = [m.text for m in mems], tuple(m.id for m in mems), ()
-            else:
-                lines = [t.text for t in turns]
-                support, nodes = (), tuple(n for t in turns for n in t.node_ids)
-            overview: list[str] = []
-            used_nodes: list[str] = []
-            size = 0
-            for i, line in enumerate(lines):
-                if size + len(line) > _SESSION_L1_CHARS:
-                    break
-                overview.append(line)
-                size += len(line) + 1
-                if nodes:
-                    used_nodes.append(nodes[i])
-            # A session document shows text of its memories (or turns): it is visible only while
-            # all of them are (see Recaller._visible).
-            opening_nodes = tuple(n for t in turns[:3] for n in t.node_ids)
-            prov: dict[str, Any] = {"session_id": sid, "project_id": first.prov.get("project_id"),
-                    "node_ids": [], "event_time": first.event_time}
-            docs.append(Doc(id=session_doc_id(sid, 0), kind="session", level=0, text=l0,
-                            node_ids=opening_nodes, scope=first.scope, session_id=sid,
-                            event_time=first.event_time, prov=prov))
-            docs.append(Doc(id=session_doc_id(sid, 1), kind="session", level=1,
-                            parent=session_doc_id(sid, 0), text="\n".join(overview),
-                            support=support[: len(overview)], node_ids=tuple(used_nodes),
-                            scope=first.scope, session_id=sid, event_time=first.event_time,
-                            prov=prov))
+            children = self.store.children(session_doc_id(sid, 1), limit=100000)
+            turns = [d for d in children if d.kind == "turn"]  # its memories hang there too
+            if turns:
+                docs += self._session_docs(sid, turns, memories.get(sid, []))
         self.store.write(docs)
+
+    def _memories_by_session(self, wanted: set[str]) -> dict[str, list[MemoryItem]]:
+        """The memories of the ``wanted`` sessions: a memory belongs to the session of its
+        first evidence (direct lookups: this runs on every sync that touches a session)."""
+        out: dict[str, list[MemoryItem]] = {}
+        for mem in self.kb.memories(include_disabled=True):
+            first = self.kb.store.get(Evidence, mem.evidence_ids[0]) if mem.evidence_ids else None
+            sid = first.provenance.session_id if first and first.provenance else None
+            if sid in wanted:
+                out.setdefault(sid, []).append(mem)
+        return out
+
+    def _session_docs(self, sid: str, turns: list[Doc], mems: list[MemoryItem]) -> list[Doc]:
+        speakers = list(dict.fromkeys(str(t.prov.get("speaker", "")) for t in turns))
+        first = turns[0]
+        first_day, last_day = day_label(first.event_time), day_label(turns[-1].event_time)
+        when = first_day + (f" to {last_day}" if last_day != first_day else "")
+        opening = " ".join(t.text.split(": ", 1)[-1] for t in turns[:3])[:300]
+        l0 = f"Session {sid} ({when}) with {', '.join(speakers[:4])}: {opening}"
+        support: tuple[str, ...] = ()
+        nodes: tuple[str, ...] = ()
+        if mems:
+            lines, support = [m.text for m in mems], tuple(m.id for m in mems)
+        else:
+            lines, nodes = [t.text for t in turns], tuple(n for t in turns for n in t.node_ids)
+        overview: list[str] = []
+        size = 0
+        for line in lines:
+            if size + len(line) > _SESSION_L1_CHARS:
+                break
+            overview.append(line)
+            size += len(line) + 1
+        used_nodes = nodes[: len(overview)]
+        # A session document shows text of its memories (or turns): it is visible only while
+        # all of them are (see Recaller._visible).
+        opening_nodes = tuple(n for t in turns[:3] for n in t.node_ids)
+        prov: dict[str, Any] = {
+            "session_id": sid,
+            "project_id": first.prov.get("project_id"),
+            "node_ids": [],
+            "event_time": first.event_time,
+        }
+        common: dict[str, Any] = {
+            "scope": first.scope,
+            "session_id": sid,
+            "event_time": first.event_time,
+            "prov": prov,
+        }
+        l0_doc = Doc(
+            id=session_doc_id(sid, 0),
+            kind="session",
+            level=0,
+            text=l0,
+            node_ids=opening_nodes,
+            **common,
+        )
+        l1_doc = Doc(
+            id=session_doc_id(sid, 1),
+            kind="session",
+            level=1,
+            parent=session_doc_id(sid, 0),
+            text="\n".join(overview),
+            support=support[: len(overview)],
+            node_ids=used_nodes,
+            **common,
+        )
+        return [l0_doc, l1_doc]
 
     # ------------------------------------------------------------------ knowledge
 
@@ -228,70 +249,101 @@ class Indexer:
         return self._cites(prov.session_id, prov.node_ids) if prov.session_id else ()
 
     def _knowledge_doc(self, kind: str, rid: str) -> tuple[Doc | None, str | None]:
+        """The L0 document of a knowledge record (``None``: it is not part of any read any
+        more), and the session it belongs to (for a memory)."""
         rec = self.kb.store.get(type_of(kind), rid)
-        if rec is None:
-            return None, None
         if isinstance(rec, MemoryItem):
-            mem = rec
-            if mem.deleted:
-                return None, None
-            evidence = self.kb.evidence(mem.id)
-            prov = next((e.provenance for e in evidence if e.provenance is not None), None)
-            nodes = tuple(dict.fromkeys(n for e in evidence if e.provenance
-                                        for n in e.provenance.node_ids))[:6]
-            sid = prov.session_id if prov else None
-            edited = bool(mem.attrs.get("edited"))
-            info: dict[str, Any] = prov.to_dict() if prov else {"memory_id": mem.id}
-            if edited:  # the user rewrote it: it speaks for its evidence, and it is news
-                info["edited"] = True
-            return Doc(
-                id=record_doc_id("memory", mem.id), kind="memory", level=0, text=mem.text,
-                scope=mem.scope, session_id=sid,
-                event_time=mem.updated_at if edited else (prov.event_time if prov
-                                                          else mem.created_at),
-                importance=max(mem.importance, 0.9) if edited else mem.importance,
-                support=(mem.id,), node_ids=nodes,
-                cites=self._cites(sid, nodes) if sid else (), prov=info,
-                parent=session_doc_id(sid, 1) if sid else None,
-            ), sid
-        if isinstance(rec, (TimelineEvent, Edge, Entity)) and not rec.support:
+            return self._memory_doc(rec) if not rec.deleted else (None, None)
+        if not isinstance(rec, (TimelineEvent, Edge, Entity)) or not rec.support:
             return None, None  # nothing supports it any more: it is not part of any read
         if isinstance(rec, TimelineEvent):
-            ev = rec
-            p = ev.provenance
-            return Doc(
-                id=record_doc_id("event", ev.id), kind="event", level=0,
-                text=f"[{day_label(ev.event_time)}] {ev.summary}", scope=ev.scope,
-                session_id=p.session_id or None, event_time=ev.event_time,
-                superseded=bool(ev.superseded_by), importance=ev.importance, support=ev.support,
-                node_ids=p.node_ids, cites=self._cites_of(p),
-                prov={**p.to_dict(), "entities": list(ev.entities)},
-            ), None
+            return self._event_doc(rec), None
         if isinstance(rec, Edge):
-            edge = rec
-            p = edge.provenance
-            until = day_label(edge.valid_to) if edge.valid_to else "now"
-            span = f"{day_label(edge.valid_from)} → {until}"
-            return Doc(
-                id=record_doc_id("edge", edge.id), kind="fact", level=0,
-                text=f"{edge.fact} ({span})", scope=edge.scope, session_id=p.session_id or None,
-                event_time=edge.event_time,
-                valid_from=edge.valid_from, valid_to=edge.valid_to, superseded=not edge.current,
-                importance=edge.confidence, support=edge.support, node_ids=p.node_ids,
-                cites=self._cites_of(p),
-                prov={**p.to_dict(), "entities": [edge.src, edge.dst], "relation": edge.relation},
-            ), None
-        if isinstance(rec, Entity):
-            ent = rec
-            if ent.merged_into:
-                return None, None
-            # Names only: facts reach recall as their own documents (1-hop expansion), each
-            # filtered by its own support, so a disabled memory cannot leak through a page.
-            aka = f"; aka {', '.join(ent.aliases)}" if ent.aliases else ""
-            text = f"{ent.name} ({ent.type}{aka})"
-            return Doc(
-                id=record_doc_id("entity", ent.id), kind="entity", level=0, text=text[:1500],
-                scope=ent.scope, event_time=ent.ingestion_time, support=ent.support,
-                prov={"entity": ent.id, "node_ids": []},
-            ), None
-        return None, None
+            return self._fact_doc(rec), None
+        return (self._entity_doc(rec) if not rec.merged_into else None), None
+
+    def _memory_doc(self, mem: MemoryItem) -> tuple[Doc, str | None]:
+        evidence = self.kb.evidence(mem.id)
+        prov = next((e.provenance for e in evidence if e.provenance is not None), None)
+        cited = (n for e in evidence if e.provenance for n in e.provenance.node_ids)
+        nodes = tuple(dict.fromkeys(cited))[:6]
+        sid = prov.session_id if prov else None
+        edited = bool(mem.attrs.get("edited"))
+        info: dict[str, Any] = prov.to_dict() if prov else {"memory_id": mem.id}
+        if edited:  # the user rewrote it: it speaks for its evidence, and it is news
+            info["edited"] = True
+            when = mem.updated_at
+        else:
+            when = prov.event_time if prov else mem.created_at
+        doc = Doc(
+            id=record_doc_id("memory", mem.id),
+            kind="memory",
+            level=0,
+            text=mem.text,
+            scope=mem.scope,
+            session_id=sid,
+            event_time=when,
+            importance=max(mem.importance, 0.9) if edited else mem.importance,
+            support=(mem.id,),
+            node_ids=nodes,
+            cites=self._cites(sid, nodes) if sid else (),
+            prov=info,
+            parent=session_doc_id(sid, 1) if sid else None,
+        )
+        return doc, sid
+
+    def _event_doc(self, ev: TimelineEvent) -> Doc:
+        p = ev.provenance
+        return Doc(
+            id=record_doc_id("event", ev.id),
+            kind="event",
+            level=0,
+            text=f"[{day_label(ev.event_time)}] {ev.summary}",
+            scope=ev.scope,
+            session_id=p.session_id or None,
+            event_time=ev.event_time,
+            superseded=bool(ev.superseded_by),
+            importance=ev.importance,
+            support=ev.support,
+            node_ids=p.node_ids,
+            cites=self._cites_of(p),
+            prov={**p.to_dict(), "entities": list(ev.entities)},
+        )
+
+    def _fact_doc(self, edge: Edge) -> Doc:
+        p = edge.provenance
+        until = day_label(edge.valid_to) if edge.valid_to else "now"
+        span = f"{day_label(edge.valid_from)} → {until}"
+        return Doc(
+            id=record_doc_id("edge", edge.id),
+            kind="fact",
+            level=0,
+            text=f"{edge.fact} ({span})",
+            scope=edge.scope,
+            session_id=p.session_id or None,
+            event_time=edge.event_time,
+            valid_from=edge.valid_from,
+            valid_to=edge.valid_to,
+            superseded=not edge.current,
+            importance=edge.confidence,
+            support=edge.support,
+            node_ids=p.node_ids,
+            cites=self._cites_of(p),
+            prov={**p.to_dict(), "entities": [edge.src, edge.dst], "relation": edge.relation},
+        )
+
+    def _entity_doc(self, ent: Entity) -> Doc:
+        # Names only: facts reach recall as their own documents (1-hop expansion), each
+        # filtered by its own support, so a disabled memory cannot leak through a page.
+        aka = f"; aka {', '.join(ent.aliases)}" if ent.aliases else ""
+        text = f"{ent.name} ({ent.type}{aka})"
+        return Doc(
+            id=record_doc_id("entity", ent.id),
+            kind="entity",
+            level=0,
+            text=text[:1500],
+            scope=ent.scope,
+            event_time=ent.ingestion_time,
+            support=ent.support,
+            prov={"entity": ent.id, "node_ids": []},
+        )
