@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -38,6 +38,7 @@ from ..importers import parse_locomo, read_locomo
 from ..index.text import fts_columns, query_terms
 from ..memory import Memory
 from ..recall.config import RecallConfig
+from ..recall.results import RecallResult
 from ..recall.tokens import count_tokens
 from ..storage.sqlite_index_schema import fts_match
 
@@ -161,11 +162,18 @@ class _Baselines:
         return out, used
 
 
-def run_locomo(data: Path, *, home: Path | None = None, run_out: Path | None = None,
-               budget: int = 2000, settings: Settings | None = None, baselines: bool = True,
-               samples: int | None = None,
-               progress: Callable[[str], None] | None = None,
-               configs: dict[str, RecallConfig] | None = None) -> LocomoReport:
+def run_locomo(
+    data: Path,
+    *,
+    home: Path | None = None,
+    run_out: Path | None = None,
+    budget: int = 2000,
+    settings: Settings | None = None,
+    baselines: bool = True,
+    samples: int | None = None,
+    progress: Callable[[str], None] | None = None,
+    configs: dict[str, RecallConfig] | None = None,
+) -> LocomoReport:
     """Run the benchmark; see the module docstring. ``configs`` also recalls every question
     with each named recall configuration (rows ``ogmemory[<name>]``, one per conversation
     kept in ``LocomoReport.by_sample``), for choosing settings by leaving one out."""
@@ -180,53 +188,12 @@ def run_locomo(data: Path, *, home: Path | None = None, run_out: Path | None = N
     try:
         for sample in data_samples:
             sid = str(sample.get("sample_id") or "sample")
-            space = re.sub(r"[^A-Za-z0-9._-]+", "-", sid).strip("-.") or "sample"
-            cfg = Settings(**{**base.__dict__, "home": home, "account": "locomo", "space": space,
-                              "distill_on_turn": False, "index_worker": False})
-            mem = Memory(settings=cfg)
-            start = time.perf_counter()
-            mem.import_conversations(parse_locomo([sample]))
-            mem.sleep("deep")
-            mem.sync_index(turns=True)
-            mem.drain_outbox()
-            report.setup[sid] = {"ingest_s": round(time.perf_counter() - start, 2),
-                                 **mem.index_stats()}
-            if progress:
-                progress(f"{sid}: ingested in {report.setup[sid]['ingest_s']} s")
-            turns = [(str(n.metadata["dia_id"]), f"[{day_label(n.event_time)}] {n.name}: {n.text}")
-                     for rec in mem.iter_nodes_since({}) for n in [rec.node]
-                     if isinstance(n.metadata.get("dia_id"), str)]
+            mem = _ingest(sample, sid, base, home, report, progress)
+            turns = _dia_turns(mem)
             known = {d for d, _ in turns}
-            emb = mem.embedder
-            base_systems = _Baselines(turns, emb) if baselines else None
+            systems = _Baselines(turns, mem.embedder) if baselines else None
             for qi, qa in enumerate(sample.get("qa", [])):
-                evidence = clean_evidence(qa.get("evidence"), known)
-                cat = int(qa.get("category", 0))
-                question = str(qa.get("question", ""))
-                answer = qa.get("answer", qa.get("adversarial_answer", ""))
-                t0 = time.perf_counter()
-                result = mem.recall(question, budget=budget)
-                latency = (time.perf_counter() - t0) * 1000
-                credited = {c for item in result.items if len(item.cites) <= 3 for c in item.cites}
-                context = result.as_context()
-                if out:
-                    out.write(json.dumps({
-                        "sample_id": sid, "qa_index": qi,
-                        "items": [{"text": i.text, "dia_ids": list(i.cites)} for i in result.items],
-                        "latency_ms": round(latency, 3)}, ensure_ascii=False) + "\n")
-                if not evidence:
-                    continue
-                report.add("ogmemory", _row(cat, evidence, credited, context, answer,
-                                            result.tokens, len(result.items), latency))
-                for name, config in (configs or {}).items():
-                    alt = mem.retrieval.recaller().recall(question, budget=budget, config=config)
-                    got = {c for item in alt.items if len(item.cites) <= 3 for c in item.cites}
-                    report.add_sample(sid, f"ogmemory[{name}]", _row(
-                        cat, evidence, got, alt.as_context(), answer, alt.tokens,
-                        len(alt.items), float(alt.stats.get("latency_ms", 0.0))))
-                if base_systems is not None:
-                    _add_baselines(report, base_systems, question, budget,
-                                   partial(_row, cat, evidence, answer=answer))
+                _ask(report, mem, sid, qi, qa, known, out, configs or {}, systems)
             mem.close()
     finally:
         if out:
@@ -234,6 +201,88 @@ def run_locomo(data: Path, *, home: Path | None = None, run_out: Path | None = N
         if tmp is not None:
             tmp.cleanup()
     return report
+
+
+def _ingest(
+    sample: dict[str, Any],
+    sid: str,
+    base: Settings,
+    home: Path,
+    report: LocomoReport,
+    progress: Callable[[str], None] | None,
+) -> Memory:
+    """A tenant of its own for one conversation: imported, distilled, indexed and embedded."""
+    space = re.sub(r"[^A-Za-z0-9._-]+", "-", sid).strip("-.") or "sample"
+    changes = {"home": home, "account": "locomo", "space": space}
+    cfg = Settings(**{**base.__dict__, **changes, "distill_on_turn": False, "index_worker": False})
+    mem = Memory(settings=cfg)
+    start = time.perf_counter()
+    mem.import_conversations(parse_locomo([sample]))
+    mem.sleep("deep")
+    mem.sync_index(turns=True)
+    mem.drain_outbox()
+    report.setup[sid] = {"ingest_s": round(time.perf_counter() - start, 2), **mem.index_stats()}
+    if progress:
+        progress(f"{sid}: ingested in {report.setup[sid]['ingest_s']} s")
+    return mem
+
+
+def _dia_turns(mem: Memory) -> list[tuple[str, str]]:
+    """``(dia_id, "[day] speaker: text")`` of every turn the conversation's data names."""
+    nodes = (rec.node for rec in mem.iter_nodes_since({}))
+    return [
+        (str(n.metadata["dia_id"]), f"[{day_label(n.event_time)}] {n.name}: {n.text}")
+        for n in nodes
+        if isinstance(n.metadata.get("dia_id"), str)
+    ]
+
+
+def _ask(
+    report: LocomoReport,
+    mem: Memory,
+    sid: str,
+    qi: int,
+    qa: dict[str, Any],
+    known: set[str],
+    out: TextIO | None,
+    configs: dict[str, RecallConfig],
+    systems: _Baselines | None,
+) -> None:
+    """Recall one question, write it to the run file, and score it (a question without known
+    evidence is not scored) beside the named configurations and the baselines."""
+    budget = report.budget
+    evidence = clean_evidence(qa.get("evidence") or [], known)
+    question = str(qa.get("question", ""))
+    t0 = time.perf_counter()
+    result = mem.recall(question, budget=budget)
+    latency = (time.perf_counter() - t0) * 1000
+    if out:
+        items = [{"text": i.text, "dia_ids": list(i.cites)} for i in result.items]
+        line = {"sample_id": sid, "qa_index": qi, "items": items, "latency_ms": round(latency, 3)}
+        out.write(json.dumps(line, ensure_ascii=False) + "\n")
+    if not evidence:
+        return
+    answer = qa.get("answer", qa.get("adversarial_answer", ""))
+    row = partial(_row, int(qa.get("category", 0)), evidence, answer=answer)
+    report.add("ogmemory", _scored(row, result, latency))
+    for name, config in configs.items():
+        alt = mem.retrieval.recaller().recall(question, budget=budget, config=config)
+        alt_latency = float(alt.stats.get("latency_ms", 0.0))
+        report.add_sample(sid, f"ogmemory[{name}]", _scored(row, alt, alt_latency))
+    if systems is not None:
+        _add_baselines(report, systems, question, budget, row)
+
+
+def _scored(row: Callable[..., _Row], result: RecallResult, latency: float) -> _Row:
+    """The row of one recall: an item credits the turns it cites only if it cites at most 3."""
+    credited = {c for item in result.items if len(item.cites) <= 3 for c in item.cites}
+    return row(
+        credited=credited,
+        context=result.as_context(),
+        tokens=result.tokens,
+        items=len(result.items),
+        latency=latency,
+    )
 
 
 def _add_baselines(report: LocomoReport, systems: _Baselines, question: str, budget: int,
