@@ -221,26 +221,62 @@ def run_chat(mem: Memory, client: ChatClient, lines: TextIO, *, session_id: str 
     return loop.session_id
 
 
+SessionOption = Annotated[
+    str | None,
+    typer.Option(
+        "--session",
+        help="Continue this session (a closed one is reopened). \\[default: a new one]",
+    ),
+]
+TemporaryOption = Annotated[
+    bool,
+    typer.Option(
+        "--temporary",
+        help="A conversation that neither reads nor writes memory, erased when it ends.",
+    ),
+]
+ChatProjectOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--project",
+        file_okay=False,
+        help="Bind the session to the git repository around this directory: memory is read "
+        "in its scope, and what changes there during a turn from a clean tree is committed as "
+        "the agent's. \\[default: not bound]",
+    ),
+]
+BaseUrlOption = Annotated[
+    str | None,
+    typer.Option("--base-url", help="OpenAI-compatible endpoint \\[default: $OGMEM_LLM_BASE_URL]"),
+]
+ApiKeyOption = Annotated[
+    str | None,
+    typer.Option(
+        "--api-key",
+        envvar="OGMEM_LLM_API_KEY",
+        show_default=False,
+        help="\\[default: $OGMEM_LLM_API_KEY]",
+    ),
+]
+
+
 def chat(
-    session: Annotated[str | None, typer.Option("--session", help="Continue this session "
-                       "(a closed one is reopened). \\[default: a new one]")] = None,
-    temporary: Annotated[bool, typer.Option("--temporary", help="A conversation that neither "
-                         "reads nor writes memory, erased when it ends.")] = False,
-    project: Annotated[Path | None, typer.Option("--project", file_okay=False, help="Bind the "
-                       "session to the git repository around this directory: memory is read "
-                       "in its scope, and what changes there during a turn from a clean tree "
-                       "is committed as the agent's. \\[default: not bound]")] = None,
-    budget: Annotated[int, typer.Option("--budget", min=2000, max=200_000,
-                                        help="Tokens of context per model call.")] = 8000,
-    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint "
-                        "\\[default: $OGMEM_LLM_BASE_URL]")] = None,
-    model: Annotated[str | None, typer.Option("--model", help="\\[default: $OGMEM_LLM_MODEL]")]
-    = None,
-    api_key: Annotated[str | None, typer.Option("--api-key", envvar="OGMEM_LLM_API_KEY",
-                       show_default=False, help="\\[default: $OGMEM_LLM_API_KEY]")] = None,
+    session: SessionOption = None,
+    temporary: TemporaryOption = False,
+    project: ChatProjectOption = None,
+    budget: Annotated[
+        int,
+        typer.Option("--budget", min=2000, max=200_000, help="Tokens of context per model call."),
+    ] = 8000,
+    base_url: BaseUrlOption = None,
+    model: Annotated[
+        str | None, typer.Option("--model", help="\\[default: $OGMEM_LLM_MODEL]")
+    ] = None,
+    api_key: ApiKeyOption = None,
     system: Annotated[str, typer.Option("--system", help="The system prompt.")] = SYSTEM,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", min=16, max=32_000,
-                                            help="Longest reply.")] = 400,
+    max_tokens: Annotated[
+        int, typer.Option("--max-tokens", min=16, max=32_000, help="Longest reply.")
+    ] = 400,
     home: HomeOption = None,
     account: AccountOption = None,
     space: SpaceOption = None,
