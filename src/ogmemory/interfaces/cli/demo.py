@@ -24,6 +24,7 @@ import typer
 from ...entity.records import ImportResult, SessionInfo
 from ...evaluation.data import DEV_SET, find_locomo
 from ...importers import parse_locomo, read_locomo
+from ...memory import Memory
 from ...recall.results import RecallResult
 from .common import (
     AccountOption,
@@ -132,6 +133,33 @@ def _print_report(source: str, sessions: list[SessionInfo], result: ImportResult
         )
 
 
+def _announce_source(found: Path | None) -> str:
+    """Say where the conversations come from; returns how to name that source."""
+    if found is None:
+        notice(
+            "LoCoMo development set not found (pass --data, set OGMEM_LOCOMO, or run from "
+            f"below a directory holding {DEV_SET}); using the bundled sample."
+        )
+        return "the bundled sample"
+    notice(f"Using LoCoMo data from {found}")
+    return str(found)
+
+
+def _distill(mem: Memory) -> dict[str, int]:
+    """Distill what was imported (rules, no LLM) and embed it (recall below, and the MCP
+    server, get vectors); returns what distillation derived, counted."""
+    notice("Distilling (rule-based, no LLM) ...")
+    distilled = mem.sleep("deep")
+    mem.wait_background()
+    embed_pending(mem, "Embedding")
+    return {
+        "memories": len(mem.memories()),
+        "facts": len(mem.facts()),
+        "events": len(mem.timeline()),
+        "batches": len(distilled.batches),
+    }
+
+
 def demo(
     data: Annotated[
         Path | None,
@@ -165,15 +193,7 @@ def demo(
     bounded recall. Running it again is harmless: sessions already imported are skipped.
     """
     samples, found = load_samples(data)
-    if found is None:
-        source = "the bundled sample"
-        notice(
-            "LoCoMo development set not found (pass --data, set OGMEM_LOCOMO, or run from "
-            f"below a directory holding {DEV_SET}); using the bundled sample."
-        )
-    else:
-        source = str(found)
-        notice(f"Using LoCoMo data from {source}")
+    source = _announce_source(found)
     conversations = list(parse_locomo(samples))
     home = home or Path.cwd() / DEMO_HOME
     notice(f"Memory home: {home}")
@@ -182,12 +202,7 @@ def demo(
     with open_memory(home, account, space, index_worker=False) as mem:
         result = run_import(mem, conversations)
         by_id = {s.session_id: s for s in mem.list_sessions()}
-        notice("Distilling (rule-based, no LLM) ...")
-        distilled = mem.sleep("deep")
-        mem.wait_background()
-        embed_pending(mem, "Embedding")  # recall below, and the MCP server, get vectors
-        knowledge = {"memories": len(mem.memories()), "facts": len(mem.facts()),
-                     "events": len(mem.timeline()), "batches": len(distilled.batches)}
+        knowledge = _distill(mem)
         core = mem.core()
         recalled = mem.recall(question)
     sessions = [by_id[c.session_id] for c in conversations if c.session_id in by_id]
