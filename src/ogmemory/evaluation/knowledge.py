@@ -19,8 +19,6 @@ same file and its evidence recall (categories 1-4) is printed in the same table.
 
 from __future__ import annotations
 
-import re
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +30,7 @@ import numpy as np
 from ..config import Settings
 from ..importers import parse_locomo, read_locomo
 from ..memory import Memory
+from .harness import bench_home, conversation_memory
 from .locomo import clean_evidence
 
 __all__ = [
@@ -47,7 +46,6 @@ __all__ = [
 
 #: Cosine (USE multilingual) at which a memory "says the same thing" as an observation.
 SEMANTIC_THRESHOLD = 0.5
-_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 @dataclass(frozen=True)
@@ -198,20 +196,12 @@ def run_knowledge(data: Path, *, home: Path | None = None, settings: Settings | 
     """
     report = KnowledgeReport()
     chosen = read_locomo(data)[:samples]
-    tmp = None
-    if home is None:
-        tmp = tempfile.TemporaryDirectory(prefix="ogmem-knowledge-")
-        home = Path(tmp.name)
-    base = settings or Settings(home=home)
     encode = _use_encoder() if semantic else None
-    try:
+    with bench_home(home, "ogmem-knowledge-") as home:
+        base = settings or Settings(home=home)
         for i, sample in enumerate(chosen):
             sid = str(sample.get("sample_id") or f"sample-{i}")
-            space = _SAFE.sub("-", sid).strip("-.") or "sample"
-            cfg = Settings(**{**base.__dict__, "home": home, "account": "knowledge",
-                              "space": space, "distill_on_turn": False, "index_worker": False,
-                              "embedder": None})
-            mem = Memory(settings=cfg)
+            mem = conversation_memory(sid, base, home, "knowledge", embedder=None)
             mem.import_conversations(parse_locomo([sample]))
             records = list(mem.iter_nodes_since({}))
             start = time.perf_counter()
@@ -232,9 +222,6 @@ def run_knowledge(data: Path, *, home: Path | None = None, settings: Settings | 
             if keep is not None:
                 keep(sid, mem)
             mem.close()
-    finally:
-        if tmp is not None:
-            tmp.cleanup()
     return report
 
 

@@ -21,9 +21,9 @@ import json
 import re
 import sqlite3
 import statistics
-import tempfile
 import time
 from collections.abc import Callable, Iterable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -41,6 +41,7 @@ from ..recall.config import RecallConfig
 from ..recall.results import RecallResult
 from ..recall.tokens import count_tokens
 from ..storage.sqlite_index_schema import fts_match
+from .harness import bench_home, conversation_memory
 
 __all__ = ["CATEGORIES", "LocomoReport", "clean_evidence", "print_report", "run_locomo"]
 
@@ -179,13 +180,10 @@ def run_locomo(
     kept in ``LocomoReport.by_sample``), for choosing settings by leaving one out."""
     report = LocomoReport(budget=budget)
     data_samples = read_locomo(data)[:samples]
-    tmp = None
-    if home is None:
-        tmp = tempfile.TemporaryDirectory(prefix="ogmem-locomo-")
-        home = Path(tmp.name)
-    base = settings or Settings(home=home)
-    out = open(run_out, "w", encoding="utf-8") if run_out else None  # noqa: SIM115 - see finally
-    try:
+    with ExitStack() as stack:
+        home = stack.enter_context(bench_home(home, "ogmem-locomo-"))
+        base = settings or Settings(home=home)
+        out = stack.enter_context(open(run_out, "w", encoding="utf-8")) if run_out else None
         for sample in data_samples:
             sid = str(sample.get("sample_id") or "sample")
             mem = _ingest(sample, sid, base, home, report, progress)
@@ -195,11 +193,6 @@ def run_locomo(
             for qi, qa in enumerate(sample.get("qa", [])):
                 _ask(report, mem, sid, qi, qa, known, out, configs or {}, systems)
             mem.close()
-    finally:
-        if out:
-            out.close()
-        if tmp is not None:
-            tmp.cleanup()
     return report
 
 
@@ -212,10 +205,7 @@ def _ingest(
     progress: Callable[[str], None] | None,
 ) -> Memory:
     """A tenant of its own for one conversation: imported, distilled, indexed and embedded."""
-    space = re.sub(r"[^A-Za-z0-9._-]+", "-", sid).strip("-.") or "sample"
-    changes = {"home": home, "account": "locomo", "space": space}
-    cfg = Settings(**{**base.__dict__, **changes, "distill_on_turn": False, "index_worker": False})
-    mem = Memory(settings=cfg)
+    mem = conversation_memory(sid, base, home, "locomo")
     start = time.perf_counter()
     mem.import_conversations(parse_locomo([sample]))
     mem.sleep("deep")
