@@ -14,7 +14,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -237,27 +237,21 @@ class SqliteIndexStore:
         return out
 
     def docs(self, rowids: Iterable[int]) -> dict[int, Doc]:
-        ids = list(dict.fromkeys(rowids))
-        out: dict[int, Doc] = {}
-        for i in range(0, len(ids), 500):
-            chunk = ids[i:i + 500]
-            marks = ",".join("?" * len(chunk))
-            for row in self._conn().execute(
-                    f"SELECT {', '.join(COLUMNS)} FROM docs WHERE rowid IN ({marks})", chunk):
-                out[row[0]] = row_to_doc(row)
-        return out
+        rows = self._rows_in("rowid", list(dict.fromkeys(rowids)))
+        return {row[0]: row_to_doc(row) for row in rows}
 
     def docs_by_id(self, ids: Iterable[str]) -> dict[str, Doc]:
-        keys = list(dict.fromkeys(ids))
-        out: dict[str, Doc] = {}
+        rows = self._rows_in("id", list(dict.fromkeys(ids)))
+        return {row[1]: row_to_doc(row) for row in rows}
+
+    def _rows_in(self, column: str, keys: list[int] | list[str]) -> Iterator[Sequence[Any]]:
+        """The ``docs`` rows whose ``column`` (``rowid`` or ``id``) is one of ``keys``, read
+        500 keys per query (SQLite bounds the parameters of one statement)."""
         for i in range(0, len(keys), 500):
-            chunk = keys[i:i + 500]
+            chunk = keys[i : i + 500]
             marks = ",".join("?" * len(chunk))
-            for row in self._conn().execute(
-                    f"SELECT {', '.join(COLUMNS)} FROM docs WHERE id IN ({marks})", chunk):
-                doc = row_to_doc(row)
-                out[doc.id] = doc
-        return out
+            sql = f"SELECT {', '.join(COLUMNS)} FROM docs WHERE {column} IN ({marks})"
+            yield from self._conn().execute(sql, chunk)
 
     def entity_facts(self, entity: str, limit: int = 10) -> list[str]:
         """Ids of the fact documents about ``entity`` (either end of the edge)."""
