@@ -1,5 +1,6 @@
 """Micro-batching of query embeddings: concurrent callers share encode calls and each gets
-its own vector; errors reach every caller of the failed batch."""
+its own vector; errors reach every caller of the failed batch. A query waiting for the model
+goes before the rest of a passage batch."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 from ogmemory.embed import make_embedder
-from ogmemory.embed.base import encode_queries
+from ogmemory.embed.base import QueryFirstLock, encode_queries
 from ogmemory.embed.batch import QueryBatcher
 
 
@@ -59,3 +60,37 @@ def test_an_encode_error_reaches_every_caller_and_the_next_batch_works() -> None
         batcher("x")
     fail[0] = False
     assert batcher("y").shape == (3,)
+
+
+def test_a_waiting_query_goes_before_the_next_passage_chunk() -> None:
+    lock = QueryFirstLock()
+    order: list[str] = []
+    first_chunk, release = threading.Event(), threading.Event()
+
+    def passages() -> None:  # background indexing: three chunks, one at a time
+        for i in range(3):
+            with lock.hold(query=False):
+                order.append(f"passages {i}")
+                if i == 0:
+                    first_chunk.set()
+                    release.wait(30)
+
+    def query() -> None:
+        with lock.hold(query=True):
+            order.append("query")
+
+    background = threading.Thread(target=passages)
+    background.start()
+    assert first_chunk.wait(30)
+    asking = threading.Thread(target=query)
+    asking.start()
+    for _ in range(3000):  # until the query is queued behind the chunk in flight
+        with lock._cond:
+            if lock._queries:
+                break
+        time.sleep(0.01)
+    assert order == ["passages 0"]
+    release.set()
+    background.join(30)
+    asking.join(30)
+    assert order == ["passages 0", "query", "passages 1", "passages 2"]
