@@ -13,33 +13,36 @@ https://code.claude.com/docs/en/hooks).
 
 This is a top-level module of the ogmemory distribution, and imports only the standard library
 until the local path needs the package: importing anything inside ``ogmemory`` first runs the
-package's ``__init__``, which loads the whole facade (git, numpy, the index) — about half a
-second of start-up that handing an event to a running server does not need.
+package's ``__init__``, which loads the whole facade (git, numpy, the index) — 0.3 s of
+start-up on a quiet machine that handing an event to a running server does not need. The
+server path imports ``json``, ``socket``/``http.client`` and little else: not ``logging``
+(log lines are appended by hand, in the same format and file) nor ``urllib.request``.
+
+Claude Code does not always close the hook's stdin after writing the event (SessionEnd on
+``/clear``: https://github.com/anthropics/claude-code/issues/79508; any event on Windows:
+https://github.com/anthropics/claude-code/issues/78756), so the input is read until it is one
+complete JSON object, not until end of file.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sys
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
-from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["EVENTS", "last_reply", "main"]
+__all__ = ["EVENTS", "last_reply", "main", "read_input"]
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "PreCompact", "SessionEnd")
 DEFAULT_SERVER = "http://127.0.0.1:8765"
 MAX_INPUT = 32 * 1024 * 1024
 _FALLBACK_STATUSES = (401, 403, 404, 409)  # nothing was recorded: work locally
 _TAIL_BYTES = 4 * 1024 * 1024
-
-log = logging.getLogger("ogmemory.hook")
+_STDIN_WAIT = 10.0  # seconds to wait for an event that has not arrived in full
+_LOG_BYTES, _LOG_BACKUPS = 1_000_000, 2
 
 
 def _home(value: str | None) -> Path:
@@ -47,18 +50,55 @@ def _home(value: str | None) -> Path:
     return Path(value or env or Path.home() / ".ogmemory").expanduser()
 
 
-def _setup_log(home: Path) -> None:
-    try:
-        (home / "logs").mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = RotatingFileHandler(home / "logs" / "hooks.log",
-                                                       maxBytes=1_000_000, backupCount=2)
-    except OSError:
-        handler = logging.NullHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
-    root = logging.getLogger("ogmemory")
-    root.handlers = [handler]
-    root.setLevel(logging.INFO)
-    root.propagate = False
+class _Log:
+    """``<home>/logs/hooks.log``, written without the ``logging`` package (which the server path
+    does not import); the local path adds ``logging``'s handler for the package's own loggers,
+    in the same format and with the same rotation (1 MB, two backups)."""
+
+    def __init__(self, home: Path) -> None:
+        self.path = home / "logs" / "hooks.log"
+
+    def write(self, level: str, message: str) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self.path.exists() and self.path.stat().st_size > _LOG_BYTES:
+                for i in range(_LOG_BACKUPS, 0, -1):
+                    older = self.path.with_name(f"{self.path.name}.{i}")
+                    newer = self.path.with_name(f"{self.path.name}.{i - 1}") if i > 1 \
+                        else self.path
+                    if newer.exists():
+                        os.replace(newer, older)
+            now = time.time()
+            stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))
+            with self.path.open("a", encoding="utf-8") as fh:
+                fh.write(f"{stamp},{int(now * 1000) % 1000:03d} {level} {message}\n")
+        except OSError:
+            pass  # nowhere to log: the session goes on all the same
+
+    def info(self, message: str) -> None:
+        self.write("INFO", message)
+
+    def error(self, message: str) -> None:
+        import traceback
+
+        self.write("ERROR", f"{message}\n{traceback.format_exc().rstrip()}")
+
+    def route_package_logs(self) -> None:
+        """Send the package's loggers (``ogmemory.*``) to the same file (local path only)."""
+        import logging
+        from logging.handlers import RotatingFileHandler
+
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handler: logging.Handler = RotatingFileHandler(
+                self.path, maxBytes=_LOG_BYTES, backupCount=_LOG_BACKUPS)
+        except OSError:
+            handler = logging.NullHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+        root = logging.getLogger("ogmemory")
+        root.handlers = [handler]
+        root.setLevel(logging.INFO)
+        root.propagate = False
 
 
 def _parse(argv: Sequence[str]) -> dict[str, Any]:
@@ -90,20 +130,21 @@ def main(argv: Sequence[str], stdin: IO[bytes] | None = None,
         print(f"ogmem hook: {exc}", file=sys.stderr)
         return 0
     home = _home(opts["home"])
-    _setup_log(home)
+    log = _Log(home)
     started = time.perf_counter()
     try:
         if os.environ.get("OGMEM_TEMPORARY", "").lower() in ("1", "true", "yes"):
-            log.info("%s: temporary conversation, nothing read or written", opts["event"])
+            log.info(f"{opts['event']}: temporary conversation, nothing read or written")
             return 0
-        raw = (stdin or sys.stdin.buffer).read(MAX_INPUT + 1)
+        raw = read_input(stdin or sys.stdin.buffer)
         if len(raw) > MAX_INPUT:
             raise ValueError(f"hook input larger than {MAX_INPUT} bytes")
         payload = json.loads(raw.decode("utf-8"))
         if opts["event"] == "Stop" and isinstance(payload, dict):
             _add_reply(payload)
-        handled, output, how = _via_server(opts, home, payload)
+        handled, output, how = _via_server(opts, home, payload, log)
         if not handled:
+            log.route_package_logs()
             from ogmemory.interfaces.claude_hook import run_local
 
             output, how = run_local(opts["event"], payload, home, opts["account"],
@@ -112,12 +153,49 @@ def main(argv: Sequence[str], stdin: IO[bytes] | None = None,
             out = stdout or sys.stdout
             out.write(json.dumps(output, ensure_ascii=False))
             out.flush()
-        log.info("%s %s handled (%s) in %.0f ms", opts["event"], payload.get("session_id"),
-                 how, (time.perf_counter() - started) * 1000)
+        sid = payload.get("session_id") if isinstance(payload, dict) else None
+        log.info(f"{opts['event']} {sid} handled ({how}) in "
+                 f"{(time.perf_counter() - started) * 1000:.0f} ms")
     except Exception:
-        log.exception("%s failed; the session goes on without memory for this event",
-                      opts["event"])
+        log.error(f"{opts['event']} failed; the session goes on without memory for this event")
     return 0
+
+
+def read_input(stream: IO[bytes]) -> bytes:
+    """The event's JSON from ``stream``: everything up to end of file, or up to the moment what
+    arrived parses as one JSON object when the writer keeps the pipe open (see the module
+    docstring). Gives up after ``_STDIN_WAIT`` seconds without a complete object."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's BytesIO)
+        return stream.read(MAX_INPUT + 1)
+    import select
+
+    chunks: list[bytes] = []
+    size = 0
+    deadline = time.monotonic() + _STDIN_WAIT
+    while size <= MAX_INPUT:
+        try:
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        except (OSError, ValueError):  # no select on this kind of file: read to the end
+            return b"".join(chunks) + stream.read(MAX_INPUT + 1 - size)
+        if not ready:
+            break  # nothing complete arrived in time: the caller fails to parse it, and logs
+        data = os.read(fd, 1 << 16)
+        if not data:
+            break  # end of file
+        chunks.append(data)
+        size += len(data)
+        if data.rstrip().endswith(b"}") and _is_object(b"".join(chunks)):
+            break
+    return b"".join(chunks)
+
+
+def _is_object(raw: bytes) -> bool:
+    try:
+        return isinstance(json.loads(raw.decode("utf-8")), dict)
+    except ValueError:
+        return False
 
 
 def _add_reply(payload: dict[str, Any]) -> None:
@@ -130,36 +208,50 @@ def _add_reply(payload: dict[str, Any]) -> None:
             payload["last_assistant_message"] = found
 
 
-def _via_server(opts: dict[str, Any], home: Path,
-                payload: Any) -> tuple[bool, dict[str, Any] | None, str]:
+def _via_server(opts: dict[str, Any], home: Path, payload: Any,
+                log: _Log) -> tuple[bool, dict[str, Any] | None, str]:
     """(handled, output, how). Not handled when no server answers or it serves another home
     (nothing was recorded then); a server that failed mid-way is not retried locally."""
     url = str(opts["server"])
     if url.lower() in ("off", "none", "0", ""):
         return False, None, "local"
+    from http.client import HTTPConnection, HTTPException, HTTPSConnection
+    from urllib.parse import urlsplit
+
     body = {"payload": payload, "home": str(home.resolve()), "account": opts["account"] or
             os.environ.get("OGMEM_ACCOUNT"), "space": opts["space"] or
             os.environ.get("OGMEM_SPACE")}
-    headers = {"Content-Type": "application/json"}
+    headers = {"Content-Type": "application/json", "Connection": "close"}
     if os.environ.get("OGMEM_API_KEY"):
         headers["Authorization"] = f"Bearer {os.environ['OGMEM_API_KEY']}"
-    request = urllib.request.Request(f"{url.rstrip('/')}/v1/engine/claude-code/{opts['event']}",
-                                     data=json.dumps(body).encode(), headers=headers,
-                                     method="POST")
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback, no proxy
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"the server URL {url!r} is not an http(s) URL")
+    # a direct connection, never through a proxy: the server is normally on loopback
+    conn = (HTTPSConnection if parts.scheme == "https" else HTTPConnection)(
+        parts.hostname, parts.port, timeout=20)
+    path = f"{parts.path.rstrip('/')}/v1/engine/claude-code/{opts['event']}"
     try:
-        with opener.open(request, timeout=20) as response:
-            data = json.loads(response.read().decode("utf-8"))
-    except urllib.error.HTTPError as exc:
-        if exc.code in _FALLBACK_STATUSES:
-            log.info("server %s answered %s: working locally", url, exc.code)
-            return False, None, "local"
-        log.warning("server %s failed with %s: %s", url, exc.code, exc.read()[:300])
-        return True, None, f"server error {exc.code}"
-    except urllib.error.URLError as exc:
-        if isinstance(exc.reason, OSError) and not isinstance(exc.reason, TimeoutError):
+        try:
+            conn.connect()
+        except OSError as exc:
+            if isinstance(exc, TimeoutError):
+                raise
             return False, None, "local"  # refused, unreachable: nothing was sent
-        raise
+        conn.request("POST", path, body=json.dumps(body).encode(), headers=headers)
+        response = conn.getresponse()
+        status, content = response.status, response.read()
+    except HTTPException as exc:
+        raise OSError(f"server {url} broke the exchange: {exc!r}") from exc
+    finally:
+        conn.close()
+    if status in _FALLBACK_STATUSES:
+        log.info(f"server {url} answered {status}: working locally")
+        return False, None, "local"
+    if status >= 300:
+        log.write("WARNING", f"server {url} failed with {status}: {content[:300]!r}")
+        return True, None, f"server error {status}"
+    data = json.loads(content.decode("utf-8"))
     output = data.get("output") if isinstance(data, dict) else None
     return True, output if isinstance(output, dict) else None, "server"
 

@@ -263,6 +263,34 @@ def test_stop_with_last_assistant_message_and_a_resumed_session(tmp_path: Path) 
         assert (mem.session_state(CSID, "engine") or {})["reopened"]
 
 
+def test_the_event_is_read_when_claude_code_keeps_stdin_open(tmp_path: Path) -> None:
+    """Claude Code writes SessionEnd for ``/clear`` without closing the pipe
+    (https://github.com/anthropics/claude-code/issues/79508): the hook must not wait for an
+    end of file that never comes."""
+    home = tmp_path / "home"
+    replay = Replay(home, make_project(tmp_path), "off")
+    assert replay.run("user_prompt_submit.json").returncode == 0
+    payload = replay.payload("session_end.json")
+    payload["reason"] = "clear"
+    proc = subprocess.Popen([*replay.command, "SessionEnd", "--home", str(home)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=replay.env)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(json.dumps(payload, indent=2).encode())
+        proc.stdin.flush()  # ... and the pipe stays open
+        assert proc.wait(timeout=120) == 0
+        assert proc.stdout.read() == b""
+    finally:
+        proc.kill()
+        proc.stdin.close()
+        proc.wait()
+    assert f"SessionEnd {SID} handled (local)" in replay.log()
+    with Memory(settings=Settings(home=home, embedder="none")) as mem:
+        archive = mem.resolve_uri(f"ogm://archive/{CSID}").content or {}
+        assert archive["reason"] == "clear"
+
+
 @pytest.mark.parametrize("raw, event, extra", [
     ("{not json", "UserPromptSubmit", ()),
     (json.dumps({"session_id": "../../etc", "prompt": "hi"}), "UserPromptSubmit", ()),
