@@ -1,6 +1,6 @@
 """Micro-batching of query embeddings: concurrent callers share encode calls and each gets
-its own vector; errors reach every caller of the failed batch. A query waiting for the model
-goes before the rest of a passage batch."""
+its own vector; errors reach every caller of the failed batch. A query does not wait for a
+passage batch of the e5 engine."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from ogmemory.embed import make_embedder
-from ogmemory.embed.base import QueryFirstLock, encode_queries
+from ogmemory.embed import E5Embedder, make_embedder
+from ogmemory.embed.base import encode_queries
 from ogmemory.embed.batch import QueryBatcher
 
 
@@ -62,35 +62,24 @@ def test_an_encode_error_reaches_every_caller_and_the_next_batch_works() -> None
     assert batcher("y").shape == (3,)
 
 
-def test_a_waiting_query_goes_before_the_next_passage_chunk() -> None:
-    lock = QueryFirstLock()
-    order: list[str] = []
-    first_chunk, release = threading.Event(), threading.Event()
 
-    def passages() -> None:  # background indexing: three chunks, one at a time
-        for i in range(3):
-            with lock.hold(query=False):
-                order.append(f"passages {i}")
-                if i == 0:
-                    first_chunk.set()
-                    release.wait(30)
-
-    def query() -> None:
-        with lock.hold(query=True):
-            order.append("query")
-
-    background = threading.Thread(target=passages)
-    background.start()
-    assert first_chunk.wait(30)
-    asking = threading.Thread(target=query)
-    asking.start()
-    for _ in range(3000):  # until the query is queued behind the chunk in flight
-        with lock._cond:
-            if lock._queries:
-                break
-        time.sleep(0.01)
-    assert order == ["passages 0"]
-    release.set()
-    background.join(30)
-    asking.join(30)
-    assert order == ["passages 0", "query", "passages 1", "passages 2"]
+def test_a_query_does_not_wait_for_a_passage_batch() -> None:
+    """The e5 engine keeps no state between calls: a query runs while a passage batch holds
+    the engine (the hook's recall used to wait for the background indexer's whole batch)."""
+    e5 = E5Embedder()
+    reference = e5.encode_query(["Which port does the billing service use?"])
+    found: list[np.ndarray] = []
+    with e5._locks[False]:  # a background passage batch is in flight
+        asking = threading.Thread(target=lambda: found.append(
+            e5.encode_query(["Which port does the billing service use?"])))
+        asking.start()
+        asking.join(60)
+        assert not asking.is_alive()
+    assert np.allclose(found[0], reference, atol=1e-5)
+    passages = ["The billing service listens on port 6432.", "Deploys go out on Tuesdays."] * 8
+    batch = threading.Thread(target=lambda: found.append(e5.encode(passages)))
+    batch.start()  # a real passage batch beside real queries: the same vectors
+    queries = [e5.encode_query(["Which port does the billing service use?"]) for _ in range(5)]
+    batch.join(60)
+    assert all(np.allclose(q, reference, atol=1e-5) for q in queries)
+    assert np.allclose(found[1], e5.encode(passages), atol=1e-5)

@@ -11,9 +11,7 @@ embedders are not comparable, and a changed name means the vector index must be 
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -23,7 +21,6 @@ from ..errors import InvalidInput, StorageError
 
 __all__ = [
     "Embedder",
-    "QueryFirstLock",
     "check_texts",
     "encode_chunked",
     "encode_queries",
@@ -49,45 +46,6 @@ class Embedder(Protocol):
     dim: int
 
     def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]: ...
-
-
-class QueryFirstLock:
-    """One model shared by queries (someone is waiting for the answer) and passages
-    (background indexing): a query waits at most for the passage chunk in flight, never behind
-    the rest of a batch. Passages are encoded chunk by chunk, each under the lock, and give way
-    whenever a query is waiting.
-
-    >>> lock = QueryFirstLock()
-    >>> with lock.hold(query=True):
-    ...     pass
-    """
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._busy = False
-        self._queries = 0  # queries waiting for the model
-
-    @contextmanager
-    def hold(self, *, query: bool) -> Iterator[None]:
-        """The model, exclusively; queries go before any waiting passage chunk."""
-        with self._cond:
-            if query:
-                self._queries += 1
-                try:
-                    while self._busy:
-                        self._cond.wait()
-                finally:
-                    self._queries -= 1
-            else:
-                while self._busy or self._queries:
-                    self._cond.wait()
-            self._busy = True
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._busy = False
-                self._cond.notify_all()
 
 
 def l2_normalize(rows: npt.ArrayLike) -> npt.NDArray[np.float32]:
