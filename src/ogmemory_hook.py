@@ -15,8 +15,11 @@ This is a top-level module of the ogmemory distribution, and imports only the st
 until the local path needs the package: importing anything inside ``ogmemory`` first runs the
 package's ``__init__``, which loads the whole facade (git, numpy, the index) — 0.3 s of
 start-up on a quiet machine that handing an event to a running server does not need. The
-server path imports ``json``, ``socket``/``http.client`` and little else: not ``logging``
-(log lines are appended by hand, in the same format and file) nor ``urllib.request``.
+server path imports ``json`` and ``socket`` and little else: not ``logging`` (log lines are
+appended by hand, in the same format and file), ``pathlib``, ``typing`` nor ``http.client``
+(which pulls in ``email`` and ``ssl``: 35 ms of a loaded machine's start-up); HTTP/1.1 to a
+plain ``http://`` server is a few lines over a socket, ``https://`` goes through
+``http.client``.
 
 Claude Code does not always close the hook's stdin after writing the event (SessionEnd on
 ``/clear``: https://github.com/anthropics/claude-code/issues/79508; any event on Windows:
@@ -30,9 +33,11 @@ import json
 import os
 import sys
 import time
-from collections.abc import Sequence
-from pathlib import Path
-from typing import IO, Any
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import IO, Any
 
 __all__ = ["EVENTS", "last_reply", "main", "read_input"]
 
@@ -45,9 +50,9 @@ _STDIN_WAIT = 10.0  # seconds to wait for an event that has not arrived in full
 _LOG_BYTES, _LOG_BACKUPS = 1_000_000, 2
 
 
-def _home(value: str | None) -> Path:
-    env = os.environ.get("OGMEM_HOME")
-    return Path(value or env or Path.home() / ".ogmemory").expanduser()
+def _home(value: str | None) -> str:
+    home = value or os.environ.get("OGMEM_HOME") or os.path.join("~", ".ogmemory")
+    return os.path.abspath(os.path.expanduser(home))
 
 
 class _Log:
@@ -55,22 +60,20 @@ class _Log:
     does not import); the local path adds ``logging``'s handler for the package's own loggers,
     in the same format and with the same rotation (1 MB, two backups)."""
 
-    def __init__(self, home: Path) -> None:
-        self.path = home / "logs" / "hooks.log"
+    def __init__(self, home: str) -> None:
+        self.path = os.path.join(home, "logs", "hooks.log")
 
     def write(self, level: str, message: str) -> None:
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            if self.path.exists() and self.path.stat().st_size > _LOG_BYTES:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            if os.path.exists(self.path) and os.path.getsize(self.path) > _LOG_BYTES:
                 for i in range(_LOG_BACKUPS, 0, -1):
-                    older = self.path.with_name(f"{self.path.name}.{i}")
-                    newer = self.path.with_name(f"{self.path.name}.{i - 1}") if i > 1 \
-                        else self.path
-                    if newer.exists():
-                        os.replace(newer, older)
+                    newer = f"{self.path}.{i - 1}" if i > 1 else self.path
+                    if os.path.exists(newer):
+                        os.replace(newer, f"{self.path}.{i}")
             now = time.time()
             stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))
-            with self.path.open("a", encoding="utf-8") as fh:
+            with open(self.path, "a", encoding="utf-8") as fh:
                 fh.write(f"{stamp},{int(now * 1000) % 1000:03d} {level} {message}\n")
         except OSError:
             pass  # nowhere to log: the session goes on all the same
@@ -89,7 +92,7 @@ class _Log:
         from logging.handlers import RotatingFileHandler
 
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
             handler: logging.Handler = RotatingFileHandler(
                 self.path, maxBytes=_LOG_BYTES, backupCount=_LOG_BACKUPS)
         except OSError:
@@ -145,9 +148,11 @@ def main(argv: Sequence[str], stdin: IO[bytes] | None = None,
         handled, output, how = _via_server(opts, home, payload, log)
         if not handled:
             log.route_package_logs()
+            from pathlib import Path
+
             from ogmemory.interfaces.claude_hook import run_local
 
-            output, how = run_local(opts["event"], payload, home, opts["account"],
+            output, how = run_local(opts["event"], payload, Path(home), opts["account"],
                                     opts["space"]), "local"
         if output:
             out = stdout or sys.stdout
@@ -208,43 +213,23 @@ def _add_reply(payload: dict[str, Any]) -> None:
             payload["last_assistant_message"] = found
 
 
-def _via_server(opts: dict[str, Any], home: Path, payload: Any,
+def _via_server(opts: dict[str, Any], home: str, payload: Any,
                 log: _Log) -> tuple[bool, dict[str, Any] | None, str]:
     """(handled, output, how). Not handled when no server answers or it serves another home
     (nothing was recorded then); a server that failed mid-way is not retried locally."""
     url = str(opts["server"])
     if url.lower() in ("off", "none", "0", ""):
         return False, None, "local"
-    from http.client import HTTPConnection, HTTPException, HTTPSConnection
-    from urllib.parse import urlsplit
-
-    body = {"payload": payload, "home": str(home.resolve()), "account": opts["account"] or
-            os.environ.get("OGMEM_ACCOUNT"), "space": opts["space"] or
-            os.environ.get("OGMEM_SPACE")}
+    body = json.dumps({"payload": payload, "home": home, "account": opts["account"] or
+                       os.environ.get("OGMEM_ACCOUNT"), "space": opts["space"] or
+                       os.environ.get("OGMEM_SPACE")}).encode()
     headers = {"Content-Type": "application/json", "Connection": "close"}
     if os.environ.get("OGMEM_API_KEY"):
         headers["Authorization"] = f"Bearer {os.environ['OGMEM_API_KEY']}"
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"the server URL {url!r} is not an http(s) URL")
-    # a direct connection, never through a proxy: the server is normally on loopback
-    conn = (HTTPSConnection if parts.scheme == "https" else HTTPConnection)(
-        parts.hostname, parts.port, timeout=20)
-    path = f"{parts.path.rstrip('/')}/v1/engine/claude-code/{opts['event']}"
     try:
-        try:
-            conn.connect()
-        except OSError as exc:
-            if isinstance(exc, TimeoutError):
-                raise
-            return False, None, "local"  # refused, unreachable: nothing was sent
-        conn.request("POST", path, body=json.dumps(body).encode(), headers=headers)
-        response = conn.getresponse()
-        status, content = response.status, response.read()
-    except HTTPException as exc:
-        raise OSError(f"server {url} broke the exchange: {exc!r}") from exc
-    finally:
-        conn.close()
+        status, content = _post(url, f"/v1/engine/claude-code/{opts['event']}", body, headers)
+    except _NotConnected:
+        return False, None, "local"  # refused, unreachable: nothing was sent
     if status in _FALLBACK_STATUSES:
         log.info(f"server {url} answered {status}: working locally")
         return False, None, "local"
@@ -256,15 +241,105 @@ def _via_server(opts: dict[str, Any], home: Path, payload: Any,
     return True, output if isinstance(output, dict) else None, "server"
 
 
+class _NotConnected(Exception):
+    """No connection was made: nothing reached the server."""
+
+
+def _split_url(url: str) -> tuple[str, str, int, str]:
+    """(scheme, host, port, path prefix) of an ``http(s)://host[:port][/prefix]`` URL."""
+    scheme, sep, rest = url.partition("://")
+    scheme = scheme.lower()
+    if not sep or scheme not in ("http", "https"):
+        raise ValueError(f"the server URL {url!r} is not an http(s) URL")
+    hostport, slash, path = rest.partition("/")
+    host, port = hostport, 443 if scheme == "https" else 80
+    if hostport.startswith("["):  # [::1]:8765
+        host, _, tail = hostport[1:].partition("]")
+        if tail.startswith(":"):
+            port = int(tail[1:])
+    elif ":" in hostport:
+        host, _, number = hostport.rpartition(":")
+        port = int(number)
+    if not host:
+        raise ValueError(f"the server URL {url!r} names no host")
+    return scheme, host, port, (slash + path).rstrip("/")
+
+
+def _post(url: str, path: str, body: bytes,
+          headers: dict[str, str]) -> tuple[int, bytes]:
+    """POST ``body`` to ``url`` + ``path``, directly (never through a proxy: the server is
+    normally on loopback); (status, body of the answer). ``_NotConnected`` when the connection
+    could not be made; a timeout or a broken exchange raise."""
+    scheme, host, port, prefix = _split_url(url)
+    if scheme == "https":
+        from http.client import HTTPException, HTTPSConnection
+
+        conn = HTTPSConnection(host, port, timeout=20)
+        try:
+            try:
+                conn.connect()
+            except OSError as exc:
+                if isinstance(exc, TimeoutError):
+                    raise
+                raise _NotConnected from exc
+            conn.request("POST", prefix + path, body=body, headers=headers)
+            response = conn.getresponse()
+            return response.status, response.read()
+        except HTTPException as exc:
+            raise OSError(f"server {url} broke the exchange: {exc!r}") from exc
+        finally:
+            conn.close()
+    import socket
+
+    try:
+        sock = socket.create_connection((host, port), timeout=20)
+    except OSError as exc:
+        if isinstance(exc, TimeoutError):
+            raise
+        raise _NotConnected from exc
+    with sock:
+        lines = [f"POST {prefix}{path} HTTP/1.1", f"Host: {host}:{port}",
+                 f"Content-Length: {len(body)}"] + [f"{k}: {v}" for k, v in headers.items()]
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
+        chunks = []
+        while data := sock.recv(1 << 16):
+            chunks.append(data)
+    return _parse_response(b"".join(chunks), url)
+
+
+def _parse_response(raw: bytes, url: str) -> tuple[int, bytes]:
+    """(status, body) of an HTTP/1.1 response read to the end of the connection."""
+    head, sep, content = raw.partition(b"\r\n\r\n")
+    status_line, *fields = head.decode("latin-1").split("\r\n")
+    parts = status_line.split(" ", 2)
+    if not sep or len(parts) < 2 or not parts[0].startswith("HTTP/") or not parts[1].isdigit():
+        raise OSError(f"server {url} sent no HTTP response: {raw[:100]!r}")
+    names = {k.strip().lower(): v.strip() for k, _, v in (f.partition(":") for f in fields)}
+    if names.get("transfer-encoding", "").lower() == "chunked":
+        body, rest = b"", content
+        while True:
+            size_line, _, rest = rest.partition(b"\r\n")
+            size = int(size_line.split(b";")[0] or b"0", 16)
+            if size == 0:
+                break
+            body, rest = body + rest[:size], rest[size + 2:]
+        content = body
+    elif "content-length" in names:
+        length = int(names["content-length"])
+        if len(content) < length:
+            raise OSError(f"server {url} closed the connection mid-answer")
+        content = content[:length]
+    return int(parts[1]), content
+
+
 def last_reply(transcript_path: Any) -> str:
     """Claude's final answer of the turn: the text of the assistant entries after the last user
     entry (the prompt or a tool result), read from the end of the transcript (a JSONL file of
     ``{"type": "user"|"assistant", "message": {...}}`` entries, one per content block)."""
     if not isinstance(transcript_path, str) or not transcript_path:
         return ""
-    path = Path(os.path.expanduser(transcript_path))
     try:
-        with path.open("rb") as fh:
+        with open(os.path.expanduser(transcript_path), "rb") as fh:
             size = fh.seek(0, os.SEEK_END)
             fh.seek(max(0, size - _TAIL_BYTES))
             lines = fh.read().decode("utf-8", "replace").splitlines()

@@ -394,6 +394,28 @@ def test_additional_context_stays_under_claude_codes_cap() -> None:
     assert hook_context("UserPromptSubmit", []) is None
 
 
+def test_the_hook_clients_own_http() -> None:
+    """The server path speaks HTTP/1.1 over a socket (``http.client`` costs start-up time);
+    the replays above run it against ``ogmem serve``, these the corners uvicorn did not show."""
+    import ogmemory_hook as hook
+
+    assert hook._split_url("http://127.0.0.1:8765") == ("http", "127.0.0.1", 8765, "")
+    assert hook._split_url("HTTPS://mem.example/base/") == ("https", "mem.example", 443,
+                                                            "/base")
+    assert hook._split_url("http://[::1]:9000/x") == ("http", "::1", 9000, "/x")
+    for bad in ("ftp://host", "127.0.0.1:8765", "http://:80"):
+        with pytest.raises(ValueError):
+            hook._split_url(bad)
+    chunked = (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+               b"8\r\n{\"output\r\n6;x=1\r\n\": nul\r\n2\r\nl}\r\n0\r\n\r\n")
+    assert hook._parse_response(chunked, "u") == (200, b'{"output": null}')
+    sized = b"HTTP/1.1 409 Conflict\r\ncontent-length: 2\r\n\r\n{}"
+    assert hook._parse_response(sized, "u") == (409, b"{}")
+    for broken in (b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n{}", b"garbage"):
+        with pytest.raises(OSError):
+            hook._parse_response(broken, "u")
+
+
 def test_last_reply_reads_the_transcript_tail(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     replay = Replay(tmp_path, tmp_path, "off")
