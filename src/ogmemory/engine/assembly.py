@@ -31,7 +31,7 @@ _SLACK = 24  # headings and separators between the parts of the system message
 
 
 def assemble(engine: ContextEngine, sid: str, query: str | None, budget: int,
-             system: str | None, compact: bool) -> ContextResult:
+             system: str | None, compact: bool, core: bool = True) -> ContextResult:
     """② the context of ``sid`` within ``budget`` (see the module docstring)."""
     mem, cfg = engine.memory, engine.config
     if not isinstance(budget, int) or not 500 <= budget <= 1_000_000:
@@ -62,8 +62,10 @@ def assemble(engine: ContextEngine, sid: str, query: str | None, budget: int,
     scope = engine.scope_of(sid)
     if temporary:
         skipped.append("core.md and recall: temporary conversation, memory is not read")
-    else:
+    elif core:
         items += _core(engine, scope, core_res, skipped)
+    else:
+        skipped.append("core.md: the caller gave it to the model already")
     if view.summary is not None:
         items.append(_summary_item(engine, sid, view.summary))
     messages, recent = _live(engine, sid, view.nodes, live_limit - _tokens(items, "summary"),

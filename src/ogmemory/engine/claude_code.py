@@ -158,7 +158,8 @@ def _prompt(engine: ContextEngine, sid: str, cwd: str | None,
     if not isinstance(prompt, str) or not prompt.strip():
         return None
     engine.on_message(sid, prompt, cwd=cwd, agent_id=AGENT_ID)
-    ctx = engine.before_inference(sid, compact=False)
+    # core.md went in at SessionStart: rendering it again here cost O(knowledge) per prompt
+    ctx = engine.before_inference(sid, compact=False, core=False)
     return _context("UserPromptSubmit", [i for i in ctx.items if i.source == "recall"])
 
 
