@@ -4,6 +4,7 @@ passage batch of the e5 engine."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Sequence
@@ -83,3 +84,21 @@ def test_a_query_does_not_wait_for_a_passage_batch() -> None:
     batch.join(60)
     assert all(np.allclose(q, reference, atol=1e-5) for q in queries)
     assert np.allclose(found[1], e5.encode(passages), atol=1e-5)
+
+
+def test_passages_embed_on_one_openmp_thread_and_queries_on_the_idle_cores() -> None:
+    """Two spinning OpenMP threads on busy cores made a query take seconds (embed/omp.py)."""
+    from ogmemory.embed.omp import max_threads, set_threads
+
+    E5Embedder().encode(["load the engine and its OpenMP runtime"])
+    seen: dict[str, int] = {}
+
+    def background() -> None:
+        seen["set"] = set_threads(background=True)
+        seen["max"] = max_threads()
+
+    worker = threading.Thread(target=background)
+    worker.start()
+    worker.join(30)
+    assert seen == {"set": 1, "max": 1}  # the runtime of the engine was found and obeys
+    assert 1 <= set_threads(background=False) == max_threads() <= (os.cpu_count() or 1)

@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from ..errors import InvalidInput, StorageError
 from .base import encode_chunked
+from .omp import set_threads
 
 __all__ = ["E5Embedder"]
 
@@ -36,8 +37,9 @@ class E5Embedder:
     waiting for it: on two busy cores the background indexer's batch of 32 passages took
     seconds, and the query of a Claude Code hook waited for all of it (query p50 300 ms
     behind 8-passage chunks, 25 ms beside them, with the same vectors). Passages go one batch
-    at a time and queries one call at a time, so at most two calls share the cores. Large
-    inputs are encoded in chunks of ``batch_size`` texts.
+    at a time and queries one call at a time, so at most two calls share the cores; passages
+    on one OpenMP thread, queries on as many as there are idle cores (``embed/omp.py``).
+    Large inputs are encoded in chunks of ``batch_size`` texts.
 
     >>> E5Embedder(batch_size=32).name
     'multilingual-e5-small-q4'
@@ -90,6 +92,11 @@ class E5Embedder:
         return self._encode(texts, query=True)
 
     def _encode(self, texts: Sequence[str], *, query: bool) -> npt.NDArray[np.float32]:
+        def run(chunk: list[str]) -> Any:
+            model = self._load()
+            set_threads(background=not query)  # see embed/omp.py: busy cores, spinning threads
+            return model.encode(chunk, is_query=query)
+
         with self._locks[query]:  # not the other kind's lock: a query runs beside passages
-            return encode_chunked(texts, lambda chunk: self._load().encode(chunk, is_query=query),
-                                  dim=self.dim, batch_size=self.batch_size, model="e5")
+            return encode_chunked(texts, run, dim=self.dim, batch_size=self.batch_size,
+                                  model="e5")
