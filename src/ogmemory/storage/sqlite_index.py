@@ -14,7 +14,6 @@ import json
 import logging
 import sqlite3
 import threading
-import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ import numpy as np
 from ..errors import StorageError
 from ..index.docs import Doc
 from ..index.text import fts_columns
+from .files import set_aside
 from .sqlite import PerThread, transaction
 from .sqlite_queue import Outbox
 from .vectors import VectorMatrix
@@ -164,7 +164,7 @@ class SqliteIndexStore:
             # the files (the caller's next sync re-indexes everything).
             log.warning("index %s: %s; rebuilding it from the files", path, self.rebuilt)
             if path.is_dir():  # not ours to delete: kept beside, for whoever put it there
-                path.rename(path.with_name(f"{path.name}.moved-{time.strftime('%Y%m%dT%H%M%S')}"))
+                set_aside(path)
             for suffix in ("", "-wal", "-shm"):
                 Path(str(path) + suffix).unlink(missing_ok=True)
         try:
