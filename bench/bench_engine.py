@@ -10,8 +10,12 @@
                       (baseline)
      * turn end       ``after_turn``: reply, commit, project rules, index documents and their
                       embedding jobs; distillation and embedding finish later
-2. ``ogmem hook UserPromptSubmit`` as Claude Code runs it (a new process per prompt), wall time
-   per call with a running ``ogmem serve`` and without one.
+2. ``ogmem hook UserPromptSubmit`` as Claude Code runs it (a new process per prompt, the
+   command ``ogmem hooks install`` writes), wall time per call with a running ``ogmem serve``
+   and without one, over the memory of part 1. The hook processes run with Python's bytecode
+   cache as an installed package has it (``PYTHONDONTWRITEBYTECODE`` is dropped from their
+   environment: with it, every call compiled the package again, 0.2-1 s); the first two calls
+   of each series are warm-up.
 
 Targets (issue 11): assembly p95 <= 1.2x bare recall; hook p95 <= 300 ms with the server,
 <= 1 s without.
@@ -108,8 +112,13 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, **extra}
+
+
 def _hook(home: Path, event: str, payload: dict[str, object], server: str) -> float:
-    env = {**os.environ, "OGMEM_SERVER_URL": server, "OGMEM_HOOK_BACKGROUND": "0"}
+    env = _env(OGMEM_SERVER_URL=server, OGMEM_HOOK_BACKGROUND="0")
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "ogmemory_hook", event,
                            "--home", str(home)], input=json.dumps(payload), text=True,
@@ -142,7 +151,7 @@ def start_server(home: Path) -> tuple[subprocess.Popen[bytes], str]:
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "ogmemory.interfaces.cli", "serve", "--port",
                              str(port), "--home", str(home), "--log-level", "warning"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_env())
     url = f"http://127.0.0.1:{port}"
     for _ in range(600):
         try:
@@ -162,6 +171,8 @@ def main() -> None:
     args = parser.parse_args()
     console = Console()
     home = Path(tempfile.mkdtemp(prefix="ogm-bench-engine-"))
+    console.print(f"{os.cpu_count()} CPUs, load average {_load()} at the start")
+    started = time.perf_counter()
     console.print(f"{args.turns}-turn scripted conversation in {home} ...")
     times = run_conversation(home, args.turns)
     table = Table(title=f"Engine overhead per turn ({args.turns} turns, same run)")
@@ -175,7 +186,8 @@ def main() -> None:
                       f"{statistics.fmean(values):.1f}")
     console.print(table)
     ratio = pct(times["assembly"], 0.95) / pct(times["recall"], 0.95)
-    console.print(f"assembly p95 / bare recall p95 = {ratio:.2f} (target <= 1.2)")
+    console.print(f"assembly p95 / bare recall p95 = {ratio:.2f} (target <= 1.2); "
+                  f"{time.perf_counter() - started:.0f} s; load average {_load()}")
 
     console.print(f"ogmem hook UserPromptSubmit, {args.hook_calls} calls each ...")
     without = run_hooks(home, args.hook_calls, "off", "local")
@@ -193,9 +205,11 @@ def main() -> None:
     hooks.add_row("without a server (full text)", f"{pct(without, 0.5):.0f}",
                   f"{pct(without, 0.95):.0f}", "1000")
     console.print(hooks)
-    load = os.getloadavg()
-    console.print(f"{os.cpu_count()} CPUs, load average {load[0]:.1f} / {load[1]:.1f} / "
-                  f"{load[2]:.1f} during the run")
+    console.print(f"{os.cpu_count()} CPUs, load average {_load()} at the end")
+
+
+def _load() -> str:
+    return " / ".join(f"{x:.1f}" for x in os.getloadavg()) + " (1 / 5 / 15 min)"
 
 
 if __name__ == "__main__":

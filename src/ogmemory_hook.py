@@ -13,52 +13,95 @@ https://code.claude.com/docs/en/hooks).
 
 This is a top-level module of the ogmemory distribution, and imports only the standard library
 until the local path needs the package: importing anything inside ``ogmemory`` first runs the
-package's ``__init__``, which loads the whole facade (git, numpy, the index) — about half a
-second of start-up that handing an event to a running server does not need.
+package's ``__init__``, which loads the whole facade (git, numpy, the index) — 0.3 s of
+start-up on a quiet machine that handing an event to a running server does not need. The
+server path imports ``json`` and ``socket`` and little else: not ``logging`` (log lines are
+appended by hand, in the same format and file), ``pathlib``, ``typing`` nor ``http.client``
+(which pulls in ``email`` and ``ssl``: 35 ms of a loaded machine's start-up); HTTP/1.1 to a
+plain ``http://`` server is a few lines over a socket, ``https://`` goes through
+``http.client``.
+
+Claude Code does not always close the hook's stdin after writing the event (SessionEnd on
+``/clear``: https://github.com/anthropics/claude-code/issues/79508; any event on Windows:
+https://github.com/anthropics/claude-code/issues/78756), so the input is read until it is one
+complete JSON object, not until end of file.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sys
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Sequence
-from logging.handlers import RotatingFileHandler
-from pathlib import Path
-from typing import IO, Any
 
-__all__ = ["EVENTS", "last_reply", "main"]
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs start-up time
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import IO, Any
+
+__all__ = ["EVENTS", "last_reply", "main", "read_input"]
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "PreCompact", "SessionEnd")
 DEFAULT_SERVER = "http://127.0.0.1:8765"
 MAX_INPUT = 32 * 1024 * 1024
 _FALLBACK_STATUSES = (401, 403, 404, 409)  # nothing was recorded: work locally
 _TAIL_BYTES = 4 * 1024 * 1024
-
-log = logging.getLogger("ogmemory.hook")
-
-
-def _home(value: str | None) -> Path:
-    env = os.environ.get("OGMEM_HOME")
-    return Path(value or env or Path.home() / ".ogmemory").expanduser()
+_STDIN_WAIT = 10.0  # seconds to wait for an event that has not arrived in full
+_LOG_BYTES, _LOG_BACKUPS = 1_000_000, 2
 
 
-def _setup_log(home: Path) -> None:
-    try:
-        (home / "logs").mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = RotatingFileHandler(home / "logs" / "hooks.log",
-                                                       maxBytes=1_000_000, backupCount=2)
-    except OSError:
-        handler = logging.NullHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
-    root = logging.getLogger("ogmemory")
-    root.handlers = [handler]
-    root.setLevel(logging.INFO)
-    root.propagate = False
+def _home(value: str | None) -> str:
+    home = value or os.environ.get("OGMEM_HOME") or os.path.join("~", ".ogmemory")
+    return os.path.abspath(os.path.expanduser(home))
+
+
+class _Log:
+    """``<home>/logs/hooks.log``, written without the ``logging`` package (which the server path
+    does not import); the local path adds ``logging``'s handler for the package's own loggers,
+    in the same format and with the same rotation (1 MB, two backups)."""
+
+    def __init__(self, home: str) -> None:
+        self.path = os.path.join(home, "logs", "hooks.log")
+
+    def write(self, level: str, message: str) -> None:
+        try:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            if os.path.exists(self.path) and os.path.getsize(self.path) > _LOG_BYTES:
+                for i in range(_LOG_BACKUPS, 0, -1):
+                    newer = f"{self.path}.{i - 1}" if i > 1 else self.path
+                    if os.path.exists(newer):
+                        os.replace(newer, f"{self.path}.{i}")
+            now = time.time()
+            stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))
+            with open(self.path, "a", encoding="utf-8") as fh:
+                fh.write(f"{stamp},{int(now * 1000) % 1000:03d} {level} {message}\n")
+        except OSError:
+            pass  # nowhere to log: the session goes on all the same
+
+    def info(self, message: str) -> None:
+        self.write("INFO", message)
+
+    def error(self, message: str) -> None:
+        import traceback
+
+        self.write("ERROR", f"{message}\n{traceback.format_exc().rstrip()}")
+
+    def route_package_logs(self) -> None:
+        """Send the package's loggers (``ogmemory.*``) to the same file (local path only)."""
+        import logging
+        from logging.handlers import RotatingFileHandler
+
+        try:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            handler: logging.Handler = RotatingFileHandler(
+                self.path, maxBytes=_LOG_BYTES, backupCount=_LOG_BACKUPS)
+        except OSError:
+            handler = logging.NullHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+        root = logging.getLogger("ogmemory")
+        root.handlers = [handler]
+        root.setLevel(logging.INFO)
+        root.propagate = False
 
 
 def _parse(argv: Sequence[str]) -> dict[str, Any]:
@@ -90,34 +133,74 @@ def main(argv: Sequence[str], stdin: IO[bytes] | None = None,
         print(f"ogmem hook: {exc}", file=sys.stderr)
         return 0
     home = _home(opts["home"])
-    _setup_log(home)
+    log = _Log(home)
     started = time.perf_counter()
     try:
         if os.environ.get("OGMEM_TEMPORARY", "").lower() in ("1", "true", "yes"):
-            log.info("%s: temporary conversation, nothing read or written", opts["event"])
+            log.info(f"{opts['event']}: temporary conversation, nothing read or written")
             return 0
-        raw = (stdin or sys.stdin.buffer).read(MAX_INPUT + 1)
+        raw = read_input(stdin or sys.stdin.buffer)
         if len(raw) > MAX_INPUT:
             raise ValueError(f"hook input larger than {MAX_INPUT} bytes")
         payload = json.loads(raw.decode("utf-8"))
         if opts["event"] == "Stop" and isinstance(payload, dict):
             _add_reply(payload)
-        handled, output, how = _via_server(opts, home, payload)
+        handled, output, how = _via_server(opts, home, payload, log)
         if not handled:
+            log.route_package_logs()
+            from pathlib import Path
+
             from ogmemory.interfaces.claude_hook import run_local
 
-            output, how = run_local(opts["event"], payload, home, opts["account"],
+            output, how = run_local(opts["event"], payload, Path(home), opts["account"],
                                     opts["space"]), "local"
         if output:
             out = stdout or sys.stdout
             out.write(json.dumps(output, ensure_ascii=False))
             out.flush()
-        log.info("%s %s handled (%s) in %.0f ms", opts["event"], payload.get("session_id"),
-                 how, (time.perf_counter() - started) * 1000)
+        sid = payload.get("session_id") if isinstance(payload, dict) else None
+        log.info(f"{opts['event']} {sid} handled ({how}) in "
+                 f"{(time.perf_counter() - started) * 1000:.0f} ms")
     except Exception:
-        log.exception("%s failed; the session goes on without memory for this event",
-                      opts["event"])
+        log.error(f"{opts['event']} failed; the session goes on without memory for this event")
     return 0
+
+
+def read_input(stream: IO[bytes]) -> bytes:
+    """The event's JSON from ``stream``: everything up to end of file, or up to the moment what
+    arrived parses as one JSON object when the writer keeps the pipe open (see the module
+    docstring). Gives up after ``_STDIN_WAIT`` seconds without a complete object."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's BytesIO)
+        return stream.read(MAX_INPUT + 1)
+    import select
+
+    chunks: list[bytes] = []
+    size = 0
+    deadline = time.monotonic() + _STDIN_WAIT
+    while size <= MAX_INPUT:
+        try:
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        except (OSError, ValueError):  # no select on this kind of file: read to the end
+            return b"".join(chunks) + stream.read(MAX_INPUT + 1 - size)
+        if not ready:
+            break  # nothing complete arrived in time: the caller fails to parse it, and logs
+        data = os.read(fd, 1 << 16)
+        if not data:
+            break  # end of file
+        chunks.append(data)
+        size += len(data)
+        if data.rstrip().endswith(b"}") and _is_object(b"".join(chunks)):
+            break
+    return b"".join(chunks)
+
+
+def _is_object(raw: bytes) -> bool:
+    try:
+        return isinstance(json.loads(raw.decode("utf-8")), dict)
+    except ValueError:
+        return False
 
 
 def _add_reply(payload: dict[str, Any]) -> None:
@@ -130,38 +213,123 @@ def _add_reply(payload: dict[str, Any]) -> None:
             payload["last_assistant_message"] = found
 
 
-def _via_server(opts: dict[str, Any], home: Path,
-                payload: Any) -> tuple[bool, dict[str, Any] | None, str]:
+def _via_server(opts: dict[str, Any], home: str, payload: Any,
+                log: _Log) -> tuple[bool, dict[str, Any] | None, str]:
     """(handled, output, how). Not handled when no server answers or it serves another home
     (nothing was recorded then); a server that failed mid-way is not retried locally."""
     url = str(opts["server"])
     if url.lower() in ("off", "none", "0", ""):
         return False, None, "local"
-    body = {"payload": payload, "home": str(home.resolve()), "account": opts["account"] or
-            os.environ.get("OGMEM_ACCOUNT"), "space": opts["space"] or
-            os.environ.get("OGMEM_SPACE")}
-    headers = {"Content-Type": "application/json"}
+    body = json.dumps({"payload": payload, "home": home, "account": opts["account"] or
+                       os.environ.get("OGMEM_ACCOUNT"), "space": opts["space"] or
+                       os.environ.get("OGMEM_SPACE")}).encode()
+    headers = {"Content-Type": "application/json", "Connection": "close"}
     if os.environ.get("OGMEM_API_KEY"):
         headers["Authorization"] = f"Bearer {os.environ['OGMEM_API_KEY']}"
-    request = urllib.request.Request(f"{url.rstrip('/')}/v1/engine/claude-code/{opts['event']}",
-                                     data=json.dumps(body).encode(), headers=headers,
-                                     method="POST")
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback, no proxy
     try:
-        with opener.open(request, timeout=20) as response:
-            data = json.loads(response.read().decode("utf-8"))
-    except urllib.error.HTTPError as exc:
-        if exc.code in _FALLBACK_STATUSES:
-            log.info("server %s answered %s: working locally", url, exc.code)
-            return False, None, "local"
-        log.warning("server %s failed with %s: %s", url, exc.code, exc.read()[:300])
-        return True, None, f"server error {exc.code}"
-    except urllib.error.URLError as exc:
-        if isinstance(exc.reason, OSError) and not isinstance(exc.reason, TimeoutError):
-            return False, None, "local"  # refused, unreachable: nothing was sent
-        raise
+        status, content = _post(url, f"/v1/engine/claude-code/{opts['event']}", body, headers)
+    except _NotConnected:
+        return False, None, "local"  # refused, unreachable: nothing was sent
+    if status in _FALLBACK_STATUSES:
+        log.info(f"server {url} answered {status}: working locally")
+        return False, None, "local"
+    if status >= 300:
+        log.write("WARNING", f"server {url} failed with {status}: {content[:300]!r}")
+        return True, None, f"server error {status}"
+    data = json.loads(content.decode("utf-8"))
     output = data.get("output") if isinstance(data, dict) else None
     return True, output if isinstance(output, dict) else None, "server"
+
+
+class _NotConnected(Exception):
+    """No connection was made: nothing reached the server."""
+
+
+def _split_url(url: str) -> tuple[str, str, int, str]:
+    """(scheme, host, port, path prefix) of an ``http(s)://host[:port][/prefix]`` URL."""
+    scheme, sep, rest = url.partition("://")
+    scheme = scheme.lower()
+    if not sep or scheme not in ("http", "https"):
+        raise ValueError(f"the server URL {url!r} is not an http(s) URL")
+    hostport, slash, path = rest.partition("/")
+    host, port = hostport, 443 if scheme == "https" else 80
+    if hostport.startswith("["):  # [::1]:8765
+        host, _, tail = hostport[1:].partition("]")
+        if tail.startswith(":"):
+            port = int(tail[1:])
+    elif ":" in hostport:
+        host, _, number = hostport.rpartition(":")
+        port = int(number)
+    if not host:
+        raise ValueError(f"the server URL {url!r} names no host")
+    return scheme, host, port, (slash + path).rstrip("/")
+
+
+def _post(url: str, path: str, body: bytes,
+          headers: dict[str, str]) -> tuple[int, bytes]:
+    """POST ``body`` to ``url`` + ``path``, directly (never through a proxy: the server is
+    normally on loopback); (status, body of the answer). ``_NotConnected`` when the connection
+    could not be made; a timeout or a broken exchange raise."""
+    scheme, host, port, prefix = _split_url(url)
+    if scheme == "https":
+        from http.client import HTTPException, HTTPSConnection
+
+        conn = HTTPSConnection(host, port, timeout=20)
+        try:
+            try:
+                conn.connect()
+            except OSError as exc:
+                if isinstance(exc, TimeoutError):
+                    raise
+                raise _NotConnected from exc
+            conn.request("POST", prefix + path, body=body, headers=headers)
+            response = conn.getresponse()
+            return response.status, response.read()
+        except HTTPException as exc:
+            raise OSError(f"server {url} broke the exchange: {exc!r}") from exc
+        finally:
+            conn.close()
+    import socket
+
+    try:
+        sock = socket.create_connection((host, port), timeout=20)
+    except OSError as exc:
+        if isinstance(exc, TimeoutError):
+            raise
+        raise _NotConnected from exc
+    with sock:
+        lines = [f"POST {prefix}{path} HTTP/1.1", f"Host: {host}:{port}",
+                 f"Content-Length: {len(body)}"] + [f"{k}: {v}" for k, v in headers.items()]
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
+        chunks = []
+        while data := sock.recv(1 << 16):
+            chunks.append(data)
+    return _parse_response(b"".join(chunks), url)
+
+
+def _parse_response(raw: bytes, url: str) -> tuple[int, bytes]:
+    """(status, body) of an HTTP/1.1 response read to the end of the connection."""
+    head, sep, content = raw.partition(b"\r\n\r\n")
+    status_line, *fields = head.decode("latin-1").split("\r\n")
+    parts = status_line.split(" ", 2)
+    if not sep or len(parts) < 2 or not parts[0].startswith("HTTP/") or not parts[1].isdigit():
+        raise OSError(f"server {url} sent no HTTP response: {raw[:100]!r}")
+    names = {k.strip().lower(): v.strip() for k, _, v in (f.partition(":") for f in fields)}
+    if names.get("transfer-encoding", "").lower() == "chunked":
+        body, rest = b"", content
+        while True:
+            size_line, _, rest = rest.partition(b"\r\n")
+            size = int(size_line.split(b";")[0] or b"0", 16)
+            if size == 0:
+                break
+            body, rest = body + rest[:size], rest[size + 2:]
+        content = body
+    elif "content-length" in names:
+        length = int(names["content-length"])
+        if len(content) < length:
+            raise OSError(f"server {url} closed the connection mid-answer")
+        content = content[:length]
+    return int(parts[1]), content
 
 
 def last_reply(transcript_path: Any) -> str:
@@ -170,9 +338,8 @@ def last_reply(transcript_path: Any) -> str:
     ``{"type": "user"|"assistant", "message": {...}}`` entries, one per content block)."""
     if not isinstance(transcript_path, str) or not transcript_path:
         return ""
-    path = Path(os.path.expanduser(transcript_path))
     try:
-        with path.open("rb") as fh:
+        with open(os.path.expanduser(transcript_path), "rb") as fh:
             size = fh.seek(0, os.SEEK_END)
             fh.seek(max(0, size - _TAIL_BYTES))
             lines = fh.read().decode("utf-8", "replace").splitlines()

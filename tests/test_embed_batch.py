@@ -1,8 +1,10 @@
 """Micro-batching of query embeddings: concurrent callers share encode calls and each gets
-its own vector; errors reach every caller of the failed batch."""
+its own vector; errors reach every caller of the failed batch. A query does not wait for a
+passage batch of the e5 engine."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Sequence
@@ -10,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from ogmemory.embed import make_embedder
+from ogmemory.embed import E5Embedder, make_embedder
 from ogmemory.embed.base import encode_queries
 from ogmemory.embed.batch import QueryBatcher
 
@@ -59,3 +61,44 @@ def test_an_encode_error_reaches_every_caller_and_the_next_batch_works() -> None
         batcher("x")
     fail[0] = False
     assert batcher("y").shape == (3,)
+
+
+
+def test_a_query_does_not_wait_for_a_passage_batch() -> None:
+    """The e5 engine keeps no state between calls: a query runs while a passage batch holds
+    the engine (the hook's recall used to wait for the background indexer's whole batch)."""
+    e5 = E5Embedder()
+    reference = e5.encode_query(["Which port does the billing service use?"])
+    found: list[np.ndarray] = []
+    with e5._locks[False]:  # a background passage batch is in flight
+        asking = threading.Thread(target=lambda: found.append(
+            e5.encode_query(["Which port does the billing service use?"])))
+        asking.start()
+        asking.join(60)
+        assert not asking.is_alive()
+    assert np.allclose(found[0], reference, atol=1e-5)
+    passages = ["The billing service listens on port 6432.", "Deploys go out on Tuesdays."] * 8
+    batch = threading.Thread(target=lambda: found.append(e5.encode(passages)))
+    batch.start()  # a real passage batch beside real queries: the same vectors
+    queries = [e5.encode_query(["Which port does the billing service use?"]) for _ in range(5)]
+    batch.join(60)
+    assert all(np.allclose(q, reference, atol=1e-5) for q in queries)
+    assert np.allclose(found[1], e5.encode(passages), atol=1e-5)
+
+
+def test_passages_embed_on_one_openmp_thread_and_queries_on_the_idle_cores() -> None:
+    """Two spinning OpenMP threads on busy cores made a query take seconds (embed/omp.py)."""
+    from ogmemory.embed.omp import max_threads, set_threads
+
+    E5Embedder().encode(["load the engine and its OpenMP runtime"])
+    seen: dict[str, int] = {}
+
+    def background() -> None:
+        seen["set"] = set_threads(background=True)
+        seen["max"] = max_threads()
+
+    worker = threading.Thread(target=background)
+    worker.start()
+    worker.join(30)
+    assert seen == {"set": 1, "max": 1}  # the runtime of the engine was found and obeys
+    assert 1 <= set_threads(background=False) == max_threads() <= (os.cpu_count() or 1)

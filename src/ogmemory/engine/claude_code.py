@@ -1,31 +1,44 @@
 """Claude Code's hook events mapped onto the six interception points.
 
-Formats from the Claude Code hooks reference, https://code.claude.com/docs/en/hooks
-(also https://docs.claude.com/en/docs/claude-code/hooks). Every event's JSON on stdin carries
-``session_id``, ``transcript_path``, ``cwd``, ``permission_mode`` and ``hook_event_name``; then:
+Formats from the Claude Code hooks reference, https://code.claude.com/docs/en/hooks (sections
+"Common input fields", "SessionStart input" ... "SessionEnd input", "Add context for Claude"),
+checked against payloads Claude Code really wrote (see ``tests/fixtures/claude_code/README.md``).
+Every event's JSON on stdin carries ``session_id``, ``transcript_path`` (may be null), ``cwd``
+and ``hook_event_name``; most carry ``permission_mode`` (``default``, ``plan``,
+``acceptEdits``, ``auto``, ``dontAsk``, ``bypassPermissions``; older versions and some events
+send none); newer versions add ``prompt_id``, ``effort``, ``duration_ms`` and more. Fields not
+named below are ignored. Then:
 
 ==================  ==========================================  ============================
 event               fields used here                            ogmemory
 ==================  ==========================================  ============================
-SessionStart        ``source`` (startup|resume|clear|compact)   core.md as additional context
+SessionStart        ``source`` (startup|resume|clear|compact|   core.md as additional context
+                    fork; not needed: every source gets it)
 UserPromptSubmit    ``prompt``                                  ① record + ② recall as context
 PostToolUse         ``tool_name``, ``tool_input``,              ③ call + result nodes
-                    ``tool_response``, ``tool_use_id``
-Stop                ``stop_hook_active``,                       ④ reply recorded, turn ends
-                    ``last_assistant_message`` (newer
-                    versions; else the transcript's tail)
-PreCompact          ``trigger`` (manual|auto),                  ⑤ the session's own compaction
-                    ``custom_instructions``
-SessionEnd          ``reason`` (clear|logout|                   ⑥ close: distill, archive
-                    prompt_input_exit|other)
+                    ``tool_response`` (the tool's own output
+                    object: Bash ``stdout``/``stderr``/...,
+                    Read ``{type, file}``, Edit ``filePath``/
+                    ``structuredPatch``/...), ``tool_use_id``
+Stop                ``last_assistant_message`` (newer           ④ reply recorded, turn ends
+                    versions; else the transcript's tail);
+                    ``stop_hook_active`` is not needed
+PreCompact          ``trigger`` (manual|auto);                  ⑤ the session's own compaction
+                    ``custom_instructions`` ("" or null) unused
+SessionEnd          ``reason`` (clear|resume|logout|            ⑥ close: distill, archive
+                    prompt_input_exit|bypass_permissions_
+                    disabled|other)
 ==================  ==========================================  ============================
 
 Output: SessionStart and UserPromptSubmit may print
 ``{"hookSpecificOutput": {"hookEventName": <event>, "additionalContext": <text>}}`` on stdout
-with exit code 0, and Claude Code adds the text to the model's context. Exit code 2 would block
-the prompt (or the stop) and other codes show an error to the user, so ``ogmem hook`` always
-exits 0 and prints nothing when anything goes wrong (it logs instead): memory must never break
-the user's session.
+with exit code 0, and Claude Code adds the text to the model's context as a system reminder
+(reference, "JSON output" and "Add context for Claude"). The text is capped at
+``MAX_CONTEXT_CHARS`` = 10,000 characters: over it, Claude Code saves it to a file and shows
+the model only a 2,000-character preview, so the last recalled items are dropped instead.
+Exit code 2 would block the prompt (or the stop) and other codes show an error to the user, so
+``ogmem hook`` always exits 0 and prints nothing when anything goes wrong (it logs instead):
+memory must never break the user's session.
 
 Session ids: Claude Code's ``session_id`` (a UUID) becomes ``claude-<session_id>``, the id
 ``ogmem import claude-code`` gives the same conversation (so a session recorded live is never
@@ -46,9 +59,12 @@ from .engine import ContextEngine, project_root
 from .results import ContextItem, render_memory_block
 from .transcript import last_reply
 
-__all__ = ["DOCS_URL", "HOOK_EVENTS", "handle_event", "last_reply", "tool_files"]
+__all__ = ["DOCS_URL", "HOOK_EVENTS", "MAX_CONTEXT_CHARS", "handle_event", "last_reply",
+           "tool_files"]
 
 DOCS_URL = "https://code.claude.com/docs/en/hooks"
+#: Claude Code's cap on one hook's ``additionalContext`` (hooks reference, "JSON output")
+MAX_CONTEXT_CHARS = 10_000
 HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "PreCompact",
                "SessionEnd")
 AGENT_ID = "claude-code"
@@ -95,8 +111,22 @@ def handle_event(engine: ContextEngine, event: str, payload: Any) -> dict[str, A
     return None
 
 
-def _context(event: str, text: str) -> dict[str, Any] | None:
-    if not text.strip():
+def _context(event: str, items: list[ContextItem]) -> dict[str, Any] | None:
+    """The additional context of ``items``, within ``MAX_CONTEXT_CHARS`` (the last items go
+    first; a single item too long on its own is cut at a line end)."""
+    items = list(items)
+    text = ""
+    while items:
+        text = f"{PREAMBLE}\n\n{render_memory_block(items)}"
+        if len(text) <= MAX_CONTEXT_CHARS:
+            break
+        if len(items) > 1:
+            items.pop()
+            continue
+        cut = text[:MAX_CONTEXT_CHARS]
+        text = cut[:cut.rfind("\n")] if "\n" in cut else cut
+        break
+    if not items or not text.strip():
         return None
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
 
@@ -118,7 +148,7 @@ def _session_start(engine: ContextEngine, sid: str, cwd: str | None) -> dict[str
     if not core:
         return None
     item = ContextItem("core", core, engine.count(core), f"core.md for scope {scope}")
-    return _context("SessionStart", f"{PREAMBLE}\n\n{render_memory_block([item])}")
+    return _context("SessionStart", [item])
 
 
 def _prompt(engine: ContextEngine, sid: str, cwd: str | None,
@@ -128,11 +158,9 @@ def _prompt(engine: ContextEngine, sid: str, cwd: str | None,
     if not isinstance(prompt, str) or not prompt.strip():
         return None
     engine.on_message(sid, prompt, cwd=cwd, agent_id=AGENT_ID)
-    ctx = engine.before_inference(sid, compact=False)
-    recalled = [i for i in ctx.items if i.source == "recall"]
-    if not recalled:
-        return None
-    return _context("UserPromptSubmit", f"{PREAMBLE}\n\n{render_memory_block(recalled)}")
+    # core.md went in at SessionStart: rendering it again here cost O(knowledge) per prompt
+    ctx = engine.before_inference(sid, compact=False, core=False)
+    return _context("UserPromptSubmit", [i for i in ctx.items if i.source == "recall"])
 
 
 def tool_files(tool: str, tool_input: Any) -> tuple[list[str], list[str]]:

@@ -29,7 +29,10 @@ from .claude_code import HOOK_EVENTS
 
 __all__ = ["hook_command", "install", "installed", "is_ours", "load_settings", "uninstall"]
 
-#: seconds Claude Code waits for each hook before cancelling it
+#: seconds Claude Code waits for each hook before cancelling it. Set on every hook: without it
+#: SessionEnd gets 1.5 s (the final distillation and archive need more; a per-hook timeout
+#: raises that budget, up to 60 s) and UserPromptSubmit 30 s (hooks reference, "SessionEnd" and
+#: "UserPromptSubmit", https://code.claude.com/docs/en/hooks)
 TIMEOUTS = {"SessionStart": 15, "UserPromptSubmit": 15, "PostToolUse": 10, "Stop": 30,
             "PreCompact": 30, "SessionEnd": 60}
 #: events whose hooks are filtered by a matcher (tool names); the others take none

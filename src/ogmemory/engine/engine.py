@@ -188,15 +188,17 @@ class ContextEngine:
 
     def before_inference(self, session_id: str, query: str | None = None, *,
                          budget: int | None = None, system: str | None = None,
-                         compact: bool = True) -> ContextResult:
+                         compact: bool = True, core: bool = True) -> ContextResult:
         """The context for the next model call, within ``budget`` tokens (default: the
         config's): core.md for the session's scope, bounded recall for ``query`` (default: the
         last user message), the compaction summary and the live turns. ``system`` is the
-        caller's own system prompt, counted in the budget. Never waits for embeddings."""
+        caller's own system prompt, counted in the budget; ``core=False`` for a caller that
+        gave the model core.md already (Claude Code, at SessionStart). Never waits for
+        embeddings."""
         from .assembly import assemble
 
         result = assemble(self, validate_id(session_id, "session id"), query,
-                          budget or self.config.budget, system, compact)
+                          budget or self.config.budget, system, compact, core)
         with self._lock:
             self.last_context[session_id] = result
         # the turn's context view is written at turn end, possibly by another process

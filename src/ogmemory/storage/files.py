@@ -6,6 +6,7 @@ import fcntl
 import json
 import os
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,7 +14,8 @@ from typing import Any
 
 from ..errors import InvalidInput
 
-__all__ = ["atomic_write_bytes", "atomic_write_json", "dump_json", "file_lock", "read_json"]
+__all__ = ["atomic_write_bytes", "atomic_write_json", "dump_json", "file_lock", "read_json",
+           "set_aside"]
 
 
 def dump_json(data: Any) -> bytes:
@@ -79,11 +81,14 @@ def file_lock(path: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def unused_name(path: Path, tag: str) -> Path:
-    """``<path>.<tag>``, or ``<path>.<tag>-2``, ``-3``, ... when that name is taken (two
-    directories moved aside within one second)."""
-    candidate, n = path.with_name(f"{path.name}.{tag}"), 1
-    while candidate.exists():
-        n += 1
-        candidate = path.with_name(f"{path.name}.{tag}-{n}")
-    return candidate
+def set_aside(path: Path) -> Path:
+    """Rename ``path`` to ``<name>.moved-<time>`` beside it (``-2``, ``-3``... when one was set
+    aside within the same second); returns the new path."""
+    stamp = f"{path.name}.moved-{time.strftime('%Y%m%dT%H%M%S')}"
+    target = path.with_name(stamp)
+    for n in range(2, 10_000):
+        if not target.exists():
+            break
+        target = path.with_name(f"{stamp}-{n}")
+    path.rename(target)
+    return target

