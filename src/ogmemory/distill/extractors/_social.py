@@ -38,11 +38,15 @@ _ENCOURAGE_EN = re.compile(
     re.IGNORECASE,
 )
 _ADMIRE_EN = re.compile(
-    r"\b(?:(?:so|really|super|very)\s+proud\s+of\s+you|proud\s+of\s+you|in\s+awe\s+of\s+you"
+    r"\b(?:(?:so|really|super|very)\s+proud\s+of\s+you|proud\s+of\s+you|in\s+awe\s+of\s+your?"
+    r"|impressed\s+(?:by|with)\s+(?:you|your|how\s+you)|(?:sweet|great|awesome|amazing|inspiring"
+    r"|nice|wonderful|cool|good)\s+to\s+see\s+(?:you|your|how\s+(?:\w+\s+){0,2}you)"
+    r"|you['’]re\s+(?:definitely\s+|truly\s+|really\s+)?(?:the|a|such\s+an?)\s+(?:perfect|great"
+    r"|amazing|awesome|wonderful|fantastic|true|natural|real)\s+\w+|way\s+to\s+\w+\s+your"
     r"|i\s+admire\s+(?:you|your)|you['’]re\s+(?:so\s+|really\s+|truly\s+|such\s+an?\s+|an?\s+)?"
     r"(?:amazing|awesome|inspiring|inspirational|talented|strong|brave|incredible|an\s+inspiration"
     r"|a\s+star|a\s+natural|the\s+best|doing\s+(?:great|amazing|awesome|so\s+well|an\s+awesome))"
-    r"|you\s+(?:inspire|amaze)\s+me|your\s+(?:\w+\s+){0,2}(?:is|are|was|were|looks?|sounds?)"
+    r"|you\s+(?:inspire|amaze)\s+me|your\s+(?:\w+\s+){0,3}(?:is|are|was|were|looks?|sounds?)"
     r"\s+(?:so\s+|really\s+|truly\s+|super\s+)?(?:inspiring|impressive|amazing|awesome|incredible"
     r"|great|beautiful|gorgeous|stunning|wonderful|fantastic|admirable)|way\s+to\s+go"
     r"|congrat(?:s|ulations)|well\s+done|good\s+(?:job|for\s+you|on\s+you)|(?:i\s+)?love\s+(?:how"
@@ -51,7 +55,7 @@ _ADMIRE_EN = re.compile(
     re.IGNORECASE,
 )
 _CARE_EN = re.compile(
-    r"\b(?:sorry\s+(?:to\s+hear|about|for\s+your)|(?:that|it)\s+must\s+(?:have\s+been|be)\s+"
+    r"\b(?:sorry\s+(?:to\s+hear|about|for\s+your|'?bout)|(?:(?:that|it)\s+)?must\s+(?:have\s+been|be)\s+"
     r"(?:so\s+|really\s+)?(?:hard|tough|scary|rough|difficult|traumati[sz]ing|awful|painful)"
     r"|(?:hope|hoping)\s+(?:you|your\s+\w+)\s+(?:feel|get|are|is|'re|'s)\s+(?:better|well|ok"
     r"|okay|alright|fine|recover\w*)|take\s+care\s+of\s+yourself|thinking\s+of\s+you"
@@ -64,7 +68,11 @@ _GRATEFUL_EN = re.compile(
     r"|always|listening|supporting|cheering)|your\s+(?:\w+\s+)?(?:support|help|words|encouragement"
     r"|belief|faith|kindness|friendship|backing)\s+(?:\w+\s+){0,2}(?:means?|meant|matters?"
     r"|helps?|keeps?|motivates?)|(?:i\s+)?appreciate\s+(?:you|your|our\s+friendship|the\s+support)"
-    r"|grateful\s+(?:for|to\s+have)\s+you|lucky\s+to\s+have\s+you)\b",
+    r"|grateful\s+(?:for|to\s+have)\s+you"
+    r"|lucky\s+to\s+have\s+(?:(?:people|friends|someone)\s+like\s+)?you"
+    r"|glad\s+(?:I|to)\s+have\s+you|your\s+(?:\w+\s+){0,2}(?:is|are)\s+(?:so\s+|really\s+)?"
+    r"(?:encouraging|motivating|uplifting|helpful|priceless)"
+    r"|means\s+(?:so\s+much|a\s+lot|the\s+world)\b[^.!?]*\byou|all\s+of\s+you\s+means)\b",
     re.IGNORECASE,
 )
 _ENCOURAGE_ZH = re.compile(r"加油|别放弃|不要放弃|相信你|你可以的|你一定(?:能|可以|行)|支持你|挺你")
@@ -91,9 +99,14 @@ _IMPERATIVE_EN = re.compile(
 )
 
 
+_VOCATIVE_EN = re.compile(r",\s+[A-Z][a-z]+\s*[.!~]*\s*$")
+
+
 def _addressed(s: Sentence) -> bool:
-    """Whether a sentence speaks to the listener ("you ...", or an imperative "Keep going!")."""
-    return bool(_ADDRESSED_EN.search(s.text) or _IMPERATIVE_EN.match(s.text))
+    """Whether a sentence speaks to the listener ("you ...", an imperative "Keep going!", or
+    a name called at its end: "I appreciate our friendship, Caroline.")."""
+    return bool(_ADDRESSED_EN.search(s.text) or _IMPERATIVE_EN.match(s.text)
+                or _VOCATIVE_EN.search(s.text))
 
 
 _GATE_EN = gate(
@@ -104,7 +117,8 @@ _GATE_EN = gate(
     " deserve love glad thanks thank appreciate grateful lucky sorry must hope hoping take"
     " thinking let get there gonna going did support help words encouragement belief faith"
     " kindness friendship backing means meant matters helps keeps motivates feel better well"
-    " okay ok fine safe alright recover recovering")
+    " okay ok fine safe alright recover recovering impressed sweet nice cool perfect true real"
+    " encouraging motivating uplifting helpful priceless bout")
 
 
 def relation_of(s: Sentence) -> str | None:

@@ -45,6 +45,7 @@ from ._salience import (
 from ._social import social
 from ._stack import stack_en
 from ._stack_zh import pivot_en, stack_zh
+from ._stances import merge_beliefs, stances_en, stances_zh
 from ._work import extract_work
 
 __all__ = ["RuleExtractor"]
@@ -88,6 +89,12 @@ class RuleExtractor:
         candidates: list[Candidate] = []
         counts = {"sentences": 0, "questions_skipped": 0, "threads_merged": 0}
         threads = _Threads()
+        for record in records:  # who speaks in each session, for a first turn's listener
+            name = record.node.name
+            if name and name.strip() and record.node.role in ("user", "assistant"):
+                speakers = threads.speakers.setdefault(record.session_id, [])
+                if " ".join(name.split()) not in speakers:
+                    speakers.append(" ".join(name.split()))
         for record in records:
             node = record.node
             if node.role not in ("user", "assistant"):
@@ -122,6 +129,7 @@ class RuleExtractor:
                 extra = elaboration(sentences, ctx)  # may only join what it answers
             counts["threads_merged"] += threads.add(record, ctx, sentences, statements,
                                                     candidates, said, extra)
+        candidates = merge_beliefs(candidates)
         work = extract_work(records)
         candidates.extend(work)
         stats = {"nodes": len(records), **counts, "candidates": len(candidates),
@@ -146,6 +154,8 @@ class RuleExtractor:
                 found += (stack_zh(s, ctx) + identity_zh(s, ctx) + extract_zh(s, ctx) if zh
                           else stack_en(s, ctx) + pivot_en(s, ctx) + identity_en(s, ctx)
                           + extract_en(s, ctx))
+                if not found:
+                    found = stances_zh(s, ctx) if zh else stances_en(s, ctx)
                 found += conventions_zh(s, ctx, found) if zh else conventions_en(s, ctx, found)
                 candidates.extend(found)
                 # A decision, switch, learning or deadline already dates this sentence: an
@@ -157,6 +167,10 @@ class RuleExtractor:
             elif ctx.personal and not s.text.rstrip().endswith(("?", "？")):
                 # "When you review, flag ...": question-shaped, but an instruction
                 found = conventions_zh(s, ctx, []) if zh else conventions_en(s, ctx, [])
+                candidates.extend(found)
+            elif ctx.personal and not zh:
+                # "Wanna do a family outing this summer?", "Need help with X - any tips?"
+                found = stances_en(s, ctx)
                 candidates.extend(found)
             if ctx.personal and not s.question:
                 learned = lesson(s, ctx)
@@ -207,6 +221,7 @@ class _Threads:
         self.why: dict[str, str] = {}  # per session: a node that just asked for a cause
         self.why_text: dict[str, str] = {}  # and what it asked
         self.question: dict[str, str] = {}  # per session: the questions of the last turn
+        self.speakers: dict[str, list[str]] = {}  # per session: its named speakers in order
 
     def asked(self, record: NodeRecord, ctx: NodeContext) -> bool:
         """Whether the turn before (another speaker's) asked a question."""
@@ -219,9 +234,15 @@ class _Threads:
         return bool(recent) and recent[-1][0] != ctx.speaker and recent[-1][3]
 
     def listener(self, record: NodeRecord, ctx: NodeContext) -> str | None:
-        """The named person the speaker is talking to (the last other named speaker)."""
+        """The named person the speaker is talking to (the last other named speaker; in a
+        session's first turn, the first other named speaker of the session)."""
         other = self.named.get(record.session_id)
-        return other if other and other != ctx.speaker else None
+        if other and other != ctx.speaker:
+            return other
+        if other is None:  # the session's first turn: the one who will answer
+            return next((n for n in self.speakers.get(record.session_id, ())
+                         if n != ctx.speaker), None)
+        return None
 
     def add(self, record: NodeRecord, ctx: NodeContext, sentences: list[Sentence],
             statements: list[Candidate], candidates: list[Candidate],
@@ -281,7 +302,7 @@ def _follows_up(question: str, said: str) -> bool:
 
 def _can_merge(old: Candidate, new: Candidate) -> bool:
     return (old.language == new.language and old.type in _STATEMENT_TYPES
-            and len(old.text) + len(new.text) < _MERGE_LIMIT)
+            and "stance" not in old.attrs and len(old.text) + len(new.text) < _MERGE_LIMIT)
 
 
 def _merge(old: Candidate, new: Candidate) -> Candidate:
