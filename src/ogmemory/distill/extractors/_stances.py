@@ -32,10 +32,9 @@ its evidence, rather than one memory per platitude.
 from __future__ import annotations
 
 import re
-
-from ..types import Candidate
 from dataclasses import replace
 
+from ..types import Candidate
 from ._common import NodeContext, Sentence, gate
 from ._grammar import clean_phrase, finish_en, finish_zh, third_person_en, third_person_zh
 
