@@ -188,10 +188,10 @@ def test_stances_end_to_end_in_a_real_tenant(tmp_path: Path) -> None:
 
 
 def test_a_speakers_views_of_a_session_are_one_memory_with_every_turn() -> None:
-    cands = talk(("Jon", "Hey"), ("Gina", "A mentor can do wonders."), ("Jon", "True."),
-                 ("Gina", "Good flooring is crucial."), ("Jon", "Yes."),
-                 ("Gina", "Dance floors help avoid injuries."), ("Jon", "Sure."),
-                 ("Gina", "Staying positive is very important."))
+    cands = talk(("Jon", "What helped you?"), ("Gina", "A mentor can do wonders."),
+                 ("Jon", "And the studio?"), ("Gina", "Good flooring is crucial."),
+                 ("Jon", "Why?"), ("Gina", "Dance floors help avoid injuries."),
+                 ("Jon", "Anything else?"), ("Gina", "Staying positive is very important."))
     views = [c for c in cands if c.attrs.get("stance") == "believes"]
     assert [(c.text, c.node_ids) for c in views] == [
         ("Gina believes that a mentor can do wonders, that good flooring is crucial, and that "
@@ -201,8 +201,63 @@ def test_a_speakers_views_of_a_session_are_one_memory_with_every_turn() -> None:
 
 
 def test_chinese_views_are_joined_too() -> None:
-    cands = talk(("李雷", "你好"), ("韩梅梅", "我觉得坚持锻炼很重要。"), ("李雷", "对。"),
-                 ("韩梅梅", "我认为早睡早起很关键。"))
+    cands = talk(("李雷", "你怎么保持健康？"), ("韩梅梅", "我觉得坚持锻炼很重要。"),
+                 ("李雷", "还有呢？"), ("韩梅梅", "我认为早睡早起很关键。"))
     views = [c for c in cands if c.attrs.get("stance") == "believes"]
     assert [(c.text, c.node_ids) for c in views] == [
         ("韩梅梅认为坚持锻炼很重要，早睡早起很关键。", ("n2", "n4"))]
+
+
+def test_a_view_said_unasked_is_agreement_not_a_memory() -> None:
+    cands = talk(("Jon", "We raised a lot today."),
+                 ("Gina", "Definitely! Working together is key."))
+    assert not [c for c in cands if c.attrs.get("stance") == "believes"]
+
+
+@pytest.mark.parametrize(("text", "memory"), [
+    ("It's so rewarding to know I'm making a difference in the neighborhood.",
+     "Maria finds it rewarding to know Maria is making a difference in the neighborhood."),
+    ("These moments remind me of how important kindness and compassion are.",
+     "Maria believes that kindness and compassion are important."),
+])
+def test_what_someone_finds_and_is_reminded_of(text: str, memory: str) -> None:
+    cands = talk(("John", "How was the shelter?"), ("Maria", text))
+    assert memory in said(cands, "n2")
+
+
+@pytest.mark.parametrize(("text", "memory"), [
+    ("It's important to me to keep my promises.", "It is important to Maria to keep their "
+     "promises."),
+    ("Volunteering at the shelter made me feel great to help.",
+     "Volunteering at the shelter made Maria feel great to help."),
+    ("I felt like I was in a fairy tale!", "Maria felt like Maria was in a fairy tale."),
+    ("Check out these kids I met at the shelter!", "Maria met some kids at the shelter."),
+])
+def test_what_matters_what_it_felt_like_and_what_was_met(text: str, memory: str) -> None:
+    cands = talk(("John", "Hi!"), ("Maria", text))
+    assert memory in said(cands, "n2")
+
+
+@pytest.mark.parametrize("text", [
+    "It was amazing to see one of them last week.",  # them?
+    "I'm heading over to spend some time with them.",
+    "Look at this piece I made!",  # too little to keep
+])
+def test_a_stance_that_points_back_is_not_kept(text: str) -> None:
+    cands = talk(("John", "Hi!"), ("Maria", text))
+    assert not [c for c in cands if "stance" in c.attrs]
+
+
+@pytest.mark.parametrize("text", [
+    "Can I do anything to help?", "Whenever you need help, just let me know.",
+    "Count me in, John!", "Is there any way I can help out with your fundraiser?",
+    "I'll make sure to spread the word about it.",
+])
+def test_offers_of_help_are_one_relation(text: str) -> None:
+    cands = talk(("John", "We're collecting food for the shelter."), ("Maria", text))
+    assert [c.text for c in cands if c.node_ids == ("n2",)] == ["Maria offers to help John."]
+
+
+def test_chinese_offer_of_help_is_a_relation() -> None:
+    cands = talk(("李雷", "我们在筹款。"), ("韩梅梅", "算我一个！"))
+    assert said(cands, "n2") == ["韩梅梅主动提出帮助李雷。"]

@@ -37,7 +37,7 @@ _PRONOUN_OBJ = re.compile(
 )
 _VERB_OBJ = re.compile(r"^(?:is|was|are|were|has|had|will|would|can|could|and|or|but|so"
                        r"|too|as|about|most|more|best)\b", re.IGNORECASE)
-_CLAUSE_OK = frozenset("and but so then when because since as that oh well yeah yes also just"
+_CLAUSE_OK = frozenset("and but so then when because since as that oh well yeah yes also just why"
                        " really honestly personally totally absolutely still always plus though"
                        " anyway btw haha lol wow hey".split())
 _LAST_WORD = re.compile(r"(\w+)\W*$")

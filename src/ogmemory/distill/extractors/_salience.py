@@ -97,7 +97,8 @@ _VOCATIVE_LEAD = re.compile(r"^[A-Z][a-z]+\s*[,!]\s*")
 _VOCATIVE_TAIL = re.compile(r"\s*,\s*[A-Z][a-z]+(?=\s*[!.?~…]*\s*$)")
 # The speaker as subject where a clause can start.
 _SELF_SUBJ = re.compile(
-    r"(?:^|[,;:(–—-]\s*|\b(?:and|but|so|then|now|today|yesterday|recently|lately|finally"
+    r"(?:^|[,;:(–—-]\s*|\b(?:(?:let\s+you\s+know|tell\s+you|share|guess\s+what)\s+(?:that\s+)?"
+    r"|and|but|so|then|now|today|yesterday|recently|lately|finally"
     r"|also|just|actually|week|weekend|month|year|ago|night|morning|afternoon|evening)\s+)"
     r"(?P<s>I|I['’](?:m|ve|ll|d)|[Ww]e|[Ww]e['’](?:re|ve|ll|d)|[Mm]y\s+\w+|[Oo]ur\s+\w+"
     r"|[Mm]e\s+and\s+\w+)\b"

@@ -22,23 +22,20 @@ its evidence.
 >>> from ogmemory.distill.extractors._common import split_sentences
 >>> s = split_sentences("Family time matters to me.", date(2023, 5, 8))[0]
 >>> stance_en(s)
-('values', 'family time')
+('values', 'Family time')
 
-A general belief is a view, not news: one memory holds a speaker's views of one session
-("Gina believes that a mentor can do wonders, and that good flooring is crucial"), each turn
-its evidence, rather than one memory per platitude.
+Views (beliefs, what someone finds rewarding) are kept and joined by ``_views``.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from ..types import Candidate
 from ._common import NodeContext, Sentence, gate
-from ._grammar import clean_phrase, finish_en, finish_zh, third_person_en, third_person_zh
+from ._grammar import clean_phrase, finish_en, third_person_en
 
-__all__ = ["merge_beliefs", "stance_en", "stances_en", "stances_zh"]
+__all__ = ["stance_en", "stances_en"]
 
 _INTENS = r"(?:(?:so|really|super|very|truly|incredibly|extremely|hugely|just|also|always|still"
 _INTENS += r"|actually|definitely|absolutely)\s+)*"
@@ -90,8 +87,12 @@ _BELIEF_EN = re.compile(
     + _VERDICT + r"(?P<rest>(?:\s+(?:for|to|in|when|if)\s+[^,;:!?.]{3,80})?)\s*(?:[,;:!?.]|$)"
     r"|" + _SUBJECT.replace("x>", "x2>") + r"(?:\s+|(?=['’]))(?:can\s+|really\s+|also\s+"
     r"|totally\s+)*"
-    r"(?P<v>do(?:es)?\s+wonders|helps?|can\s+help|makes?\s+a\s+(?:big\s+|huge\s+|real\s+)?"
-    r"difference|(?:is|are|'s|'re)\s+" + _INTENS + r"(?:great|good|awesome|amazing|perfect"
+    r"(?:will\s+|would\s+|could\s+|may\s+)?"
+    r"(?P<v>do(?:es)?\s+wonders|helps?|helped|can\s+help|brings?\s+(?:so\s+much\s+)?(?:joy|peace"
+    r"|people\s+together|happiness|hope)|(?:can\s+)?have\s+a\s+(?:big|huge|real|great|lasting)\s+"
+    r"(?:effect|impact)|matters|counts?|(?:make|makes|making)\s+(?:such\s+)?a\s+(?:big\s+|huge\s+"
+    r"|real\s+|great\s+|positive\s+)?difference|(?:is|are|'s|'re)\s+" + _INTENS
+    + r"(?:great|good|awesome|amazing|perfect"
     r"|wonderful|the\s+best)\s+(?:for|at))\b(?P<rest2>[^,;:!?.]{0,80})",
     re.IGNORECASE,
 )
@@ -114,16 +115,56 @@ _NOW_EN = re.compile(
     r"(?P<how>off|heading|headed)\s+(?:out\s+|over\s+|back\s+)?to\s+(?P<x>[^,;:!?.]{3,80})",
     re.IGNORECASE,
 )
+_IMPORTANT = r"important|essential|vital|crucial|key|necessary"
+_FEELING = (r"rewarding|fulfilling|empowering|freeing|humbling|heartwarming|heartbreaking|sad"
+            r"|inspiring|motivating|amazing|wonderful|awesome|incredible|great|cool|nice|fun"
+            r"|satisfying|special|tough|hard|calming|relaxing|refreshing|scary|exciting|powerful"
+            r"|an\s+honou?r|a\s+privilege|a\s+blessing")
+_IT_IS_EN = re.compile(
+    r"^(?:it|that)(?:'s|\s+is|\s+was|\s+has\s+been|\s+can\s+be)\s+" + _INTENS
+    + r"(?P<adj>" + _IMPORTANT + "|" + _FEELING + r")\s+(?P<me>(?:to|for)\s+(?:me|us)\s+)?"
+    r"(?P<x>(?:to\s+|seeing\s+|knowing\s+|being\s+|having\s+|watching\s+|helping\s+|working\s+"
+    r"|making\s+|getting\s+)[^,;:!?.]{6,100})",
+    re.IGNORECASE,
+)
+_NOT_AN_ACTIVITY = re.compile(
+    r"^(?:to\s+)?(?:hear|see|know|chat|talk|catch|meet|read)\w*\s+(?:from\s+|with\s+|about\s+)?"
+    r"(?:you|that|this|it|your)\b|^to\s+(?:have|be)\s+(?:a\s+)?(?:friend|friends|someone|people)",
+    re.IGNORECASE,
+)
+_REMINDS_EN = re.compile(
+    r"\bremind(?:s|ed)?\s+(?:me|us)\s+(?:of\s+)?how\s+(?P<adj>" + _IMPORTANT + r")\s+"
+    r"(?P<x>[^,;:!?.]{3,80}?)\s+(?:is|are)\b"
+    r"|\bremind(?:s|ed)?\s+(?:me|us)\s+(?:of\s+)?how\s+(?P<adj2>" + _IMPORTANT + r")\s+it\s+is\s+"
+    r"(?P<x2>to\s+[^,;:!?.]{3,80})",
+    re.IGNORECASE,
+)
+_FEEL_EN = re.compile(
+    r"^(?P<x>[A-Za-z][\w-]*(?:\s+[\w'-]+){0,6}?)\s+(?P<v>made|makes|make|left|leaves)\s+me\s+"
+    r"(?:feel\s+)?(?P<y>[^,;:!?.]{3,80})"
+    r"|^I\s+(?:really\s+|truly\s+|just\s+)?(?P<fv>felt|feel)\s+(?:so\s+|really\s+)?like\s+"
+    r"(?P<y2>[^,;:!?.]{6,80})",
+    re.IGNORECASE,
+)
+_MET_EN = re.compile(
+    r"^(?:check\s+out|look\s+at|here\s+(?:is|are)|here['']s|meet)\s+(?P<d>these|this|my|our|the|some)"
+    r"\s+(?P<x>\w+(?:\s+\w+)?)\s+(?:that\s+)?I\s+(?:just\s+|recently\s+)?(?P<v>met|made|got|bought"
+    r"|found|took|saw|painted|built|baked|cooked|wrote|adopted|drew|knitted|planted|caught|grew)"
+    r"\b(?P<rest>[^,;:!?.]{0,80})",
+    re.IGNORECASE,
+)
 _GATE_EN = gate(
     "important precious special dear everything world deal matters matter means mean value"
     " cherish treasure key vital essential crucial necessary must lifesaver rewarding healing"
     " therapeutic worth wonders helps help difference great good awesome amazing perfect"
     " wonderful best need use looking could can happy glad love off heading headed going"
-    " game changer"
+    " game changer it that remind reminds reminded let lets let's whenever count anything"
+    " here made makes make left leaves felt feel check look meet counts brings bring impact"
+    " effect difference"
 )
 # Clause ends for what a need, an offer or a plan is about.
 _CUT = re.compile(
-    r"\s+(?:because|but|so\s+(?:that|I|we)|since|though|although|when|which|and\s+(?:I|we|it|that|you|then)"
+    r"(?:\s+even)?\s+(?:because|but|so\s+(?:that|I|we)|since|though|although|when|which|and\s+(?:I|we|it|that|you|then)"
     r"|if|haha|lol|any\s+advice|any\s+tips|any\s+ideas|anytime|if\s+you)\b|\s[-–—]\s",
     re.IGNORECASE,
 )
@@ -147,14 +188,11 @@ def _generic(x: str, own: bool = False) -> str | None:
     if (not x or _NOT_GENERIC.match(x) or len(_CONTENT.findall(x)) < 1
             or any(w in _SUBJECT_STOP for w in words) or words[-1] in _DANGLING):
         return None
-    if x.split()[0][:1].isupper() and x.split()[0].lower() not in _LOWER_OK and len(x.split()) == 1:
-        return None  # a bare name: "Caroline is everything to me" is about a person
     return x
 
 
 _DANGLING = frozenset("with and or but for of the a an to in on at by from as my our so".split())
 _OWN = re.compile(r"^(?:my|our)\s+(?!own\b)\w+", re.IGNORECASE)
-_LOWER_OK = frozenset("family friends health art music dance dancing love kindness".split())
 
 
 def stance_en(s: Sentence) -> tuple[str, str] | None:
@@ -221,6 +259,41 @@ def _stances_en(text: str) -> list[tuple[str, str]]:
         if x and len(_CONTENT.findall(body)) >= 3:
             own = _PERSONAL.search(body) is not None  # "dancing helps me de-stress"
             out.append(("says" if own else "believes", body))
+    m = _IT_IS_EN.match(clause)
+    if m is not None and not out and not _NOT_AN_ACTIVITY.match(m.group("x")):
+        x = _cut(m.group("x"))
+        adj = " ".join(m.group("adj").lower().split())
+        if len(_CONTENT.findall(x)) >= 2:
+            if re.fullmatch(_IMPORTANT, adj):
+                if m.group("me"):  # "It's important to me to keep my promises"
+                    out.append(("matters", f"{adj}\0{x}"))
+                else:
+                    out.append(("believes", f"it is {adj} {x}"))
+            else:
+                out.append(("finds", f"it {adj} {x}"))
+    m = _REMINDS_EN.search(clause)
+    if m is not None and not out:
+        if m.group("x"):
+            x = _cut(m.group("x"))
+            verb = "are" if " and " in x else "is"
+            out.append(("believes", f"{x} {verb} {m.group('adj').lower()}"))
+        else:
+            out.append(("believes", f"it is {m.group('adj2').lower()} {_cut(m.group('x2'))}"))
+    m = _FEEL_EN.match(clause)
+    if m is not None and not out:
+        if m.group("x"):
+            x = _generic(m.group("x"))
+            y = _cut(m.group("y"))
+            if x and y and not _PRONOUN.match(y):
+                out.append(("feels", f"{x}\0{m.group('v').lower()}\0{y}"))
+        elif not _PRONOUN.match(m.group("y2")):
+            out.append(("felt_like", f"{m.group('fv').lower()}\0{_cut(m.group('y2'))}"))
+    m = _MET_EN.match(clause)
+    if m is not None:
+        det = {"these": "some", "this": "a", "the": "the", "some": "some"}.get(
+            m.group("d").lower(), m.group("d"))
+        rest = _cut(m.group("rest"))
+        out.append(("did", f"{m.group('v').lower()} {det} {m.group('x')} {rest}".strip()))
     m = _NEED_EN.search(clause)
     if m is not None:
         x = _cut(m.group("x"))
@@ -259,8 +332,27 @@ def stances_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
             verb, rest = what.split("\0")
             text = f"{name} offered to {verb} {ctx.listener}"
             text += f" {third_person_en(rest, name)}" if rest else ""
+        elif kind == "feels":
+            x, verb, y = what.split("\0")
+            verb = {"make": "makes", "leave": "leaves"}.get(verb, verb)
+            cause = third_person_en(_lower_first(x), name)
+            text = f"{cause} {verb} {name} feel {third_person_en(y, name)}"
+            text = text[:1].upper() + text[1:]
+            text = text.replace(" feel feel ", " feel ")
+        elif kind == "felt_like":
+            verb, y = what.split("\0")
+            text = f"{name} {'felt' if verb == 'felt' else 'feels'} like {third_person_en(y, name)}"
+        elif kind == "finds":
+            text = f"{name} finds {third_person_en(_GENERIC_YOU.sub(_one, what), name)}"
+        elif kind == "matters":
+            adj, x = what.split("\0")
+            shown = third_person_en(x, name).replace(f"{name}'s", "their")
+            text = f"It is {adj} to {name} {shown}"
+        elif kind == "did":
+            text = f"{name} {third_person_en(what, name)}"
         elif kind == "believes":  # a general truth: "we" and "us" are people at large
             shown = _GENERIC_WE.sub(lambda m: _PEOPLE[m.group().lower()], what)
+            shown = _GENERIC_YOU.sub(_one, shown)
             text = f"{name} believes that {_lower_first(shown)}"
         else:
             shown = third_person_en(what, name)
@@ -271,6 +363,13 @@ def stances_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
                     "needs": f"{name} needs {shown}",
                     "about_to": f"{name} is about to {shown}",
                     "heading": f"{name} is heading to {shown}"}[kind]
+        if _REFERS_BACK.search(re.sub(r"^it\s+(?:is\s+)?", "", what.replace("\0", " "))):
+            continue  # "it was amazing to see one of them": who?
+        if kind == "did" and len(_CONTENT.findall(what)) < 3:
+            continue  # "made a piece"
+        head = what.split()[0].strip("'s,") if what.split() else ""
+        if kind in ("values", "believes") and head in (name, ctx.listener, *ctx.people):
+            continue  # "Caroline is everything to me" is about a person, not a value
         if _YOU.search(text) or not ctx.first("stance", f"{kind}:{what}"):
             continue  # "you" in a memory names no one
         out.append(ctx.candidate("note", finish_en(text), "en", confidence=0.6,
@@ -281,6 +380,15 @@ def stances_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
 _GENERIC_WE = re.compile(r"\b(?:we|us|our|ours|ourselves)\b", re.IGNORECASE)
 _PEOPLE = {"we": "people", "us": "people", "our": "their", "ours": "theirs",
            "ourselves": "themselves"}
+_REFERS_BACK = re.compile(r"\b(?:he|she|him|his|her|hers|they|them|their|theirs|it|its)\b"
+                          r"|\b(?:this|that|these|those)\s*$", re.IGNORECASE)
+_GENERIC_YOU = re.compile(r"\b(?:yourself|your\s+own)\b", re.IGNORECASE)
+
+
+def _one(m: re.Match[str]) -> str:
+    return "oneself" if m.group().lower() == "yourself" else "one's own"
+
+
 _YOU = re.compile(r"\b(?:you|your|yours|yourself|ya)\b", re.IGNORECASE)
 
 
@@ -289,99 +397,3 @@ def _lower_first(text: str) -> str:
     if (first.isupper() and len(first) > 1) or first == "I":  # an acronym
         return text
     return text[:1].lower() + text[1:]
-
-
-# ----------------------------------------------------------------------------- Chinese
-
-_VALUE_ZH = re.compile(
-    r"(?P<x>[^，,。！!？?；;：:]{2,20}?)对(?:我|我们)(?:来说|而言)?(?:真的|非常|特别|很|太|最|十分)?"
-    r"(?:重要|珍贵|有意义|意义重大)"
-    r"|(?:我|我们)(?:很|非常|特别|一直|真的)?(?:珍惜|看重|重视|在乎)(?P<x2>[^，,。！!？?；;：:]{2,20})"
-)
-_BELIEF_ZH = re.compile(
-    r"(?:我|我们)(?:一直|真的|始终)?(?:觉得|认为|相信)(?P<x>[^，,。！!？?；;：:]{2,20}?)"
-    r"(?:很|非常|特别|最|真的|才是)?(?:重要|关键|必要|有用|有帮助)"
-)
-_NEED_ZH = re.compile(
-    r"(?:我|我们)(?:现在|真的|很|特别)?(?:需要|想要|想找)(?:一些|点|些)?"
-    r"(?P<x>[^，,。！!？?；;：:]{1,20}?)(?:的|方面的)?(?P<what>帮助|帮忙|建议|意见|指导)"
-)
-_OFFER_ZH = re.compile(
-    r"(?:我|我们)(?:可以|能|很乐意|愿意)(?P<v>帮|教|给)(?:你|您)(?P<x>[^，,。！!？?；;：:]{2,24})"
-)
-_NOW_ZH = re.compile(r"(?:我|我们)(?:得|要|先|该|马上)去(?P<x>[^，,。！!？?；;：:]{2,20}?)了")
-_GATE_ZH = re.compile(
-    r"重要|珍贵|意义|珍惜|看重|重视|在乎|觉得|认为|相信|需要|想要|想找|帮你|帮您|教你|给你|去"
-)
-
-
-def stances_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
-    """The same for a Chinese sentence."""
-    if s.question or s.hypothetical or not _GATE_ZH.search(s.text):
-        return []
-    name = ctx.name("zh")
-    out: list[tuple[str, str]] = []
-    m = _VALUE_ZH.search(s.text)
-    if m is not None:
-        x = (m.group("x") or m.group("x2") or "").strip()
-        if x and not re.match(r"^(?:这|那|它|你|您)", x):
-            out.append(("values", f"{name}看重{third_person_zh(x, name)}"))
-    m = _BELIEF_ZH.search(s.text)
-    if m is not None and not out:
-        body = s.text[m.start("x"): m.end()]
-        if len(body) >= 5 and not re.match(r"^(?:这|那|它|你|您)", body):
-            out.append(("believes", f"{name}认为{third_person_zh(body, name)}"))
-    m = _NEED_ZH.search(s.text)
-    if m is not None and not re.search(r"你|您", m.group("x")):
-        out.append(("needs", f"{name}需要{third_person_zh(m.group('x'), name)}的{m.group('what')}"))
-    m = _OFFER_ZH.search(s.text)
-    if m is not None and ctx.listener:
-        what = third_person_zh(m.group("x"), name)
-        out.append(("offers", f"{name}提出{m.group('v')}{ctx.listener}{what}"))
-    m = _NOW_ZH.search(s.text)
-    if m is not None:
-        out.append(("about_to", f"{name}要去{third_person_zh(m.group('x'), name)}"))
-    cands = []
-    for kind, text in out:
-        if re.search(r"你|您", text) or not ctx.first("stance", f"{kind}:{text}"):
-            continue
-        cands.append(ctx.candidate("note", finish_zh(text), "zh", confidence=0.6,
-                                   importance=0.5, attrs={"stance": kind}))
-    return cands
-
-
-#: How many views one memory holds at most.
-MAX_VIEWS = 3
-
-
-def merge_beliefs(candidates: list[Candidate]) -> list[Candidate]:
-    """A speaker's general beliefs in one session as one memory per ``MAX_VIEWS`` views (in
-    the order said, at the first one's place), with every turn as evidence."""
-    groups: dict[tuple[str, str, str], list[int]] = {}
-    for i, c in enumerate(candidates):
-        if c.attrs.get("stance") == "believes" and c.subject is not None:
-            groups.setdefault((c.session_id, c.subject.name, c.language), []).append(i)
-    drop: set[int] = set()
-    for (_, _, lang), idx in groups.items():
-        for k in range(0, len(idx), MAX_VIEWS):
-            part = [candidates[i] for i in idx[k:k + MAX_VIEWS]]
-            if len(part) < 2:
-                continue
-            candidates[idx[k]] = replace(
-                part[0], text=_join_views(part, lang),
-                node_ids=tuple(dict.fromkeys(n for c in part for n in c.node_ids)))
-            drop.update(idx[k + 1:k + MAX_VIEWS])
-    return [c for i, c in enumerate(candidates) if i not in drop]
-
-
-def _join_views(part: list[Candidate], lang: str) -> str:
-    if lang == "zh":
-        first, *rest = (c.text.rstrip("。") for c in part)
-        views = [first] + [t.split("认为", 1)[-1] for t in rest]
-        return "，".join(views) + "。"
-    marker = " believes that "
-    head, _, first = part[0].text.rstrip(".").partition(marker)
-    views = [first] + [c.text.rstrip(".").partition(marker)[2] for c in part[1:]]
-    joined = ", and that ".join(views) if len(views) == 2 else (
-        ", that ".join(views[:-1]) + ", and that " + views[-1])
-    return f"{head}{marker}{joined}."

@@ -45,7 +45,9 @@ from ._salience import (
 from ._social import social
 from ._stack import stack_en
 from ._stack_zh import pivot_en, stack_zh
-from ._stances import merge_beliefs, stances_en, stances_zh
+from ._stances import stances_en
+from ._stances_zh import stances_zh
+from ._views import keep_views, merge_beliefs
 from ._work import extract_work
 
 __all__ = ["RuleExtractor"]
@@ -89,6 +91,7 @@ class RuleExtractor:
         candidates: list[Candidate] = []
         counts = {"sentences": 0, "questions_skipped": 0, "threads_merged": 0}
         threads = _Threads()
+        answers: set[str] = set()  # nodes that answer the turn before
         for record in records:  # who speaks in each session, for a first turn's listener
             name = record.node.name
             if name and name.strip() and record.node.role in ("user", "assistant"):
@@ -107,6 +110,8 @@ class RuleExtractor:
             counts["sentences"] += len(sentences)
             counts["questions_skipped"] += sum(1 for s in sentences if s.question)
             answer = threads.asked_about(record, ctx)
+            if threads.asked(record, ctx):
+                answers.add(node.id)
             listener = ctx.listener = threads.listener(record, ctx)
             start = len(candidates)
             statements = self._node(ctx, sentences, candidates, answer)
@@ -122,14 +127,16 @@ class RuleExtractor:
                 ctx.personal and asks_why(text)) else ""
             threads.why_text[record.session_id] = text if threads.why[record.session_id] else ""
             if listener and ctx.personal:
-                candidates.extend(social(sentences, ctx, listener))
+                offered = any(c.attrs.get("stance") == "offers" for c in candidates[start:])
+                candidates.extend(c for c in social(sentences, ctx, listener)
+                                  if not (offered and c.relation == "offers_help"))
             extra = None
             if (threads.asked(record, ctx) and not statements and said is None
                     and len(candidates) == start):
                 extra = elaboration(sentences, ctx)  # may only join what it answers
             counts["threads_merged"] += threads.add(record, ctx, sentences, statements,
                                                     candidates, said, extra)
-        candidates = merge_beliefs(candidates)
+        candidates = merge_beliefs(keep_views(candidates, answers))
         work = extract_work(records)
         candidates.extend(work)
         stats = {"nodes": len(records), **counts, "candidates": len(candidates),
