@@ -45,7 +45,7 @@ def said(cands: list[Candidate], node: str) -> list[str]:
     ("Yeah, you're right. Family's super important to me.", "Melanie values family."),
     ("My kids mean the world to me.", "Melanie values their kids."),
     ("I really cherish the quiet mornings with my husband.",
-     "Melanie values the quiet mornings with Melanie's husband."),
+     "Melanie values the quiet mornings with their husband."),
 ])
 def test_what_the_speaker_values(text: str, memory: str) -> None:
     cands = talk(("Caroline", "How are you?"), ("Melanie", text))
@@ -61,6 +61,8 @@ def test_what_the_speaker_values(text: str, memory: str) -> None:
     ("Remember that staying positive is very important.",
      "Melanie believes that staying positive is very important."),
     ("Dancing helps me de-stress.", "Dancing helps Melanie de-stress."),
+    ("Painting's great for expressing myself.",
+     "For Melanie, painting's great for expressing themselves."),
 ])
 def test_general_beliefs_name_whose_they_are(text: str, memory: str) -> None:
     cands = talk(("Caroline", "How do you keep going?"), ("Melanie", text))
@@ -182,7 +184,7 @@ def test_stances_end_to_end_in_a_real_tenant(tmp_path: Path) -> None:
     memories = [m.text for m in mem.memories(include_disabled=False)]
     fsck(mem.get_session("s1").path)
     assert "Melanie values family time." in memories
-    assert "Caroline needs help with Caroline's adoption paperwork." in memories
+    assert "Caroline needs help with their adoption paperwork." in memories
     assert "Melanie offered to help Caroline with the forms this weekend." in memories
     mem.close()
 
@@ -230,11 +232,13 @@ def test_what_someone_finds_and_is_reminded_of(text: str, memory: str) -> None:
      "promises."),
     ("Volunteering at the shelter made me feel great to help.",
      "Volunteering at the shelter made Maria feel great to help."),
-    ("I felt like I was in a fairy tale!", "Maria felt like Maria was in a fairy tale."),
+    ("I felt like I was in a fairy tale!", "Maria felt like they were in a fairy tale."),
+    ("It's awesome to have my own platform to support others.",
+     "Maria finds it awesome to have their own platform to support others."),
     ("Check out these kids I met at the shelter!", "Maria met some kids at the shelter."),
 ])
 def test_what_matters_what_it_felt_like_and_what_was_met(text: str, memory: str) -> None:
-    cands = talk(("John", "Hi!"), ("Maria", text))
+    cands = talk(("John", "How was it?"), ("Maria", text))
     assert memory in said(cands, "n2")
 
 
@@ -244,7 +248,7 @@ def test_what_matters_what_it_felt_like_and_what_was_met(text: str, memory: str)
     "Look at this piece I made!",  # too little to keep
 ])
 def test_a_stance_that_points_back_is_not_kept(text: str) -> None:
-    cands = talk(("John", "Hi!"), ("Maria", text))
+    cands = talk(("John", "How was it?"), ("Maria", text))
     assert not [c for c in cands if "stance" in c.attrs]
 
 

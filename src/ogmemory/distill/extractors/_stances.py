@@ -341,6 +341,7 @@ def stances_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
             text = text.replace(" feel feel ", " feel ")
         elif kind == "felt_like":
             verb, y = what.split("\0")
+            y = _I_WAS.sub(lambda m: "they were " if m.group(1) == "was" else "they are ", y)
             text = f"{name} {'felt' if verb == 'felt' else 'feels'} like {third_person_en(y, name)}"
         elif kind == "finds":
             text = f"{name} finds {third_person_en(_GENERIC_YOU.sub(_one, what), name)}"
@@ -359,7 +360,7 @@ def stances_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
             if kind == "values":
                 shown = _lower_first(re.sub(rf"^{re.escape(name)}'s\b", "their", shown))
             text = {"values": f"{name} values {shown}",
-                    "says": shown,
+                    "says": shown if name in shown else f"For {name}, {_lower_first(shown)}",
                     "needs": f"{name} needs {shown}",
                     "about_to": f"{name} is about to {shown}",
                     "heading": f"{name} is heading to {shown}"}[kind]
@@ -372,6 +373,7 @@ def stances_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
             continue  # "Caroline is everything to me" is about a person, not a value
         if _YOU.search(text) or not ctx.first("stance", f"{kind}:{what}"):
             continue  # "you" in a memory names no one
+        text = _again(text, name)
         out.append(ctx.candidate("note", finish_en(text), "en", confidence=0.6,
                                  importance=0.5, attrs={"stance": kind}))
     return out
@@ -390,6 +392,18 @@ def _one(m: re.Match[str]) -> str:
 
 
 _YOU = re.compile(r"\b(?:you|your|yours|yourself|ya)\b", re.IGNORECASE)
+
+
+_I_WAS = re.compile(r"^I\s+(was|am|'m)\s+")
+
+
+def _again(text: str, name: str) -> str:
+    """After the first mention, "Caroline's own platform" is "their own platform"."""
+    first = text.find(name)
+    if first < 0:
+        return text
+    cut = first + len(name)
+    return text[:cut] + text[cut:].replace(f"{name}'s", "their")
 
 
 def _lower_first(text: str) -> str:
