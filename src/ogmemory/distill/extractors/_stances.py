@@ -153,15 +153,6 @@ _MET_EN = re.compile(
     r"\b(?P<rest>[^,;:!?.]{0,80})",
     re.IGNORECASE,
 )
-_GATE_EN = gate(
-    "important precious special dear everything world deal matters matter means mean value"
-    " cherish treasure key vital essential crucial necessary must lifesaver rewarding healing"
-    " therapeutic worth wonders helps help difference great good awesome amazing perfect"
-    " wonderful best need use looking could can happy glad love off heading headed going"
-    " game changer it that remind reminds reminded let lets let's whenever count anything"
-    " here made makes make left leaves felt feel check look meet counts brings bring impact"
-    " effect difference"
-)
 # Clause ends for what a need, an offer or a plan is about.
 _CUT = re.compile(
     r"(?:\s+even)?\s+(?:because|but|so\s+(?:that|I|we)|since|though|although|when|which|and\s+(?:I|we|it|that|you|then)"
@@ -227,88 +218,158 @@ def _read_en(s: Sentence) -> list[tuple[str, str]]:
         tail = _QUESTION_TAIL.search(text)
         if tail is None or tail.start() < 8:
             return []
-        return [x for x in _stances_en(text[: tail.start()]) if x[0] == "needs"]
-    found = _stances_en(text)
+        return [x for x in _stances_en(text[: tail.start()], s.words) if x[0] == "needs"]
+    found = _stances_en(text, s.words)
     if s.hypothetical:
         return [x for x in found if x[0] == "offers"]
     return found
 
 
-def _stances_en(text: str) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
-    clause = _LEAD.sub("", text)
+Found = list[tuple[str, str]]
+
+
+def _values(clause: str) -> Found:
     m = _VALUE_EN.match(clause)
-    if m is not None:
-        x = _generic(m.group("x"), own=True)
-        if x is not None:
-            out.append(("values", x))
+    x = _generic(m.group("x"), own=True) if m is not None else None
+    if x is not None:
+        return [("values", x)]
     m = _VALUE_VERB_EN.search(clause)
-    if m is not None and not out:
-        x = _cut(m.group("x"))
-        if x and not _PRONOUN.match(x):
-            out.append(("values", x))
+    x = _cut(m.group("x")) if m is not None else ""
+    return [("values", x)] if x and not _PRONOUN.match(x) else []
+
+
+def _belief(clause: str) -> Found:
     m = _BELIEF_EN.match(clause)
-    if m is not None and not out:
-        if m.group("x") is not None:
-            x = _generic(m.group("x"))
-            body = clause[m.start("x"): m.end("rest")] if x else ""
-        else:
-            x = _generic(m.group("x2"))
-            body = clause[m.start("x2"): m.end("rest2")] if x else ""
-        body = _cut(body)
-        if x and len(_CONTENT.findall(body)) >= 3:
-            own = _PERSONAL.search(body) is not None  # "dancing helps me de-stress"
-            out.append(("says" if own else "believes", body))
+    if m is None:
+        return []
+    if m.group("x") is not None:
+        x = _generic(m.group("x"))
+        body = clause[m.start("x"): m.end("rest")] if x else ""
+    else:
+        x = _generic(m.group("x2"))
+        body = clause[m.start("x2"): m.end("rest2")] if x else ""
+    body = _cut(body)
+    if not x or len(_CONTENT.findall(body)) < 3:
+        return []
+    own = _PERSONAL.search(body) is not None  # "dancing helps me de-stress"
+    return [("says" if own else "believes", body)]
+
+
+def _it_is(clause: str) -> Found:
     m = _IT_IS_EN.match(clause)
-    if m is not None and not out and not _NOT_AN_ACTIVITY.match(m.group("x")):
-        x = _cut(m.group("x"))
-        adj = " ".join(m.group("adj").lower().split())
-        if len(_CONTENT.findall(x)) >= 2:
-            if re.fullmatch(_IMPORTANT, adj):
-                if m.group("me"):  # "It's important to me to keep my promises"
-                    out.append(("matters", f"{adj}\0{x}"))
-                else:
-                    out.append(("believes", f"it is {adj} {x}"))
-            else:
-                out.append(("finds", f"it {adj} {x}"))
+    if m is None or _NOT_AN_ACTIVITY.match(m.group("x")):
+        return []
+    x = _cut(m.group("x"))
+    adj = " ".join(m.group("adj").lower().split())
+    if len(_CONTENT.findall(x)) < 2:
+        return []
+    if not re.fullmatch(_IMPORTANT, adj):
+        return [("finds", f"it {adj} {x}")]
+    if m.group("me"):  # "It's important to me to keep my promises"
+        return [("matters", f"{adj}\0{x}")]
+    return [("believes", f"it is {adj} {x}")]
+
+
+def _reminds(clause: str) -> Found:
     m = _REMINDS_EN.search(clause)
-    if m is not None and not out:
-        if m.group("x"):
-            x = _cut(m.group("x"))
-            verb = "are" if " and " in x else "is"
-            out.append(("believes", f"{x} {verb} {m.group('adj').lower()}"))
-        else:
-            out.append(("believes", f"it is {m.group('adj2').lower()} {_cut(m.group('x2'))}"))
+    if m is None:
+        return []
+    if m.group("x"):
+        x = _cut(m.group("x"))
+        verb = "are" if " and " in x else "is"
+        return [("believes", f"{x} {verb} {m.group('adj').lower()}")]
+    return [("believes", f"it is {m.group('adj2').lower()} {_cut(m.group('x2'))}")]
+
+
+def _feel(clause: str) -> Found:
     m = _FEEL_EN.match(clause)
-    if m is not None and not out:
-        if m.group("x"):
-            x = _generic(m.group("x"))
-            y = _cut(m.group("y"))
-            if x and y and not _PRONOUN.match(y):
-                out.append(("feels", f"{x}\0{m.group('v').lower()}\0{y}"))
-        elif not _PRONOUN.match(m.group("y2")):
-            out.append(("felt_like", f"{m.group('fv').lower()}\0{_cut(m.group('y2'))}"))
+    if m is None:
+        return []
+    if m.group("x"):
+        x = _generic(m.group("x"))
+        y = _cut(m.group("y"))
+        return [("feels", f"{x}\0{m.group('v').lower()}\0{y}")] if (
+            x and y and not _PRONOUN.match(y)) else []
+    if _PRONOUN.match(m.group("y2")):
+        return []
+    return [("felt_like", f"{m.group('fv').lower()}\0{_cut(m.group('y2'))}")]
+
+
+def _met(clause: str) -> Found:
     m = _MET_EN.match(clause)
-    if m is not None:
-        det = {"these": "some", "this": "a", "the": "the", "some": "some"}.get(
-            m.group("d").lower(), m.group("d"))
-        rest = _cut(m.group("rest"))
-        out.append(("did", f"{m.group('v').lower()} {det} {m.group('x')} {rest}".strip()))
+    if m is None:
+        return []
+    det = {"these": "some", "this": "a", "the": "the", "some": "some"}.get(
+        m.group("d").lower(), m.group("d"))
+    rest = _cut(m.group("rest"))
+    return [("did", f"{m.group('v').lower()} {det} {m.group('x')} {rest}".strip())]
+
+
+def _need(clause: str) -> Found:
     m = _NEED_EN.search(clause)
-    if m is not None:
-        x = _cut(m.group("x"))
-        if x and not _PRONOUN.match(x):
-            out.append(("needs", f"{m.group('what').lower()} {m.group('prep').lower()} {x}"))
+    x = _cut(m.group("x")) if m is not None else ""
+    if m is None or not x or _PRONOUN.match(x):
+        return []
+    return [("needs", f"{m.group('what').lower()} {m.group('prep').lower()} {x}")]
+
+
+def _offer(clause: str) -> Found:
     m = _OFFER_EN.search(clause)
-    if m is not None:
-        out.append(("offers", f"{m.group('v').lower()}\0{_cut(m.group('x'))}"))
+    return [("offers", f"{m.group('v').lower()}\0{_cut(m.group('x'))}")] if m else []
+
+
+def _now(clause: str) -> Found:
     m = _NOW_EN.search(clause)
-    if m is not None:
-        x = _cut(m.group("x"))
-        words = [w.lower() for w in _CONTENT.findall(x)]
-        if words and not all(w in _THIN for w in words) and not _NOT_GENERIC.match(x):
-            how = (m.group("how") or "").lower()
-            out.append(("about_to" if how == "off" or not _PLACE.match(x) else "heading", x))
+    if m is None:
+        return []
+    x = _cut(m.group("x"))
+    words = [w.lower() for w in _CONTENT.findall(x)]
+    if not words or all(w in _THIN for w in words) or _NOT_GENERIC.match(x):
+        return []
+    how = (m.group("how") or "").lower()
+    return [("about_to" if how == "off" or not _PLACE.match(x) else "heading", x)]
+
+
+_FEELING_WORDS = (" rewarding fulfilling empowering freeing humbling heartwarming heartbreaking"
+                  " sad inspiring motivating amazing wonderful awesome incredible great cool nice"
+                  " fun satisfying special tough hard calming relaxing refreshing scary exciting"
+                  " powerful honor honour privilege blessing")
+_IMPORTANT_WORDS = " important essential vital crucial key necessary"
+# Each family with the words one of which it needs (a cheap test before its regexes); the
+# first four are alternatives (one reading per sentence), the rest add up.
+_ALTERNATIVES = (
+    (gate("important precious special dear everything world deal matters matter means mean"
+          " value cherish treasure"), _values),
+    (gate("key vital essential crucial important necessary everything must lifesaver game"
+          " rewarding healing therapeutic worth wonders help helps helped brings bring impact"
+          " effect matters counts count difference great good awesome amazing perfect"
+          " wonderful best"), _belief),
+    (gate(_FEELING_WORDS + _IMPORTANT_WORDS), _it_is),
+    (gate("remind reminds reminded"), _reminds),
+    (gate("made makes make left leaves felt feel"), _feel),
+)
+_ADDITIONS = (
+    (gate("check look here meet"), _met),
+    (gate("need use looking"), _need),
+    (gate("could can happy glad love"), _offer),
+    (gate("off heading headed"), _now),
+)
+
+
+_GATE_EN = frozenset().union(*(keys for keys, _ in (*_ALTERNATIVES, *_ADDITIONS)))
+
+
+def _stances_en(text: str, words: frozenset[str]) -> Found:
+    out: Found = []
+    clause = _LEAD.sub("", text)
+    for keys, family in _ALTERNATIVES:
+        if not words.isdisjoint(keys):
+            out = family(clause)
+            if out:
+                break
+    for keys, family in _ADDITIONS:
+        if not words.isdisjoint(keys):
+            out += family(clause)
     return out
 
 
