@@ -27,7 +27,8 @@ from ..dates import TimeExpr, day_of
 from ..types import Candidate, ExtractionResult
 from ._common import NodeContext, Sentence, content_text, gate, split_sentences
 from ._conventions import conventions_en, conventions_zh, deadlines
-from ._events import events_en, events_zh
+from ._events import events_en
+from ._events_zh import events_zh
 from ._identity import identity_en
 from ._identity_zh import identity_zh
 from ._lessons import asks_why, explanation, lesson
