@@ -26,7 +26,8 @@ from ...entity.records import NodeRecord
 from ..dates import TimeExpr, day_of
 from ..types import Candidate, ExtractionResult
 from ._common import NodeContext, Sentence, content_text, gate, split_sentences
-from ._conventions import conventions_en, conventions_zh, deadlines
+from ._conventions import conventions_en, conventions_zh
+from ._deadlines import deadlines
 from ._events import events_en
 from ._events_zh import events_zh
 from ._identity import identity_en
