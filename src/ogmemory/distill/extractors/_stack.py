@@ -148,59 +148,60 @@ def _choice(ctx: NodeContext, s: Sentence, y: str, *, purpose: str | None = None
         attrs={**attrs, **({"purpose": purpose.strip()} if purpose else {})}, collective=team)
 
 
+def _near_purpose(text: str) -> str | None:
+    """The purpose named right after a choice ("... to Redis for caching")."""
+    fm = _FOR.search(text)
+    return fm.group("purpose") if fm and fm.start() < 25 else None
+
+
+def _add(out: list[Candidate], c: Candidate | None) -> None:
+    if c is not None:
+        out.append(c)
+
+
 def _switches_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
-    """"switch from X to Y", "replace X with Y", "dropped X in favour of Y", "moving to Y"."""
+    """"switch from X to Y", "replace X with Y"."""
     for m in _SWITCH.finditer(s.text):
         y, x = tool_at(m.group("y")), tool_at(m.group("x"))
         if not y or not x or _LIFE_PLACES.search(m.group("x")) or not (lookup(y) or lookup(x)
                                                                       or m.group("lead")):
             continue
-        rest = s.text[m.end("y") - len(m.group("y")):]
-        fm = _FOR.search(rest)
         planned = bool(re.match(r"(?i)let|we(?:'ll|\s+will|\s+need|\s+should)|please",
                                 m.group("lead") or "")) or "ing" in m.group("verb")[-3:]
-        c = _choice(ctx, s, y, x=x, switch=True, planned=planned,
-                    purpose=fm.group("purpose") if fm and fm.start() < 25 else None)
-        if c is not None:
-            out.append(c)
+        purpose = _near_purpose(s.text[m.end("y") - len(m.group("y")):])
+        _add(out, _choice(ctx, s, y, x=x, switch=True, planned=planned, purpose=purpose))
     for m in _REPLACE.finditer(s.text):
         y, x = tool_at(m.group("y")), tool_at(m.group("x"))
         if y and x and (lookup(y) or lookup(x) or m.group("lead")):
-            rest = s.text[m.start("y"):]
-            fm = _FOR.search(rest)
             planned = "ing" in m.group("verb")[-3:] or bool(
                 re.match(r"(?i)let|we(?:'ll|\s+will)|please", m.group("lead") or ""))
-            c = _choice(ctx, s, y, x=x, switch=True, planned=planned,
-                        purpose=fm.group("purpose") if fm and fm.start() < 25 else None)
-            if c is not None:
-                out.append(c)
+            _add(out, _choice(ctx, s, y, x=x, switch=True, planned=planned,
+                              purpose=_near_purpose(s.text[m.start("y"):])))
+
+
+def _moves_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    """"moved off X to Y", "dropped X in favour of Y", "we were using X; moving to Y"."""
     for m in _MOVED_OFF.finditer(s.text):
         y, x = tool_at(m.group("y")), tool_at(m.group("x"))
         if y and x:
-            fm = _FOR.search(s.text[m.start("y"):])
-            c = _choice(ctx, s, y, x=x, switch=True,
-                        purpose=fm.group("purpose") if fm and fm.start() < 25 else None)
-            if c is not None:
-                out.append(c)
+            _add(out, _choice(ctx, s, y, x=x, switch=True,
+                              purpose=_near_purpose(s.text[m.start("y"):])))
     for m in _IN_FAVOUR.finditer(s.text):
         y, x = tool_at(m.group("y")), tool_at(m.group("x"))
         if y and x and (lookup(y) or lookup(x)):
             ongoing = m.group("verb").lower().endswith(("ing", "e"))
-            c = _choice(ctx, s, y, x=x, switch=True, planned=ongoing)
-            if c is not None:
-                out.append(c)
+            _add(out, _choice(ctx, s, y, x=x, switch=True, planned=ongoing))
     for m in _MOVING_TO.finditer(s.text):
         y = tool_at(m.group("y"))
         before = _WERE_USING.search(s.text[: m.start()])
         if y and (lookup(y) or before):
-            c = _choice(ctx, s, y, x=before.group("x") if before else None, switch=True,
-                        planned=True)
-            if c is not None:
-                out.append(c)
+            _add(out, _choice(ctx, s, y, x=before.group("x") if before else None, switch=True,
+                              planned=True))
 
 
 def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     _switches_en(s, ctx, out)
+    _moves_en(s, ctx, out)
     for rx in (_FOR_FIRST, _CHOICE):
         for m in rx.finditer(s.text):
             if rx is _CHOICE and not m.group("lead") and m.start() > 0 and not re.match(
