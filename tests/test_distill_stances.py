@@ -265,3 +265,33 @@ def test_offers_of_help_are_one_relation(text: str) -> None:
 def test_chinese_offer_of_help_is_a_relation() -> None:
     cands = talk(("李雷", "我们在筹款。"), ("韩梅梅", "算我一个！"))
     assert said(cands, "n2") == ["韩梅梅主动提出帮助李雷。"]
+
+
+# ----------------------------------------------------------------------------- who "we" is
+
+@pytest.mark.parametrize(("text", "memory"), [
+    ("We took the kids to the lake last weekend!", "Melanie and their family took the kids"),
+    ("We went hiking last weekend with my old friends from college.",
+     "Melanie and their friends went hiking"),
+    ("We opened the new studio last weekend.", "Melanie's team opened the new studio"),
+    ("We finally met up last weekend, so fun!", "Melanie and Caroline finally met up"),
+])
+def test_who_we_is(text: str, memory: str) -> None:
+    cands = talk(("Caroline", "How was your week?"), ("Melanie", text))
+    texts = said(cands, "n2")
+    assert any(t.startswith(memory) for t in texts), texts
+
+
+def test_we_stays_others_when_nothing_says_who() -> None:
+    from ogmemory.distill.extractors._grammar import third_person_en
+
+    assert third_person_en("We went to a concert", "Jon") == "Jon and others went to a concert"
+
+
+def test_a_statement_that_starts_with_it_keeps_what_it_is() -> None:
+    cands = talk(("Caroline", "What's new?"),
+                 ("Melanie", "Wow! I just signed up for a pottery class yesterday. It's like "
+                  "therapy for me, letting me express myself and get creative."))
+    texts = said(cands, "n2")
+    assert any(t.startswith("Melanie just signed up for a pottery class (2023-05-07). It's like "
+                            "therapy for Melanie") for t in texts), texts

@@ -159,7 +159,8 @@ def too_thin(text: str, speaker: str) -> bool:
     """Whether an English event says too little to be kept ("Melanie painted it", "Melanie
     and others just did it"): no content word besides who it is about, or one and a vague
     pronoun for what ("went to the zoo" stays)."""
-    body = re.sub(rf"\b{re.escape(speaker)}\b|\band others\b", " ", text)
+    body = re.sub(rf"\b{re.escape(speaker)}(?:'s team)?\b|\band (?:others|their family|their"
+                  r" friends)\b", " ", text)
     body = re.sub(r"\([^)]*\)", " ", body)  # the resolved date
     words = [w.lower() for w in _WORD_EN.findall(body)]
     content = _content_en(words)
