@@ -99,6 +99,7 @@ _OFFERS_EN = re.compile(
     r"|help\s+(?:you|out))|I\s+can\s+(?:help|lend\s+a\s+hand|give\s+you\s+a\s+hand))\b",
     re.IGNORECASE,
 )
+_OFFERS_GATE = gate("help assist anything count spread around lend hand need")
 _OFFERS_ZH = re.compile(
     r"需要帮忙(?:的话)?(?:就|随时)?(?:告诉|找)我|我(?:可以|能|来)帮(?:你|您)|算我一个|有什么我能"
 )
@@ -147,7 +148,7 @@ _GATE_EN = gate(
 
 def relation_of(s: Sentence) -> str | None:
     """The social relation a sentence addressed to the listener expresses, if any."""
-    if s.lang == "en" and _OFFERS_EN.search(s.text):
+    if s.lang == "en" and s.has(_OFFERS_GATE) and _OFFERS_EN.search(s.text):
         return "offers_help"  # "Count me in!" needs no "you"
     if s.lang == "zh" and _OFFERS_ZH.search(s.text):
         return "offers_help"
