@@ -142,8 +142,7 @@ _GATE_EN = gate(
     " kindness friendship backing means meant matters helps keeps motivates feel better well"
     " okay ok fine safe alright recover recovering impressed sweet nice cool perfect true real"
     " encouraging motivating uplifting helpful priceless bout honor honour privilege friends"
-    " friend someone people like making difference did doing will made makes offering helping"
-    " letting")
+    " friend someone people difference start create change offering helping letting")
 
 
 def relation_of(s: Sentence) -> str | None:

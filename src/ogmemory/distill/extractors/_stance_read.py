@@ -296,6 +296,8 @@ def _need(clause: str) -> Found:
 
 
 def _offer(clause: str) -> Found:
+    if "you" not in clause and "ya" not in clause:
+        return []
     m = _OFFER_EN.search(clause)
     return [("offers", f"{m.group('v').lower()}\0{_cut(m.group('x'))}")] if m else []
 
