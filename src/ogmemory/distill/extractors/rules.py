@@ -42,10 +42,10 @@ from ._salience import (
     Salience,
     elaboration,
     salience_en,
-    salience_zh,
     statement,
     too_thin,
 )
+from ._salience_zh import salience_zh
 from ._social import social
 from ._stack import stack_en
 from ._stack_zh import pivot_en, stack_zh
