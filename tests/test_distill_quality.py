@@ -273,4 +273,4 @@ def test_we_takes_the_verb_of_the_team_and_need_is_not_a_past_tense() -> None:
     assert third_person_en("We all agreed.", "the team", group="the team") == (
         "the team all agreed.")
     assert third_person_en("I need a break.", "the user") == "the user needs a break."
-    assert third_person_en("We use Go.", "the user") == "the user and others use Go."
+    assert third_person_en("We use Go.", "the user") == "the user's team uses Go."

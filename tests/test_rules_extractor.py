@@ -420,7 +420,7 @@ def test_english_dated_events(text: str, when: str, expected: str) -> None:
     ("Last week, there was a power cut in our area.",
      "There was a power cut in Melanie's area (week of 2023-05-01)."),
     ("That picture was from a trip we took last year for my daughter's birthday!",
-     "Melanie and others took a trip for their daughter's birthday (2022)."),
+     "Melanie and their family took a trip for their daughter's birthday (2022)."),
     ("These figurines I bought yesterday remind me of family love.",
      "Melanie bought the figurines (2023-05-07)."),
     ("While volunteering yesterday, I met this amazing woman, Jean.",

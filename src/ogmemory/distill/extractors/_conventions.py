@@ -1,4 +1,4 @@
-"""Standing rules, configuration and deadlines, English and Chinese.
+"""Standing rules and configuration, English and Chinese.
 
 * rules: "Always run ruff before you commit", "never push directly to main", "When you review,
   flag any function longer than 50 lines", "提交代码之前一定要先跑 lint", "写 SQL 的时候一律用
@@ -7,26 +7,20 @@
   live ("The service listens on port 8080 and we're on Python 3.12", "开发服务器跑在 3000 端口",
   "集群部署在华东 2 区域") → a ``config`` memory whose relations each fill a specific slot
   (``port``, ``version:python``, ``region``, ``host:staging``);
-* the team's working language ("我们团队平时用中文交流");
-* deadlines and their changes ("The beta is due on March 20", "the beta deadline moved to March
-  27", "上线时间推迟到 4 月 22 日了"): the slot is ``deadline:<what>``, so a change ends the old
-  date of the same thing and nothing else; a deadline stays current until it changes.
+* the team's working language ("我们团队平时用中文交流").
 
->>> deadline_key("the 1.0 release"), deadline_key("Release 1.0"), deadline_key("上线截止日期")
-('1.0 release', '1.0 release', '上线')
+Deadlines and their changes are read by ``_deadlines``.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from ..dates import TimeExpr, find_times
 from ..types import Candidate, EntityRef, Fact
-from ._common import NodeContext, Sentence, date_attrs, gate
+from ._common import NodeContext, Sentence, gate
 from ._grammar import finish_en, finish_zh, third_person_en, third_person_zh
 
-__all__ = ["conventions_en", "conventions_zh", "deadline_key", "deadlines"]
+__all__ = ["conventions_en", "conventions_zh"]
 
 # ----------------------------------------------------------------------------- rules
 
@@ -280,151 +274,6 @@ def _clauses_with(text: str, values: list[str]) -> str:
 def _team_zh(text: str) -> str:
     text = re.sub(r"我们(?=团队|组|公司)", "", text)
     return third_person_zh(text, "团队").replace("团队他们", "团队")
-
-
-# ----------------------------------------------------------------------------- deadlines
-
-_DUE_EN = re.compile(
-    r"(?P<thing>(?:(?i:the|our)\s+)?[\w.-]+(?:\s+[\w.-]+){0,2}?)\s+(?P<verb>is\s+due|are\s+due"
-    r"|(?:has|have|needs?|is\s+supposed|are\s+supposed|is\s+going|are\s+going)\s+to\s+"
-    r"(?:be\s+)?(?:done|shipped|ship|released|release|launch(?:ed)?|land(?:ed)?|out|live|go\s+live"
-    r"|ready|finished|finish|submitted|submit|delivered|deliver|merged|in\s+[\w\s]{1,20}?)"
-    r"|must\s+(?:ship|launch|land|go\s+live|be\s+\w+)|should\s+(?:ship|launch|land|be\s+\w+)"
-    r"|ships|launches|lands|goes\s+live|(?:deadline|due\s+date)\s+is)\b")
-_MOVED_EN = re.compile(
-    r"(?P<thing>(?:the\s+|our\s+)?[\w.-]+(?:\s+[\w.-]+){0,2}?)(?:['’]s)?\s*(?:deadline|due\s+date"
-    r"|date)?\s+(?:was\s+|got\s+|has\s+been\s+|is\s+)?(?P<verb>moved|slipped"
-    r"|pushed(?:\s+back)?|postponed|delayed|changed|rescheduled|brought\s+forward"
-    r"|moved\s+up)\s+(?:back\s+)?(?:to|until|till)\b", re.IGNORECASE)
-_MOVED_OBJ_EN = re.compile(
-    r"(?i)\b(?P<verb>pushed|moved|postponed|delayed|rescheduled|bumped|shifted)\s+"
-    r"(?P<thing>the\s+[\w.-]+(?:\s+[\w.-]+){0,3}?)\s+(?:out\s+|back\s+|up\s+)?(?:to|until|till)\b")
-_DEADLINE_WORD_EN = re.compile(r"\b(?:deadline|due\s+date)\s+(?:is|was)\b", re.IGNORECASE)
-_DUE_ZH = re.compile(
-    r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,12}?)(?:的)?(?:截止日期|截止时间|截止|期限|deadline)"
-    r"(?:是|为|定在|在)?")
-_BEFORE_ZH = re.compile(
-    r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,12}?)(?:要|必须|需要|得|务必|应该)在\s*$"
-)
-# "二期固件最晚 12 月 1 日要交付": the thing, "at the latest", the date, the act that is due
-_LATEST_ZH = re.compile(
-    r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.]{1,12}?)\s*(?:最晚|最迟)(?:要|得|必须)?在?\s*$"
-)
-_DUE_ACT_ZH = re.compile(
-    r"\s*(?:之前|以前|前)?\s*(?:要|得|必须|需要)?\s*(?P<act>交付|上线|发布|完成|提交|交)"
-)
-_MOVED_ZH = re.compile(
-    r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,14}?)(?:的)?(?:截止日期|截止时间|截止|期限|时间|日期)?"
-    r"(?P<verb>推迟|延期|延迟|延后|推后|顺延|往后推|延|改|提前|挪|调整)(?:到|至|为)")
-_PERSONAL = re.compile(r"(?i)^(?:i|we|you|he|she|they|it|me|us|them|this|that|我|我们|你|他|她)$")
-_DEADLINE_CONTEXT = re.compile(
-    r"(?i)\b(?:deadline|due|release|launch|beta|demo|delivery|milestone|sprint|review|v?\d+\.\d+"
-    r"|ship(?:ping)?|go-live|cutover)\b|截止|期限|上线|发布|交付|报表|报告|推迟|延期|延到|提前")
-_NOISE_THING = re.compile(
-    r"^(?:(?:bad|good)\s+news|so|and|but|also|ok(?:ay)?|change\s+of\s+plans|actually)[:,\s]+",
-    re.IGNORECASE)
-
-
-def deadline_key(thing: str) -> str:
-    """What a deadline is of, normalised so that two phrasings meet: sorted words, no
-    articles, no "deadline"/"截止日期"."""
-    t = re.sub(r"(?:截止日期|截止时间|截止|期限|时间|日期|的|deadline|due\s+date|date)", " ",
-               thing, flags=re.IGNORECASE)
-    words = [w.lower() for w in re.findall(r"[\w.]+", t)
-             if w.lower() not in ("the", "our", "a", "an", "is", "was", "my", "this")]
-    return " ".join(sorted(words))
-
-
-def _future_time(s: Sentence, ctx: NodeContext, after: int) -> TimeExpr | None:
-    """The date after position ``after``, read as a future one (deadlines are ahead)."""
-    for t in find_times(s.text, ctx.ref_day, past=False):
-        if t.start >= after:
-            return t
-    return None
-
-
-def _deadline(ctx: NodeContext, s: Sentence, thing: str, t: TimeExpr, moved: bool,
-              ) -> Candidate | None:
-    thing = _NOISE_THING.sub("", thing.strip()).strip()
-    key = deadline_key(thing)
-    if not ctx.first("constraint", "deadline") or not ctx.first("deadline", key):
-        return None
-    zh = s.lang == "zh"
-    iso = t.iso
-    if zh:
-        shown = thing or "截止日期"
-        due = "截止日期是" if "的" in shown else "的截止日期是"  # 二期固件的交付截止日期是
-        text = finish_zh(f"{shown}{'改到了' if moved else due} {iso}")
-    else:
-        shown = thing or "the deadline"
-        shown = shown if re.match(r"(?i)the\b|our\b", shown) or shown[:1].isupper() \
-            else f"the {shown}"
-        text = finish_en(f"{shown} {'deadline moved to' if moved else 'is due on'} {iso}")
-        text = text[:1].upper() + text[1:]
-    slot = f"deadline:{key}" if key else "deadline"
-    name = f"{thing or ('截止' if zh else 'deadline')} due {iso}"
-    attrs: dict[str, Any] = {**date_attrs(t), "deadline": iso, "what": thing, "planned": True}
-    return ctx.candidate(
-        "constraint", text, s.lang, relation="has_deadline",
-        object=EntityRef(name, "deadline", attrs={"deadline": iso}), slot=slot,
-        confidence=0.85, importance=0.9, attrs=attrs, collective=True)
-
-
-_DEADLINE_GATE = gate("due deadline slipped moved pushed postponed delayed changed rescheduled"
-                      " brought has have needs need must ships ship launches launch date bumped"
-                      " shifted")
-_DEADLINE_GATE_ZH = re.compile(
-    r"截止|期限|之前|以前|前|推迟|延期|延迟|延|改|提前|挪|调整|deadline|最晚|最迟"
-)
-
-
-def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
-    if s.question or not s.times:
-        return
-    if not (_DEADLINE_GATE_ZH.search(s.text) if s.lang == "zh" else s.has(_DEADLINE_GATE)):
-        return
-    if s.lang == "zh":
-        found = [(m, True) for m in _MOVED_ZH.finditer(s.text)]
-        found += [(m, False) for m in _DUE_ZH.finditer(s.text)]
-        for t in s.times:
-            latest, act = _LATEST_ZH.search(s.text[: t.start]), _DUE_ACT_ZH.match(s.text, t.end)
-            if latest and act:
-                c = _deadline(ctx, s, f"{latest.group('thing')}的{act.group('act')}",
-                              _future_time(s, ctx, t.start) or t, False)
-                if c is not None:
-                    out.append(c)
-                continue
-            before = _BEFORE_ZH.search(s.text[: t.start])
-            if before and re.match(r"\s*(?:之前|以前|前)", s.text[t.end:]):
-                c = _deadline(ctx, s, before.group("thing"), _future_time(s, ctx, t.start) or t,
-                              False)
-                if c is not None:
-                    out.append(c)
-    else:
-        found = [(m, True) for m in _MOVED_EN.finditer(s.text)]
-        found += [(m, True) for m in _MOVED_OBJ_EN.finditer(s.text)]
-        found += [(m, False) for m in _DUE_EN.finditer(s.text)]
-    for m, moved in sorted(found, key=lambda x: x[0].start()):
-        due = _future_time(s, ctx, m.end())
-        if due is None or due.start - m.end() > 24:
-            continue
-        thing = m.group("thing")
-        vague = moved and re.match(r"(?i)moved|changed|brought|挪|改|调整", m.group("verb"))
-        if _PERSONAL.match(thing.strip()) or (vague and not _DEADLINE_CONTEXT.search(s.text)):
-            continue  # "I moved to Boston on May 1": a life event, not a deadline
-        if not moved and _DEADLINE_WORD_EN.search(m.group()):
-            thing = re.sub(r"(?i)\s*(?:deadline|due\s+date)\s+(?:is|was)$", "", m.group())
-        c = _deadline(ctx, s, thing, due, moved)
-        if c is not None:
-            out.append(c)
-
-
-def deadlines(s: Sentence, ctx: NodeContext) -> list[Candidate]:
-    """Deadlines and their changes in one sentence (either language)."""
-    out: list[Candidate] = []
-    if ctx.personal and not s.hypothetical:
-        _deadlines(s, ctx, out)
-    return out
 
 
 def conventions_en(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list[Candidate]:

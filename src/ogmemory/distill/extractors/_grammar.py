@@ -19,6 +19,7 @@ __all__ = [
     "clean_phrase",
     "finish_en",
     "finish_zh",
+    "group_of",
     "third_person_en",
     "third_person_zh",
 ]
@@ -87,10 +88,12 @@ def _third(verb: str) -> str:
 def third_person_en(text: str, name: str, group: str | None = None) -> str:
     """Restate a first-person clause about ``name`` (the first mention names them, later ones
     use they/them/their). ``group`` names "we" when it is one body ("the team is ..."); by
-    default "we" is ``name`` and others."""
+    default the clause tells who "we" is (``name`` and their family, friends or team), else
+    ``name`` and others."""
     named = False
     singular = group is not None
-    group = group or f"{name} and others"
+    if group is None:
+        group, singular = group_of(text, name)
 
     def sub(m: re.Match[str]) -> str:
         nonlocal named
@@ -137,6 +140,31 @@ def third_person_en(text: str, name: str, group: str | None = None) -> str:
 
 
 _GONNA = re.compile(r"\bgonna\b")
+_FAMILY = re.compile(
+    r"\b(?:kids?|children|child|son|sons|daughters?|husband|hubby|wife|partner|fam|family"
+    r"|mom|mum|dad|parents|baby|babies|sister|brother|siblings|grandkids|twins|pups?|puppy"
+    r"|kitty|kitten|cats?|dogs?|pets?|house|home|vacation|camping)\b",
+    re.IGNORECASE,
+)
+_FRIENDS = re.compile(r"\b(?:friends?|buddies|buddy|pals?|gang|besties?|roommates?)\b",
+                      re.IGNORECASE)
+_TEAM = re.compile(r"\b(?:team|coworkers?|colleagues?|crew|company|startup|staff|employees"
+                   r"|office|project|repo|codebase|service|app|deploy\w*|release|studio|students"
+                   r"|business|biz|store|shop|customers|clients|volunteers|organi[sz]ation"
+                   r"|charity|members|band|club)\b",
+                   re.IGNORECASE)
+
+
+def group_of(text: str, name: str) -> tuple[str, bool]:
+    """Who "we" is, as the clause itself tells: family ("we took the kids camping"), friends,
+    a team (a user talking about work); ``(words, singular)``."""
+    if _FAMILY.search(text):
+        return f"{name} and their family", False
+    if _FRIENDS.search(text):
+        return f"{name} and their friends", False
+    if name == "the user" or _TEAM.search(text):
+        return f"{name}'s team", True
+    return f"{name} and others", False
 _SELF_ZH = re.compile(r"我们|咱们|我的|我")
 
 

@@ -37,7 +37,7 @@ _PRONOUN_OBJ = re.compile(
 )
 _VERB_OBJ = re.compile(r"^(?:is|was|are|were|has|had|will|would|can|could|and|or|but|so"
                        r"|too|as|about|most|more|best)\b", re.IGNORECASE)
-_CLAUSE_OK = frozenset("and but so then when because since as that oh well yeah yes also just"
+_CLAUSE_OK = frozenset("and but so then when because since as that oh well yeah yes also just why"
                        " really honestly personally totally absolutely still always plus though"
                        " anyway btw haha lol wow hey".split())
 _LAST_WORD = re.compile(r"(\w+)\W*$")
@@ -177,8 +177,14 @@ def _preferences(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             object=object_ref(obj), confidence=0.8 if strong else 0.7,
             importance=0.75, attrs=attrs,
         ))
+    _favorites(s, ctx, out)
+
+
+def _favorites(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    """"My favorite X is Y", "Y is my go-to"."""
     if not s.has(_FAV_WORDS):
         return
+    name = ctx.speaker
     for rx in (_FAV_RE, _FAV_AFTER_RE):
         for m in rx.finditer(s.text):
             if rx is _FAV_RE:
@@ -347,6 +353,12 @@ def _switches(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 replaces=rep, kind="decision", event_time=when, valid_from=when,
                 confidence=0.85, importance=0.8, attrs=attrs,
             ))
+    _endings(s, ctx, out)
+
+
+def _endings(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    """"we no longer use X", "we now use Y", "we used X until March"."""
+    name = ctx.speaker
     for m in _NO_LONGER_RE.finditer(s.text):
         plain_not = "don't" in m.group() or "do not" in m.group()
         if plain_not and not re.search(r"\bany\s*more\b|\bno\s+more\b", s.text, re.IGNORECASE):
@@ -536,6 +548,12 @@ def _people(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 relation="has_relation", object=EntityRef(person, etype, attrs={"role": role}),
                 confidence=0.85, importance=0.65, attrs={"role": role},
             ))
+    _jobs(s, ctx, out)
+
+
+def _jobs(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    """Where the speaker works or worked, and what they joined."""
+    name = ctx.speaker
     for m in _WORK_RE.finditer(s.text):
         org = m.group("org") or m.group("org2") or m.group("org3")
         org = re.sub(r"^the\s+", "", org.strip(" .'"))

@@ -202,6 +202,12 @@ def _switches(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 replaces=rep, kind="decision", event_time=when, valid_from=when,
                 confidence=0.85, importance=0.8, attrs=attrs,
             ))
+    _endings(s, ctx, out)
+
+
+def _endings(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    """"不再用 X", "现在用 Y", "直到三月还在用 X"."""
+    name = ctx.name("zh")
     for m in _NO_LONGER_ZH.finditer(s.text):
         if m.group().startswith("不用") and not m.group("le"):
             continue  # "不用 X" alone is a decision's other half, not an ending

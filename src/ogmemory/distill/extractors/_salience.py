@@ -15,7 +15,8 @@ the people and things that are theirs, and says something specific:
 
 The kept sentence is restated in the third person ("Melanie is carving out ...") with its
 relative dates resolved ("last Saturday" → the date), in the language of the evidence.
-Chinese sentences are read the same way (我/我们/我的 subjects, 谢谢/太好了 as phatic).
+Chinese sentences are read the same way by ``_salience_zh`` (我/我们/我的 subjects, 谢谢/太好了
+as phatic).
 
 >>> from datetime import date
 >>> from ogmemory.distill.extractors._common import split_sentences
@@ -35,7 +36,7 @@ from ..types import Candidate
 from ._common import NodeContext, Sentence, date_attrs, gate
 from ._grammar import IRREGULAR_PAST, finish_zh, third_person_en, third_person_zh
 
-__all__ = ["Salience", "elaboration", "salience_en", "salience_zh", "statement", "too_thin"]
+__all__ = ["Salience", "elaboration", "salience_en", "statement", "too_thin"]
 
 # Function words, pronouns and auxiliaries: never content.
 _STOP_EN = gate(
@@ -97,7 +98,8 @@ _VOCATIVE_LEAD = re.compile(r"^[A-Z][a-z]+\s*[,!]\s*")
 _VOCATIVE_TAIL = re.compile(r"\s*,\s*[A-Z][a-z]+(?=\s*[!.?~…]*\s*$)")
 # The speaker as subject where a clause can start.
 _SELF_SUBJ = re.compile(
-    r"(?:^|[,;:(–—-]\s*|\b(?:and|but|so|then|now|today|yesterday|recently|lately|finally"
+    r"(?:^|[,;:(–—-]\s*|\b(?:(?:let\s+you\s+know|tell\s+you|share|guess\s+what)\s+(?:that\s+)?"
+    r"|and|but|so|then|now|today|yesterday|recently|lately|finally"
     r"|also|just|actually|week|weekend|month|year|ago|night|morning|afternoon|evening)\s+)"
     r"(?P<s>I|I['’](?:m|ve|ll|d)|[Ww]e|[Ww]e['’](?:re|ve|ll|d)|[Mm]y\s+\w+|[Oo]ur\s+\w+"
     r"|[Mm]e\s+and\s+\w+)\b"
@@ -158,7 +160,8 @@ def too_thin(text: str, speaker: str) -> bool:
     """Whether an English event says too little to be kept ("Melanie painted it", "Melanie
     and others just did it"): no content word besides who it is about, or one and a vague
     pronoun for what ("went to the zoo" stays)."""
-    body = re.sub(rf"\b{re.escape(speaker)}\b|\band others\b", " ", text)
+    body = re.sub(rf"\b{re.escape(speaker)}(?:'s team)?\b|\band (?:others|their family|their"
+                  r" friends)\b", " ", text)
     body = re.sub(r"\([^)]*\)", " ", body)  # the resolved date
     words = [w.lower() for w in _WORD_EN.findall(body)]
     content = _content_en(words)
@@ -298,45 +301,6 @@ def salience_en(s: Sentence, min_score: float | None = None) -> Salience:
     best = max(routes, key=lambda r: r.score)
     need = MIN_SCORE if min_score is None else min_score
     return replace(best, keep=best.score >= need)
-
-
-_SELF_ZH = re.compile(r"我们|咱们|我的|我")
-_PHATIC_ZH = re.compile(
-    r"^(?:谢谢|多谢|感谢|太好了|好的|好啊|好呀|没问题|恭喜|加油|哈哈|嗯|哦|对|是的|真棒|太棒了|不客气"
-    r"|再见|拜拜|晚安|早安|你好|嗨|哇)"
-)
-_STOP_ZH = re.compile(
-    r"[我你他她它们的了是在也都很就还又吧呢啊呀吗哦嗯和跟与把被这那个有没不要会太真好]"
-)
-_SECOND_ZH = re.compile(r"你|您")
-_REACTION_ZH = re.compile(
-    r"我(?:也|真|很|非常|真的)*(?:同意|觉得你|为你|替你|理解|明白|希望你|祝你)"
-)
-
-
-# "帮我跑一下压测脚本", "麻烦你看一下日志": a request to the assistant, not a fact about the user
-_REQUEST_ZH = re.compile(
-    r"^(?:[好嗯那行]的?[，,\s]*)?(?:请|麻烦|劳驾)?(?:你|您)?(?:帮我|帮忙|替我|给我)"
-    r"|^(?:请|麻烦)(?:你|您)?[^，。]{0,6}一下"
-)
-
-
-def salience_zh(s: Sentence, min_content: float = 4.0) -> Salience:
-    """The same for a Chinese sentence: a 我/我们/我的 statement with enough content."""
-    if s.question or s.hypothetical:
-        return Salience(False, 0.0)
-    text = s.text.strip()
-    if _PHATIC_ZH.match(text) or _REACTION_ZH.search(text) or _REQUEST_ZH.match(text):
-        return Salience(False, 0.0)
-    subj = _SELF_ZH.search(text)
-    if subj is None or subj.start() > 12:
-        return Salience(False, 0.0)
-    han = re.findall(r"[\u4e00-\u9fff]", text)
-    latin = re.findall(r"[A-Za-z][\w.+#-]*|\d+", text)
-    content = len([c for c in han if not _STOP_ZH.match(c)]) / 2 + len(latin)
-    second = len(_SECOND_ZH.findall(text))
-    score = content + 0.75 * min(len(s.times), 2) - 1.5 * second
-    return Salience(score >= min_content, score, subj.start())
 
 
 _MAX_WORDS = 40

@@ -38,11 +38,22 @@ _ENCOURAGE_EN = re.compile(
     re.IGNORECASE,
 )
 _ADMIRE_EN = re.compile(
-    r"\b(?:(?:so|really|super|very)\s+proud\s+of\s+you|proud\s+of\s+you|in\s+awe\s+of\s+you"
-    r"|i\s+admire\s+(?:you|your)|you['’]re\s+(?:so\s+|really\s+|truly\s+|such\s+an?\s+|an?\s+)?"
+    r"\b(?:(?:so|really|super|very)\s+proud\s+of\s+you|proud\s+of\s+you|in\s+awe\s+of\s+your?"
+    r"|impressed\s+(?:by|with)\s+(?:you|your|how\s+you)|(?:sweet|great|awesome|amazing|inspiring"
+    r"|nice|wonderful|cool|good)\s+to\s+see\s+(?:you|your|how\s+(?:\w+\s+){0,2}you)"
+    r"|you['’]re\s+(?:definitely\s+|truly\s+|really\s+)?(?:the|a|such\s+an?)\s+(?:perfect|great"
+    r"|amazing|awesome|wonderful|fantastic|true|natural|real)\s+\w+|way\s+to\s+\w+\s+your"
+    r"|i\s+(?:really\s+|truly\s+|seriously\s+|so\s+)?admire\s+(?:you|your|what\s+you|how\s+you)"
+    r"|(?:honou?r|privilege|great|cool|nice|lucky)\s+to\s+(?:know|have)\s+(?:a\s+friend|someone"
+    r"|friends|people)\s+like\s+you|friends?\s+like\s+you\s+make|(?:people|someone|friends?)\s+like\s+you\b(?!\s+(?:said|do))"
+    r"|you['’]re\s+(?:really\s+|truly\s+|definitely\s+)?(?:making\s+a\s+(?:\w+\s+)?difference"
+    r"|doing\s+(?:a|our|the|such)\s+\w+)|you\s+did\s+(?:great|amazing|awesome|so\s+well|a\s+great)"
+    r"|your\s+(?:\w+\s+){0,4}(?:will|is\s+making|are\s+making|makes?|made)\s+(?:definitely\s+|really\s+)?"
+    r"(?:a\s+(?:big\s+|huge\s+|real\s+)?(?:difference|impact)|start|create|change|inspire)"
+    r"|you['’]re\s+(?:so\s+|really\s+|truly\s+|such\s+an?\s+|an?\s+)?"
     r"(?:amazing|awesome|inspiring|inspirational|talented|strong|brave|incredible|an\s+inspiration"
     r"|a\s+star|a\s+natural|the\s+best|doing\s+(?:great|amazing|awesome|so\s+well|an\s+awesome))"
-    r"|you\s+(?:inspire|amaze)\s+me|your\s+(?:\w+\s+){0,2}(?:is|are|was|were|looks?|sounds?)"
+    r"|you\s+(?:inspire|amaze)\s+me|your\s+(?:\w+\s+){0,5}(?:is|are|was|were|looks?|sounds?)"
     r"\s+(?:so\s+|really\s+|truly\s+|super\s+)?(?:inspiring|impressive|amazing|awesome|incredible"
     r"|great|beautiful|gorgeous|stunning|wonderful|fantastic|admirable)|way\s+to\s+go"
     r"|congrat(?:s|ulations)|well\s+done|good\s+(?:job|for\s+you|on\s+you)|(?:i\s+)?love\s+(?:how"
@@ -51,7 +62,7 @@ _ADMIRE_EN = re.compile(
     re.IGNORECASE,
 )
 _CARE_EN = re.compile(
-    r"\b(?:sorry\s+(?:to\s+hear|about|for\s+your)|(?:that|it)\s+must\s+(?:have\s+been|be)\s+"
+    r"\b(?:sorry\s+(?:to\s+hear|about|for\s+your|'?bout)|(?:(?:that|it)\s+)?must\s+(?:have\s+been|be)\s+"
     r"(?:so\s+|really\s+)?(?:hard|tough|scary|rough|difficult|traumati[sz]ing|awful|painful)"
     r"|(?:hope|hoping)\s+(?:you|your\s+\w+)\s+(?:feel|get|are|is|'re|'s)\s+(?:better|well|ok"
     r"|okay|alright|fine|recover\w*)|take\s+care\s+of\s+yourself|thinking\s+of\s+you"
@@ -61,10 +72,14 @@ _CARE_EN = re.compile(
 )
 _GRATEFUL_EN = re.compile(
     r"\b(?:thanks?\s+(?:you\s+)?(?:so\s+much\s+)?for\s+(?:your|the|being|having|believing|all"
-    r"|always|listening|supporting|cheering)|your\s+(?:\w+\s+)?(?:support|help|words|encouragement"
+    r"|always|listening|supporting|cheering|offering|helping|letting\s+me|the\s+offer)|your\s+(?:\w+\s+)?(?:support|help|words|encouragement"
     r"|belief|faith|kindness|friendship|backing)\s+(?:\w+\s+){0,2}(?:means?|meant|matters?"
     r"|helps?|keeps?|motivates?)|(?:i\s+)?appreciate\s+(?:you|your|our\s+friendship|the\s+support)"
-    r"|grateful\s+(?:for|to\s+have)\s+you|lucky\s+to\s+have\s+you)\b",
+    r"|grateful\s+(?:for|to\s+have)\s+you"
+    r"|lucky\s+to\s+have\s+(?:(?:people|friends|someone)\s+like\s+)?you"
+    r"|glad\s+(?:I|to)\s+have\s+you|your\s+(?:\w+\s+){0,2}(?:is|are)\s+(?:so\s+|really\s+)?"
+    r"(?:encouraging|motivating|uplifting|helpful|priceless)"
+    r"|means\s+(?:so\s+much|a\s+lot|the\s+world)\b[^.!?]*\byou|all\s+of\s+you\s+means)\b",
     re.IGNORECASE,
 )
 _ENCOURAGE_ZH = re.compile(r"加油|别放弃|不要放弃|相信你|你可以的|你一定(?:能|可以|行)|支持你|挺你")
@@ -74,11 +89,27 @@ _GRATEFUL_ZH = re.compile(
 )
 
 _CARE_ZH = re.compile(r"(?:很|真)?遗憾|太难了吧|保重|好好休息|早日康复|希望你")
+# Offers of help: "Can I do anything to help?", "Whenever you need help, just let me know".
+_OFFERS_EN = re.compile(
+    r"\b(?:(?:is\s+there\s+)?any(?:thing|\s+way)\s+(?:else\s+)?I\s+can\s+(?:do\s+to\s+)?"
+    r"(?:help|assist|do)|can\s+I\s+(?:do\s+anything\s+to\s+)?help|whenever\s+you\s+need"
+    r"|if\s+you\s+(?:ever\s+)?need\s+(?:any\s+)?(?:help|anything|a\s+hand)|count\s+me\s+in"
+    r"|I['’]m\s+in\s+to\s+help|(?:I['’]d\s+be|I['’]m|I\s+am)\s+(?:more\s+than\s+|always\s+|so\s+)?"
+    r"(?:happy|glad)\s+to\s+help|I['’]ll\s+(?:make\s+sure\s+to\s+)?(?:spread\s+the\s+word|ask\s+around"
+    r"|help\s+(?:you|out))|I\s+can\s+(?:help|lend\s+a\s+hand|give\s+you\s+a\s+hand))\b",
+    re.IGNORECASE,
+)
+_OFFERS_GATE = gate("help assist anything count spread around lend hand need")
+_OFFERS_ZH = re.compile(
+    r"需要帮忙(?:的话)?(?:就|随时)?(?:告诉|找)我|我(?:可以|能|来)帮(?:你|您)|算我一个|有什么我能"
+)
 _TEXT_EN = {"encourages": "{a} encourages and supports {b}",
+            "offers_help": "{a} offers to help {b}",
             "admires": "{a} admires and praises {b}",
             "grateful_to": "{a} is grateful for {b}'s support",
             "cares_about": "{a} cares about {b}"}
 _TEXT_ZH = {"encourages": "{a}鼓励并支持{b}", "admires": "{a}欣赏并称赞{b}",
+            "offers_help": "{a}主动提出帮助{b}",
             "grateful_to": "{a}感谢{b}的支持", "cares_about": "{a}关心{b}"}
 
 
@@ -91,9 +122,14 @@ _IMPERATIVE_EN = re.compile(
 )
 
 
+_VOCATIVE_EN = re.compile(r",\s+[A-Z][a-z]+\s*[.!~]*\s*$")
+
+
 def _addressed(s: Sentence) -> bool:
-    """Whether a sentence speaks to the listener ("you ...", or an imperative "Keep going!")."""
-    return bool(_ADDRESSED_EN.search(s.text) or _IMPERATIVE_EN.match(s.text))
+    """Whether a sentence speaks to the listener ("you ...", an imperative "Keep going!", or
+    a name called at its end: "I appreciate our friendship, Caroline.")."""
+    return bool(_ADDRESSED_EN.search(s.text) or _IMPERATIVE_EN.match(s.text)
+                or _VOCATIVE_EN.search(s.text))
 
 
 _GATE_EN = gate(
@@ -104,11 +140,17 @@ _GATE_EN = gate(
     " deserve love glad thanks thank appreciate grateful lucky sorry must hope hoping take"
     " thinking let get there gonna going did support help words encouragement belief faith"
     " kindness friendship backing means meant matters helps keeps motivates feel better well"
-    " okay ok fine safe alright recover recovering")
+    " okay ok fine safe alright recover recovering impressed sweet nice cool perfect true real"
+    " encouraging motivating uplifting helpful priceless bout honor honour privilege friends"
+    " friend someone people difference start create change offering helping letting")
 
 
 def relation_of(s: Sentence) -> str | None:
     """The social relation a sentence addressed to the listener expresses, if any."""
+    if s.lang == "en" and s.has(_OFFERS_GATE) and _OFFERS_EN.search(s.text):
+        return "offers_help"  # "Count me in!" needs no "you"
+    if s.lang == "zh" and _OFFERS_ZH.search(s.text):
+        return "offers_help"
     if s.lang == "en" and (not s.has(_GATE_EN) or not _addressed(s)):
         return None
     if s.lang == "zh":

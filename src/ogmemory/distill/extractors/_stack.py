@@ -11,11 +11,7 @@ the purpose the speaker names ("for caching" → ``cache``, "状态管理" → `
 else the tool's usual role from the catalog (PostgreSQL → ``database``), else none (an unknown
 tool is not one-at-a-time). Choices are made for the team: in a session bound to a project
 they belong to the project (``collective``).
-
->>> purpose_slot("the database"), purpose_slot("缓存"), purpose_slot("feature flags")
-('database', 'cache', 'feature flags')
->>> purpose_slot("the backend", "language")
-'language:backend'
+The purpose and the tool a sentence names are read by ``_purpose``.
 """
 
 from __future__ import annotations
@@ -28,76 +24,10 @@ from ..types import Candidate, EntityRef, Fact
 from ._catalog import lookup
 from ._common import NodeContext, Sentence, date_attrs, gate, tool_ref
 from ._grammar import finish_en, third_person_en
+from ._purpose import purpose_slot, tool_at
 
-__all__ = ["purpose_slot", "stack_en", "tool_at"]
+__all__ = ["stack_en"]
 
-_PURPOSES = {
-    "database": "database", "db": "database", "the database": "database", "storage": "database",
-    "persistence": "database", "data store": "database", "datastore": "database",
-    "cache": "cache", "caching": "cache", "the cache": "cache", "缓存": "cache",
-    "数据库": "database", "存储": "database", "数据仓库": "warehouse", "warehouse": "warehouse",
-    "the data warehouse": "warehouse", "data warehouse": "warehouse",
-    "state management": "state_management", "state": "state_management",
-    "状态管理": "state_management", "scheduling": "scheduler", "scheduler": "scheduler",
-    "orchestration": "scheduler", "workflows": "scheduler", "调度": "scheduler",
-    "infra": "infrastructure", "infrastructure": "infrastructure", "iac": "infrastructure",
-    "基础设施": "infrastructure", "package manager": "package_manager",
-    "packages": "package_manager", "包管理": "package_manager", "包管理器": "package_manager",
-    "the frontend": "frontend", "frontend": "frontend", "前端": "frontend",
-    "the backend": "backend", "backend": "backend", "后端": "backend", "language": "language",
-    "语言": "language", "framework": "framework", "框架": "framework", "ui": "ui", "the ui": "ui",
-    "layouts": "ui", "the layouts": "ui", "testing": "testing", "tests": "testing",
-    "测试": "testing", "ci": "ci", "deployment": "hosting", "hosting": "hosting",
-    "部署": "hosting", "monitoring": "monitoring", "监控": "monitoring", "logging": "logging",
-    "日志": "logging", "auth": "auth", "authentication": "auth", "认证": "auth",
-    "queue": "queue", "queues": "queue", "messaging": "queue", "消息队列": "queue",
-    "search": "search", "搜索": "search", "transformations": "transform",
-    "transformation": "transform", "transforms": "transform", "数据转换": "transform",
-}
-
-
-_COMPONENTS = frozenset({"frontend", "backend", "api", "web", "mobile", "ios", "android", "server",
-                         "client", "dashboard", "cli", "app", "website", "site", "admin"})
-
-
-def purpose_slot(purpose: str, kind: str = "tool") -> str:
-    """The slot a stated purpose names (known purposes share one name across languages). A
-    component ("for the backend") qualifies the tool's own kind: ``language:backend``."""
-    key = " ".join(purpose.strip().lower().split())
-    key = re.sub(r"^(?:the|our|a|an)\s+", "", key) if key not in _PURPOSES else key
-    slot = _PURPOSES.get(key, _PURPOSES.get(f"the {key}", key))
-    if slot in _COMPONENTS or key in _COMPONENTS:
-        return f"{kind}:{slot}" if kind != "tool" else "tool"
-    return slot
-
-
-_NAME_WORD = re.compile(r"[A-Z][\w.+#-]*|[A-Za-z][\w+#-]*(?:\.[\w-]+)+|\d[\w.]*")
-
-
-def tool_at(text: str) -> str | None:
-    """The tool named at the start of ``text``: a catalog name or one to three name-like words
-    ("Jetpack Compose", "Next.js", "pnpm")."""
-    words = text.strip().split()
-    for n in (3, 2, 1):
-        phrase = " ".join(words[:n]).rstrip(".,;:!?)")
-        if phrase and lookup(phrase):
-            return phrase
-    out: list[str] = []
-    for w in words[:3]:
-        w = w.rstrip(".,;:!?)")
-        if not _NAME_WORD.fullmatch(w) or (out and w[:1].islower() and not lookup(w)):
-            break
-        out.append(w)
-        if w != words[len(out) - 1]:
-            break  # punctuation ended the name
-    name = " ".join(out)
-    if not name or name.lower() in _NOT_TOOLS or (len(out) == 1 and name[:1].islower()
-                                                  and not lookup(name)):
-        return None
-    return name
-
-
-_NOT_TOOLS = gate("i we you it this that they the a an our my it's let's so and")
 _LEAD = (r"(?:(?i:actually|ok(?:ay)?|so|then|and|also|just|alright|yeah)[,\s]+)*"
          r"(?P<lead>(?i:let['’]?s|let\s+us|we['’]ll|we\s+will|we\s+should|we['’]re\s+going\s+to"
          r"|we\s+are\s+going\s+to|we\s+(?:have\s+)?(?:decided|chose|agreed|opted)\s+to|i['’]ll"
@@ -218,59 +148,60 @@ def _choice(ctx: NodeContext, s: Sentence, y: str, *, purpose: str | None = None
         attrs={**attrs, **({"purpose": purpose.strip()} if purpose else {})}, collective=team)
 
 
+def _near_purpose(text: str) -> str | None:
+    """The purpose named right after a choice ("... to Redis for caching")."""
+    fm = _FOR.search(text)
+    return fm.group("purpose") if fm and fm.start() < 25 else None
+
+
+def _add(out: list[Candidate], c: Candidate | None) -> None:
+    if c is not None:
+        out.append(c)
+
+
 def _switches_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
-    """"switch from X to Y", "replace X with Y", "dropped X in favour of Y", "moving to Y"."""
+    """"switch from X to Y", "replace X with Y"."""
     for m in _SWITCH.finditer(s.text):
         y, x = tool_at(m.group("y")), tool_at(m.group("x"))
         if not y or not x or _LIFE_PLACES.search(m.group("x")) or not (lookup(y) or lookup(x)
                                                                       or m.group("lead")):
             continue
-        rest = s.text[m.end("y") - len(m.group("y")):]
-        fm = _FOR.search(rest)
         planned = bool(re.match(r"(?i)let|we(?:'ll|\s+will|\s+need|\s+should)|please",
                                 m.group("lead") or "")) or "ing" in m.group("verb")[-3:]
-        c = _choice(ctx, s, y, x=x, switch=True, planned=planned,
-                    purpose=fm.group("purpose") if fm and fm.start() < 25 else None)
-        if c is not None:
-            out.append(c)
+        purpose = _near_purpose(s.text[m.end("y") - len(m.group("y")):])
+        _add(out, _choice(ctx, s, y, x=x, switch=True, planned=planned, purpose=purpose))
     for m in _REPLACE.finditer(s.text):
         y, x = tool_at(m.group("y")), tool_at(m.group("x"))
         if y and x and (lookup(y) or lookup(x) or m.group("lead")):
-            rest = s.text[m.start("y"):]
-            fm = _FOR.search(rest)
             planned = "ing" in m.group("verb")[-3:] or bool(
                 re.match(r"(?i)let|we(?:'ll|\s+will)|please", m.group("lead") or ""))
-            c = _choice(ctx, s, y, x=x, switch=True, planned=planned,
-                        purpose=fm.group("purpose") if fm and fm.start() < 25 else None)
-            if c is not None:
-                out.append(c)
+            _add(out, _choice(ctx, s, y, x=x, switch=True, planned=planned,
+                              purpose=_near_purpose(s.text[m.start("y"):])))
+
+
+def _moves_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    """"moved off X to Y", "dropped X in favour of Y", "we were using X; moving to Y"."""
     for m in _MOVED_OFF.finditer(s.text):
         y, x = tool_at(m.group("y")), tool_at(m.group("x"))
         if y and x:
-            fm = _FOR.search(s.text[m.start("y"):])
-            c = _choice(ctx, s, y, x=x, switch=True,
-                        purpose=fm.group("purpose") if fm and fm.start() < 25 else None)
-            if c is not None:
-                out.append(c)
+            _add(out, _choice(ctx, s, y, x=x, switch=True,
+                              purpose=_near_purpose(s.text[m.start("y"):])))
     for m in _IN_FAVOUR.finditer(s.text):
         y, x = tool_at(m.group("y")), tool_at(m.group("x"))
         if y and x and (lookup(y) or lookup(x)):
             ongoing = m.group("verb").lower().endswith(("ing", "e"))
-            c = _choice(ctx, s, y, x=x, switch=True, planned=ongoing)
-            if c is not None:
-                out.append(c)
+            _add(out, _choice(ctx, s, y, x=x, switch=True, planned=ongoing))
     for m in _MOVING_TO.finditer(s.text):
         y = tool_at(m.group("y"))
         before = _WERE_USING.search(s.text[: m.start()])
         if y and (lookup(y) or before):
-            c = _choice(ctx, s, y, x=before.group("x") if before else None, switch=True,
-                        planned=True)
-            if c is not None:
-                out.append(c)
+            _add(out, _choice(ctx, s, y, x=before.group("x") if before else None, switch=True,
+                              planned=True))
 
 
 def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     _switches_en(s, ctx, out)
+    _moves_en(s, ctx, out)
     for rx in (_FOR_FIRST, _CHOICE):
         for m in rx.finditer(s.text):
             if rx is _CHOICE and not m.group("lead") and m.start() > 0 and not re.match(

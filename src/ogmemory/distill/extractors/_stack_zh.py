@@ -69,17 +69,9 @@ def _choices_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         y = m.group("y").strip()
         if not y:
             continue
-        purpose = (m.group("purpose") or "").strip()
-        if re.search(r"不|别|禁止|没|千万", purpose):
-            continue  # "不要用 Redux", "不用 npm 了": a refusal, read below
-        if re.search(r"直到|还在", purpose):
-            continue  # "直到上周我还在用 X": an ending, read elsewhere
-        if re.search(r"[我你他她它了吗呢吧从周月年天]|以前|之前|开始|现在|以后", purpose):
-            purpose = ""  # "从上周开始", "以后都": when, not what for
-        purpose = re.sub(r"(?:我们|我|团队|以后|之后|都|就)+$", "", purpose)
-        if not purpose or _NOT_PURPOSE.match(purpose) or not re.search(r"[\u4e00-\u9fff]",
-                                                                        purpose):
-            purpose = ""
+        purpose = _stated_purpose(m.group("purpose") or "")
+        if purpose is None:
+            continue
         if m.group("verb") == "用" and not purpose and not _DECIDED_ZH.search(s.text):
             continue  # "我们用 FastAPI 和 Redis": what is in use, read as tools elsewhere
         switch = m.group("verb") in ("改用", "换成", "换到", "改成", "切换到", "迁移到") or bool(
@@ -114,6 +106,28 @@ def _choices_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                     planned=bool(m.group("plan")), text=finish_zh(text + label))
         if c is not None:
             out.append(c)
+    _avoids_zh(s, ctx, out)
+
+
+def _stated_purpose(raw: str) -> str | None:
+    """What a choice is for ("状态管理用 Zustand" → 状态管理), "" when none is said; ``None``
+    when the match is no choice at all (a refusal or an ending)."""
+    purpose = raw.strip()
+    if re.search(r"不|别|禁止|没|千万", purpose):
+        return None  # "不要用 Redux", "不用 npm 了": a refusal, read by _avoids_zh
+    if re.search(r"直到|还在", purpose):
+        return None  # "直到上周我还在用 X": an ending, read elsewhere
+    if re.search(r"[我你他她它了吗呢吧从周月年天]|以前|之前|开始|现在|以后", purpose):
+        purpose = ""  # "从上周开始", "以后都": when, not what for
+    purpose = re.sub(r"(?:我们|我|团队|以后|之后|都|就)+$", "", purpose)
+    if not purpose or _NOT_PURPOSE.match(purpose) or not re.search(r"[\u4e00-\u9fff]",
+                                                                    purpose):
+        return ""
+    return purpose
+
+
+def _avoids_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    """"不要用 Redux": the team decided against a tool."""
     for m in _AVOID_ZH.finditer(s.text):
         x = m.group("x").strip()
         if not ctx.first("avoids", x):

@@ -26,9 +26,13 @@ from ...entity.records import NodeRecord
 from ..dates import TimeExpr, day_of
 from ..types import Candidate, ExtractionResult
 from ._common import NodeContext, Sentence, content_text, gate, split_sentences
-from ._conventions import conventions_en, conventions_zh, deadlines
-from ._events import events_en, events_zh
-from ._identity import identity_en, identity_zh
+from ._conventions import conventions_en, conventions_zh
+from ._deadlines import deadlines
+from ._events import events_en
+from ._events_zh import events_zh
+from ._grammar import group_of, third_person_en
+from ._identity import identity_en
+from ._identity_zh import identity_zh
 from ._lessons import asks_why, explanation, lesson
 from ._patterns_en import extract_en
 from ._patterns_zh import extract_zh
@@ -38,13 +42,16 @@ from ._salience import (
     Salience,
     elaboration,
     salience_en,
-    salience_zh,
     statement,
     too_thin,
 )
+from ._salience_zh import salience_zh
 from ._social import social
 from ._stack import stack_en
 from ._stack_zh import pivot_en, stack_zh
+from ._stances import stances_en
+from ._stances_zh import stances_zh
+from ._views import keep_views, merge_beliefs
 from ._work import extract_work
 
 __all__ = ["RuleExtractor"]
@@ -88,6 +95,13 @@ class RuleExtractor:
         candidates: list[Candidate] = []
         counts = {"sentences": 0, "questions_skipped": 0, "threads_merged": 0}
         threads = _Threads()
+        answers: set[str] = set()  # nodes that answer the turn before
+        for record in records:  # who speaks in each session, for a first turn's listener
+            name = record.node.name
+            if name and name.strip() and record.node.role in ("user", "assistant"):
+                speakers = threads.speakers.setdefault(record.session_id, [])
+                if " ".join(name.split()) not in speakers:
+                    speakers.append(" ".join(name.split()))
         for record in records:
             node = record.node
             if node.role not in ("user", "assistant"):
@@ -100,6 +114,8 @@ class RuleExtractor:
             counts["sentences"] += len(sentences)
             counts["questions_skipped"] += sum(1 for s in sentences if s.question)
             answer = threads.asked_about(record, ctx)
+            if threads.asked(record, ctx):
+                answers.add(node.id)
             listener = ctx.listener = threads.listener(record, ctx)
             start = len(candidates)
             statements = self._node(ctx, sentences, candidates, answer)
@@ -115,13 +131,17 @@ class RuleExtractor:
                 ctx.personal and asks_why(text)) else ""
             threads.why_text[record.session_id] = text if threads.why[record.session_id] else ""
             if listener and ctx.personal:
-                candidates.extend(social(sentences, ctx, listener))
+                offered = any(c.attrs.get("stance") == "offers" for c in candidates[start:])
+                candidates.extend(c for c in social(sentences, ctx, listener)
+                                  if not (offered and c.relation == "offers_help"))
             extra = None
             if (threads.asked(record, ctx) and not statements and said is None
                     and len(candidates) == start):
                 extra = elaboration(sentences, ctx)  # may only join what it answers
             counts["threads_merged"] += threads.add(record, ctx, sentences, statements,
                                                     candidates, said, extra)
+            _name_the_group(candidates, start, ctx, text)
+        candidates = merge_beliefs(keep_views(candidates, answers))
         work = extract_work(records)
         candidates.extend(work)
         stats = {"nodes": len(records), **counts, "candidates": len(candidates),
@@ -146,6 +166,8 @@ class RuleExtractor:
                 found += (stack_zh(s, ctx) + identity_zh(s, ctx) + extract_zh(s, ctx) if zh
                           else stack_en(s, ctx) + pivot_en(s, ctx) + identity_en(s, ctx)
                           + extract_en(s, ctx))
+                if not found:
+                    found = stances_zh(s, ctx) if zh else stances_en(s, ctx)
                 found += conventions_zh(s, ctx, found) if zh else conventions_en(s, ctx, found)
                 candidates.extend(found)
                 # A decision, switch, learning or deadline already dates this sentence: an
@@ -157,6 +179,10 @@ class RuleExtractor:
             elif ctx.personal and not s.text.rstrip().endswith(("?", "？")):
                 # "When you review, flag ...": question-shaped, but an instruction
                 found = conventions_zh(s, ctx, []) if zh else conventions_en(s, ctx, [])
+                candidates.extend(found)
+            elif ctx.personal and not zh:
+                # "Wanna do a family outing this summer?", "Need help with X - any tips?"
+                found = stances_en(s, ctx)
                 candidates.extend(found)
             if ctx.personal and not s.question:
                 learned = lesson(s, ctx)
@@ -181,10 +207,67 @@ class RuleExtractor:
         for sal, s in sorted(best, key=lambda x: sentences.index(x[1])):
             cand = statement(s, sal, ctx)
             if cand is not None:
-                out.append(cand)
+                out.append(_with_referent(cand, s, sentences, ctx, [b[1] for b in best]))
         return out
 
 
+_POINTS_BACK = re.compile(r"^(?:It|Its|They|Their|Them|This|That|These|Those|He|She|His|Her)\b")
+
+
+def _with_referent(cand: Candidate, s: Sentence, sentences: list[Sentence], ctx: NodeContext,
+                   kept: list[Sentence]) -> Candidate:
+    """"It's like therapy for Melanie": the sentence before says what "it" is ("Melanie is a
+    big fan of pottery"), so the memory starts there (unless that sentence is a memory of its
+    own, a question or too long)."""
+    if cand.language != "en" or not _POINTS_BACK.match(cand.text):
+        return cand
+    i = sentences.index(s)
+    lead: list[str] = []
+    while i > 0 and len(lead) < 2:  # "She gave it to me. It stands for love." : two back
+        prev = sentences[i - 1]
+        said = _REFERENT_LEAD.sub("", prev.text).strip()
+        if (prev in kept or prev.question or not said or len(said.split()) > 25
+                or len(_WORDS.findall(said)) < 2):
+            break
+        for t in prev.times:  # "yesterday" means nothing later: the day it was
+            said = said.replace(t.text, f"({t.label()})")
+        lead.insert(0, third_person_en(said, ctx.speaker).rstrip(" .!~"))
+        if not _POINTS_BACK.match(lead[0][:1].upper() + lead[0][1:]):
+            break
+        i -= 1
+    if not lead or _POINTS_BACK.match(lead[0][:1].upper() + lead[0][1:]):
+        return cand
+    before = ". ".join(x[:1].upper() + x[1:] for x in lead)
+    return replace(cand, text=f"{before}. {cand.text}")
+
+
+_REFERENT_LEAD = re.compile(r"^(?:(?:yeah|yes|yep|oh|wow|thanks|thank\s+you|haha|lol|aw+|hey|hi"
+                            r"|totally|definitely|sure|so|and|but|well|ok|okay)\b[\s,!.~]*)+"
+                            r"|^[A-Z][a-z]+\s*[,!]\s*", re.IGNORECASE)
+_WORDS = re.compile(r"[A-Za-z]{3,}")
+
+
+def _name_the_group(candidates: list[Candidate], start: int, ctx: NodeContext,
+                    text: str) -> None:
+    """"We went camping": the clause alone did not say who "we" is; the whole message may
+    ("... the kids loved it"), or it is the two people talking ("we finally met up")."""
+    vague = f"{ctx.speaker} and others"
+    for i in range(start, len(candidates)):
+        c = candidates[i]
+        if vague not in c.text or ctx.record.node.id not in c.node_ids:
+            continue
+        group, _ = group_of(text, ctx.speaker)
+        if group == vague and ctx.listener and _TOGETHER.search(text):
+            group = f"{ctx.speaker} and {ctx.listener}"
+        if group != vague:
+            candidates[i] = replace(c, text=c.text.replace(vague, group))
+
+
+_TOGETHER = re.compile(r"\b(?:we|us)\b[^.!?]*\b(?:together|met\s+up|meet\s+up|both|hung\s+out"
+                       r"|hang\s+out|caught\s+up|catch\s+up|each\s+other)\b"
+                       r"|\bmet\s+up\b|\bus\s+two\b|\bthe\s+two\s+of\s+us\b"
+                       r"|\bwe\s+(?:last\s+|haven't\s+|have\s+not\s+)?(?:chatted|talked|spoke)\b",
+                       re.IGNORECASE)
 _MERGE_LIMIT = 300
 _STATEMENT_TYPES = ("note", "event")
 _YOU = re.compile(r"\byou(?:rs?|rself)?\b|你|您", re.IGNORECASE)
@@ -207,6 +290,7 @@ class _Threads:
         self.why: dict[str, str] = {}  # per session: a node that just asked for a cause
         self.why_text: dict[str, str] = {}  # and what it asked
         self.question: dict[str, str] = {}  # per session: the questions of the last turn
+        self.speakers: dict[str, list[str]] = {}  # per session: its named speakers in order
 
     def asked(self, record: NodeRecord, ctx: NodeContext) -> bool:
         """Whether the turn before (another speaker's) asked a question."""
@@ -219,9 +303,15 @@ class _Threads:
         return bool(recent) and recent[-1][0] != ctx.speaker and recent[-1][3]
 
     def listener(self, record: NodeRecord, ctx: NodeContext) -> str | None:
-        """The named person the speaker is talking to (the last other named speaker)."""
+        """The named person the speaker is talking to (the last other named speaker; in a
+        session's first turn, the first other named speaker of the session)."""
         other = self.named.get(record.session_id)
-        return other if other and other != ctx.speaker else None
+        if other and other != ctx.speaker:
+            return other
+        if other is None:  # the session's first turn: the one who will answer
+            return next((n for n in self.speakers.get(record.session_id, ())
+                         if n != ctx.speaker), None)
+        return None
 
     def add(self, record: NodeRecord, ctx: NodeContext, sentences: list[Sentence],
             statements: list[Candidate], candidates: list[Candidate],
@@ -281,7 +371,7 @@ def _follows_up(question: str, said: str) -> bool:
 
 def _can_merge(old: Candidate, new: Candidate) -> bool:
     return (old.language == new.language and old.type in _STATEMENT_TYPES
-            and len(old.text) + len(new.text) < _MERGE_LIMIT)
+            and "stance" not in old.attrs and len(old.text) + len(new.text) < _MERGE_LIMIT)
 
 
 def _merge(old: Candidate, new: Candidate) -> Candidate:
