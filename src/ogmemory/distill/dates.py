@@ -32,9 +32,7 @@ from ..entity.times import TIME_MAX, TIME_MIN, clamp_time
 from .calendar import Granularity
 from .dates_en import EN_GATE_WORDS, EN_RE, names_no_date, resolve_en
 from .dates_zh import ZH_GATE, ZH_RE, resolve_zh
-from .numbers import parse_number
 
-# parse_number lives in numbers.py; re-exported because the extractors import it from here.
 __all__ = [
     "Granularity",
     "TimeExpr",
@@ -42,7 +40,6 @@ __all__ = [
     "epoch_of",
     "find_times",
     "looks_future",
-    "parse_number",
     "tense_of",
     "words_of",
 ]

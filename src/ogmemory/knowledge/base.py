@@ -20,13 +20,11 @@ from ..storage.folded import BatchInfo
 from ..storage.protocols import KnowledgeStore
 from .batch import KnowledgeBatch
 from .models import Edge, Entity, Evidence, MemoryItem, TimelineEvent
-from .names import detect_language, follow_merges, normalize_name
+from .names import follow_merges, normalize_name
 from .projection import project_edges, project_events
 from .scopes import scope_allows
 
-# detect_language and normalize_name live in names.py; re-exported because the extractors
-# (distill/extractors/) import them from here.
-__all__ = ["KnowledgeBase", "detect_language", "normalize_name"]
+__all__ = ["KnowledgeBase"]
 
 
 class KnowledgeBase:

@@ -26,8 +26,8 @@ from pydantic import (
 
 from ...entity.records import NodeRecord
 from ...entity.times import day_label
-from ...knowledge.base import detect_language
 from ...knowledge.models import ENTITY_TYPES, TIMELINE_KINDS, TimelineKind
+from ...knowledge.names import detect_language
 from ...knowledge.schema import SchemaRegistry
 from ..types import Candidate, EntityRef, Extractor
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..dates import parse_number
+from ..numbers import parse_number
 from ..types import Candidate, EntityRef
 from ._common import NodeContext, Sentence, date_attrs, object_ref, tool_ref
 from ._grammar import finish_zh, third_person_zh

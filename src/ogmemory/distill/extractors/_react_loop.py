@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from pydantic import BaseModel, ConfigDict
 
 from ...entity.records import NodeRecord
-from ...knowledge.base import normalize_name
+from ...knowledge.names import normalize_name
 from ..types import Candidate
 from ._llm_common import (
     BatchContext,

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 
 from ...entity.records import NodeRecord
-from ...knowledge.base import detect_language
+from ...knowledge.names import detect_language
 from ...knowledge.schema import SchemaRegistry
 from ..types import Candidate, EntityRef, ExtractionResult, Extractor
 
