@@ -31,11 +31,13 @@ from ..knowledge.scopes import scopes_for
 from ..knowledge.service import KnowledgeService
 from ..storage.protocols import Backend, IndexStore, JobQueue
 from ..tenancy import TenantRoot
+from .candidates import fuse
 from .config import RECIPES, check_budget
 from .fallback import latest_from_files
-from .recaller import LiveSessions, Recaller, doc_visible, fuse
+from .recaller import Recaller
 from .results import RecallResult, SearchHit
 from .tokens import count_tokens
+from .visibility import LiveSessions, doc_visible
 
 __all__ = ["RecallService"]
 
