@@ -24,10 +24,11 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable, Iterable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -38,10 +39,12 @@ from ..importers import parse_locomo, read_locomo
 from ..index.text import fts_columns, query_terms
 from ..memory import Memory
 from ..recall.config import RecallConfig
+from ..recall.results import RecallResult
 from ..recall.tokens import count_tokens
 from ..storage.sqlite_index import fts_match
 
-__all__ = ["CATEGORIES", "LocomoReport", "clean_evidence", "print_report", "run_locomo"]
+__all__ = ["CATEGORIES", "LocomoReport", "clean_evidence", "locomo_memory", "print_report",
+           "run_locomo"]
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 _DIA = re.compile(r"D\d+:\d+")
@@ -161,6 +164,33 @@ class _Baselines:
         return out, used
 
 
+def locomo_memory(sample: dict[str, Any], home: Path, base: Settings) -> Memory:
+    """The tenant of one LoCoMo conversation under ``home`` (account ``locomo``, one space per
+    sample), ingested: imported, distilled, indexed and embedded. Every step skips what is
+    already done, so a home kept from an earlier run (``--home``) is reused as it is."""
+    sid = str(sample.get("sample_id") or "sample")
+    space = re.sub(r"[^A-Za-z0-9._-]+", "-", sid).strip("-.") or "sample"
+    cfg = Settings(**{**base.__dict__, "home": home, "account": "locomo", "space": space,
+                      "distill_on_turn": False, "index_worker": False})
+    mem = Memory(settings=cfg)
+    mem.import_conversations(parse_locomo([sample]))  # existing sessions are skipped
+    mem.sleep("deep")  # resumes from its cursor: nothing new, nothing to do
+    mem.sync_index(turns=True)
+    mem.drain_outbox()
+    return mem
+
+
+@dataclass
+class _Scoring:
+    """What every question of one run is scored with."""
+
+    report: LocomoReport
+    budget: int
+    out: IO[str] | None
+    configs: dict[str, RecallConfig]
+    baselines: bool
+
+
 def run_locomo(data: Path, *, home: Path | None = None, run_out: Path | None = None,
                budget: int = 2000, settings: Settings | None = None, baselines: bool = True,
                samples: int | None = None,
@@ -168,72 +198,70 @@ def run_locomo(data: Path, *, home: Path | None = None, run_out: Path | None = N
                configs: dict[str, RecallConfig] | None = None) -> LocomoReport:
     """Run the benchmark; see the module docstring. ``configs`` also recalls every question
     with each named recall configuration (rows ``ogmemory[<name>]``, one per conversation
-    kept in ``LocomoReport.by_sample``), for choosing settings by leaving one out."""
+    kept in ``LocomoReport.by_sample``), for choosing settings by leaving one out. A ``home``
+    that already holds a conversation's tenant is reused (nothing is ingested twice)."""
     report = LocomoReport(budget=budget)
     data_samples = read_locomo(data)[:samples]
-    tmp = None
-    if home is None:
-        tmp = tempfile.TemporaryDirectory(prefix="ogmem-locomo-")
-        home = Path(tmp.name)
-    base = settings or Settings(home=home)
-    out = open(run_out, "w", encoding="utf-8") if run_out else None  # noqa: SIM115 - see finally
-    try:
+    with ExitStack() as stack:
+        if home is None:
+            home = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="ogmem-locomo-")))
+        out = stack.enter_context(open(run_out, "w", encoding="utf-8")) if run_out else None
+        scoring = _Scoring(report, budget, out, configs or {}, baselines)
+        base = settings or Settings(home=home)
         for sample in data_samples:
             sid = str(sample.get("sample_id") or "sample")
-            space = re.sub(r"[^A-Za-z0-9._-]+", "-", sid).strip("-.") or "sample"
-            cfg = Settings(**{**base.__dict__, "home": home, "account": "locomo", "space": space,
-                              "distill_on_turn": False, "index_worker": False})
-            mem = Memory(settings=cfg)
             start = time.perf_counter()
-            mem.import_conversations(parse_locomo([sample]))
-            mem.sleep("deep")
-            mem.sync_index(turns=True)
-            mem.drain_outbox()
+            mem = locomo_memory(sample, home, base)
             report.setup[sid] = {"ingest_s": round(time.perf_counter() - start, 2),
                                  **mem.index_stats()}
             if progress:
                 progress(f"{sid}: ingested in {report.setup[sid]['ingest_s']} s")
-            turns = [(str(n.metadata["dia_id"]), f"[{day_label(n.event_time)}] {n.name}: {n.text}")
-                     for rec in mem.iter_nodes_since({}) for n in [rec.node]
-                     if isinstance(n.metadata.get("dia_id"), str)]
-            known = {d for d, _ in turns}
-            emb = mem.embedder
-            base_systems = _Baselines(turns, emb) if baselines else None
-            for qi, qa in enumerate(sample.get("qa", [])):
-                evidence = clean_evidence(qa.get("evidence"), known)
-                cat = int(qa.get("category", 0))
-                question = str(qa.get("question", ""))
-                answer = qa.get("answer", qa.get("adversarial_answer", ""))
-                t0 = time.perf_counter()
-                result = mem.recall(question, budget=budget)
-                latency = (time.perf_counter() - t0) * 1000
-                credited = {c for item in result.items if len(item.cites) <= 3 for c in item.cites}
-                context = result.as_context()
-                if out:
-                    out.write(json.dumps({
-                        "sample_id": sid, "qa_index": qi,
-                        "items": [{"text": i.text, "dia_ids": list(i.cites)} for i in result.items],
-                        "latency_ms": round(latency, 3)}, ensure_ascii=False) + "\n")
-                if not evidence:
-                    continue
-                report.add("ogmemory", _row(cat, evidence, credited, context, answer,
-                                            result.tokens, len(result.items), latency))
-                for name, config in (configs or {}).items():
-                    alt = mem.retrieval.recaller().recall(question, budget=budget, config=config)
-                    got = {c for item in alt.items if len(item.cites) <= 3 for c in item.cites}
-                    report.add_sample(sid, f"ogmemory[{name}]", _row(
-                        cat, evidence, got, alt.as_context(), answer, alt.tokens,
-                        len(alt.items), float(alt.stats.get("latency_ms", 0.0))))
-                if base_systems is not None:
-                    _add_baselines(report, base_systems, question, budget,
-                                   partial(_row, cat, evidence, answer=answer))
-            mem.close()
-    finally:
-        if out:
-            out.close()
-        if tmp is not None:
-            tmp.cleanup()
+            try:
+                _score_sample(scoring, mem, sample, sid)
+            finally:
+                mem.close()
     return report
+
+
+def _score_sample(scoring: _Scoring, mem: Memory, sample: dict[str, Any], sid: str) -> None:
+    """Recall every question of one conversation (and its baselines) into the report."""
+    turns = [(str(n.metadata["dia_id"]), f"[{day_label(n.event_time)}] {n.name}: {n.text}")
+             for rec in mem.iter_nodes_since({}) for n in [rec.node]
+             if isinstance(n.metadata.get("dia_id"), str)]
+    known = {d for d, _ in turns}
+    base_systems = _Baselines(turns, mem.embedder) if scoring.baselines else None
+    budget, report = scoring.budget, scoring.report
+    for qi, qa in enumerate(sample.get("qa", [])):
+        evidence = clean_evidence(qa.get("evidence"), known)
+        cat = int(qa.get("category", 0))
+        question = str(qa.get("question", ""))
+        answer = qa.get("answer", qa.get("adversarial_answer", ""))
+        t0 = time.perf_counter()
+        result = mem.recall(question, budget=budget)
+        latency = (time.perf_counter() - t0) * 1000
+        if scoring.out:
+            scoring.out.write(json.dumps({
+                "sample_id": sid, "qa_index": qi,
+                "items": [{"text": i.text, "dia_ids": list(i.cites)} for i in result.items],
+                "latency_ms": round(latency, 3)}, ensure_ascii=False) + "\n")
+        if not evidence:
+            continue
+        row = partial(_row, cat, evidence, answer=answer)
+        report.add("ogmemory", row(credited=_credited(result), context=result.as_context(),
+                                   tokens=result.tokens, items=len(result.items),
+                                   latency=latency))
+        for name, config in scoring.configs.items():
+            alt = mem.retrieval.recaller().recall(question, budget=budget, config=config)
+            report.add_sample(sid, f"ogmemory[{name}]", row(
+                credited=_credited(alt), context=alt.as_context(), tokens=alt.tokens,
+                items=len(alt.items), latency=float(alt.stats.get("latency_ms", 0.0))))
+        if base_systems is not None:
+            _add_baselines(report, base_systems, question, budget, row)
+
+
+def _credited(result: RecallResult) -> set[str]:
+    """The turns a recall is credited with: those cited by items that cite at most 3."""
+    return {c for item in result.items if len(item.cites) <= 3 for c in item.cites}
 
 
 def _add_baselines(report: LocomoReport, systems: _Baselines, question: str, budget: int,
@@ -257,8 +285,6 @@ def _row(cat: int, evidence: list[str], credited: set[str], context: str, answer
     ans = _norm(str(answer))
     return _Row(cat, hit / len(evidence), hit == len(evidence),
                 bool(ans) and ans in _norm(context), tokens, items, latency)
-
-
 
 
 def report_tables(report: LocomoReport) -> list[Any]:
