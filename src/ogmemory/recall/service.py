@@ -197,6 +197,12 @@ class RecallService:
             batcher = self._batcher = QueryBatcher(lambda texts: encode_queries(emb, texts))
         return batcher(text)
 
+    def query_batching(self) -> dict[str, int]:
+        """Queries embedded so far and the ``encode`` calls they took (micro-batching)."""
+        batcher = self._batcher
+        return {"queries": batcher.queries if batcher else 0,
+                "calls": batcher.calls if batcher else 0}
+
     def recaller(self) -> Recaller:
         """The recall engine over this index (tests and benchmarks drive it directly)."""
         return Recaller(self.index, embed=self._embed_query if self.embedder else None,
