@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ogmemory import Memory, Settings
-from ogmemory.recall.recaller import doc_visible
 from ogmemory.recall.tokens import count_tokens
+from ogmemory.recall.visibility import doc_visible
 
 
 def ts(day: str) -> float:

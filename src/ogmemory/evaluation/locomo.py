@@ -27,7 +27,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any
 
 import numpy as np
 
@@ -43,7 +43,8 @@ from ..recall.tokens import count_tokens
 from ..storage.sqlite_index_schema import fts_match
 from .harness import bench_home, conversation_memory
 
-__all__ = ["CATEGORIES", "LocomoReport", "clean_evidence", "print_report", "run_locomo"]
+__all__ = ["CATEGORIES", "LocomoReport", "clean_evidence", "locomo_memory", "print_report",
+           "run_locomo"]
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 _DIA = re.compile(r"D\d+:\d+")
@@ -163,116 +164,100 @@ class _Baselines:
         return out, used
 
 
-def run_locomo(
-    data: Path,
-    *,
-    home: Path | None = None,
-    run_out: Path | None = None,
-    budget: int = 2000,
-    settings: Settings | None = None,
-    baselines: bool = True,
-    samples: int | None = None,
-    progress: Callable[[str], None] | None = None,
-    configs: dict[str, RecallConfig] | None = None,
-) -> LocomoReport:
+def locomo_memory(sample: dict[str, Any], home: Path, base: Settings) -> Memory:
+    """The tenant of one LoCoMo conversation under ``home`` (account ``locomo``, one space per
+    sample), ingested: imported, distilled, indexed and embedded. Every step skips what is
+    already done, so a home kept from an earlier run (``--home``) is reused as it is."""
+    sid = str(sample.get("sample_id") or "sample")
+    mem = conversation_memory(sid, base, home, "locomo")
+    mem.import_conversations(parse_locomo([sample]))  # existing sessions are skipped
+    mem.sleep("deep")  # resumes from its cursor: nothing new, nothing to do
+    mem.sync_index(turns=True)
+    mem.drain_outbox()
+    return mem
+
+
+@dataclass
+class _Scoring:
+    """What every question of one run is scored with."""
+
+    report: LocomoReport
+    budget: int
+    out: IO[str] | None
+    configs: dict[str, RecallConfig]
+    baselines: bool
+
+
+def run_locomo(data: Path, *, home: Path | None = None, run_out: Path | None = None,
+               budget: int = 2000, settings: Settings | None = None, baselines: bool = True,
+               samples: int | None = None,
+               progress: Callable[[str], None] | None = None,
+               configs: dict[str, RecallConfig] | None = None) -> LocomoReport:
     """Run the benchmark; see the module docstring. ``configs`` also recalls every question
     with each named recall configuration (rows ``ogmemory[<name>]``, one per conversation
-    kept in ``LocomoReport.by_sample``), for choosing settings by leaving one out."""
+    kept in ``LocomoReport.by_sample``), for choosing settings by leaving one out. A ``home``
+    that already holds a conversation's tenant is reused (nothing is ingested twice)."""
     report = LocomoReport(budget=budget)
     data_samples = read_locomo(data)[:samples]
     with ExitStack() as stack:
         home = stack.enter_context(bench_home(home, "ogmem-locomo-"))
-        base = settings or Settings(home=home)
         out = stack.enter_context(open(run_out, "w", encoding="utf-8")) if run_out else None
+        scoring = _Scoring(report, budget, out, configs or {}, baselines)
+        base = settings or Settings(home=home)
         for sample in data_samples:
             sid = str(sample.get("sample_id") or "sample")
-            mem = _ingest(sample, sid, base, home, report, progress)
-            turns = _dia_turns(mem)
-            known = {d for d, _ in turns}
-            systems = _Baselines(turns, mem.embedder) if baselines else None
-            for qi, qa in enumerate(sample.get("qa", [])):
-                _ask(report, mem, sid, qi, qa, known, out, configs or {}, systems)
-            mem.close()
+            start = time.perf_counter()
+            mem = locomo_memory(sample, home, base)
+            report.setup[sid] = {"ingest_s": round(time.perf_counter() - start, 2),
+                                 **mem.index_stats()}
+            if progress:
+                progress(f"{sid}: ingested in {report.setup[sid]['ingest_s']} s")
+            try:
+                _score_sample(scoring, mem, sample, sid)
+            finally:
+                mem.close()
     return report
 
 
-def _ingest(
-    sample: dict[str, Any],
-    sid: str,
-    base: Settings,
-    home: Path,
-    report: LocomoReport,
-    progress: Callable[[str], None] | None,
-) -> Memory:
-    """A tenant of its own for one conversation: imported, distilled, indexed and embedded."""
-    mem = conversation_memory(sid, base, home, "locomo")
-    start = time.perf_counter()
-    mem.import_conversations(parse_locomo([sample]))
-    mem.sleep("deep")
-    mem.sync_index(turns=True)
-    mem.drain_outbox()
-    report.setup[sid] = {"ingest_s": round(time.perf_counter() - start, 2), **mem.index_stats()}
-    if progress:
-        progress(f"{sid}: ingested in {report.setup[sid]['ingest_s']} s")
-    return mem
+def _score_sample(scoring: _Scoring, mem: Memory, sample: dict[str, Any], sid: str) -> None:
+    """Recall every question of one conversation (and its baselines) into the report."""
+    turns = [(str(n.metadata["dia_id"]), f"[{day_label(n.event_time)}] {n.name}: {n.text}")
+             for rec in mem.iter_nodes_since({}) for n in [rec.node]
+             if isinstance(n.metadata.get("dia_id"), str)]
+    known = {d for d, _ in turns}
+    base_systems = _Baselines(turns, mem.embedder) if scoring.baselines else None
+    budget, report = scoring.budget, scoring.report
+    for qi, qa in enumerate(sample.get("qa", [])):
+        evidence = clean_evidence(qa.get("evidence"), known)
+        cat = int(qa.get("category", 0))
+        question = str(qa.get("question", ""))
+        answer = qa.get("answer", qa.get("adversarial_answer", ""))
+        t0 = time.perf_counter()
+        result = mem.recall(question, budget=budget)
+        latency = (time.perf_counter() - t0) * 1000
+        if scoring.out:
+            scoring.out.write(json.dumps({
+                "sample_id": sid, "qa_index": qi,
+                "items": [{"text": i.text, "dia_ids": list(i.cites)} for i in result.items],
+                "latency_ms": round(latency, 3)}, ensure_ascii=False) + "\n")
+        if not evidence:
+            continue
+        row = partial(_row, cat, evidence, answer=answer)
+        report.add("ogmemory", row(credited=_credited(result), context=result.as_context(),
+                                   tokens=result.tokens, items=len(result.items),
+                                   latency=latency))
+        for name, config in scoring.configs.items():
+            alt = mem.retrieval.recaller().recall(question, budget=budget, config=config)
+            report.add_sample(sid, f"ogmemory[{name}]", row(
+                credited=_credited(alt), context=alt.as_context(), tokens=alt.tokens,
+                items=len(alt.items), latency=float(alt.stats.get("latency_ms", 0.0))))
+        if base_systems is not None:
+            _add_baselines(report, base_systems, question, budget, row)
 
 
-def _dia_turns(mem: Memory) -> list[tuple[str, str]]:
-    """``(dia_id, "[day] speaker: text")`` of every turn the conversation's data names."""
-    nodes = (rec.node for rec in mem.iter_nodes_since({}))
-    return [
-        (str(n.metadata["dia_id"]), f"[{day_label(n.event_time)}] {n.name}: {n.text}")
-        for n in nodes
-        if isinstance(n.metadata.get("dia_id"), str)
-    ]
-
-
-def _ask(
-    report: LocomoReport,
-    mem: Memory,
-    sid: str,
-    qi: int,
-    qa: dict[str, Any],
-    known: set[str],
-    out: TextIO | None,
-    configs: dict[str, RecallConfig],
-    systems: _Baselines | None,
-) -> None:
-    """Recall one question, write it to the run file, and score it (a question without known
-    evidence is not scored) beside the named configurations and the baselines."""
-    budget = report.budget
-    evidence = clean_evidence(qa.get("evidence") or [], known)
-    question = str(qa.get("question", ""))
-    t0 = time.perf_counter()
-    result = mem.recall(question, budget=budget)
-    latency = (time.perf_counter() - t0) * 1000
-    if out:
-        items = [{"text": i.text, "dia_ids": list(i.cites)} for i in result.items]
-        line = {"sample_id": sid, "qa_index": qi, "items": items, "latency_ms": round(latency, 3)}
-        out.write(json.dumps(line, ensure_ascii=False) + "\n")
-    if not evidence:
-        return
-    answer = qa.get("answer", qa.get("adversarial_answer", ""))
-    row = partial(_row, int(qa.get("category", 0)), evidence, answer=answer)
-    report.add("ogmemory", _scored(row, result, latency))
-    for name, config in configs.items():
-        alt = mem.retrieval.recaller().recall(question, budget=budget, config=config)
-        alt_latency = float(alt.stats.get("latency_ms", 0.0))
-        report.add_sample(sid, f"ogmemory[{name}]", _scored(row, alt, alt_latency))
-    if systems is not None:
-        _add_baselines(report, systems, question, budget, row)
-
-
-def _scored(row: Callable[..., _Row], result: RecallResult, latency: float) -> _Row:
-    """The row of one recall: an item credits the turns it cites only if it cites at most 3."""
-    credited = {c for item in result.items if len(item.cites) <= 3 for c in item.cites}
-    return row(
-        credited=credited,
-        context=result.as_context(),
-        tokens=result.tokens,
-        items=len(result.items),
-        latency=latency,
-    )
+def _credited(result: RecallResult) -> set[str]:
+    """The turns a recall is credited with: those cited by items that cite at most 3."""
+    return {c for item in result.items if len(item.cites) <= 3 for c in item.cites}
 
 
 def _add_baselines(report: LocomoReport, systems: _Baselines, question: str, budget: int,
@@ -296,8 +281,6 @@ def _row(cat: int, evidence: list[str], credited: set[str], context: str, answer
     ans = _norm(str(answer))
     return _Row(cat, hit / len(evidence), hit == len(evidence),
                 bool(ans) and ans in _norm(context), tokens, items, latency)
-
-
 
 
 def report_tables(report: LocomoReport) -> list[Any]:

@@ -23,7 +23,7 @@ from .results import RecallItem
 from .when import TimeQuery
 
 if TYPE_CHECKING:
-    from .recaller import Cand
+    from .candidates import Cand
 
 __all__ = ["STOPWORDS", "Packer", "is_stale"]
 

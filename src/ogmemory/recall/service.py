@@ -31,11 +31,13 @@ from ..knowledge.scopes import scopes_for
 from ..knowledge.service import KnowledgeService
 from ..storage.protocols import Backend, IndexStore, JobQueue
 from ..tenancy import TenantRoot
+from .candidates import fuse
 from .config import RECIPES, check_budget
 from .fallback import latest_from_files
-from .recaller import LiveSessions, Recaller, doc_visible, fuse
+from .recaller import Recaller
 from .results import RecallResult, SearchHit
 from .tokens import count_tokens
+from .visibility import LiveSessions, doc_visible
 
 __all__ = ["RecallService"]
 
@@ -194,6 +196,12 @@ class RecallService:
             assert emb is not None
             batcher = self._batcher = QueryBatcher(lambda texts: encode_queries(emb, texts))
         return batcher(text)
+
+    def query_batching(self) -> dict[str, int]:
+        """Queries embedded so far and the ``encode`` calls they took (micro-batching)."""
+        batcher = self._batcher
+        return {"queries": batcher.queries if batcher else 0,
+                "calls": batcher.calls if batcher else 0}
 
     def recaller(self) -> Recaller:
         """The recall engine over this index (tests and benchmarks drive it directly)."""
