@@ -85,8 +85,7 @@ def main() -> None:
         groups = {f"related: {sid}": qs for sid, qs in related(data).items()}
         groups["unrelated (general knowledge)"] = unrelated()
         name = mem.embedder.name if mem.embedder else "no embedder"
-        table = Table(title=f"relevance floor {floor} ({name}), "
-                            f"budget {args.budget}")
+        table = Table(title=f"relevance floor {floor} ({name}), budget {args.budget}")
         for col in (
             "questions",
             "n",

@@ -74,8 +74,9 @@ def timed(cmd: list[str], env: dict[str, str], runs: int) -> float:
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
+        subprocess.run(
+            cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         times.append((time.perf_counter() - start) * 1000)
     return statistics.median(times)
 
@@ -83,8 +84,13 @@ def timed(cmd: list[str], env: dict[str, str], runs: int) -> float:
 def build_home(home: Path, env: dict[str, str]) -> None:
     sample = resources.files("ogmemory").joinpath("data", "sample_locomo.json")
     with resources.as_file(sample) as path:
-        subprocess.run([*CLI, "import", "locomo", str(path), "--home", str(home)], env=env,
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            [*CLI, "import", "locomo", str(path), "--home", str(home)],
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
 
 
 def main() -> None:
@@ -102,34 +108,45 @@ def main() -> None:
         rows = [
             ("python -c pass", timed([py, "-c", "pass"], env, args.runs)),
             ("import ogmemory", timed([py, "-c", "import ogmemory"], env, args.runs)),
-            ("import the CLI", timed([py, "-c", "import ogmemory.interfaces.cli"], env,
-                                     args.runs)),
+            ("import the CLI", timed([py, "-c", "import ogmemory.interfaces.cli"], env, args.runs)),
             ("ogmem --version", timed([*CLI, "--version"], env, args.runs)),
-            ("ogmem recall (end to end)",
-             timed([*CLI, "recall", args.query, "--home", str(home)], env, args.runs)),
+            (
+                "ogmem recall (end to end)",
+                timed([*CLI, "recall", args.query, "--home", str(home)], env, args.runs),
+            ),
         ]
         phases: list[dict[str, float]] = []
         for _ in range(args.runs):
-            proc = subprocess.run([py, "-c", BREAKDOWN, str(home), args.query], env=env,
-                                  check=True, capture_output=True, text=True)
+            proc = subprocess.run(
+                [py, "-c", BREAKDOWN, str(home), args.query],
+                env=env,
+                check=True,
+                capture_output=True,
+                text=True,
+            )
             phases.append(json.loads(proc.stdout.strip().splitlines()[-1]))
     console = Console()
-    title = (f"One-shot CLI, median of {args.runs} processes (embedder {args.embedder}, "
-             f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f})")
+    title = (
+        f"One-shot CLI, median of {args.runs} processes (embedder {args.embedder}, "
+        f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f})"
+    )
     whole = Table(title=title, title_justify="left")
     whole.add_column("process")
     whole.add_column("ms", justify="right")
     for name, ms in rows:
         whole.add_row(name, f"{ms:,.0f}")
     console.print(whole)
-    parts = Table(title="ogmem recall, phase by phase (one process, in-process timers)",
-                  title_justify="left")
+    parts = Table(
+        title="ogmem recall, phase by phase (one process, in-process timers)", title_justify="left"
+    )
     parts.add_column("phase")
     parts.add_column("ms", justify="right")
     for name in phases[0]:
         parts.add_row(name, f"{statistics.median(p[name] for p in phases):,.0f}")
-    parts.add_row("total (after interpreter start)",
-                  f"{statistics.median(sum(p.values()) for p in phases):,.0f}")
+    parts.add_row(
+        "total (after interpreter start)",
+        f"{statistics.median(sum(p.values()) for p in phases):,.0f}",
+    )
     console.print(parts)
 
 

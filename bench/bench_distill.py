@@ -32,8 +32,12 @@ from ogmemory.storage.jsonl import JsonlKnowledgeStore
 
 
 def find_data(arg: str | None) -> Path:
-    found = Path(arg) if arg else find_locomo(Path.cwd(), os.environ) or find_locomo(
-        Path(__file__).resolve().parent, os.environ)
+    found = (
+        Path(arg)
+        if arg
+        else find_locomo(Path.cwd(), os.environ)
+        or find_locomo(Path(__file__).resolve().parent, os.environ)
+    )
     if found is None:
         raise SystemExit("LoCoMo data not found: pass --data or set OGMEM_LOCOMO")
     return found
@@ -83,20 +87,36 @@ def main() -> None:
         n_records = sum(store.count(k) for k in (MemoryItem, Edge, TimelineEvent, Entity))
         load_s = time.perf_counter() - start
 
-    table = Table(title=f"distillation over {data.name}: {turns} turns, {len(records)} nodes "
-                        f"({os.cpu_count()} cores)")
+    table = Table(
+        title=f"distillation over {data.name}: {turns} turns, {len(records)} nodes "
+        f"({os.cpu_count()} cores)"
+    )
     table.add_column("what")
     table.add_column("seconds", justify="right")
     table.add_column("turns/s", justify="right")
     table.add_column("nodes/s", justify="right")
     table.add_column("note")
-    table.add_row("ogmemory pipeline (rules)", f"{pipeline_s:.2f}", f"{turns / pipeline_s:,.0f}",
-                  f"{len(records) / pipeline_s:,.0f}",
-                  f"{len(report.batches)} batches, {report.candidates} candidates")
-    table.add_row("baseline: extract only", f"{extract_s:.2f}", f"{turns / extract_s:,.0f}",
-                  f"{len(records) / extract_s:,.0f}", f"{len(result.candidates)} candidates")
-    table.add_row("baseline: one write per turn", f"{naive_s:.2f}", f"{turns / naive_s:,.0f}",
-                  f"{len(records) / naive_s:,.0f}", "raw memories, no extraction")
+    table.add_row(
+        "ogmemory pipeline (rules)",
+        f"{pipeline_s:.2f}",
+        f"{turns / pipeline_s:,.0f}",
+        f"{len(records) / pipeline_s:,.0f}",
+        f"{len(report.batches)} batches, {report.candidates} candidates",
+    )
+    table.add_row(
+        "baseline: extract only",
+        f"{extract_s:.2f}",
+        f"{turns / extract_s:,.0f}",
+        f"{len(records) / extract_s:,.0f}",
+        f"{len(result.candidates)} candidates",
+    )
+    table.add_row(
+        "baseline: one write per turn",
+        f"{naive_s:.2f}",
+        f"{turns / naive_s:,.0f}",
+        f"{len(records) / naive_s:,.0f}",
+        "raw memories, no extraction",
+    )
     table.add_row("goal", "", "1,000", "", "")
     console.print(table)
 
@@ -104,8 +124,11 @@ def main() -> None:
     table.add_column("what")
     table.add_column("ms", justify="right")
     table.add_column("note")
-    table.add_row("core.md render (median of 5)", f"{statistics.median(core_times) * 1000:.1f}",
-                  f"{len(core.encode())} bytes")
+    table.add_row(
+        "core.md render (median of 5)",
+        f"{statistics.median(core_times) * 1000:.1f}",
+        f"{len(core.encode())} bytes",
+    )
     table.add_row("deep projection: all entity views + core.md", f"{project_s * 1000:.1f}", "")
     table.add_row(
         "cold load of the knowledge files", f"{load_s * 1000:.1f}", f"{n_records} records"

@@ -81,9 +81,13 @@ def run_conversation(home: Path, turns: int) -> dict[str, list[float]]:
             engine.on_message("conversation", user)
             if path is not None:
                 call = engine.on_tool_call("conversation", "read_file", {"path": path})
-                engine.on_tool_result("conversation", call.call_ids[0],
-                                      f"# {path}\ntimeout = {30 + i % 7}\n" + "x = 1\n" * 40,
-                                      name="read_file", files_read=[path])
+                engine.on_tool_result(
+                    "conversation",
+                    call.call_ids[0],
+                    f"# {path}\ntimeout = {30 + i % 7}\n" + "x = 1\n" * 40,
+                    name="read_file",
+                    files_read=[path],
+                )
             pair = ("recall", "assembly") if i % 2 == 0 else ("assembly", "recall")
             for what in pair:  # alternate the order: neither side gets a warmer cache
                 start = time.perf_counter()
@@ -120,9 +124,15 @@ def _env(**extra: str) -> dict[str, str]:
 def _hook(home: Path, event: str, payload: dict[str, object], server: str) -> float:
     env = _env(OGMEM_SERVER_URL=server, OGMEM_HOOK_BACKGROUND="0")
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "ogmemory_hook", event,
-                           "--home", str(home)], input=json.dumps(payload), text=True,
-                          capture_output=True, env=env, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "ogmemory_hook", event, "--home", str(home)],
+        input=json.dumps(payload),
+        text=True,
+        capture_output=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
     elapsed = (time.perf_counter() - start) * 1000
     if done.returncode != 0:
         raise RuntimeError(done.stderr)
@@ -135,12 +145,29 @@ def run_hooks(home: Path, calls: int, server: str, tag: str) -> list[float]:
     for i in range(calls + 2):
         user, reply, _ = script(i)
         sid = f"claude-{tag}"
-        base = {"session_id": sid, "transcript_path": "", "cwd": str(home),
-                "permission_mode": "default"}
-        elapsed = _hook(home, "UserPromptSubmit", {**base, "hook_event_name": "UserPromptSubmit",
-                                                  "prompt": user}, server)
-        _hook(home, "Stop", {**base, "hook_event_name": "Stop", "stop_hook_active": False,
-                             "last_assistant_message": reply}, server)
+        base = {
+            "session_id": sid,
+            "transcript_path": "",
+            "cwd": str(home),
+            "permission_mode": "default",
+        }
+        elapsed = _hook(
+            home,
+            "UserPromptSubmit",
+            {**base, "hook_event_name": "UserPromptSubmit", "prompt": user},
+            server,
+        )
+        _hook(
+            home,
+            "Stop",
+            {
+                **base,
+                "hook_event_name": "Stop",
+                "stop_hook_active": False,
+                "last_assistant_message": reply,
+            },
+            server,
+        )
         if i >= 2:  # the first two warm the server up (its embedder loads on first use)
             times.append(elapsed)
     return times
@@ -149,9 +176,23 @@ def run_hooks(home: Path, calls: int, server: str, tag: str) -> list[float]:
 def start_server(home: Path) -> tuple[subprocess.Popen[bytes], str]:
     """``ogmem serve`` on a free loopback port over ``home``."""
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "ogmemory.interfaces.cli", "serve", "--port",
-                             str(port), "--home", str(home), "--log-level", "warning"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_env())
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ogmemory.interfaces.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--home",
+            str(home),
+            "--log-level",
+            "warning",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=_env(),
+    )
     url = f"http://127.0.0.1:{port}"
     for _ in range(600):
         try:
@@ -178,16 +219,26 @@ def main() -> None:
     table = Table(title=f"Engine overhead per turn ({args.turns} turns, same run)")
     for col in ("", "p50 ms", "p95 ms", "mean ms"):
         table.add_column(col, justify="right" if col else "left")
-    rows = (("bare recall (baseline)", "recall"), ("before_inference assembly", "assembly"),
-            ("bare append+commit (baseline)", "commit"), ("after_turn (turn end)", "turn_end"))
+    rows = (
+        ("bare recall (baseline)", "recall"),
+        ("before_inference assembly", "assembly"),
+        ("bare append+commit (baseline)", "commit"),
+        ("after_turn (turn end)", "turn_end"),
+    )
     for label, key in rows:
         values = times[key]
-        table.add_row(label, f"{pct(values, 0.5):.1f}", f"{pct(values, 0.95):.1f}",
-                      f"{statistics.fmean(values):.1f}")
+        table.add_row(
+            label,
+            f"{pct(values, 0.5):.1f}",
+            f"{pct(values, 0.95):.1f}",
+            f"{statistics.fmean(values):.1f}",
+        )
     console.print(table)
     ratio = pct(times["assembly"], 0.95) / pct(times["recall"], 0.95)
-    console.print(f"assembly p95 / bare recall p95 = {ratio:.2f} (target <= 1.2); "
-                  f"{time.perf_counter() - started:.0f} s; load average {_load()}")
+    console.print(
+        f"assembly p95 / bare recall p95 = {ratio:.2f} (target <= 1.2); "
+        f"{time.perf_counter() - started:.0f} s; load average {_load()}"
+    )
 
     console.print(f"ogmem hook UserPromptSubmit, {args.hook_calls} calls each ...")
     without = run_hooks(home, args.hook_calls, "off", "local")
@@ -200,10 +251,18 @@ def main() -> None:
     hooks = Table(title="ogmem hook UserPromptSubmit, wall time per call (new process each)")
     for col in ("", "p50 ms", "p95 ms", "target p95"):
         hooks.add_column(col, justify="right" if col else "left")
-    hooks.add_row("with ogmem serve running", f"{pct(with_server, 0.5):.0f}",
-                  f"{pct(with_server, 0.95):.0f}", "300")
-    hooks.add_row("without a server (full text)", f"{pct(without, 0.5):.0f}",
-                  f"{pct(without, 0.95):.0f}", "1000")
+    hooks.add_row(
+        "with ogmem serve running",
+        f"{pct(with_server, 0.5):.0f}",
+        f"{pct(with_server, 0.95):.0f}",
+        "300",
+    )
+    hooks.add_row(
+        "without a server (full text)",
+        f"{pct(without, 0.5):.0f}",
+        f"{pct(without, 0.95):.0f}",
+        "1000",
+    )
     console.print(hooks)
     console.print(f"{os.cpu_count()} CPUs, load average {_load()} at the end")
 

@@ -132,8 +132,11 @@ def main() -> None:
         "ogmemory, 1 session", f"{one:,.0f}", f"{args.turns} turns, 2 nodes + 1 commit each"
     )
     table.add_row("ogmemory, 50 sessions", f"{many:,.0f}", "round-robin across sessions")
-    table.add_row("ogmemory + fast-path distillation", f"{fast:,.0f}",
-                  "1 session, rule-based distillation of every turn included")
+    table.add_row(
+        "ogmemory + fast-path distillation",
+        f"{fast:,.0f}",
+        "1 session, rule-based distillation of every turn included",
+    )
     table.add_row("baseline: files only, no git", f"{files:,.0f}", "upper bound")
     table.add_row(
         "baseline: git CLI per turn",

@@ -45,41 +45,91 @@ def claude_lines(exchanges: int, first: int = 1, parent: str | None = None) -> l
     result, final answer (5 messages and 2 left-out lines each)."""
     out: list[dict[str, Any]] = []
     n = first
-    base = {"isSidechain": False, "userType": "external", "cwd": "/home/dev/bench",
-            "sessionId": SESSION, "version": "2.1.39", "gitBranch": "main"}
+    base = {
+        "isSidechain": False,
+        "userType": "external",
+        "cwd": "/home/dev/bench",
+        "sessionId": SESSION,
+        "version": "2.1.39",
+        "gitBranch": "main",
+    }
 
     def add(kind: str, **kw: Any) -> None:
         nonlocal n, parent
         uid = _uid(n)
-        stamp = f"2026-02-{1 + n // 80000:02d}T{(n // 3600) % 24:02d}:{(n // 60) % 60:02d}:" \
+        stamp = (
+            f"2026-02-{1 + n // 80000:02d}T{(n // 3600) % 24:02d}:{(n // 60) % 60:02d}:"
             f"{n % 60:02d}.000Z"
-        out.append({**base, "parentUuid": parent, "type": kind, "uuid": uid, "timestamp": stamp,
-                    **kw})
+        )
+        out.append(
+            {**base, "parentUuid": parent, "type": kind, "uuid": uid, "timestamp": stamp, **kw}
+        )
         parent = uid
         n += 1
 
     for i in range(exchanges):
         command = {"command": f"pytest -q tests/test_w{i}.py"}
-        add("user", message={"role": "user", "content":
-                             f"Task {i}: make worker {i} retry on timeout {i % 7} times."})
-        add("assistant", message={"role": "assistant", "model": "claude-opus-4-6",
-                                  "id": f"msg_{i}a", "content": [{"type": "thinking",
-                                                                  "thinking": "plan"}]})
-        add("assistant", message={"role": "assistant", "model": "claude-opus-4-6",
-                                  "id": f"msg_{i}a", "content": [{"type": "text",
-                                                                  "text": f"Editing worker {i}."}]})
-        add("assistant", message={"role": "assistant", "model": "claude-opus-4-6",
-                                  "id": f"msg_{i}a", "content": [{"type": "tool_use",
-                                                                  "id": f"toolu_{i}",
-                                                                  "name": "Bash",
-                                                                  "input": command}]})
+        add(
+            "user",
+            message={
+                "role": "user",
+                "content": f"Task {i}: make worker {i} retry on timeout {i % 7} times.",
+            },
+        )
+        add(
+            "assistant",
+            message={
+                "role": "assistant",
+                "model": "claude-opus-4-6",
+                "id": f"msg_{i}a",
+                "content": [{"type": "thinking", "thinking": "plan"}],
+            },
+        )
+        add(
+            "assistant",
+            message={
+                "role": "assistant",
+                "model": "claude-opus-4-6",
+                "id": f"msg_{i}a",
+                "content": [{"type": "text", "text": f"Editing worker {i}."}],
+            },
+        )
+        add(
+            "assistant",
+            message={
+                "role": "assistant",
+                "model": "claude-opus-4-6",
+                "id": f"msg_{i}a",
+                "content": [
+                    {"type": "tool_use", "id": f"toolu_{i}", "name": "Bash", "input": command}
+                ],
+            },
+        )
         add("progress", data={"type": "hook_progress", "hookEvent": "PreToolUse"})
-        add("user", message={"role": "user", "content": [{
-            "type": "tool_result", "tool_use_id": f"toolu_{i}",
-            "content": f"{i % 5 + 1} passed in 0.{i % 9}s\n" + "log line\n" * 20}]})
-        add("assistant", message={"role": "assistant", "model": "claude-opus-4-6",
-                                  "id": f"msg_{i}b", "content": [{"type": "text", "text":
-                                      f"Worker {i} now retries {i % 7} times; tests pass."}]})
+        add(
+            "user",
+            message={
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": f"toolu_{i}",
+                        "content": f"{i % 5 + 1} passed in 0.{i % 9}s\n" + "log line\n" * 20,
+                    }
+                ],
+            },
+        )
+        add(
+            "assistant",
+            message={
+                "role": "assistant",
+                "model": "claude-opus-4-6",
+                "id": f"msg_{i}b",
+                "content": [
+                    {"type": "text", "text": f"Worker {i} now retries {i % 7} times; tests pass."}
+                ],
+            },
+        )
     return [json.dumps(o) + "\n" for o in out]
 
 
@@ -88,14 +138,27 @@ def openai_messages(exchanges: int) -> list[dict[str, Any]]:
     for i in range(exchanges):
         command = json.dumps({"command": f"pytest -q tests/test_w{i}.py"})
         msgs += [
-            {"role": "user",
-             "content": f"Task {i}: make worker {i} retry on timeout {i % 7} times."},
+            {
+                "role": "user",
+                "content": f"Task {i}: make worker {i} retry on timeout {i % 7} times.",
+            },
             {"role": "assistant", "content": f"Editing worker {i}."},
-            {"role": "assistant", "content": None, "tool_calls": [{
-                "id": f"toolu_{i}", "type": "function", "function": {
-                    "name": "Bash", "arguments": command}}]},
-            {"role": "tool", "tool_call_id": f"toolu_{i}",
-             "content": f"{i % 5 + 1} passed in 0.{i % 9}s\n" + "log line\n" * 20},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": f"toolu_{i}",
+                        "type": "function",
+                        "function": {"name": "Bash", "arguments": command},
+                    }
+                ],
+            },
+            {
+                "role": "tool",
+                "tool_call_id": f"toolu_{i}",
+                "content": f"{i % 5 + 1} passed in 0.{i % 9}s\n" + "log line\n" * 20,
+            },
             {"role": "assistant", "content": f"Worker {i} now retries {i % 7} times; tests pass."},
         ]
     return msgs
@@ -161,38 +224,65 @@ def run(tmp: Path, exchanges: int, embedder: str) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--exchanges", type=int, default=300,
-                        help="agent exchanges (5 messages and 2 left-out lines each)")
+    parser.add_argument(
+        "--exchanges",
+        type=int,
+        default=300,
+        help="agent exchanges (5 messages and 2 left-out lines each)",
+    )
     parser.add_argument("--embedder", default="none", choices=("none", "e5", "use"))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         r = run(Path(tmp), args.exchanges, args.embedder)
     n = r["messages"]
     console = Console()
-    table = Table(title=f"import throughput: {n:,} messages, {r['turns']:,} turns, "
-                  f"{r['bytes'] / 1e6:.1f} MB of Claude Code JSONL ({os.cpu_count()} cores)")
+    table = Table(
+        title=f"import throughput: {n:,} messages, {r['turns']:,} turns, "
+        f"{r['bytes'] / 1e6:.1f} MB of Claude Code JSONL ({os.cpu_count()} cores)"
+    )
     for col in ("implementation", "seconds", "messages/s", "note"):
         table.add_column(col, justify="left" if col in ("implementation", "note") else "right")
-    table.add_row("ogmemory import claude-code", f"{r['claude']:.2f}", f"{n / r['claude']:,.0f}",
-                  "parse, DAG, turns as the agent saw them, sync state")
-    table.add_row("baseline: OpenAI JSONL importer", f"{r['openai']:.2f}",
-                  f"{n / r['openai']:,.0f}", "same messages, whole-file import_conversations")
-    table.add_row("baseline: raw append/commit", f"{r['raw']:.2f}", f"{n / r['raw']:,.0f}",
-                  "same turns, no parsing")
+    table.add_row(
+        "ogmemory import claude-code",
+        f"{r['claude']:.2f}",
+        f"{n / r['claude']:,.0f}",
+        "parse, DAG, turns as the agent saw them, sync state",
+    )
+    table.add_row(
+        "baseline: OpenAI JSONL importer",
+        f"{r['openai']:.2f}",
+        f"{n / r['openai']:,.0f}",
+        "same messages, whole-file import_conversations",
+    )
+    table.add_row(
+        "baseline: raw append/commit",
+        f"{r['raw']:.2f}",
+        f"{n / r['raw']:,.0f}",
+        "same turns, no parsing",
+    )
     console.print(table)
     table = Table(title="incremental sync and recall after import")
     table.add_column("step")
     table.add_column("ms", justify="right")
     table.add_column("note")
     table.add_row("re-import, file unchanged", f"{r['again'] * 1000:.1f}", "stat only")
-    table.add_row("re-import after 10 appended lines", f"{r['grow'] * 1000:.1f}",
-                  f"{r['grow_messages']} new messages, new bytes parsed only")
-    table.add_row("first recall after import", f"{r['recall'] * 1000:.0f}",
-                  f"index catches up; finds an imported turn: {r['recall_hit']}")
+    table.add_row(
+        "re-import after 10 appended lines",
+        f"{r['grow'] * 1000:.1f}",
+        f"{r['grow_messages']} new messages, new bytes parsed only",
+    )
+    table.add_row(
+        "first recall after import",
+        f"{r['recall'] * 1000:.0f}",
+        f"index catches up; finds an imported turn: {r['recall_hit']}",
+    )
     table.add_row("second recall", f"{r['recall_warm'] * 1000:.0f}", "")
     table.add_row("sleep light (distill everything)", f"{r['distill'] * 1000:.0f}", "rules")
-    table.add_row("recall after distillation", f"{r['recall_after_distill'] * 1000:.0f}",
-                  f"finds an imported turn: {r['recall_after_distill_hit']}")
+    table.add_row(
+        "recall after distillation",
+        f"{r['recall_after_distill'] * 1000:.0f}",
+        f"finds an imported turn: {r['recall_after_distill_hit']}",
+    )
     console.print(table)
 
 

@@ -33,8 +33,11 @@ def main() -> None:
     parser.add_argument("--show", action="store_true")
     args = parser.parse_args()
     console = Console()
-    data = Path(args.data) if args.data else find_locomo(Path.cwd(), os.environ) or find_locomo(
-        HERE, os.environ)
+    data = (
+        Path(args.data)
+        if args.data
+        else find_locomo(Path.cwd(), os.environ) or find_locomo(HERE, os.environ)
+    )
     if data is not None:
         report = run_knowledge(data, progress=lambda m: console.print(f"[dim]{m}[/dim]"))
         if not args.no_recall:
@@ -45,8 +48,9 @@ def main() -> None:
         console.print("LoCoMo data not found (pass --data or set OGMEM_LOCOMO): sessions only")
     for name in ("dev", "heldout"):
         scores = run_sessions(script_paths(HERE / "sessions" / name))
-        print_sessions(scores, console, title=f"scripted developer sessions ({name})",
-                       show=args.show)
+        print_sessions(
+            scores, console, title=f"scripted developer sessions ({name})", show=args.show
+        )
 
 
 if __name__ == "__main__":

@@ -18,8 +18,12 @@ from ogmemory.evaluation.locomo import print_report, run_locomo
 
 
 def find_data(arg: str | None) -> Path:
-    found = Path(arg) if arg else find_locomo(Path.cwd(), os.environ) or find_locomo(
-        Path(__file__).resolve().parent, os.environ)
+    found = (
+        Path(arg)
+        if arg
+        else find_locomo(Path.cwd(), os.environ)
+        or find_locomo(Path(__file__).resolve().parent, os.environ)
+    )
     if found is None:
         raise SystemExit("LoCoMo data not found: pass --data or set OGMEM_LOCOMO")
     return found
@@ -34,9 +38,14 @@ def main() -> None:
     parser.add_argument("--samples", type=int)
     args = parser.parse_args()
     console = Console()
-    report = run_locomo(find_data(args.data), home=args.home, run_out=args.run_out,
-                        budget=args.budget, samples=args.samples,
-                        progress=lambda msg: console.print(f"[dim]{msg}[/dim]"))
+    report = run_locomo(
+        find_data(args.data),
+        home=args.home,
+        run_out=args.run_out,
+        budget=args.budget,
+        samples=args.samples,
+        progress=lambda msg: console.print(f"[dim]{msg}[/dim]"),
+    )
     print_report(report, console)
 
 

@@ -41,46 +41,101 @@ def _iso(ts: float | None) -> str | None:
 def _prov(p: Any) -> dict[str, Any]:
     if p is None:
         return {"session_id": None, "node_ids": [], "commit": None, "next": None}
-    return {"session_id": p.session_id, "node_ids": list(dict.fromkeys(p.node_ids)),
-            "commit": p.commit, "next": f'memory_open_session(session_id="{p.session_id}")'}
+    return {
+        "session_id": p.session_id,
+        "node_ids": list(dict.fromkeys(p.node_ids)),
+        "commit": p.commit,
+        "next": f'memory_open_session(session_id="{p.session_id}")',
+    }
 
 
 def old_answers(mem: Memory, calls: dict[str, dict[str, Any]]) -> dict[str, str]:
     """What each tool answered before: its dict, as the SDK printed it (``indent=2``)."""
     out: dict[str, Any] = {}
     hits = mem.search(calls["memory_search"]["query"], limit=10)
-    out["memory_search"] = {"query": QUERY, "hits": [
-        {**h.to_dict(), "date": _iso(h.event_time), "next": "memory_open_session(...)"}
-        for h in hits]}
-    out["memory_timeline"] = {"events": [
-        {"id": e.id, "date": _iso(e.event_time), "kind": e.kind, "summary": e.summary,
-         "entities": list(e.entities), "scope": e.scope, "importance": e.importance,
-         **_prov(e.provenance)} for e in mem.timeline()]}
+    out["memory_search"] = {
+        "query": QUERY,
+        "hits": [
+            {**h.to_dict(), "date": _iso(h.event_time), "next": "memory_open_session(...)"}
+            for h in hits
+        ],
+    }
+    out["memory_timeline"] = {
+        "events": [
+            {
+                "id": e.id,
+                "date": _iso(e.event_time),
+                "kind": e.kind,
+                "summary": e.summary,
+                "entities": list(e.entities),
+                "scope": e.scope,
+                "importance": e.importance,
+                **_prov(e.provenance),
+            }
+            for e in mem.timeline()
+        ]
+    }
     ents, edges = mem.graph_neighbors(calls["memory_graph_neighbors"]["entity"], 1)
     out["memory_graph_neighbors"] = {
-        "entities": [{"id": e.id, "type": e.type, "name": e.name, "aliases": list(e.aliases),
-                      "scope": e.scope} for e in ents],
-        "relations": [{"id": e.id, "from": e.src, "relation": e.relation, "to": e.dst,
-                       "fact": e.fact, "valid_from": _iso(e.valid_from),
-                       "valid_to": _iso(e.valid_to), "current": e.current,
-                       "confidence": e.confidence, "scope": e.scope, **_prov(e.provenance)}
-                      for e in edges]}
+        "entities": [
+            {
+                "id": e.id,
+                "type": e.type,
+                "name": e.name,
+                "aliases": list(e.aliases),
+                "scope": e.scope,
+            }
+            for e in ents
+        ],
+        "relations": [
+            {
+                "id": e.id,
+                "from": e.src,
+                "relation": e.relation,
+                "to": e.dst,
+                "fact": e.fact,
+                "valid_from": _iso(e.valid_from),
+                "valid_to": _iso(e.valid_to),
+                "current": e.current,
+                "confidence": e.confidence,
+                "scope": e.scope,
+                **_prov(e.provenance),
+            }
+            for e in edges
+        ],
+    }
     sid = calls["memory_open_session"]["session_id"]
-    out["memory_open_session"] = {"session_id": sid, "nodes": [
-        {"id": n.id, "seq": n.seq, "role": n.role, "time": _iso(n.event_time), "text": n.text,
-         "parent_id": n.parent_id} for n in mem.open_session(sid)]}
-    out["memory_git_log"] = {"session_id": sid, "commits": [
-        {**c.to_dict(), "time": _iso(c.time), "next": "memory_open_session(...)"}
-        for c in mem.git_log(session_id=sid, limit=20)]}
+    out["memory_open_session"] = {
+        "session_id": sid,
+        "nodes": [
+            {
+                "id": n.id,
+                "seq": n.seq,
+                "role": n.role,
+                "time": _iso(n.event_time),
+                "text": n.text,
+                "parent_id": n.parent_id,
+            }
+            for n in mem.open_session(sid)
+        ],
+    }
+    out["memory_git_log"] = {
+        "session_id": sid,
+        "commits": [
+            {**c.to_dict(), "time": _iso(c.time), "next": "memory_open_session(...)"}
+            for c in mem.git_log(session_id=sid, limit=20)
+        ],
+    }
     result = mem.recall(QUERY, budget=2000)
     data = result.to_dict()
     data["context"] = result.as_context()
     out["memory_recall"] = data
     out["memory_core"] = mem.core()
     out["memory_read"] = mem.resolve_uri(calls["memory_read"]["uri"], level=1).to_dict()
-    return {k: v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, indent=2,
-                                                       default=str)
-            for k, v in out.items()}
+    return {
+        k: v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, indent=2, default=str)
+        for k, v in out.items()
+    }
 
 
 async def new_answers(mem: Memory, calls: dict[str, dict[str, Any]]) -> dict[str, str]:
@@ -132,8 +187,13 @@ def main() -> None:
         table.add_column(col, justify="left" if col in ("tool", "arguments") else "right")
     for name, call in calls.items():
         b, n = count_tokens(before[name]), count_tokens(now[name])
-        table.add_row(name, json.dumps(call, ensure_ascii=False)[:48], f"{b:,}", f"{n:,}",
-                      f"{n / b:.2f}" if b else "-")
+        table.add_row(
+            name,
+            json.dumps(call, ensure_ascii=False)[:48],
+            f"{b:,}",
+            f"{n:,}",
+            f"{n / b:.2f}" if b else "-",
+        )
     Console().print(table)
 
 

@@ -58,8 +58,11 @@ TOPICS = [
     ("green tea", "I prefer green tea over coffee in the afternoon."),
 ]
 SYNTHETIC_QUERIES = [f"What do you know about {topic}?" for topic, _ in TOPICS] + [
-    "Which database does billing use?", "Who is my manager?", "When is the marathon?",
-    "Where am I moving?", "What changed in the frontend stack?",
+    "Which database does billing use?",
+    "Who is my manager?",
+    "When is the marathon?",
+    "Where am I moving?",
+    "What changed in the frontend stack?",
 ]
 
 
@@ -85,8 +88,12 @@ def fill(settings: Settings, locomo: Path | None, n_synthetic: int) -> list[str]
             samples = read_locomo(path)
     else:
         samples = read_locomo(locomo)
-    questions = [str(qa["question"]) for s in samples for qa in s.get("qa", [])
-                 if isinstance(qa, dict) and qa.get("question")]
+    questions = [
+        str(qa["question"])
+        for s in samples
+        for qa in s.get("qa", [])
+        if isinstance(qa, dict) and qa.get("question")
+    ]
     # No background index worker here: it would lease embedding jobs that ``drain_outbox``
     # then skips, and finish them later, during the measurements.
     with Memory(settings=dataclasses.replace(settings, index_worker=False)) as mem:
@@ -96,8 +103,10 @@ def fill(settings: Settings, locomo: Path | None, n_synthetic: int) -> list[str]
         mem.sync_index()
         mem.drain_outbox()
         stats = mem.index_stats()
-    Console(stderr=True).print(f"home filled: {stats['documents']} documents, "
-                               f"{stats['vectors']} vectors, {len(questions)} questions")
+    Console(stderr=True).print(
+        f"home filled: {stats['documents']} documents, "
+        f"{stats['vectors']} vectors, {len(questions)} questions"
+    )
     return (questions + SYNTHETIC_QUERIES) or SYNTHETIC_QUERIES
 
 
@@ -130,8 +139,14 @@ def run_load(call: Callable[[int, int], None], clients: int, requests: int) -> d
         raise errors[0]
     flat = sorted(x for lat in latencies for x in lat)
     q = statistics.quantiles(flat, n=100)
-    return {"n": len(flat), "rps": len(flat) / elapsed, "p50": statistics.median(flat),
-            "p95": q[94], "p99": q[98], "mean": statistics.fmean(flat)}
+    return {
+        "n": len(flat),
+        "rps": len(flat) / elapsed,
+        "p50": statistics.median(flat),
+        "p95": q[94],
+        "p99": q[98],
+        "mean": statistics.fmean(flat),
+    }
 
 
 def free_port() -> int:
@@ -147,11 +162,26 @@ def server(settings: Settings, inproc: bool) -> Iterator[str]:
             yield srv.url
         return
     port = free_port()
-    env = {**os.environ, "OGMEM_EMBEDDER": settings.embedder or "none",
-           "OGMEM_DISTILL_ON_TURN": "0"}
-    proc = subprocess.Popen([sys.executable, "-m", "ogmemory.interfaces.cli", "serve", "--home",
-                             str(settings.home), "--port", str(port), "--log-level", "warning"],
-                            env=env)
+    env = {
+        **os.environ,
+        "OGMEM_EMBEDDER": settings.embedder or "none",
+        "OGMEM_DISTILL_ON_TURN": "0",
+    }
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "ogmemory.interfaces.cli",
+            "serve",
+            "--home",
+            str(settings.home),
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+        ],
+        env=env,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 120
@@ -185,8 +215,7 @@ def main() -> None:
 
     console = Console()
     with tempfile.TemporaryDirectory(prefix="ogmem-bench-rest-") as tmp:
-        settings = Settings(home=Path(tmp) / "home", embedder=args.embedder,
-                            distill_on_turn=False)
+        settings = Settings(home=Path(tmp) / "home", embedder=args.embedder, distill_on_turn=False)
         queries = fill(settings, args.locomo, args.synthetic)
         _, token = KeyStore(settings.home).create(settings.account, settings.space, label="bench")
         auth = {"Authorization": f"Bearer {token}"}
@@ -206,59 +235,86 @@ def main() -> None:
                     encode_queries(embedder, batch)
                 secs = time.perf_counter() - t0
                 ms = secs * 1000 / rounds
-                rows.append((f"embedder alone, batches of {args.clients}", args.clients,
-                             {"n": rounds * args.clients, "rps": rounds * args.clients / secs,
-                              "p50": ms, "p95": ms, "p99": ms, "mean": ms}))
+                rows.append(
+                    (
+                        f"embedder alone, batches of {args.clients}",
+                        args.clients,
+                        {
+                            "n": rounds * args.clients,
+                            "rps": rounds * args.clients / secs,
+                            "p50": ms,
+                            "p95": ms,
+                            "p99": ms,
+                            "mean": ms,
+                        },
+                    )
+                )
 
             def direct(c: int, i: int) -> None:
                 mem.recall(query(c, i), budget=args.budget)
 
             for clients in (args.clients, 1):
-                rows.append(("Memory.recall, no HTTP", clients,
-                             run_load(direct, clients, args.requests)))
+                rows.append(
+                    ("Memory.recall, no HTTP", clients, run_load(direct, clients, args.requests))
+                )
 
         with server(settings, args.inproc) as url:
-            http = [httpx.Client(base_url=url, headers=auth, timeout=120)
-                    for _ in range(args.clients)]
+            http = [
+                httpx.Client(base_url=url, headers=auth, timeout=120) for _ in range(args.clients)
+            ]
             http[0].post("/v1/recall", json={"query": queries[0]}).raise_for_status()  # warm-up
 
             def health(c: int, i: int) -> None:
                 http[c].get("/health").raise_for_status()
 
             def recall(c: int, i: int) -> None:
-                http[c].post("/v1/recall", json={"query": query(c, i),
-                                                 "budget": args.budget}).raise_for_status()
+                http[c].post(
+                    "/v1/recall", json={"query": query(c, i), "budget": args.budget}
+                ).raise_for_status()
 
             for clients in (args.clients, 1):
-                rows.append(("GET /health (floor)", clients,
-                             run_load(health, clients, args.requests)))
+                rows.append(
+                    ("GET /health (floor)", clients, run_load(health, clients, args.requests))
+                )
             for clients in (args.clients, 1):
-                rows.append(("POST /v1/recall", clients,
-                             run_load(recall, clients, args.requests)))
+                rows.append(("POST /v1/recall", clients, run_load(recall, clients, args.requests)))
             for client in http:
                 client.close()
 
     where = "in-process thread" if args.inproc else "own process (ogmem serve)"
     blas = os.environ.get("OPENBLAS_NUM_THREADS", "default")
-    table = Table(title=f"REST recall: {len(queries)} distinct queries, budget {args.budget}, "
-                  f"embedder {args.embedder}, BLAS threads {blas}, server in {where}, "
-                  f"{os.cpu_count()} CPUs", title_justify="left")
+    table = Table(
+        title=f"REST recall: {len(queries)} distinct queries, budget {args.budget}, "
+        f"embedder {args.embedder}, BLAS threads {blas}, server in {where}, "
+        f"{os.cpu_count()} CPUs",
+        title_justify="left",
+    )
     for col in ("Path", "Clients", "Requests", "req/s", "p50 ms", "p95 ms", "p99 ms"):
         table.add_column(col, justify="left" if col == "Path" else "right")
     for name, clients, r in rows:
-        table.add_row(name, str(clients), str(int(r["n"])), f"{r['rps']:.0f}",
-                      f"{r['p50']:.2f}", f"{r['p95']:.2f}", f"{r['p99']:.2f}")
+        table.add_row(
+            name,
+            str(clients),
+            str(int(r["n"])),
+            f"{r['rps']:.0f}",
+            f"{r['p50']:.2f}",
+            f"{r['p95']:.2f}",
+            f"{r['p99']:.2f}",
+        )
     console.print(table)
     facade = next(r for n, c, r in rows if n.startswith("Memory") and c == 1)
     http1 = next(r for n, c, r in rows if n.startswith("POST") and c == 1)
-    console.print(f"HTTP overhead per recall, one client: "
-                  f"{http1['p50'] - facade['p50']:.2f} ms at p50")
+    console.print(
+        f"HTTP overhead per recall, one client: {http1['p50'] - facade['p50']:.2f} ms at p50"
+    )
     ceiling = next((r for n, c, r in rows if n.startswith("embedder")), None)
     loaded = next(r for n, c, r in rows if n.startswith("POST") and c == args.clients)
     if ceiling is not None:
-        console.print(f"POST /v1/recall with {args.clients} clients: "
-                      f"{loaded['rps'] / ceiling['rps']:.2f}x the embedder's own batched query "
-                      f"throughput (target >= 0.7), p95 {loaded['p95']:.0f} ms (target <= 150)")
+        console.print(
+            f"POST /v1/recall with {args.clients} clients: "
+            f"{loaded['rps'] / ceiling['rps']:.2f}x the embedder's own batched query "
+            f"throughput (target >= 0.7), p95 {loaded['p95']:.0f} ms (target <= 150)"
+        )
 
 
 if __name__ == "__main__":

@@ -55,10 +55,17 @@ def load_batches(path: Path) -> list[list[NodeRecord]]:
     for conv in parse_locomo(read_locomo(path)):
         batch = []
         for seq, msg in enumerate(conv.messages, start=1):
-            node = Node(id=f"{conv.session_id}-{seq}", seq=seq, role=msg["role"],
-                        content=msg["content"], parent_id=None, event_time=msg["event_time"],
-                        ingestion_time=msg["event_time"], name=msg.get("name"),
-                        metadata=msg.get("metadata", {}))
+            node = Node(
+                id=f"{conv.session_id}-{seq}",
+                seq=seq,
+                role=msg["role"],
+                content=msg["content"],
+                parent_id=None,
+                event_time=msg["event_time"],
+                ingestion_time=msg["event_time"],
+                name=msg.get("name"),
+                metadata=msg.get("metadata", {}),
+            )
             batch.append(NodeRecord(conv.session_id, "default", None, node, "0" * 40, seq))
         batches.append(batch)
     return batches
@@ -72,33 +79,67 @@ def agent_batches(turns: int = 250) -> list[list[NodeRecord]]:
 
     def add(role: str, content: str, turn: int, **kw: Any) -> str:
         seq = len(records) + 1
-        node = Node(id=f"a{seq}", seq=seq, role=role, content=content,  # type: ignore[arg-type]
-                    parent_id=None, event_time=1.7e9 + seq, ingestion_time=1.7e9 + seq, **kw)
+        node = Node(
+            id=f"a{seq}",
+            seq=seq,
+            role=role,
+            content=content,  # type: ignore[arg-type]
+            parent_id=None,
+            event_time=1.7e9 + seq,
+            ingestion_time=1.7e9 + seq,
+            **kw,
+        )
         records.append(NodeRecord("agent", "default", None, node, "0" * 40, turn))
         return node.id
 
     def call(cid: str, name: str, args: dict[str, Any]) -> list[dict[str, Any]]:
-        return [{"id": cid, "type": "function",
-                 "function": {"name": name, "arguments": json.dumps(args)}}]
+        return [
+            {
+                "id": cid,
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(args)},
+            }
+        ]
 
     for t in range(turns):
-        add("user", f"Please fix issue #{t}: the parser drops the last token. We use Python.",
-            t)
-        a = add("assistant", "Let me run the tests first.", t,
-                tool_calls=call(f"c{t}a", "bash", {"command": "pytest -q tests/test_mod.py"}))
+        add("user", f"Please fix issue #{t}: the parser drops the last token. We use Python.", t)
+        a = add(
+            "assistant",
+            "Let me run the tests first.",
+            t,
+            tool_calls=call(f"c{t}a", "bash", {"command": "pytest -q tests/test_mod.py"}),
+        )
         failed = t % 3 == 0
-        add("tool", log + ("FAILED tests/test_mod.py::test_last - AssertionError\n1 failed"
-                           if failed else "120 passed in 1.2s"), t,
-            tool_call_id=f"c{t}a", called_by=a)
-        e = add("assistant", "The tokenizer stops one short; fixing it.", t,
-                tool_calls=call(f"c{t}b", "edit_file", {"path": f"src/mod_{t % 7}.py",
-                                                        "old": "n - 1", "new": "n"}))
+        add(
+            "tool",
+            log
+            + (
+                "FAILED tests/test_mod.py::test_last - AssertionError\n1 failed"
+                if failed
+                else "120 passed in 1.2s"
+            ),
+            t,
+            tool_call_id=f"c{t}a",
+            called_by=a,
+        )
+        e = add(
+            "assistant",
+            "The tokenizer stops one short; fixing it.",
+            t,
+            tool_calls=call(
+                f"c{t}b", "edit_file", {"path": f"src/mod_{t % 7}.py", "old": "n - 1", "new": "n"}
+            ),
+        )
         add("tool", "ok", t, tool_call_id=f"c{t}b", called_by=e)
-        r = add("assistant", "", t, tool_calls=call(f"c{t}c", "bash",
-                                                 {"command": "pytest -q tests/test_mod.py"}))
+        r = add(
+            "assistant",
+            "",
+            t,
+            tool_calls=call(f"c{t}c", "bash", {"command": "pytest -q tests/test_mod.py"}),
+        )
         add("tool", log + "120 passed in 1.2s", t, tool_call_id=f"c{t}c", called_by=r)
         add("assistant", "Fixed: the last token is kept now, and all 120 tests pass.", t)
-    return [records[i:i + 200] for i in range(0, len(records), 200)]
+    return [records[i : i + 200] for i in range(0, len(records), 200)]
 
 
 _DIA = re.compile(r"D(\d+):(\d+)")
@@ -110,8 +151,9 @@ def _dia_ids(raw: object) -> list[str]:
     return [f"D{int(a)}:{int(b)}" for a, b in _DIA.findall(text.replace("D:", "D"))]
 
 
-def coverage(path: Path, batches: list[list[NodeRecord]],
-             extractor: RuleExtractor) -> list[tuple[str, int, int]]:
+def coverage(
+    path: Path, batches: list[list[NodeRecord]], extractor: RuleExtractor
+) -> list[tuple[str, int, int]]:
     """How often the turns LoCoMo annotates as evidence yield candidates (and dated ones)."""
     by_turn: dict[tuple[str, str], list[bool]] = {}
     for batch in batches:
@@ -136,10 +178,16 @@ def coverage(path: Path, batches: list[list[NodeRecord]],
     temporal &= by_turn.keys()
     return [
         ("all turns: ≥1 candidate", sum(v[0] for v in by_turn.values()), len(by_turn)),
-        ("observation evidence turns: ≥1 candidate", sum(by_turn[k][0] for k in observed),
-         len(observed)),
-        ("temporal-question evidence turns: a dated candidate",
-         sum(by_turn[k][1] for k in temporal), len(temporal)),
+        (
+            "observation evidence turns: ≥1 candidate",
+            sum(by_turn[k][0] for k in observed),
+            len(observed),
+        ),
+        (
+            "temporal-question evidence turns: a dated candidate",
+            sum(by_turn[k][1] for k in temporal),
+            len(temporal),
+        ),
     ]
 
 
@@ -158,8 +206,9 @@ def sentences_only(batch: Sequence[NodeRecord]) -> int:
     return total
 
 
-def timed(fn: Callable[[Sequence[NodeRecord]], object], batches: list[list[NodeRecord]],
-          repeat: int) -> float:
+def timed(
+    fn: Callable[[Sequence[NodeRecord]], object], batches: list[list[NodeRecord]], repeat: int
+) -> float:
     """Best-of-``repeat`` nodes per second."""
     nodes = sum(len(b) for b in batches)
     best = float("inf")
@@ -186,21 +235,28 @@ def main() -> None:
     table.add_column("method")
     table.add_column("nodes/s", justify="right")
     table.add_column("µs/node", justify="right")
-    for label, fn in [("baseline: one regex", trivial),
-                      ("baseline: sentences + dates", sentences_only),
-                      ("RuleExtractor", extractor.extract)]:
+    for label, fn in [
+        ("baseline: one regex", trivial),
+        ("baseline: sentences + dates", sentences_only),
+        ("RuleExtractor", extractor.extract),
+    ]:
         rate = timed(fn, batches, args.repeat)
         table.add_row(label, f"{rate:,.0f}", f"{1e6 / rate:,.1f}")
     agent = agent_batches()
     agent_nodes = sum(len(b) for b in agent)
     rate = timed(extractor.extract, agent, args.repeat)
-    table.add_row(f"RuleExtractor, synthetic agent session ({agent_nodes} nodes)",
-                  f"{rate:,.0f}", f"{1e6 / rate:,.1f}")
+    table.add_row(
+        f"RuleExtractor, synthetic agent session ({agent_nodes} nodes)",
+        f"{rate:,.0f}",
+        f"{1e6 / rate:,.1f}",
+    )
     console.print(table)
     work = [c for b in agent for c in extractor.extract(b).candidates]
-    console.print(f"agent session: {len(work)} candidates, "
-                  f"{sum(c.type == 'case' for c in work)} fixed errors, "
-                  f"{sum(c.kind == 'work' and c.type == 'tool' for c in work)} work summaries")
+    console.print(
+        f"agent session: {len(work)} candidates, "
+        f"{sum(c.type == 'case' for c in work)} fixed errors, "
+        f"{sum(c.kind == 'work' and c.type == 'tool' for c in work)} work summaries"
+    )
 
     cov = Table(title="Coverage of LoCoMo's annotated evidence turns")
     cov.add_column("turns")

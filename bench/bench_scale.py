@@ -466,8 +466,13 @@ def _session_docs(rng: random.Random, index: int) -> list[Doc]:
     ]
     said = {n: t.text for t in turns for n in t.node_ids}
     overviews = [  # the L1 overview of each memory, event and fact: abstract + cited turns
-        replace(d, id=f"{d.id}:1", level=1, parent=d.id,
-                text="\n".join([d.text, *(said[n] for n in d.node_ids if n in said)]))
+        replace(
+            d,
+            id=f"{d.id}:1",
+            level=1,
+            parent=d.id,
+            text="\n".join([d.text, *(said[n] for n in d.node_ids if n in said)]),
+        )
         for d in derived
     ]
     return turns + derived + overviews + sessions

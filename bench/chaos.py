@@ -73,8 +73,13 @@ class Tally:
 
 
 def settings(home: Path, embedder: str | None = "none") -> Settings:
-    return Settings(home=home, embedder=embedder, distill_on_turn=False, index_worker=False,
-                    distill_batch_nodes=8)
+    return Settings(
+        home=home,
+        embedder=embedder,
+        distill_on_turn=False,
+        index_worker=False,
+        distill_batch_nodes=8,
+    )
 
 
 # ====================================================================== children
@@ -130,8 +135,10 @@ def snapshot(mem: Memory) -> dict[str, Any]:
     return {
         "memories": sorted(m.text for m in mem.memories()),
         "events": sorted(e.summary for e in mem.timeline(include_superseded=True)),
-        "facts": sorted(f"{e.src} {e.relation} {e.dst} {e.valid_to is None}"
-                        for e in mem.facts(include_history=True)),
+        "facts": sorted(
+            f"{e.src} {e.relation} {e.dst} {e.valid_to is None}"
+            for e in mem.facts(include_history=True)
+        ),
         "batches": len(mem.batches()),
     }
 
@@ -139,8 +146,11 @@ def snapshot(mem: Memory) -> dict[str, Any]:
 def index_snapshot(mem: Memory) -> dict[str, Any]:
     stats = mem.index_stats()
     hits = mem.search("Berlin PostgreSQL tea Kubernetes", limit=50)
-    return {"documents": stats["documents"], "vectors": stats["vectors"],
-            "hits": sorted(h.id for h in hits)}
+    return {
+        "documents": stats["documents"],
+        "vectors": stats["vectors"],
+        "hits": sorted(h.id for h in hits),
+    }
 
 
 def finish(phase: str, home: Path, embedder: str | None) -> dict[str, Any]:
@@ -202,8 +212,14 @@ def partial_visible(home: Path, mem: Memory) -> int:
     return sum(1 for ids in pending.values() if (ids - committed_ids) & visible)
 
 
-def check_after_kill(phase: str, home: Path, embedder: str | None, tally: Tally,
-                     acked: list[int], reference: dict[str, Any]) -> None:
+def check_after_kill(
+    phase: str,
+    home: Path,
+    embedder: str | None,
+    tally: Tally,
+    acked: list[int],
+    reference: dict[str, Any],
+) -> None:
     conf = settings(home, embedder)
     found = check_home(conf)
     if not found.ok:
@@ -218,8 +234,9 @@ def check_after_kill(phase: str, home: Path, embedder: str | None, tally: Tally,
     with Memory(settings=conf) as mem:
         seen = turn_markers(mem)
         tally.partial_visible += partial_visible(home, mem)
-    expected = [f"marker-{i}" for i in acked] if phase == "append" else \
-        [f"marker-{i}" for i in range(48)]
+    expected = (
+        [f"marker-{i}" for i in acked] if phase == "append" else [f"marker-{i}" for i in range(48)]
+    )
     tally.acknowledged += len(expected)
     tally.lost += sum(1 for m in expected if seen[m] == 0)
     tally.duplicated += sum(1 for m, n in seen.items() if n > 1)
@@ -251,8 +268,17 @@ def calibrate(phase: str, prepared: Path, root: Path, embedder: str | None) -> f
     return time.perf_counter() - start
 
 
-def trial(phase: str, prepared: Path, root: Path, n: int, window: float, rng: random.Random,
-          embedder: str | None, tally: Tally, reference: dict[str, Any]) -> None:
+def trial(
+    phase: str,
+    prepared: Path,
+    root: Path,
+    n: int,
+    window: float,
+    rng: random.Random,
+    embedder: str | None,
+    tally: Tally,
+    reference: dict[str, Any],
+) -> None:
     home = root / f"{phase}-{n}"
     shutil.copytree(prepared, home)
     proc = spawn(phase, home, embedder)
@@ -266,8 +292,9 @@ def trial(phase: str, prepared: Path, root: Path, n: int, window: float, rng: ra
     shutil.rmtree(home, ignore_errors=True)
 
 
-def run_phase(phase: str, trials: int, root: Path, rng: random.Random,
-              embedder: str | None) -> Tally:
+def run_phase(
+    phase: str, trials: int, root: Path, rng: random.Random, embedder: str | None
+) -> Tally:
     phase_embedder = embedder if phase == "index" else "none"
     prepared = prepare(root, phase, phase_embedder)
     reference: dict[str, Any] = {}
@@ -283,16 +310,42 @@ def run_phase(phase: str, trials: int, root: Path, rng: random.Random,
 
 
 def show(results: dict[str, Tally], seconds: float, embedder: str | None) -> None:
-    table = Table(title=f"chaos: SIGKILL at random points ({seconds:.0f} s; index phase "
-                  f"embedder {embedder or 'none'})", title_justify="left")
-    for col in ("phase", "trials", "killed mid-work", "acknowledged", "lost", "duplicated",
-                "partial batches visible", "fsck found", "fsck failures",
-                "differs from reference"):
+    table = Table(
+        title=f"chaos: SIGKILL at random points ({seconds:.0f} s; index phase "
+        f"embedder {embedder or 'none'})",
+        title_justify="left",
+    )
+    for col in (
+        "phase",
+        "trials",
+        "killed mid-work",
+        "acknowledged",
+        "lost",
+        "duplicated",
+        "partial batches visible",
+        "fsck found",
+        "fsck failures",
+        "differs from reference",
+    ):
         table.add_column(col, justify="left" if col == "phase" else "right")
     for phase, t in results.items():
-        table.add_row(phase, *(str(v) for v in (
-            t.trials, t.killed, t.acknowledged, t.lost, t.duplicated, t.partial_visible,
-            t.fsck_found, t.fsck_failures, t.mismatches if phase != "append" else "-")))
+        table.add_row(
+            phase,
+            *(
+                str(v)
+                for v in (
+                    t.trials,
+                    t.killed,
+                    t.acknowledged,
+                    t.lost,
+                    t.duplicated,
+                    t.partial_visible,
+                    t.fsck_found,
+                    t.fsck_failures,
+                    t.mismatches if phase != "append" else "-",
+                )
+            ),
+        )
     console = Console(width=170)
     console.print(table)
     for phase, t in results.items():
@@ -320,11 +373,13 @@ def main() -> None:
         for phase in args.phases.split(","):
             results[phase] = run_phase(phase, args.trials, Path(tmp), rng, embedder)
             t = results[phase]  # one line per finished phase, in case the run is cut short
-            print(f"# {phase}: {t.trials} trials, {t.killed} killed mid-work, "
-                  f"{t.acknowledged} acknowledged, {t.lost} lost, {t.duplicated} duplicated, "
-                  f"{t.partial_visible} partial batches visible, fsck found {t.fsck_found}, "
-                  f"{t.fsck_failures} fsck failures, {t.mismatches} differ from reference",
-                  flush=True)
+            print(
+                f"# {phase}: {t.trials} trials, {t.killed} killed mid-work, "
+                f"{t.acknowledged} acknowledged, {t.lost} lost, {t.duplicated} duplicated, "
+                f"{t.partial_visible} partial batches visible, fsck found {t.fsck_found}, "
+                f"{t.fsck_failures} fsck failures, {t.mismatches} differ from reference",
+                flush=True,
+            )
     show(results, time.perf_counter() - start, embedder)
 
 

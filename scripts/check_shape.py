@@ -26,8 +26,9 @@ def main(root: Path) -> int:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 length = (node.end_lineno or node.lineno) - node.lineno + 1
                 if length > MAX_FUNCTION_LINES:
-                    problems.append(f"{rel}:{node.lineno} {node.name}: {length} lines "
-                                    f"(> {MAX_FUNCTION_LINES})")
+                    problems.append(
+                        f"{rel}:{node.lineno} {node.name}: {length} lines (> {MAX_FUNCTION_LINES})"
+                    )
     for line in problems:
         print(line)
     return 1 if problems else 0

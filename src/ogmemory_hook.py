@@ -94,7 +94,8 @@ class _Log:
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             handler: logging.Handler = RotatingFileHandler(
-                self.path, maxBytes=_LOG_BYTES, backupCount=_LOG_BACKUPS)
+                self.path, maxBytes=_LOG_BYTES, backupCount=_LOG_BACKUPS
+            )
         except OSError:
             handler = logging.NullHandler()
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
@@ -105,8 +106,13 @@ class _Log:
 
 
 def _parse(argv: Sequence[str]) -> dict[str, Any]:
-    opts: dict[str, Any] = {"event": None, "home": None, "account": None, "space": None,
-                            "server": os.environ.get("OGMEM_SERVER_URL") or DEFAULT_SERVER}
+    opts: dict[str, Any] = {
+        "event": None,
+        "home": None,
+        "account": None,
+        "space": None,
+        "server": os.environ.get("OGMEM_SERVER_URL") or DEFAULT_SERVER,
+    }
     args = list(argv)
     while args:
         arg = args.pop(0)
@@ -119,13 +125,14 @@ def _parse(argv: Sequence[str]) -> dict[str, Any]:
         else:
             raise ValueError(f"unexpected argument {arg!r}")
     if opts["event"] not in EVENTS:
-        raise ValueError(f"usage: ogmem hook <{'|'.join(EVENTS)}> [--home DIR] [--account A] "
-                         "[--space S] [--server URL | --no-server]")
+        raise ValueError(
+            f"usage: ogmem hook <{'|'.join(EVENTS)}> [--home DIR] [--account A] "
+            "[--space S] [--server URL | --no-server]"
+        )
     return opts
 
 
-def main(argv: Sequence[str], stdin: IO[bytes] | None = None,
-         stdout: IO[str] | None = None) -> int:
+def main(argv: Sequence[str], stdin: IO[bytes] | None = None, stdout: IO[str] | None = None) -> int:
     """Run one hook event; always returns 0 (see the module docstring)."""
     try:
         opts = _parse(argv)
@@ -152,15 +159,19 @@ def main(argv: Sequence[str], stdin: IO[bytes] | None = None,
 
             from ogmemory.interfaces.claude_hook import run_local
 
-            output, how = run_local(opts["event"], payload, Path(home), opts["account"],
-                                    opts["space"]), "local"
+            output, how = (
+                run_local(opts["event"], payload, Path(home), opts["account"], opts["space"]),
+                "local",
+            )
         if output:
             out = stdout or sys.stdout
             out.write(json.dumps(output, ensure_ascii=False))
             out.flush()
         sid = payload.get("session_id") if isinstance(payload, dict) else None
-        log.info(f"{opts['event']} {sid} handled ({how}) in "
-                 f"{(time.perf_counter() - started) * 1000:.0f} ms")
+        log.info(
+            f"{opts['event']} {sid} handled ({how}) in "
+            f"{(time.perf_counter() - started) * 1000:.0f} ms"
+        )
     except Exception:
         log.error(f"{opts['event']} failed; the session goes on without memory for this event")
     return 0
@@ -213,16 +224,22 @@ def _add_reply(payload: dict[str, Any]) -> None:
             payload["last_assistant_message"] = found
 
 
-def _via_server(opts: dict[str, Any], home: str, payload: Any,
-                log: _Log) -> tuple[bool, dict[str, Any] | None, str]:
+def _via_server(
+    opts: dict[str, Any], home: str, payload: Any, log: _Log
+) -> tuple[bool, dict[str, Any] | None, str]:
     """(handled, output, how). Not handled when no server answers or it serves another home
     (nothing was recorded then); a server that failed mid-way is not retried locally."""
     url = str(opts["server"])
     if url.lower() in ("off", "none", "0", ""):
         return False, None, "local"
-    body = json.dumps({"payload": payload, "home": home, "account": opts["account"] or
-                       os.environ.get("OGMEM_ACCOUNT"), "space": opts["space"] or
-                       os.environ.get("OGMEM_SPACE")}).encode()
+    body = json.dumps(
+        {
+            "payload": payload,
+            "home": home,
+            "account": opts["account"] or os.environ.get("OGMEM_ACCOUNT"),
+            "space": opts["space"] or os.environ.get("OGMEM_SPACE"),
+        }
+    ).encode()
     headers = {"Content-Type": "application/json", "Connection": "close"}
     if os.environ.get("OGMEM_API_KEY"):
         headers["Authorization"] = f"Bearer {os.environ['OGMEM_API_KEY']}"
@@ -265,8 +282,7 @@ def _split_url(url: str) -> tuple[str, str, int, str]:
     return scheme, host, port, (slash + path).rstrip("/")
 
 
-def _post(url: str, path: str, body: bytes,
-          headers: dict[str, str]) -> tuple[int, bytes]:
+def _post(url: str, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
     """POST ``body`` to ``url`` + ``path``, directly (never through a proxy: the server is
     normally on loopback); (status, body of the answer). ``_NotConnected`` when the connection
     could not be made; a timeout or a broken exchange raise."""
@@ -298,8 +314,11 @@ def _post(url: str, path: str, body: bytes,
             raise
         raise _NotConnected from exc
     with sock:
-        lines = [f"POST {prefix}{path} HTTP/1.1", f"Host: {host}:{port}",
-                 f"Content-Length: {len(body)}"] + [f"{k}: {v}" for k, v in headers.items()]
+        lines = [
+            f"POST {prefix}{path} HTTP/1.1",
+            f"Host: {host}:{port}",
+            f"Content-Length: {len(body)}",
+        ] + [f"{k}: {v}" for k, v in headers.items()]
         sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
         chunks = []
         while data := sock.recv(1 << 16):
@@ -322,7 +341,7 @@ def _parse_response(raw: bytes, url: str) -> tuple[int, bytes]:
             size = int(size_line.split(b";")[0] or b"0", 16)
             if size == 0:
                 break
-            body, rest = body + rest[:size], rest[size + 2:]
+            body, rest = body + rest[:size], rest[size + 2 :]
         content = body
     elif "content-length" in names:
         length = int(names["content-length"])
@@ -355,8 +374,13 @@ def last_reply(transcript_path: Any) -> str:
             continue
         content = entry["message"].get("content")
         if entry.get("type") == "assistant" and isinstance(content, list):
-            texts += [b["text"] for b in reversed(content) if isinstance(b, dict)
-                      and b.get("type") == "text" and isinstance(b.get("text"), str)]
+            texts += [
+                b["text"]
+                for b in reversed(content)
+                if isinstance(b, dict)
+                and b.get("type") == "text"
+                and isinstance(b.get("text"), str)
+            ]
         elif entry.get("type") == "user":
             break  # the prompt, or a tool result: what follows it is the final answer
     return "\n\n".join(reversed([t for t in texts if t.strip()]))

@@ -29,10 +29,20 @@ T = TypeVar("T")
 
 # This machine's network is closed and a test must not depend on one: no QUIC, no background
 # fetches (component updates, sync, safe browsing lists), a fresh profile every time.
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--hide-scrollbars", "--lang=en-US",
-         "--force-device-scale-factor=1"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--hide-scrollbars",
+    "--lang=en-US",
+    "--force-device-scale-factor=1",
+]
 
 
 def require_browser() -> None:
@@ -43,8 +53,10 @@ def require_browser() -> None:
     except ImportError:
         missing.append("selenium")
     if missing:
-        message = f"browser tests need {', '.join(missing)} (apt-get install chromium " \
-                  "chromium-driver; pip install -e '.[test]')"
+        message = (
+            f"browser tests need {', '.join(missing)} (apt-get install chromium "
+            "chromium-driver; pip install -e '.[test]')"
+        )
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
@@ -56,8 +68,9 @@ def require_cjk_font() -> None:
     import subprocess
 
     try:
-        found = subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True,
-                               check=False).stdout.strip()
+        found = subprocess.run(
+            ["fc-list", ":lang=zh"], capture_output=True, text=True, check=False
+        ).stdout.strip()
     except OSError:
         found = ""
     if not found:
@@ -103,17 +116,21 @@ def wait(what: Callable[[], T], timeout: float = 30.0, message: str = "") -> T:
             if value:
                 return value
         time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {message or what}" +
-                         (f" (last error: {last!r})" if last else ""))
+    raise AssertionError(
+        f"timed out waiting for {message or what}" + (f" (last error: {last!r})" if last else "")
+    )
 
 
 def wait_ready(driver: Any, view: str | None = None) -> None:
     """Wait until the current view finished rendering (``main#view[data-ready=true]``)."""
+
     def ready() -> bool:
         state = driver.execute_script(
             "const v = document.getElementById('view');"
-            "return v ? [v.dataset.view, v.dataset.ready] : null;")
+            "return v ? [v.dataset.view, v.dataset.ready] : null;"
+        )
         return bool(state) and state[1] == "true" and (view is None or state[0] == view)
+
     wait(ready, message=f"view {view or ''} to be ready")
 
 
@@ -166,11 +183,14 @@ def go(driver: Any, server: BackgroundServer, where: str) -> None:
         driver.get(f"{server.url}/#/{where}")
         wait_ready(driver, view)
         return
-    driver.execute_script("""
+    driver.execute_script(
+        """
         document.getElementById('view').dataset.ready = 'stale';
         const hash = '#/' + arguments[0];
         if (location.hash === hash) window.dispatchEvent(new HashChangeEvent('hashchange'));
-        else location.hash = hash;""", where)
+        else location.hash = hash;""",
+        where,
+    )
     wait_ready(driver, view)
 
 
@@ -199,18 +219,19 @@ def shot(driver: Any, name: str, *, notice: bool = False) -> Path:
     """Screenshot the page into docs/screenshots (without a passing notice unless asked)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
-    driver.execute_script("window.scrollTo(0, 0);"
-                          "const n = document.getElementById('notice');"
-                          "if (n && !arguments[0]) n.hidden = true;",
-                          notice)
+    driver.execute_script(
+        "window.scrollTo(0, 0);"
+        "const n = document.getElementById('notice');"
+        "if (n && !arguments[0]) n.hidden = true;",
+        notice,
+    )
     driver.save_screenshot(str(path))
     assert_not_blank(path)
     return path
 
 
 def same_origin(driver: Any, server: BackgroundServer) -> None:
-    urls = driver.execute_script(
-        "return performance.getEntriesByType('resource').map(e => e.name)")
+    urls = driver.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
     assert urls, "no resource was loaded"
     foreign = [u for u in urls if not u.startswith(server.url + "/")]
     assert not foreign, f"loaded from elsewhere: {foreign}"

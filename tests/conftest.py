@@ -27,8 +27,9 @@ _GIT_ENV = {
 def git(path: Path | str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     """Run the real ``git`` CLI in ``path``."""
     env = {**os.environ, **_GIT_ENV}
-    return subprocess.run(["git", "-C", str(path), *args], capture_output=True, text=True,
-                          env=env, check=check)
+    return subprocess.run(
+        ["git", "-C", str(path), *args], capture_output=True, text=True, env=env, check=check
+    )
 
 
 def git_out(path: Path | str, *args: str) -> str:

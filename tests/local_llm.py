@@ -78,9 +78,22 @@ def serve_smollm2() -> Iterator[str]:
     log_file = Path(tempfile.mkstemp(prefix="llama-server-", suffix=".log")[1])
     with log_file.open("wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf),
-             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(N_CTX)],
-            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            [
+                sys.executable,
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                str(gguf),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--n_ctx",
+                str(N_CTX),
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
         )
     try:
         deadline = time.monotonic() + STARTUP_TIMEOUT
@@ -93,8 +106,10 @@ def serve_smollm2() -> Iterator[str]:
             except httpx.HTTPError:
                 pass  # not listening yet
             if time.monotonic() > deadline:
-                pytest.fail(f"llama_cpp.server did not answer within {STARTUP_TIMEOUT:.0f} s:\n"
-                            f"{_tail(log_file)}")
+                pytest.fail(
+                    f"llama_cpp.server did not answer within {STARTUP_TIMEOUT:.0f} s:\n"
+                    f"{_tail(log_file)}"
+                )
             time.sleep(0.25)
         yield base
     finally:

@@ -25,21 +25,32 @@ def locomo_file(tmp_path: Path) -> Path:
     sample = {
         "sample_id": "tiny",
         "conversation": {
-            "speaker_a": "Ana", "speaker_b": "Ben",
+            "speaker_a": "Ana",
+            "speaker_b": "Ben",
             "session_1_date_time": "1:56 pm on 8 May, 2023",
             "session_1": [
-                {"speaker": "Ana", "dia_id": "D1:1",
-                 "text": "I went to a pottery class yesterday and made a blue bowl."},
+                {
+                    "speaker": "Ana",
+                    "dia_id": "D1:1",
+                    "text": "I went to a pottery class yesterday and made a blue bowl.",
+                },
                 {"speaker": "Ben", "dia_id": "D1:2", "text": "Wow, that's awesome, Ana!"},
-                {"speaker": "Ana", "dia_id": "D1:3",
-                 "text": "I'm training for the city marathon in October."},
+                {
+                    "speaker": "Ana",
+                    "dia_id": "D1:3",
+                    "text": "I'm training for the city marathon in October.",
+                },
             ],
         },
-        "observation": {"session_1_observation": {
-            "Ana": [["Ana went to a pottery class and made a blue bowl.", "D1:1"],
-                    ["Ana is training for a marathon in October.", "D:1:03"]],
-            "Ben": [["Ben cheers Ana on.", "D1:2"], ["A turn that does not exist.", "D9:9"]],
-        }},
+        "observation": {
+            "session_1_observation": {
+                "Ana": [
+                    ["Ana went to a pottery class and made a blue bowl.", "D1:1"],
+                    ["Ana is training for a marathon in October.", "D:1:03"],
+                ],
+                "Ben": [["Ben cheers Ana on.", "D1:2"], ["A turn that does not exist.", "D9:9"]],
+            }
+        },
         "qa": [],
     }
     path = tmp_path / "tiny.json"
@@ -60,8 +71,10 @@ def test_knowledge_scores_on_a_small_conversation(tmp_path: Path) -> None:
 
 
 def test_score_sample_counts() -> None:
-    obs = observations({"observation": {"s": {"A": [["x", "D1:1"], ["y", ["D1:2", "D1:3"]]]}}},
-                       {"D1:1", "D1:2", "D1:3"})
+    obs = observations(
+        {"observation": {"s": {"A": [["x", "D1:1"], ["y", ["D1:2", "D1:3"]]]}}},
+        {"D1:1", "D1:2", "D1:3"},
+    )
     assert [o.dia_ids for o in obs] == [("D1:1",), ("D1:2", "D1:3")]
     memories = {"m1": ("x", {"D1:3"}), "m2": ("z", {"D7:7"})}
     assert score_sample("s", obs, memories, None) == (1, 0, 2, 1)
@@ -116,8 +129,18 @@ def test_a_bad_script_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_the_cli_prints_both_tables(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["bench", "knowledge", "--data", str(locomo_file(tmp_path)),
-                                 "--no-recall", "--sessions", str(script(tmp_path))])
+    result = runner.invoke(
+        app,
+        [
+            "bench",
+            "knowledge",
+            "--data",
+            str(locomo_file(tmp_path)),
+            "--no-recall",
+            "--sessions",
+            str(script(tmp_path)),
+        ],
+    )
     assert result.exit_code == 0, (result.stdout, result.stderr, result.exception)
     out = result.stdout
     assert "semantic coverage" in out and "grounded" in out and "tiny" in out

@@ -29,8 +29,11 @@ def _samples() -> list[dict[str, Any]]:
 def _sessions_state(home: Path) -> dict[str, float]:
     """Every file of the tenants' session records, with its modification time."""
     root = home / "tenants" / "locomo"
-    return {str(p.relative_to(root)): p.stat().st_mtime_ns
-            for p in root.rglob("*") if p.is_file() and "/sessions/" in str(p)}
+    return {
+        str(p.relative_to(root)): p.stat().st_mtime_ns
+        for p in root.rglob("*")
+        if p.is_file() and "/sessions/" in str(p)
+    }
 
 
 def test_a_kept_home_is_reused_without_ingesting_again(tmp_path: Path) -> None:
@@ -49,17 +52,18 @@ def test_a_kept_home_is_reused_without_ingesting_again(tmp_path: Path) -> None:
     with locomo_memory(_samples()[0], home, settings) as mem:
         assert len(mem.batches()) == batches  # no new distillation batch
         assert mem.index_stats()["documents"] == docs
-    assert [r.recall for r in second.rows["ogmemory"]] == \
-        [r.recall for r in first.rows["ogmemory"]]
+    assert [r.recall for r in second.rows["ogmemory"]] == [r.recall for r in first.rows["ogmemory"]]
     assert first.setup.keys() == second.setup.keys() == {"conv-a", "conv-b"}
 
 
 def test_leave_one_out_scores_each_conversation_with_settings_chosen_on_the_others(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     data = tmp_path / "data.json"
     data.write_text(json.dumps(_samples()), encoding="utf-8")
-    report = leave_one_out(data, home=tmp_path / "home",
-                           settings=Settings(home=tmp_path / "home", embedder="none"))
+    report = leave_one_out(
+        data, home=tmp_path / "home", settings=Settings(home=tmp_path / "home", embedder="none")
+    )
     assert set(report.by_sample) == {"conv-a", "conv-b", "conv-c"}
     assert set(report.by_sample["conv-a"]) == {f"ogmemory[{v}]" for v in VARIANTS}
     rows = loo_table(report)

@@ -49,8 +49,11 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = tmp_path_factory.mktemp("firstuse") / "home"
     sample = resources.files("ogmemory").joinpath("data", "sample_locomo.json")
     with resources.as_file(sample) as path:
-        result = runner.invoke(app, ["import", "locomo", str(path), "--home", str(home)],
-                               env={"OGMEM_EMBEDDER": "none"})
+        result = runner.invoke(
+            app,
+            ["import", "locomo", str(path), "--home", str(home)],
+            env={"OGMEM_EMBEDDER": "none"},
+        )
     assert result.exit_code == 0, result.output
     return home
 
@@ -65,8 +68,11 @@ def test_json_error_is_an_object_on_stdout_with_the_same_exit_code(home: Path) -
     as_json = ogmem("sessions", "show", "no-such-session", "--home", home, "--json")
     assert as_json.exit_code == 1
     error = json.loads(as_json.stdout)["error"]
-    assert error == {"type": "SessionNotFound", "message": plain.stderr[len("Error: "):].strip(),
-                     "exit_code": 1}
+    assert error == {
+        "type": "SessionNotFound",
+        "message": plain.stderr[len("Error: ") :].strip(),
+        "exit_code": 1,
+    }
     bad_id = ogmem("sessions", "show", "../x", "--home", home, "--json")
     assert bad_id.exit_code == 2
     assert json.loads(bad_id.stdout)["error"]["exit_code"] == 2
@@ -88,9 +94,22 @@ def test_json_usage_error_is_json_too(home: Path) -> None:
 def test_json_error_from_a_real_process(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OGMEM_")}
     proc = subprocess.run(
-        [sys.executable, "-m", "ogmemory.interfaces.cli", "sessions", "show", "../x",
-         "--home", str(tmp_path / "h"), "--json"],
-        check=False, capture_output=True, text=True, env=env, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "ogmemory.interfaces.cli",
+            "sessions",
+            "show",
+            "../x",
+            "--home",
+            str(tmp_path / "h"),
+            "--json",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
     )
     assert proc.returncode == 2, proc.stderr
     assert json.loads(proc.stdout)["error"]["type"] == "InvalidId"
@@ -105,8 +124,11 @@ def test_help_shows_no_type_label_on_flags(command: list[str]) -> None:
     result = runner.invoke(app, [*command, "--help"], env={"COLUMNS": "120"})
     assert result.exit_code == 0
     assert "--help" in result.stdout
-    flag_lines = [line for line in result.stdout.splitlines()
-                  if re.search(r"--(json|help|version|context)\b", line)]
+    flag_lines = [
+        line
+        for line in result.stdout.splitlines()
+        if re.search(r"--(json|help|version|context)\b", line)
+    ]
     assert flag_lines
     for line in flag_lines:
         assert not re.search(r"<bool>|BOOLEAN", line), line
@@ -120,8 +142,9 @@ def test_help_shows_no_type_label_on_flags(command: list[str]) -> None:
 
 
 @pytest.mark.parametrize("command", READS, ids=[" ".join(c) for c in READS])
-def test_read_of_a_missing_home_warns_and_creates_nothing(command: list[str],
-                                                           tmp_path: Path) -> None:
+def test_read_of_a_missing_home_warns_and_creates_nothing(
+    command: list[str], tmp_path: Path
+) -> None:
     typo = tmp_path / "typo"
     result = ogmem(*command, "--home", typo)
     assert result.exit_code == 0, (result.stdout, result.stderr)

@@ -57,10 +57,16 @@ def test_json_report_then_nothing_new(src: Path, tmp_path: Path) -> None:
     first = ok_json("import", "claude-code", src / "claude_code", "--home", home)
     assert (first["sessions_new"], first["messages"], first["turns"]) == (5, 33, 16)
     assert first["left_out"]["thinking"] == 1
-    assert first["issues_by_reason"] == {"invalid JSON": 1, "truncated last line": 1,
-                                         "empty file": 1, "summary-only file (no messages)": 1}
+    assert first["issues_by_reason"] == {
+        "invalid JSON": 1,
+        "truncated last line": 1,
+        "empty file": 1,
+        "summary-only file (no messages)": 1,
+    }
     assert {(i["line"], i["reason"]) for i in first["issues"]} >= {
-        (13, "invalid JSON"), (34, "truncated last line")}
+        (13, "invalid JSON"),
+        (34, "truncated last line"),
+    }
     again = ok_json("import", "claude-code", src / "claude_code", "--home", home)
     assert (again["sessions_unchanged"], again["messages"], again["sessions_new"]) == (5, 0, 0)
     listed = ok_json("sessions", "list", "--home", home)
@@ -71,15 +77,23 @@ def test_table_names_what_was_left_out_and_where(src: Path, tmp_path: Path) -> N
     result = run("import", "codex", src / "codex", "--home", tmp_path / "home")
     assert result.exit_code == 0, result.stderr
     out = " ".join(result.stdout.split())
-    for text in ("sessions new │ 2", "messages │ 17", "left out: reasoning │ 2",
-                 "skipped: invalid JSON │ 1", "Skipped (file, line, reason)", "│ 19 │",
-                 "truncated last line"):
+    for text in (
+        "sessions new │ 2",
+        "messages │ 17",
+        "left out: reasoning │ 2",
+        "skipped: invalid JSON │ 1",
+        "Skipped (file, line, reason)",
+        "│ 19 │",
+        "truncated last line",
+    ):
         assert text in out, text
 
 
-def test_default_locations_come_from_the_agents_environment(src: Path, tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch,
-                                                            ) -> None:
+def test_default_locations_come_from_the_agents_environment(
+    src: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     home = tmp_path / "home"
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(src / "claude_code"))
     monkeypatch.setenv("CODEX_HOME", str(src / "codex"))
@@ -114,17 +128,39 @@ def test_watch_keeps_syncing_until_ctrl_c(src: Path, tmp_path: Path) -> None:
     path = next((src / "codex").rglob(f"*{OLD}.jsonl"))
     home = tmp_path / "home"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ogmemory.interfaces.cli", "import", "codex", str(path),
-         "--watch", "--interval", "0.1", "--json", "--home", str(home)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        [
+            sys.executable,
+            "-m",
+            "ogmemory.interfaces.cli",
+            "import",
+            "codex",
+            str(path),
+            "--watch",
+            "--interval",
+            "0.1",
+            "--json",
+            "--home",
+            str(home),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
     try:
         lines = _reader(proc)
         first = json.loads(lines.get(timeout=120))
         assert (first["sessions_new"], first["messages"]) == (1, 4)
-        items = [{"type": "message", "role": "user" if i % 2 == 0 else "assistant",
-                  "content": [{"type": "input_text" if i % 2 == 0 else "output_text",
-                               "text": f"watched {i}"}]} for i in range(10)]
+        items = [
+            {
+                "type": "message",
+                "role": "user" if i % 2 == 0 else "assistant",
+                "content": [
+                    {"type": "input_text" if i % 2 == 0 else "output_text", "text": f"watched {i}"}
+                ],
+            }
+            for i in range(10)
+        ]
         with open(path, "a", encoding="utf-8") as fh:  # the agent writes on
             fh.writelines(json.dumps(item) + "\n" for item in items[:4])
         seen = json.loads(lines.get(timeout=120))["messages"]

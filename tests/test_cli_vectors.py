@@ -47,8 +47,9 @@ def test_import_ends_with_vectors_built(sample: Path, tmp_path: Path) -> None:
     assert "waiting for their vectors" not in recalled.stderr
 
 
-def test_import_no_embed_then_recall_embeds_pending_up_to_its_bound(sample: Path,
-                                                                     tmp_path: Path) -> None:
+def test_import_no_embed_then_recall_embeds_pending_up_to_its_bound(
+    sample: Path, tmp_path: Path
+) -> None:
     home = tmp_path / "home"
     ok("import", "locomo", sample, "--no-embed", "--home", home)
     before = status(home)  # indexed in full text; the embedding jobs wait in the outbox

@@ -35,11 +35,15 @@ for i in range(turns):
 """
 
 
-def writer(home: Path, sid: str, tag: str, turns: int,
-           go: Path | None = None) -> subprocess.Popen[str]:
+def writer(
+    home: Path, sid: str, tag: str, turns: int, go: Path | None = None
+) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-c", WRITER, str(home), sid, tag, str(turns), str(go or "")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def check_session(mem: Memory, sid: str, *, all_committed: bool = True) -> list[str]:
@@ -128,14 +132,17 @@ def test_threads_different_sessions(home: Path) -> None:
     assert errors == []
     fresh = Memory(home=home)
     assert sorted(s.session_id for s in fresh.list_sessions()) == sorted(
-        ["common"] + [f"own{t}" for t in range(n_threads)])
+        ["common"] + [f"own{t}" for t in range(n_threads)]
+    )
     for t in range(n_threads):
         assert sorted(check_session(fresh, f"own{t}")) == sorted(
-            f"t{t} {r}{i}" for i in (0, 2) for r in "ua")
+            f"t{t} {r}{i}" for i in (0, 2) for r in "ua"
+        )
         assert commit_count(Path(fresh.get_session(f"own{t}").path)) == 2
     common = check_session(fresh, "common")
     assert sorted(common) == sorted(
-        f"t{t} {r}{i}" for t in range(n_threads) for i in (1, 3) for r in "ua")
+        f"t{t} {r}{i}" for t in range(n_threads) for i in (1, 3) for r in "ua"
+    )
     assert len(list(fresh.iter_nodes_since())) == n_threads * turns * 2
 
 
@@ -232,11 +239,17 @@ def test_processes_create_the_same_new_session(home: Path, tmp_path: Path) -> No
         fresh = Memory(home=home)
         contents = check_session(fresh, sid)
         assert sorted(contents) == sorted(
-            f"{tag} {kind} {i}" for tag in ("p1", "p2", "p3") for i in range(3)
-            for kind in ("user", "reply"))
+            f"{tag} {kind} {i}"
+            for tag in ("p1", "p2", "p3")
+            for i in range(3)
+            for kind in ("user", "reply")
+        )
     assert sorted(s.session_id for s in Memory(home=home).list_sessions()) == ["new0", "new1"]
-    assert [p.name for p in Memory(home=home).tenant.sessions_dir.iterdir()
-            if p.name.startswith(".invalid")] == []
+    assert [
+        p.name
+        for p in Memory(home=home).tenant.sessions_dir.iterdir()
+        if p.name.startswith(".invalid")
+    ] == []
 
 
 def test_delete_while_others_read(home: Path) -> None:
@@ -248,8 +261,9 @@ def test_delete_while_others_read(home: Path) -> None:
         stop = threading.Event()
         errors: list[BaseException] = []
 
-        def reader(sid: str = sid, stop: threading.Event = stop,
-                   errors: list[BaseException] = errors) -> None:
+        def reader(
+            sid: str = sid, stop: threading.Event = stop, errors: list[BaseException] = errors
+        ) -> None:
             # Readers in other Memory instances open their own objects for the session.
             while not stop.is_set():
                 try:
@@ -295,8 +309,15 @@ def test_a_view_taken_mid_append_is_not_trusted(home: Path) -> None:
     seq = int(nxt.read_text())
     nxt.write_text(str(seq + 1))
     reader.refresh()  # ... a reader loads a view without the node being written ...
-    node = Node(id="late", seq=seq, role="user", content="second", parent_id=None,
-                event_time=1.0, ingestion_time=1.0)
+    node = Node(
+        id="late",
+        seq=seq,
+        role="user",
+        content="second",
+        parent_id=None,
+        event_time=1.0,
+        ingestion_time=1.0,
+    )
     atomic_write_json(path / HISTORY / node.filename, node.to_dict())  # ... 2. the node file
     sha, _, node_ids = reader.commit("turn 2")
     assert sha is not None and "late" in node_ids

@@ -30,24 +30,47 @@ def open_index(request: pytest.FixtureRequest, tmp_path: Path) -> Open:
         if request.param == "sqlite":
             return SqliteIndexStore(tmp_path / "index.sqlite", embedder_name=embedder_name)
         return InMemoryIndexStore(embedder_name=embedder_name)
+
     return build
 
 
 def turn(sid: str, seq: int, text: str, when: float = 1000.0) -> Doc:
-    return Doc(id=turn_doc_id(sid, f"n{seq}"), kind="turn", level=2, text=text,
-               parent=session_doc_id(sid, 1), session_id=sid, seq=seq, event_time=when + seq,
-               node_ids=(f"n{seq}",), cites=(f"n{seq}",), prov={"speaker": "user"})
+    return Doc(
+        id=turn_doc_id(sid, f"n{seq}"),
+        kind="turn",
+        level=2,
+        text=text,
+        parent=session_doc_id(sid, 1),
+        session_id=sid,
+        seq=seq,
+        event_time=when + seq,
+        node_ids=(f"n{seq}",),
+        cites=(f"n{seq}",),
+        prov={"speaker": "user"},
+    )
 
 
 def fact(fid: str, text: str, ends: tuple[str, str]) -> Doc:
-    return Doc(id=f"edge:{fid}", kind="fact", level=0, text=text, event_time=5.0,
-               support=("m1",), prov={"entities": list(ends)})
+    return Doc(
+        id=f"edge:{fid}",
+        kind="fact",
+        level=0,
+        text=text,
+        event_time=5.0,
+        support=("m1",),
+        prov={"entities": list(ends)},
+    )
 
 
 def test_write_read_and_upsert(open_index: Open) -> None:
     idx = open_index()
-    assert idx.write([turn("s1", 1, "We deploy with Kubernetes."), turn("s1", 2, "ok")],
-                     meta={"turn_cursor": {"s1": 2}}) == 2
+    assert (
+        idx.write(
+            [turn("s1", 1, "We deploy with Kubernetes."), turn("s1", 2, "ok")],
+            meta={"turn_cursor": {"s1": 2}},
+        )
+        == 2
+    )
     assert idx.count() == 2 and idx.count("turn") == 2 and idx.count("fact") == 0
     assert idx.get_meta("turn_cursor") == {"s1": 2} and idx.get_meta("nope", 7) == 7
     found = idx.docs_by_id([turn_doc_id("s1", "n1")])
@@ -66,10 +89,14 @@ def test_write_read_and_upsert(open_index: Open) -> None:
 
 def test_text_search_ranks_words_and_cjk_characters(open_index: Open) -> None:
     idx = open_index()
-    idx.write([turn("s1", 1, "The database is PostgreSQL, not MySQL."),
-               turn("s1", 2, "Lunch was a sandwich."),
-               turn("s1", 3, "PostgreSQL PostgreSQL replication lag again."),
-               turn("s1", 4, "我喜欢喝绿茶。")])
+    idx.write(
+        [
+            turn("s1", 1, "The database is PostgreSQL, not MySQL."),
+            turn("s1", 2, "Lunch was a sandwich."),
+            turn("s1", 3, "PostgreSQL PostgreSQL replication lag again."),
+            turn("s1", 4, "我喜欢喝绿茶。"),
+        ]
+    )
     hits = idx.text_search(["postgresql"], [], 10)
     ids = {r: d.id for r, d in idx.docs([r for r, _ in hits]).items()}
     ranked = [ids[r] for r, _ in hits]
@@ -84,18 +111,25 @@ def test_text_search_ranks_words_and_cjk_characters(open_index: Open) -> None:
 
 def test_tree_window_latest_and_entity_facts(open_index: Open) -> None:
     idx = open_index()
-    idx.write([turn("s1", i, f"message {i}") for i in range(1, 8)] +
-              [turn("s2", 1, "other session", when=9000.0),
-               fact("e1", "Ann uses Rust", ("person.ann", "tool.rust")),
-               fact("e2", "Ann likes tea", ("person.ann", "concept.tea"))])
+    idx.write(
+        [turn("s1", i, f"message {i}") for i in range(1, 8)]
+        + [
+            turn("s2", 1, "other session", when=9000.0),
+            fact("e1", "Ann uses Rust", ("person.ann", "tool.rust")),
+            fact("e2", "Ann likes tea", ("person.ann", "concept.tea")),
+        ]
+    )
     kids = idx.children(session_doc_id("s1", 1))
     assert [d.seq for d in kids] == [1, 2, 3, 4, 5, 6, 7]
-    assert [i for _, i in idx.child_refs(session_doc_id("s1", 1), limit=3)] == \
-        [turn_doc_id("s1", f"n{i}") for i in (1, 2, 3)]
+    assert [i for _, i in idx.child_refs(session_doc_id("s1", 1), limit=3)] == [
+        turn_doc_id("s1", f"n{i}") for i in (1, 2, 3)
+    ]
     assert idx.window_ids("s1", 4, 2, 1) == [turn_doc_id("s1", f"n{i}") for i in (2, 3, 4, 5)]
     assert idx.window_ids("s1", 99, 2, 2) == []
-    assert [d.id for d in idx.latest(2, ["turn"])] == [turn_doc_id("s2", "n1"),
-                                                        turn_doc_id("s1", "n7")]
+    assert [d.id for d in idx.latest(2, ["turn"])] == [
+        turn_doc_id("s2", "n1"),
+        turn_doc_id("s1", "n7"),
+    ]
     assert idx.latest_event_time() == 9001.0
     assert idx.entity_facts("person.ann") == ["edge:e1", "edge:e2"]
     assert idx.entity_facts("tool.rust") == ["edge:e1"]
@@ -110,11 +144,16 @@ def test_writes_queue_embeddings_and_vectors_never_revive_deleted_docs(open_inde
     assert sorted(j.payload["text"] for j in jobs) == ["alpha", "beta"]
     rowid = {j.payload["text"]: j.payload["rowid"] for j in jobs}
     idx.write([], deletes=[turn_doc_id("s1", "n2")])
-    stored = idx.put_vectors({rowid["alpha"]: np.array([1.0, 0.0], dtype=np.float32),
-                              rowid["beta"]: np.array([0.0, 1.0], dtype=np.float32)})
+    stored = idx.put_vectors(
+        {
+            rowid["alpha"]: np.array([1.0, 0.0], dtype=np.float32),
+            rowid["beta"]: np.array([0.0, 1.0], dtype=np.float32),
+        }
+    )
     assert stored == 1 and idx.vector_count() == 1
-    assert idx.dense(np.array([0.6, 0.8], dtype=np.float32), 5) == \
-        [(rowid["alpha"], pytest.approx(0.6))]
+    assert idx.dense(np.array([0.6, 0.8], dtype=np.float32), 5) == [
+        (rowid["alpha"], pytest.approx(0.6))
+    ]
     assert list(idx.vectors([rowid["alpha"], rowid["beta"]])) == [rowid["alpha"]]
 
 
@@ -136,8 +175,12 @@ def test_embedding_worker_fills_the_dense_index(open_index: Open) -> None:
     emb = make_embedder("use")
     assert emb is not None
     idx = open_index(emb.name)
-    texts = ["The cat sleeps on the sofa.", "A kitten naps on the couch.",
-             "Quarterly stock market report.", "我喜欢喝绿茶。"]
+    texts = [
+        "The cat sleeps on the sofa.",
+        "A kitten naps on the couch.",
+        "Quarterly stock market report.",
+        "我喜欢喝绿茶。",
+    ]
     idx.write([turn("s1", i + 1, t) for i, t in enumerate(texts)])
     Worker(idx.jobs, {"embed": embedding_handler(idx, emb)}, owner="w").run_until_idle()
     assert idx.vector_count() == len(texts)

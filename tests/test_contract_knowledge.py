@@ -38,9 +38,18 @@ def item(mid: str, text: str, version: int = 1) -> MemoryItem:
 
 def edge(eid: str, fact: str) -> Edge:
     prov = Provenance("default", "s1", ("n1",), "abc", 1.0, 2.0)
-    return Edge(id=eid, src="person.a", dst="tool.b", relation="uses", fact=fact,
-                provenance=prov, event_time=1.0, ingestion_time=2.0, valid_from=1.0,
-                support=("m1",))
+    return Edge(
+        id=eid,
+        src="person.a",
+        dst="tool.b",
+        relation="uses",
+        fact=fact,
+        provenance=prov,
+        event_time=1.0,
+        ingestion_time=2.0,
+        valid_from=1.0,
+        support=("m1",),
+    )
 
 
 def test_typed_records_round_trip(open_store: Factory) -> None:

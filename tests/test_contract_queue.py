@@ -40,6 +40,7 @@ def make(request: pytest.FixtureRequest, tmp_path: Path) -> Make:
         if request.param == "sqlite":
             return Outbox(tmp_path / "q.db", **kwargs)
         return InMemoryQueue(**kwargs)
+
     return build
 
 
@@ -193,8 +194,9 @@ def test_unknown_topic_fails_with_a_clear_error(make: Make) -> None:
 def test_worker_thread_drains_in_process(make: Make) -> None:
     box = make()
     seen: list[str] = []
-    worker = Worker(box, {"work": lambda jobs: seen.extend(j.key for j in jobs)}, owner="t",
-                    batch=4)
+    worker = Worker(
+        box, {"work": lambda jobs: seen.extend(j.key for j in jobs)}, owner="t", batch=4
+    )
     with WorkerThread(worker, poll=0.02) as thread:
         assert thread.daemon
         submit_many(box, 10)  # arrives while the thread is polling

@@ -34,8 +34,20 @@ def test_one_time_parser_for_every_entry_point() -> None:
     assert parse_when(None, "--at") is None and parse_when("  ", "--at") is None
 
 
-@pytest.mark.parametrize("bad", ["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59", "-5",
-                                 "yesterday", "2024-13-01", float("nan"), True, None, [1]])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "0001-01-01T00:00:00+14:00",
+        "9999-12-31T23:59:59",
+        "-5",
+        "yesterday",
+        "2024-13-01",
+        float("nan"),
+        True,
+        None,
+        [1],
+    ],
+)
 def test_times_out_of_range_or_unreadable_are_refused(bad: object) -> None:
     with pytest.raises(InvalidInput):
         parse_time(bad, "event_time")

@@ -27,15 +27,21 @@ pytestmark = pytest.mark.usefixtures("no_ogmem_env")
 
 
 def _printed_claude_command(stdout: str) -> list[str]:
-    line = next(ln.strip() for ln in stdout.splitlines()
-                if ln.strip().startswith("claude mcp add ogmemory -- "))
+    line = next(
+        ln.strip()
+        for ln in stdout.splitlines()
+        if ln.strip().startswith("claude mcp add ogmemory -- ")
+    )
     return shlex.split(line.split(" -- ", 1)[1])
 
 
 def _printed_json_block(stdout: str) -> dict[str, object]:
     lines = stdout.splitlines()
-    first = next(i for i, ln in enumerate(lines) if ln.strip() == "{" and
-                 lines[i + 1].strip().startswith('"mcpServers"'))
+    first = next(
+        i
+        for i, ln in enumerate(lines)
+        if ln.strip() == "{" and lines[i + 1].strip().startswith('"mcpServers"')
+    )
     depth, block = 0, []
     for ln in lines[first:]:
         block.append(ln)
@@ -63,8 +69,9 @@ async def _recall_over_stdio(command: list[str], query: str) -> tuple[list[str],
     return tools, text
 
 
-def test_demo_prints_a_working_mcp_registration(tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_demo_prints_a_working_mcp_registration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)  # the default ./demo-home, given relative on purpose
     sample = resources.files("ogmemory").joinpath("data", "sample_locomo.json")
     with resources.as_file(sample) as path:
@@ -82,12 +89,19 @@ def test_demo_prints_a_working_mcp_registration(tmp_path: Path,
     assert "Riverside half marathon" in text  # the demo's conversation, not an empty memory
 
 
-def test_mcp_command_names_the_tenant_and_an_absolute_home(tmp_path: Path,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_mcp_command_names_the_tenant_and_an_absolute_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     cmd = mcp_command(Path("rel-home"), "acme", "team")
-    assert cmd[-6:] == ["--home", str(tmp_path / "rel-home"), "--account", "acme",
-                        "--space", "team"]
+    assert cmd[-6:] == [
+        "--home",
+        str(tmp_path / "rel-home"),
+        "--account",
+        "acme",
+        "--space",
+        "team",
+    ]
     assert cmd[:-6] == [*ogmem_executable(), "mcp"]
     # in a venv the script sits beside the interpreter: that is the one printed
     beside = Path(sys.executable).absolute().with_name("ogmem")

@@ -36,22 +36,41 @@ class ToolFacts:
             text = rec.node.text
             for word in text.replace(".", " ").replace(",", " ").split():
                 if word in self.LANGS and rec.node.role == "user":
-                    out.append(Candidate(
-                        type="tool", text=f"The user uses {word}.", session_id=rec.session_id,
-                        node_ids=(rec.node.id,), subject=EntityRef("user", "person"),
-                        relation="uses", object=EntityRef(word, "tool"), slot="language",
-                        kind="decision", event_time=rec.node.event_time))
+                    out.append(
+                        Candidate(
+                            type="tool",
+                            text=f"The user uses {word}.",
+                            session_id=rec.session_id,
+                            node_ids=(rec.node.id,),
+                            subject=EntityRef("user", "person"),
+                            relation="uses",
+                            object=EntityRef(word, "tool"),
+                            slot="language",
+                            kind="decision",
+                            event_time=rec.node.event_time,
+                        )
+                    )
             if "deploy" in text:
-                out.append(Candidate(
-                    type="case", text=f"Deployed: {text}", session_id=rec.session_id,
-                    node_ids=(rec.node.id,), subject=EntityRef("app", "project"),
-                    relation="deployed_to", object=EntityRef("prod", "resource"), kind="work"))
+                out.append(
+                    Candidate(
+                        type="case",
+                        text=f"Deployed: {text}",
+                        session_id=rec.session_id,
+                        node_ids=(rec.node.id,),
+                        subject=EntityRef("app", "project"),
+                        relation="deployed_to",
+                        object=EntityRef("prod", "resource"),
+                        kind="work",
+                    )
+                )
         return ExtractionResult(out)
 
 
 def make(tmp_path: Path, **kw: object) -> Memory:
-    return Memory(settings=Settings(home=tmp_path / "home", distill_on_turn=False, **kw),  # type: ignore[arg-type]
-                  extractor=ToolFacts())
+    return Memory(
+        settings=Settings(home=tmp_path / "home", distill_on_turn=False, **kw),  # type: ignore[arg-type]
+        extractor=ToolFacts(),
+    )
 
 
 def say(mem: Memory, sid: str, text: str, day: str, **kw: object) -> None:
@@ -178,8 +197,12 @@ def test_rebuild_from_files_gives_identical_results(tmp_path: Path) -> None:
         p.unlink()
     mem.knowledge.core_path.unlink()
     fresh = make(tmp_path)
-    assert (fresh.memories(), fresh.facts(include_history=True), fresh.timeline(),
-            fresh.entities()) == state
+    assert (
+        fresh.memories(),
+        fresh.facts(include_history=True),
+        fresh.timeline(),
+        fresh.entities(),
+    ) == state
     core_after = fresh.rebuild_views()
     assert {p.name: p.read_text() for p in views.glob("*.md")} == snapshot
     # core.md only differs in its "consolidated <date>" header when the day changes
@@ -323,13 +346,29 @@ def test_memory_files_are_plain_jsonl(tmp_path: Path) -> None:
     mem.sleep("light")
     root = mem.tenant.memory_dir
     assert (root / "timeline" / "2026-01.jsonl").exists()
-    for rel in ("graph/entities.jsonl", "graph/edges.jsonl", "memories/memories.jsonl",
-                "memories/evidence.jsonl", "oplog/batches.jsonl"):
+    for rel in (
+        "graph/entities.jsonl",
+        "graph/edges.jsonl",
+        "memories/memories.jsonl",
+        "memories/evidence.jsonl",
+        "oplog/batches.jsonl",
+    ):
         for line in (root / rel).read_text().splitlines():
             json.loads(line)
     edge = json.loads((root / "graph/edges.jsonl").read_text().splitlines()[0])
-    for key in ("from", "to", "relation", "event_time", "ingestion_time", "valid_from", "valid_to",
-                "confidence", "scope", "superseded_by", "provenance"):
+    for key in (
+        "from",
+        "to",
+        "relation",
+        "event_time",
+        "ingestion_time",
+        "valid_from",
+        "valid_to",
+        "confidence",
+        "scope",
+        "superseded_by",
+        "provenance",
+    ):
         assert key in edge
     assert os.path.basename(str(root)) == "memory"
 

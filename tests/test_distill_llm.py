@@ -13,12 +13,21 @@ from ogmemory import LLMSettings, Memory, Settings
 @pytest.mark.parametrize("extractor", ["llm", "react"])
 @pytest.mark.timeout(300)
 def test_sleep_with_a_real_model_keeps_memory_consistent(
-        tmp_path: Path, llama_server: str, extractor: str) -> None:
-    mem = Memory(settings=Settings(
-        home=tmp_path / "h", distill_on_turn=False, embedder="none", extractor=extractor,
-        llm=LLMSettings(base_url=llama_server, model="smollm2", timeout=60, max_retries=0)))
-    for sid, text in (("s1", "I prefer green tea over coffee."),
-                      ("s2", "We switched from JavaScript to TypeScript last week.")):
+    tmp_path: Path, llama_server: str, extractor: str
+) -> None:
+    mem = Memory(
+        settings=Settings(
+            home=tmp_path / "h",
+            distill_on_turn=False,
+            embedder="none",
+            extractor=extractor,
+            llm=LLMSettings(base_url=llama_server, model="smollm2", timeout=60, max_retries=0),
+        )
+    )
+    for sid, text in (
+        ("s1", "I prefer green tea over coffee."),
+        ("s2", "We switched from JavaScript to TypeScript last week."),
+    ):
         mem.append_message(sid, {"role": "user", "content": text, "name": "Ana"})
         mem.append_message(sid, {"role": "assistant", "content": "Noted."})
         mem.commit_turn(sid)

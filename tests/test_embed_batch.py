@@ -63,7 +63,6 @@ def test_an_encode_error_reaches_every_caller_and_the_next_batch_works() -> None
     assert batcher("y").shape == (3,)
 
 
-
 def test_a_query_does_not_wait_for_a_passage_batch() -> None:
     """The e5 engine keeps no state between calls: a query runs while a passage batch holds
     the engine (the hook's recall used to wait for the background indexer's whole batch)."""
@@ -71,8 +70,11 @@ def test_a_query_does_not_wait_for_a_passage_batch() -> None:
     reference = e5.encode_query(["Which port does the billing service use?"])
     found: list[np.ndarray] = []
     with e5._locks[False]:  # a background passage batch is in flight
-        asking = threading.Thread(target=lambda: found.append(
-            e5.encode_query(["Which port does the billing service use?"])))
+        asking = threading.Thread(
+            target=lambda: found.append(
+                e5.encode_query(["Which port does the billing service use?"])
+            )
+        )
         asking.start()
         asking.join(60)
         assert not asking.is_alive()

@@ -46,7 +46,8 @@ def fast_mem(tmp_path: Path) -> Any:
 
 
 def test_facts_from_session_one_reach_the_context_of_session_three(
-        fast_mem: Memory, llama_server: str) -> None:
+    fast_mem: Memory, llama_server: str
+) -> None:
     engine = ContextEngine(fast_mem)
     llm, sent = recording_llm(llama_server)
     with_memory(engine, "s1", llm)("My name is Lena. I prefer Python over Java for backend work.")
@@ -75,7 +76,8 @@ def test_facts_from_session_one_reach_the_context_of_session_three(
 
 
 def test_tool_calls_are_nodes_with_called_by_through_the_openai_adapter(
-        fast_mem: Memory, llama_server: str) -> None:
+    fast_mem: Memory, llama_server: str
+) -> None:
     engine = ContextEngine(fast_mem)
     url = llama_server.rstrip("/") + "/chat/completions"
     bodies: list[dict[str, Any]] = []
@@ -91,11 +93,18 @@ def test_tool_calls_are_nodes_with_called_by_through_the_openai_adapter(
         {"role": "system", "content": "You are a coding agent."},
         {"role": "user", "content": "What does app.py print?"},
         # llama.cpp's server wants a string here ("" rather than the null OpenAI allows)
-        {"role": "assistant", "content": "", "tool_calls": [
-            {"id": "call_1", "type": "function",
-             "function": {"name": "read_file", "arguments": json.dumps({"path": "app.py"})}}]},
-        {"role": "tool", "tool_call_id": "call_1", "name": "read_file",
-         "content": "print('hi')"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "read_file", "arguments": json.dumps({"path": "app.py"})},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "name": "read_file", "content": "print('hi')"},
     ]
     response = adapter.create(model="smollm2", messages=messages, max_tokens=32)
     reply = response["choices"][0]["message"]
@@ -125,8 +134,14 @@ def test_files_touched_are_recorded_when_the_caller_says_so(fast_mem: Memory) ->
     engine = ContextEngine(fast_mem)
     engine.on_message("f", "Fix the bug in util.py")
     call = engine.on_tool_call("f", "edit", {"path": "util.py", "patch": "..."})
-    done = engine.on_tool_result("f", call.call_ids[0], {"ok": True}, name="edit",
-                                 files_read=["util.py"], files_written=["util.py"])
+    done = engine.on_tool_result(
+        "f",
+        call.call_ids[0],
+        {"ok": True},
+        name="edit",
+        files_read=["util.py"],
+        files_written=["util.py"],
+    )
     node = next(n for n in fast_mem.get_nodes("f") if n.id == done.node_id)
     assert node.metadata["files_written"] == ["util.py"]
     assert done.called_by == call.node_id
@@ -135,11 +150,13 @@ def test_files_touched_are_recorded_when_the_caller_says_so(fast_mem: Memory) ->
 
 
 def test_project_edits_are_auto_committed_only_from_a_clean_tree(
-        tmp_path: Path, fast_mem: Memory) -> None:
+    tmp_path: Path, fast_mem: Memory
+) -> None:
     project = make_project(tmp_path)
     engine = ContextEngine(fast_mem)
-    got = engine.on_message("p", "Add a health check", cwd=project / "src" if (
-        project / "src").exists() else project)
+    got = engine.on_message(
+        "p", "Add a health check", cwd=project / "src" if (project / "src").exists() else project
+    )
     assert got.project_id != "default"
     (project / "app.py").write_text("def health():\n    return 'ok'\n")  # the agent's edit
     first = engine.after_turn("p", reply="Added health().")
@@ -153,7 +170,8 @@ def test_project_edits_are_auto_committed_only_from_a_clean_tree(
     assert second.project_commit is None
     assert any("uncommitted changes" in w for w in second.warnings)
     assert git_out(project, "log", "-1", "--format=%s") == git_out(
-        project, "log", "-1", "--format=%s", first.project_commit)
+        project, "log", "-1", "--format=%s", first.project_commit
+    )
     assert "README.md" in git_out(project, "status", "--porcelain")  # the user's work untouched
     fsck(project)
 
@@ -169,8 +187,13 @@ def _fill(engine: ContextEngine, sid: str, turns: int) -> None:
     for i in range(turns):
         engine.on_message(sid, f"Step {i}: look at the parser again, case {i}. " + "detail " * 30)
         call = engine.on_tool_call(sid, "read_file", {"path": "parser.py"})
-        engine.on_tool_result(sid, call.call_ids[0], "def parse(x):\n" + "    pass\n" * 60,
-                              name="read_file", files_read=["parser.py"])
+        engine.on_tool_result(
+            sid,
+            call.call_ids[0],
+            "def parse(x):\n" + "    pass\n" * 60,
+            name="read_file",
+            files_read=["parser.py"],
+        )
         ctx = engine.before_inference(sid)
         assert ctx.tokens <= ctx.budget, ctx.explain()
         engine.after_turn(sid, reply=f"Checked case {i}.")
@@ -209,16 +232,16 @@ def test_compaction_keeps_the_context_under_budget_with_provenance(fast_mem: Mem
     fsck(fast_mem.get_session("c").path)
 
 
-def test_llm_compaction_uses_the_configured_model(tmp_path: Path,
-                                                  llama_server: str) -> None:
-    settings = Settings(home=tmp_path / "h", embedder="none", llm=llm_settings(llama_server),
-                        distill_on_turn=False)
+def test_llm_compaction_uses_the_configured_model(tmp_path: Path, llama_server: str) -> None:
+    settings = Settings(
+        home=tmp_path / "h", embedder="none", llm=llm_settings(llama_server), distill_on_turn=False
+    )
     with Memory(settings=settings) as mem:
-        engine = ContextEngine(mem, EngineConfig(budget=2000, recall_budget=300,
-                                                 core_budget=200))
+        engine = ContextEngine(mem, EngineConfig(budget=2000, recall_budget=300, core_budget=200))
         for i in range(6):
-            engine.on_message("l", f"We decided to use Redis for the cache of service {i}. "
-                              + "context " * 40)
+            engine.on_message(
+                "l", f"We decided to use Redis for the cache of service {i}. " + "context " * 40
+            )
             engine.after_turn("l", reply=f"Noted for service {i}.")
         result = engine.on_compact("l")
         assert result.compacted
@@ -234,9 +257,16 @@ def test_llm_compaction_uses_the_configured_model(tmp_path: Path,
 def test_closed_session_has_an_archive_and_reopening_is_recorded(fast_mem: Memory) -> None:
     engine = ContextEngine(fast_mem)
     engine.on_message("a", "Plan the release. I prefer small commits.")
-    todo = engine.on_tool_call("a", "TodoWrite", {"todos": [
-        {"content": "Write the changelog", "status": "completed", "activeForm": "Writing"},
-        {"content": "Tag v1.2", "status": "pending", "activeForm": "Tagging"}]})
+    todo = engine.on_tool_call(
+        "a",
+        "TodoWrite",
+        {
+            "todos": [
+                {"content": "Write the changelog", "status": "completed", "activeForm": "Writing"},
+                {"content": "Tag v1.2", "status": "pending", "activeForm": "Tagging"},
+            ]
+        },
+    )
     engine.on_tool_result("a", todo.call_ids[0], "Todos updated", name="TodoWrite")
     read = engine.on_tool_call("a", "Read", {"file_path": "CHANGELOG.md"})
     engine.on_tool_result("a", read.call_ids[0], "# Changes", name="Read")
@@ -251,8 +281,9 @@ def test_closed_session_has_an_archive_and_reopening_is_recorded(fast_mem: Memor
     assert content["files_read"] == ["CHANGELOG.md"]
     assert content["title"] and content["abstract"] and content["overview"]
     assert content["snapshot"]["turns"] == 2 and content["snapshot"]["last_commit"]
-    assert any("small commits" in fast_mem.get_memory(m).text
-               for m in content["snapshot"]["memory_ids"])
+    assert any(
+        "small commits" in fast_mem.get_memory(m).text for m in content["snapshot"]["memory_ids"]
+    )
     assert engine.state("a")["closed_at"]
 
     again = engine.on_message("a", "One more thing: use signed tags.")
@@ -268,8 +299,7 @@ def _tree(root: Path) -> set[str]:
     return {str(p.relative_to(root)) for p in root.rglob("*")} if root.exists() else set()
 
 
-def test_temporary_conversation_leaves_no_trace(tmp_path: Path,
-                                                llama_server: str) -> None:
+def test_temporary_conversation_leaves_no_trace(tmp_path: Path, llama_server: str) -> None:
     home = tmp_path / "home"
     with Memory(settings=Settings(home=home, embedder="none")) as mem:
         engine = ContextEngine(mem)
@@ -380,10 +410,14 @@ def test_nothing_below_the_facade_imports_the_engine_or_the_interfaces() -> None
     root = Path(__file__).parent.parent / "src" / "ogmemory"
     for path in root.rglob("*.py"):
         rel = path.relative_to(root)
-        if rel.parts[0] in ("engine", "interfaces") or (rel.name == "__init__.py" and \
-                len(rel.parts) == 1):
+        if rel.parts[0] in ("engine", "interfaces") or (
+            rel.name == "__init__.py" and len(rel.parts) == 1
+        ):
             continue  # above the facade (the package root re-exports ContextEngine lazily)
         package = ".".join(("ogmemory", *rel.parts[:-1]))
-        bad = {m for m in _imports(path, package)
-               if m.startswith(("ogmemory.engine", "ogmemory.interfaces"))}
+        bad = {
+            m
+            for m in _imports(path, package)
+            if m.startswith(("ogmemory.engine", "ogmemory.interfaces"))
+        }
         assert not bad, f"{rel} imports {sorted(bad)}"

@@ -24,10 +24,18 @@ from ogmemory.interfaces.rest.server import BackgroundServer
 from ogmemory.storage.sqlite_index import SqliteIndexStore
 
 CLI = [sys.executable, "-m", "ogmemory.interfaces.cli"]
-ENV = {**os.environ, "OGMEM_EMBEDDER": "none", "OGMEM_DISTILL_ON_TURN": "0",
-       "OGMEM_INDEX_WORKER": "0"}
-TURNS = ["We moved billing to PostgreSQL last week.", "My manager is Alice Chen.",
-         "I prefer green tea over coffee.", "The deploy runs every Friday at noon."]
+ENV = {
+    **os.environ,
+    "OGMEM_EMBEDDER": "none",
+    "OGMEM_DISTILL_ON_TURN": "0",
+    "OGMEM_INDEX_WORKER": "0",
+}
+TURNS = [
+    "We moved billing to PostgreSQL last week.",
+    "My manager is Alice Chen.",
+    "I prefer green tea over coffee.",
+    "The deploy runs every Friday at noon.",
+]
 
 
 def _settings(home: Path) -> Settings:
@@ -67,10 +75,15 @@ def _fsck(home: Path, *args: str) -> tuple[int, dict[str, Any]]:
 
 def _state(home: Path) -> tuple[Any, ...]:
     with Memory(settings=_settings(home)) as mem:
-        nodes = {s.session_id: [n.to_dict() for n in mem.get_nodes(s.session_id)]
-                 for s in mem.list_sessions()}
-        return (nodes, sorted(m.text for m in mem.memories()),
-                sorted(h.id for h in mem.search("billing PostgreSQL tea", limit=50)))
+        nodes = {
+            s.session_id: [n.to_dict() for n in mem.get_nodes(s.session_id)]
+            for s in mem.list_sessions()
+        }
+        return (
+            nodes,
+            sorted(m.text for m in mem.memories()),
+            sorted(h.id for h in mem.search("billing PostgreSQL tea", limit=50)),
+        )
 
 
 def test_a_clean_home_is_clean(tmp_path: Path) -> None:
@@ -122,9 +135,12 @@ def _index_garbage(home: Path) -> None:
 
 
 DAMAGE: dict[str, Callable[[Path], None]] = {
-    "stale git lock": _stale_locks, "edited committed node": _edited_node,
-    "deleted committed node": _deleted_node, "torn log tail": _torn_log,
-    "meta.json behind": _meta_behind, "index missing turns": _index_gap,
+    "stale git lock": _stale_locks,
+    "edited committed node": _edited_node,
+    "deleted committed node": _deleted_node,
+    "torn log tail": _torn_log,
+    "meta.json behind": _meta_behind,
+    "index missing turns": _index_gap,
     "index header garbage": _index_garbage,
 }
 
@@ -185,9 +201,13 @@ def test_a_damaged_index_is_rebuilt_automatically(tmp_path: Path, how: str) -> N
     with Memory(settings=_settings(home)) as mem:
         expected = sorted(h.id for h in mem.search("billing PostgreSQL tea", limit=50))
     _damage_index(home, how)
-    res = subprocess.run([*CLI, "search", "billing PostgreSQL tea", "--home", str(home),
-                          "--json", "--limit", "50"], capture_output=True, text=True, env=ENV,
-                         check=False)
+    res = subprocess.run(
+        [*CLI, "search", "billing PostgreSQL tea", "--home", str(home), "--json", "--limit", "50"],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        check=False,
+    )
     assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr
     assert sorted(h["id"] for h in json.loads(res.stdout)) == expected
     assert "rebuilding it from the files" in res.stderr
@@ -224,8 +244,13 @@ def test_a_corrupt_log_line_is_never_skipped_silently(tmp_path: Path) -> None:
     lines = log.read_bytes().split(b"\n")
     lines[1] = lines[1][:20] + b"\xff\x00garbage" + lines[1][30:]
     log.write_bytes(b"\n".join(lines))
-    res = subprocess.run([*CLI, "memories", "list", "--home", str(home), "--json"],
-                         capture_output=True, text=True, env=ENV, check=False)
+    res = subprocess.run(
+        [*CLI, "memories", "list", "--home", str(home), "--json"],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        check=False,
+    )
     assert res.returncode == 0
     assert "batches.jsonl: the corrupt line at byte" in res.stderr
     assert "ogmem fsck" in res.stderr

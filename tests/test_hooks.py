@@ -50,16 +50,31 @@ def _free_port() -> int:
 class Replay:
     """Fills the recorded payloads in and runs ``ogmem hook`` on them."""
 
-    def __init__(self, home: Path, project: Path, server: str,
-                 command: tuple[str, ...] = (sys.executable, "-m", "ogmemory_hook")) -> None:
+    def __init__(
+        self,
+        home: Path,
+        project: Path,
+        server: str,
+        command: tuple[str, ...] = (sys.executable, "-m", "ogmemory_hook"),
+    ) -> None:
         self.command = command
         self.home = home
         self.project = project
         self.transcript = home.parent / "transcript.jsonl"
-        self.values = {"SESSION_ID": SID, "CWD": str(project), "TRANSCRIPT": str(self.transcript),
-                       "PROMPT": PROMPT, "REPLY": REPLY}
-        self.env = {**os.environ, **_GIT_ENV, "OGMEM_HOOK_BACKGROUND": "0",
-                    "OGMEM_SERVER_URL": server, "OGMEM_EMBEDDER": "none"}
+        self.values = {
+            "SESSION_ID": SID,
+            "CWD": str(project),
+            "TRANSCRIPT": str(self.transcript),
+            "PROMPT": PROMPT,
+            "REPLY": REPLY,
+        }
+        self.env = {
+            **os.environ,
+            **_GIT_ENV,
+            "OGMEM_HOOK_BACKGROUND": "0",
+            "OGMEM_SERVER_URL": server,
+            "OGMEM_EMBEDDER": "none",
+        }
         self.env.pop("OGMEM_HOME", None)
 
     def fill(self, text: str) -> str:
@@ -71,16 +86,27 @@ class Replay:
         data: dict[str, Any] = json.loads(self.fill((FIXTURES / name).read_text()))
         return data
 
-    def run(self, name: str, *, raw: str | None = None, event: str | None = None,
-            extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+    def run(
+        self,
+        name: str,
+        *,
+        raw: str | None = None,
+        event: str | None = None,
+        extra: tuple[str, ...] = (),
+    ) -> subprocess.CompletedProcess[str]:
         text = raw if raw is not None else self.fill((FIXTURES / name).read_text())
         event = event or json.loads(text)["hook_event_name"]
         self.transcript.write_text(self.fill((FIXTURES / "transcript.jsonl").read_text()))
         # by default the command Claude Code runs (see hook_command): the light entry point
-        return subprocess.run([*self.command, event,
-                               "--home", str(self.home), *extra],
-                              input=text, capture_output=True, text=True, env=self.env,
-                              timeout=120, check=False)
+        return subprocess.run(
+            [*self.command, event, "--home", str(self.home), *extra],
+            input=text,
+            capture_output=True,
+            text=True,
+            env=self.env,
+            timeout=120,
+            check=False,
+        )
 
     def log(self) -> str:
         path = self.home / "logs" / "hooks.log"
@@ -100,8 +126,13 @@ def _prepare_memory(home: Path) -> None:
     """What earlier sessions left: a remembered preference and a past conversation."""
     with Memory(settings=Settings(home=home, embedder="none")) as mem:
         mem.remember("I prefer tabs over spaces.", type="preference")
-        mem.append_message("old", {"role": "user", "content": "The billing service talks to "
-                                   "Postgres through pgbouncer on port 6432."})
+        mem.append_message(
+            "old",
+            {
+                "role": "user",
+                "content": "The billing service talks to Postgres through pgbouncer on port 6432.",
+            },
+        )
         mem.append_message("old", {"role": "assistant", "content": "Noted."})
         mem.commit_turn("old")
         mem.wait_background(30)
@@ -120,11 +151,11 @@ def _replay_session(replay: Replay) -> None:
     recalled = _context(prompt.stdout, "UserPromptSubmit")
     assert "6432" in recalled  # recalled from the earlier session
 
-    for name in ("post_tool_use_read.json", "post_tool_use_edit.json",
-                 "post_tool_use_bash.json"):
+    for name in ("post_tool_use_read.json", "post_tool_use_edit.json", "post_tool_use_bash.json"):
         if name == "post_tool_use_edit.json":  # Claude's Edit tool changed the file
             (replay.project / "app.py").write_text(
-                "def health():\n    return {'status': 'ok'}\n\n\nprint('hi')\n")
+                "def health():\n    return {'status': 'ok'}\n\n\nprint('hi')\n"
+            )
         done = replay.run(name)
         assert done.returncode == 0 and done.stdout == ""
     stop = replay.run("stop.json")
@@ -147,16 +178,29 @@ def _check_recorded(home: Path, project: Path) -> None:
         assert info.project_id != "default" and info.turns >= 1
         nodes = mem.get_nodes(CSID)
         originals = [n for n in nodes if not n.metadata.get("ogmem_derived")]
-        assert [n.role for n in originals] == ["user", "assistant", "tool", "assistant", "tool",
-                                               "assistant", "tool", "assistant", "user",
-                                               "assistant", "user", "assistant"]
+        assert [n.role for n in originals] == [
+            "user",
+            "assistant",
+            "tool",
+            "assistant",
+            "tool",
+            "assistant",
+            "tool",
+            "assistant",
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+        ]
         assert info.turns == 4  # three turns and the compaction between turns
         assert mem.session_commits(CSID)[0].message.startswith("compaction: 8 nodes folded")
         calls = {n.id: n for n in nodes if n.tool_calls}
         results = [n for n in nodes if n.role == "tool"]
-        assert [r.tool_call_id for r in results] == ["toolu_01HmRZ3fJ8wQp2Vn7Kx4Ls9A",
-                                                     "toolu_01Pq8sWc4Nd2Yh6Fe1Tb3Gk7",
-                                                     "toolu_01Ab5Cd7Ef9Gh1Ij3Kl5Mn7O"]
+        assert [r.tool_call_id for r in results] == [
+            "toolu_01HmRZ3fJ8wQp2Vn7Kx4Ls9A",
+            "toolu_01Pq8sWc4Nd2Yh6Fe1Tb3Gk7",
+            "toolu_01Ab5Cd7Ef9Gh1Ij3Kl5Mn7O",
+        ]
         for result in results:
             assert result.called_by in calls
             caller = calls[str(result.called_by)]
@@ -198,8 +242,7 @@ def test_replay_all_six_events_through_the_ogmem_hook_command(tmp_path: Path) ->
     home = tmp_path / "home"
     project = make_project(tmp_path)
     _prepare_memory(home)
-    replay = Replay(home, project, f"http://127.0.0.1:{_free_port()}",
-                    command=(*CLI, "hook"))
+    replay = Replay(home, project, f"http://127.0.0.1:{_free_port()}", command=(*CLI, "hook"))
     _replay_session(replay)
     _check_recorded(home, project)
     log = replay.log()
@@ -211,9 +254,12 @@ def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     home = tmp_path / "served"
     port = _free_port()
     env = {**os.environ, **_GIT_ENV, "OGMEM_EMBEDDER": "none"}
-    proc = subprocess.Popen([*CLI, "serve", "--port", str(port), "--home", str(home),
-                             "--log-level", "warning"], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [*CLI, "serve", "--port", str(port), "--home", str(home), "--log-level", "warning"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -232,7 +278,8 @@ def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
 
 
 def test_replay_all_six_events_through_a_running_server(
-        tmp_path: Path, server: tuple[str, Path]) -> None:
+    tmp_path: Path, server: tuple[str, Path]
+) -> None:
     url, home = server
     project = make_project(tmp_path)
     _prepare_memory(home)
@@ -302,9 +349,13 @@ def test_the_event_is_read_when_claude_code_keeps_stdin_open(tmp_path: Path) -> 
     assert replay.run("user_prompt_submit.json").returncode == 0
     payload = replay.payload("session_end.json")
     payload["reason"] = "clear"
-    proc = subprocess.Popen([*replay.command, "SessionEnd", "--home", str(home)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=replay.env)
+    proc = subprocess.Popen(
+        [*replay.command, "SessionEnd", "--home", str(home)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=replay.env,
+    )
     assert proc.stdin is not None and proc.stdout is not None
     try:
         proc.stdin.write(json.dumps(payload, indent=2).encode())
@@ -321,15 +372,19 @@ def test_the_event_is_read_when_claude_code_keeps_stdin_open(tmp_path: Path) -> 
         assert archive["reason"] == "clear"
 
 
-@pytest.mark.parametrize("raw, event, extra", [
-    ("{not json", "UserPromptSubmit", ()),
-    (json.dumps({"session_id": "../../etc", "prompt": "hi"}), "UserPromptSubmit", ()),
-    (json.dumps({"session_id": SID, "hook_event_name": "Stop"}), "UserPromptSubmit", ()),
-    (json.dumps({"session_id": SID, "tool_input": {}}), "PostToolUse", ()),
-    ("[]", "SessionEnd", ()),
-])
+@pytest.mark.parametrize(
+    "raw, event, extra",
+    [
+        ("{not json", "UserPromptSubmit", ()),
+        (json.dumps({"session_id": "../../etc", "prompt": "hi"}), "UserPromptSubmit", ()),
+        (json.dumps({"session_id": SID, "hook_event_name": "Stop"}), "UserPromptSubmit", ()),
+        (json.dumps({"session_id": SID, "tool_input": {}}), "PostToolUse", ()),
+        ("[]", "SessionEnd", ()),
+    ],
+)
 def test_a_failing_hook_prints_nothing_logs_and_exits_zero(
-        tmp_path: Path, raw: str, event: str, extra: tuple[str, ...]) -> None:
+    tmp_path: Path, raw: str, event: str, extra: tuple[str, ...]
+) -> None:
     replay = Replay(tmp_path / "home", tmp_path, "off")
     with Memory(settings=Settings(home=tmp_path / "home", embedder="none")) as mem:
         mem.append_message(CSID, {"role": "user", "content": "earlier"})
@@ -364,8 +419,14 @@ def test_background_work_distils_and_embeds_after_a_local_turn(tmp_path: Path) -
         assert stats["vectors"] < stats["documents"]  # written by the hook, no vectors
         assert not mem.memories()
     env = {**replay.env, "OGMEM_EMBEDDER": "e5"}
-    work = subprocess.run([*CLI, "hook-work", CSID, "--home", str(home)], capture_output=True,
-                          text=True, env=env, timeout=240, check=False)
+    work = subprocess.run(
+        [*CLI, "hook-work", CSID, "--home", str(home)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=240,
+        check=False,
+    )
     assert work.returncode == 0, work.stderr
     result = json.loads(work.stdout)
     assert result["ran"] and result["embedded"] > 0
@@ -378,15 +439,21 @@ def test_background_work_distils_and_embeds_after_a_local_turn(tmp_path: Path) -
 def test_additional_context_stays_under_claude_codes_cap() -> None:
     """Over 10,000 characters Claude Code shows the model a 2,000-character preview only
     (hooks reference, "JSON output"): the last recalled items are dropped instead."""
-    items = [ContextItem("recall", f"fact {i}: " + "the billing service " * 20, 90, "recalled")
-             for i in range(40)]
+    items = [
+        ContextItem("recall", f"fact {i}: " + "the billing service " * 20, 90, "recalled")
+        for i in range(40)
+    ]
     out = hook_context("UserPromptSubmit", items)
     assert out is not None
     text = out["hookSpecificOutput"]["additionalContext"]
     assert 9_000 < len(text) <= MAX_CONTEXT_CHARS
     assert "fact 0:" in text and "fact 39:" not in text  # the first (best) items are kept
-    core = ContextItem("core", "\n".join(f"- preference {i}: tabs, not spaces" for i in
-                                         range(2000)), 20_000, "core.md")
+    core = ContextItem(
+        "core",
+        "\n".join(f"- preference {i}: tabs, not spaces" for i in range(2000)),
+        20_000,
+        "core.md",
+    )
     out = hook_context("SessionStart", [core])
     assert out is not None
     text = out["hookSpecificOutput"]["additionalContext"]
@@ -400,14 +467,15 @@ def test_the_hook_clients_own_http() -> None:
     import ogmemory_hook as hook
 
     assert hook._split_url("http://127.0.0.1:8765") == ("http", "127.0.0.1", 8765, "")
-    assert hook._split_url("HTTPS://mem.example/base/") == ("https", "mem.example", 443,
-                                                            "/base")
+    assert hook._split_url("HTTPS://mem.example/base/") == ("https", "mem.example", 443, "/base")
     assert hook._split_url("http://[::1]:9000/x") == ("http", "::1", 9000, "/x")
     for bad in ("ftp://host", "127.0.0.1:8765", "http://:80"):
         with pytest.raises(ValueError):
             hook._split_url(bad)
-    chunked = (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
-               b"8\r\n{\"output\r\n6;x=1\r\n\": nul\r\n2\r\nl}\r\n0\r\n\r\n")
+    chunked = (
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b'8\r\n{"output\r\n6;x=1\r\n": nul\r\n2\r\nl}\r\n0\r\n\r\n'
+    )
     assert hook._parse_response(chunked, "u") == (200, b'{"output": null}')
     sized = b"HTTP/1.1 409 Conflict\r\ncontent-length: 2\r\n\r\n{}"
     assert hook._parse_response(sized, "u") == (409, b"{}")
@@ -430,11 +498,25 @@ def test_last_reply_reads_the_transcript_tail(tmp_path: Path) -> None:
 EXISTING: dict[str, Any] = {
     "permissions": {"allow": ["Bash(npm run test:*)"]},
     "hooks": {
-        "PreToolUse": [{"matcher": "Bash", "hooks": [
-            {"type": "command", "command": "jq -r .tool_input.command >> ~/bash.log"}]}],
-        "PostToolUse": [{"matcher": "Write|Edit", "hooks": [
-            {"type": "command",
-             "command": "npx prettier --write \"$(jq -r .tool_input.file_path)\""}]}],
+        "PreToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [
+                    {"type": "command", "command": "jq -r .tool_input.command >> ~/bash.log"}
+                ],
+            }
+        ],
+        "PostToolUse": [
+            {
+                "matcher": "Write|Edit",
+                "hooks": [
+                    {
+                        "type": "command",
+                        "command": 'npx prettier --write "$(jq -r .tool_input.file_path)"',
+                    }
+                ],
+            }
+        ],
         "Stop": [{"hooks": [{"type": "command", "command": "notify-send done", "timeout": 5}]}],
     },
 }
@@ -442,8 +524,9 @@ EXISTING: dict[str, Any] = {
 
 def _ogmem(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "HOME": str(home)}
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, env=env, timeout=60,
-                          check=False)
+    return subprocess.run(
+        [*CLI, *args], capture_output=True, text=True, env=env, timeout=60, check=False
+    )
 
 
 def test_install_merges_and_uninstall_removes_only_ours(tmp_path: Path) -> None:
@@ -475,9 +558,16 @@ def test_install_merges_and_uninstall_removes_only_ours(tmp_path: Path) -> None:
 
     # the installed command really runs: it is what Claude Code executes through a shell
     command = hooks["SessionEnd"][-1]["hooks"][0]["command"]
-    ran = subprocess.run(command, shell=True, input="{}", capture_output=True, text=True,
-                         env={**os.environ, "OGMEM_HOME": str(tmp_path / "h"),
-                              "OGMEM_SERVER_URL": "off"}, timeout=120, check=False)
+    ran = subprocess.run(
+        command,
+        shell=True,
+        input="{}",
+        capture_output=True,
+        text=True,
+        env={**os.environ, "OGMEM_HOME": str(tmp_path / "h"), "OGMEM_SERVER_URL": "off"},
+        timeout=120,
+        check=False,
+    )
     assert ran.returncode == 0 and ran.stdout == ""
 
     removed = _ogmem("hooks", "uninstall", "--project", str(project), "--json", home=tmp_path)

@@ -20,8 +20,12 @@ def test_slug_always_gives_a_valid_session_id(raw: str, tmp_path: Path) -> None:
 
 def test_bad_message_mid_file_imports_nothing(tmp_path: Path) -> None:
     path = tmp_path / "partial.jsonl"
-    lines = [{"role": "user", "content": "one"}, {"role": "assistant", "content": "1"},
-             {"role": "user", "content": "two"}, {"role": "function", "content": "x"}]
+    lines = [
+        {"role": "user", "content": "one"},
+        {"role": "assistant", "content": "1"},
+        {"role": "user", "content": "two"},
+        {"role": "function", "content": "x"},
+    ]
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     mem = Memory(home=tmp_path / "home")
     with pytest.raises(InvalidInput, match="message 4"):

@@ -54,19 +54,34 @@ def session_dir(mem: Memory, sid: str) -> Path:
 def test_sessions_found_and_everything_left_out_is_counted(cmem: Memory, projects: Path) -> None:
     report = cmem.import_claude_code([projects])
     ids = {s.session_id for s in cmem.list_sessions()}
-    assert ids == {MAIN, f"{MAIN}-agent-a1b2c3d", f"claude-{S2}", f"claude-{S2}-agent-b7e8f9a",
-                   f"claude-{S2}-side-{uid(210)}"}
+    assert ids == {
+        MAIN,
+        f"{MAIN}-agent-a1b2c3d",
+        f"claude-{S2}",
+        f"claude-{S2}-agent-b7e8f9a",
+        f"claude-{S2}-side-{uid(210)}",
+    }
     assert report.sessions_new == 5 and report.sessions_updated == report.sessions_unchanged == 0
     assert report.messages == sum(len(cmem.get_nodes(s)) for s in ids) == 33
-    assert report.left_out == {"progress": 4, "summary of another session": 3, "title": 2,
-                               "command output": 1, "compact boundary": 1, "snapshot": 1,
-                               "system": 1, "thinking": 1}
+    assert report.left_out == {
+        "progress": 4,
+        "summary of another session": 3,
+        "title": 2,
+        "command output": 1,
+        "compact boundary": 1,
+        "snapshot": 1,
+        "system": 1,
+        "thinking": 1,
+    }
     main_file = str(projects / "-home-dev-shop" / f"{S1}.jsonl")
     got = {(i.path, i.line, i.reason) for i in report.issues}
     assert (main_file, 13, "invalid JSON") in got  # the half-written line in the middle
     assert (main_file, 34, "truncated last line") in got  # left for the next import
-    assert (str(projects / "-home-dev-shop" / "5f0c1d2e-7a8b-4c9d-8e0f-1a2b3c4d5e03.jsonl"),
-            None, "empty file") in got
+    assert (
+        str(projects / "-home-dev-shop" / "5f0c1d2e-7a8b-4c9d-8e0f-1a2b3c4d5e03.jsonl"),
+        None,
+        "empty file",
+    ) in got
     assert any(r == "summary-only file (no messages)" for _, _, r in got)
     # the internal compaction agent is not a conversation
     assert not any("acompact" in f.path for f in report.files)
@@ -85,7 +100,11 @@ def test_dag_turns_tools_and_branch_of_a_rewind(cmem: Memory, projects: Path) ->
     # parallel tool results answer lines that are not the tip: recorded in order, not branched
     read, bash = nodes[uid(17)], nodes[uid(18)]
     assert (read.role, read.tool_call_id, read.called_by, read.name) == (
-        "tool", "toolu_01Read", uid(13), "Read")
+        "tool",
+        "toolu_01Read",
+        uid(13),
+        "Read",
+    )
     assert (bash.called_by, bash.metadata["is_error"], bash.parent_id) == (uid(15), True, uid(17))
     call = nodes[uid(13)].tool_calls[0]  # type: ignore[index]
     assert call["function"]["name"] == "Read"
@@ -112,13 +131,18 @@ def test_content_times_titles_and_metadata(cmem: Memory, projects: Path) -> None
     assert prompt.event_time == pytest.approx(1770714360.0)  # 2026-02-10T09:06:00Z
     summary = nodes[uid(30)]
     assert summary.role == "assistant" and summary.metadata == {
-        "kind": "compaction_summary", "trigger": "manual", "pre_tokens": 48210}
+        "kind": "compaction_summary",
+        "trigger": "manual",
+        "pre_tokens": 48210,
+    }
     # the summary is a turn of its own, chained after the compaction to what came before
     assert summary.parent_id == uid(28)
     assert any(c.node_ids == (uid(30),) for c in cmem.session_commits(MAIN))
     # slash-command markup becomes the command; its output line is left out
-    assert (nodes[uid(31)].content, nodes[uid(31)].metadata) == ("/model sonnet",
-                                                                  {"kind": "command"})
+    assert (nodes[uid(31)].content, nodes[uid(31)].metadata) == (
+        "/model sonnet",
+        {"kind": "command"},
+    )
     assert uid(32) not in nodes
     # a long tool output is cut with a marker and its full size; long arguments too
     out = nodes[uid(35)]
@@ -136,20 +160,31 @@ def test_content_times_titles_and_metadata(cmem: Memory, projects: Path) -> None
     assert info.title == "Health endpoint (Flask)" and info.meta["title_manual"] is True
     imported = info.meta["import"]
     assert (imported["cwd"], imported["git_branch"], imported["claude_code_version"]) == (
-        "/home/dev/shop", "feature/health", "2.1.39")
+        "/home/dev/shop",
+        "feature/health",
+        "2.1.39",
+    )
     assert info.agent_id == "claude-code"
     sub = cmem.get_session(f"{MAIN}-agent-a1b2c3d")
     assert sub.meta["import"]["parent_session"] == MAIN
     assert [n.role for n in cmem.get_nodes(sub.session_id)] == [
-        "user", "assistant", "tool", "assistant"]
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
     flat = cmem.get_session(f"claude-{S2}-agent-b7e8f9a")
     assert flat.meta["import"]["parent_session"] == f"claude-{S2}"
     side = cmem.get_session(f"claude-{S2}-side-{uid(210)}")
     assert side.meta["import"]["parent_session"] == f"claude-{S2}"
     assert [n.content for n in cmem.get_nodes(side.session_id)][-1].startswith("The backup")
     # the older session's own conversation does not contain its sidechain
-    assert [n.id for n in cmem.get_nodes(f"claude-{S2}")] == [uid(200), uid(201), uid(202),
-                                                             uid(203)]
+    assert [n.id for n in cmem.get_nodes(f"claude-{S2}")] == [
+        uid(200),
+        uid(201),
+        uid(202),
+        uid(203),
+    ]
 
 
 def test_sessions_list_by_when_they_happened(cmem: Memory, projects: Path) -> None:
@@ -163,8 +198,9 @@ def test_sessions_list_by_when_they_happened(cmem: Memory, projects: Path) -> No
     assert cmem.get_session(MAIN).meta["last_event_at"] == pytest.approx(1770715928.0)
 
 
-def test_project_bound_but_never_committed_into(cmem: Memory, projects: Path,
-                                                tmp_path: Path) -> None:
+def test_project_bound_but_never_committed_into(
+    cmem: Memory, projects: Path, tmp_path: Path
+) -> None:
     repo = make_project(tmp_path, "shop")
     (repo / "app.py").write_text("print('uncommitted work of the user')\n")
     main = projects / "-home-dev-shop" / f"{S1}.jsonl"
@@ -192,50 +228,88 @@ def test_project_bound_but_never_committed_into(cmem: Memory, projects: Path,
     assert git_out(repo, "status", "--porcelain") == "?? notes.txt"
 
 
-def test_a_cwd_that_is_not_a_repository_here_is_kept_not_bound(cmem: Memory,
-                                                               projects: Path) -> None:
+def test_a_cwd_that_is_not_a_repository_here_is_kept_not_bound(
+    cmem: Memory, projects: Path
+) -> None:
     cmem.import_claude_code([projects])
     assert cmem.get_session(MAIN).project_id == "default"
     assert cmem.list_projects() == []
     assert cmem.get_session(MAIN).meta["import"]["cwd"] == "/home/dev/shop"
 
 
-def test_a_resumed_session_continued_in_another_file_is_not_doubled(cmem: Memory,
-                                                                    projects: Path) -> None:
+def test_a_resumed_session_continued_in_another_file_is_not_doubled(
+    cmem: Memory, projects: Path
+) -> None:
     folder = projects / "-home-dev-shop"
     original = folder / f"{S2}.jsonl"
     cmem.import_claude_code([original])
     before = [n.id for n in cmem.get_nodes(f"claude-{S2}")]
     # Resuming wrote a new file: the old conversation copied (its sessionId kept), then more.
     copied = original.read_text()
-    more = [{"parentUuid": uid(203), "type": "user", "sessionId": S2, "uuid": uid(800),
-             "timestamp": "2026-01-06T09:00:00.000Z",
-             "message": {"role": "user", "content": "Did the prune free enough space?"}},
-            {"parentUuid": uid(800), "type": "user", "sessionId": "new-session-id",
-             "uuid": uid(801), "timestamp": "2026-01-06T09:01:00.000Z",
-             "message": {"role": "user", "content": "A line of the continuation's own id."}}]
+    more = [
+        {
+            "parentUuid": uid(203),
+            "type": "user",
+            "sessionId": S2,
+            "uuid": uid(800),
+            "timestamp": "2026-01-06T09:00:00.000Z",
+            "message": {"role": "user", "content": "Did the prune free enough space?"},
+        },
+        {
+            "parentUuid": uid(800),
+            "type": "user",
+            "sessionId": "new-session-id",
+            "uuid": uid(801),
+            "timestamp": "2026-01-06T09:01:00.000Z",
+            "message": {"role": "user", "content": "A line of the continuation's own id."},
+        },
+    ]
     continued = folder / "9a9a9a9a-0000-4000-8000-000000000000.jsonl"
     continued.write_text(copied + "".join(json.dumps(m) + "\n" for m in more))
     report = cmem.import_claude_code([original, continued])
     assert report.messages == 2
     assert [n.id for n in cmem.get_nodes(f"claude-{S2}")] == [*before, uid(800)]
     assert [n.content for n in cmem.get_nodes("claude-new-session-id")] == [
-        "A line of the continuation's own id."]
+        "A line of the continuation's own id."
+    ]
 
 
 def test_api_errors_and_cli_written_replies_are_left_out(cmem: Memory, tmp_path: Path) -> None:
     path = tmp_path / "5f0c1d2e-0000-4000-8000-0000000000aa.jsonl"
     lines = [
-        {"type": "user", "uuid": uid(1), "parentUuid": None, "sessionId": "aa",
-         "timestamp": "2026-03-01T10:00:00Z", "message": {"role": "user", "content": "hi"}},
-        {"type": "assistant", "uuid": uid(2), "parentUuid": uid(1), "sessionId": "aa",
-         "timestamp": "2026-03-01T10:00:01Z", "isApiErrorMessage": True, "message": {
-             "role": "assistant", "model": "<synthetic>",
-             "content": [{"type": "text", "text": "API Error: 529 overloaded"}]}},
-        {"type": "assistant", "uuid": uid(3), "parentUuid": uid(2), "sessionId": "aa",
-         "timestamp": "2026-03-01T10:00:02Z", "message": {
-             "role": "assistant", "model": "claude-opus-4-6",
-             "content": [{"type": "text", "text": "Hello — how can I help?"}]}},
+        {
+            "type": "user",
+            "uuid": uid(1),
+            "parentUuid": None,
+            "sessionId": "aa",
+            "timestamp": "2026-03-01T10:00:00Z",
+            "message": {"role": "user", "content": "hi"},
+        },
+        {
+            "type": "assistant",
+            "uuid": uid(2),
+            "parentUuid": uid(1),
+            "sessionId": "aa",
+            "timestamp": "2026-03-01T10:00:01Z",
+            "isApiErrorMessage": True,
+            "message": {
+                "role": "assistant",
+                "model": "<synthetic>",
+                "content": [{"type": "text", "text": "API Error: 529 overloaded"}],
+            },
+        },
+        {
+            "type": "assistant",
+            "uuid": uid(3),
+            "parentUuid": uid(2),
+            "sessionId": "aa",
+            "timestamp": "2026-03-01T10:00:02Z",
+            "message": {
+                "role": "assistant",
+                "model": "claude-opus-4-6",
+                "content": [{"type": "text", "text": "Hello — how can I help?"}],
+            },
+        },
     ]
     path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines))
     report = cmem.import_claude_code([path])

@@ -51,12 +51,19 @@ def aider_repo(tmp_path: Path) -> Path:
 # ---------------------------------------------------------------------------- Codex
 
 
-def test_codex_rollout_becomes_turns_with_tools_and_preambles(xmem: Memory,
-                                                              codex_dir: Path) -> None:
+def test_codex_rollout_becomes_turns_with_tools_and_preambles(
+    xmem: Memory, codex_dir: Path
+) -> None:
     report = xmem.import_codex([codex_dir])
     assert {s.session_id for s in xmem.list_sessions()} == {NEW, OLD}
-    assert report.left_out == {"display event": 4, "preamble": 4, "state marker": 3,
-                               "reasoning": 2, "session header": 2, "turn context": 2}
+    assert report.left_out == {
+        "display event": 4,
+        "preamble": 4,
+        "state marker": 3,
+        "reasoning": 2,
+        "session header": 2,
+        "turn context": 2,
+    }
     reasons = sorted((i.line, i.reason) for i in report.issues if i.line)
     assert reasons == [(19, "invalid JSON"), (26, "truncated last line")]
     assert any(i.reason == "empty file" for i in report.issues)
@@ -66,7 +73,10 @@ def test_codex_rollout_becomes_turns_with_tools_and_preambles(xmem: Memory,
     assert first.role == "user" and first.content.startswith("Fix the failing test")
     assert "«café» or 東京" in first.content
     assert [p["kind"] for p in first.metadata["preamble"]] == [
-        "developer", "AGENTS.md", "environment_context"]
+        "developer",
+        "AGENTS.md",
+        "environment_context",
+    ]
     assert "Run `pytest -q` before every commit." in first.metadata["preamble"][1]["text"]
     assert not any("<environment_context>" in (n.text or "") for n in nodes)
     by_id = {n.id: n for n in nodes}
@@ -75,7 +85,11 @@ def test_codex_rollout_becomes_turns_with_tools_and_preambles(xmem: Memory,
     args = json.loads(call.tool_calls[0]["function"]["arguments"])  # type: ignore[index]
     assert args["command"][-1] == "pytest -q"
     assert (out.role, out.called_by, out.tool_call_id, out.metadata["exit_code"]) == (
-        "tool", "L9", "call_A1", 1)
+        "tool",
+        "L9",
+        "call_A1",
+        1,
+    )
     assert "UnicodeEncodeError" in out.content and not out.content.startswith("{")
     patch = json.loads(by_id["L12"].tool_calls[0]["function"]["arguments"])  # type: ignore[index]
     assert "*** Update File: parser.py" in patch["input"]
@@ -87,7 +101,11 @@ def test_codex_rollout_becomes_turns_with_tools_and_preambles(xmem: Memory,
     assert xmem.session_commits(NEW)[-1].node_ids == ("L6", "L9", "L11")
     meta = xmem.get_session(NEW).meta["import"]
     assert (meta["cwd"], meta["git_branch"], meta["cli_version"], meta["codex_source"]) == (
-        "/home/dev/parser", "fix/unicode", "0.50.0", "cli")
+        "/home/dev/parser",
+        "fix/unicode",
+        "0.50.0",
+        "cli",
+    )
     assert first.event_time == datetime.fromisoformat("2025-10-29T09:15:10.501Z").timestamp()
     fsck(Path(xmem.get_session(NEW).path))
 
@@ -96,11 +114,16 @@ def test_codex_pre_envelope_rollout(xmem: Memory, codex_dir: Path) -> None:
     xmem.import_codex([codex_dir / "2025" / "05" / "12"])
     nodes = xmem.get_nodes(OLD)
     assert [(n.role, n.text[:20]) for n in nodes] == [
-        ("user", "How many markdown fi"), ("assistant", '[call shell({"comman'),
-        ("tool", "42\n"), ("assistant", "There are 42 markdow")]
+        ("user", "How many markdown fi"),
+        ("assistant", '[call shell({"comman'),
+        ("tool", "42\n"),
+        ("assistant", "There are 42 markdow"),
+    ]
     assert nodes[2].metadata == {"exit_code": 0}
     assert [p["kind"] for p in nodes[0].metadata["preamble"]] == [
-        "instructions", "environment_context"]
+        "instructions",
+        "environment_context",
+    ]
     # no time of their own: the session's start, never the import's
     start = datetime.fromisoformat("2025-05-12T14:02:11.512Z").timestamp()
     assert all(n.event_time == start for n in nodes)
@@ -120,8 +143,9 @@ def test_aider_sessions_prompts_and_work(xmem: Memory, aider_repo: Path) -> None
     assert report.left_out == {"session header": 12, "status line": 7}
     nodes = xmem.get_nodes(sessions[0])
     prompt = nodes[1]
-    assert prompt.content == ("The cart total ignores discounts. Fix it, and keep prices in "
-                              "cents —\nnever floats.")
+    assert prompt.content == (
+        "The cart total ignores discounts. Fix it, and keep prices in cents —\nnever floats."
+    )
     # the prompt history dates each prompt; the rest of the exchange follows it
     assert prompt.event_time == datetime(2025, 3, 14, 10, 3, 5, 402117).timestamp()
     answer = nodes[2]
@@ -129,21 +153,29 @@ def test_aider_sessions_prompts_and_work(xmem: Memory, aider_repo: Path) -> None
     assert answer.metadata["model"] == "anthropic/claude-3-7-sonnet-20250219"
     work = nodes[3]
     assert work.metadata == {"synthetic": True, "by": "aider"}
-    calls = [(c["function"]["name"], json.loads(c["function"]["arguments"]))
-             for c in work.tool_calls or []]
-    assert calls == [("edit_file", {"path": "shop/cart.py"}),
-                     ("git_commit", {"sha": "4e1f2a9",
-                                     "message": "fix: Apply discounts to the cart total in cents"})]
+    calls = [
+        (c["function"]["name"], json.loads(c["function"]["arguments"]))
+        for c in work.tool_calls or []
+    ]
+    assert calls == [
+        ("edit_file", {"path": "shop/cart.py"}),
+        (
+            "git_commit",
+            {"sha": "4e1f2a9", "message": "fix: Apply discounts to the cart total in cents"},
+        ),
+    ]
     assert [(n.role, n.called_by, n.content) for n in nodes[4:6]] == [
         ("tool", work.id, "Applied edit to shop/cart.py"),
-        ("tool", work.id, "Commit 4e1f2a9 fix: Apply discounts to the cart total in cents")]
+        ("tool", work.id, "Commit 4e1f2a9 fix: Apply discounts to the cart total in cents"),
+    ]
     run = nodes[7]
     assert run.tool_calls[0]["function"]["name"] == "run"  # type: ignore[index]
     assert "1 failed, 2 passed" in nodes[8].content and "(Y)es" not in nodes[8].content
     # a "> " line inside the model's code block is its text, not aider's output
     assert "> round(9.995, 2) gives 9.99" in nodes[-1].content
     assert xmem.get_session(sessions[0]).title == (
-        "The cart total ignores discounts. Fix it, and keep…")
+        "The cart total ignores discounts. Fix it, and keep…"
+    )
     later = xmem.get_nodes(sessions[1])
     assert later[0].content == "把货币格式改成欧元，例如 “12,50 €”。"
     assert later[-1].name == "aider" and "F401" in later[-1].content
@@ -153,8 +185,7 @@ def test_aider_sessions_prompts_and_work(xmem: Memory, aider_repo: Path) -> None
         fsck(Path(xmem.get_session(sid).path))
 
 
-def test_aider_without_input_history_uses_the_session_start(xmem: Memory,
-                                                            aider_repo: Path) -> None:
+def test_aider_without_input_history_uses_the_session_start(xmem: Memory, aider_repo: Path) -> None:
     (aider_repo / ".aider.input.history").unlink()
     xmem.import_aider([aider_repo / ".aider.chat.history.md"])
     sid = next(s.session_id for s in xmem.list_sessions() if s.session_id.endswith("100211"))

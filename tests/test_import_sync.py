@@ -43,12 +43,26 @@ def claude_lines(parent: str, n: int, start: int = 500) -> str:
         role = "user" if i % 2 == 0 else "assistant"
         message: dict[str, object] = {"role": role, "content": f"message {i}: ünïcödé ✓"}
         if role == "assistant":
-            message.update(model="claude-sonnet-4-5", id=f"msg_N{i}",
-                           content=[{"type": "text", "text": f"answer {i}"}])
-        out.append(json.dumps({"parentUuid": parent, "isSidechain": False, "type": role,
-                               "sessionId": S2, "cwd": "/home/dev/shop", "message": message,
-                               "uuid": uid, "timestamp": f"2026-01-05T17:00:{i:02d}.000Z"},
-                              ensure_ascii=False))
+            message.update(
+                model="claude-sonnet-4-5",
+                id=f"msg_N{i}",
+                content=[{"type": "text", "text": f"answer {i}"}],
+            )
+        out.append(
+            json.dumps(
+                {
+                    "parentUuid": parent,
+                    "isSidechain": False,
+                    "type": role,
+                    "sessionId": S2,
+                    "cwd": "/home/dev/shop",
+                    "message": message,
+                    "uuid": uid,
+                    "timestamp": f"2026-01-05T17:00:{i:02d}.000Z",
+                },
+                ensure_ascii=False,
+            )
+        )
         parent = uid
     return "".join(line + "\n" for line in out)
 
@@ -61,8 +75,9 @@ def commits(mem: Memory) -> dict[str, int]:
     return {s.session_id: commit_count(s.path, "--all") for s in mem.list_sessions()}
 
 
-@pytest.mark.parametrize("fmt, sub", [("claude-code", "claude_code"), ("codex", "codex"),
-                                      ("aider", "aider")])
+@pytest.mark.parametrize(
+    "fmt, sub", [("claude-code", "claude_code"), ("codex", "codex"), ("aider", "aider")]
+)
 def test_reimport_is_idempotent(smem: Memory, src: Path, fmt: str, sub: str) -> None:
     first = smem.import_history(fmt, [src / sub])
     assert first.messages > 0
@@ -101,8 +116,9 @@ def test_growth_codex_ten_lines_ten_nodes(smem: Memory, src: Path) -> None:
     items = []
     for i in range(10):
         role, kind = ("user", "input_text") if i % 2 == 0 else ("assistant", "output_text")
-        items.append({"type": "message", "role": role,
-                      "content": [{"type": kind, "text": f"item {i} — ok"}]})
+        items.append(
+            {"type": "message", "role": role, "content": [{"type": kind, "text": f"item {i} — ok"}]}
+        )
     with open(path, "a", encoding="utf-8") as fh:
         fh.write("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in items))
     report = smem.import_codex([path])
@@ -125,14 +141,21 @@ def test_growth_aider_ten_lines_ten_nodes(smem: Memory, src: Path) -> None:
 
 
 def test_truncated_last_line_is_imported_once_complete(smem: Memory, src: Path) -> None:
-    path = src / "claude_code" / "projects" / "-home-dev-shop" / \
-        "5f0c1d2e-7a8b-4c9d-8e0f-1a2b3c4d5e01.jsonl"
+    path = (
+        src
+        / "claude_code"
+        / "projects"
+        / "-home-dev-shop"
+        / "5f0c1d2e-7a8b-4c9d-8e0f-1a2b3c4d5e01.jsonl"
+    )
     sid = "claude-5f0c1d2e-7a8b-4c9d-8e0f-1a2b3c4d5e01"
     smem.import_claude_code([path])
     nodes = len(smem.get_nodes(sid))
     with open(path, "a", encoding="utf-8") as fh:  # the writer finishes its line
-        fh.write('ging"},"uuid":"00000000-0000-4000-8000-000000000037",'
-                 '"timestamp":"2026-02-10T09:40:00.000Z"}\n')
+        fh.write(
+            'ging"},"uuid":"00000000-0000-4000-8000-000000000037",'
+            '"timestamp":"2026-02-10T09:40:00.000Z"}\n'
+        )
     report = smem.import_claude_code([path])
     assert report.messages == 1 and not report.issues
     last = smem.get_nodes(sid)[-1]
@@ -162,13 +185,21 @@ def test_an_import_that_died_mid_turn_is_completed(smem: Memory, src: Path) -> N
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(claude_lines("00000000-0000-4000-8000-000000000203", 2))
     # the killed import had appended the first new node and neither committed nor saved state
-    smem.append_message(sid, {"id": "00000000-0000-4000-8000-000000000500", "role": "user",
-                              "content": "message 0: ünïcödé ✓"})
+    smem.append_message(
+        sid,
+        {
+            "id": "00000000-0000-4000-8000-000000000500",
+            "role": "user",
+            "content": "message 0: ünïcödé ✓",
+        },
+    )
     report = smem.import_claude_code([path])
     assert report.messages == 1
     assert [n.id[-3:] for n in smem.get_nodes(sid)][-2:] == ["500", "501"]
     assert smem.session_commits(sid)[0].node_ids[-2:] == (
-        "00000000-0000-4000-8000-000000000500", "00000000-0000-4000-8000-000000000501")
+        "00000000-0000-4000-8000-000000000500",
+        "00000000-0000-4000-8000-000000000501",
+    )
     assert git_out(smem.get_session(sid).path, "status", "--porcelain") == ""
 
 
@@ -190,8 +221,9 @@ def test_two_imports_at_once_record_each_line_once(tmp_path: Path, src: Path) ->
     for t in threads:
         t.join()
     assert not errors
-    single = Memory(settings=Settings(home=tmp_path / "single", distill_on_turn=False,
-                                      embedder="none"))
+    single = Memory(
+        settings=Settings(home=tmp_path / "single", distill_on_turn=False, embedder="none")
+    )
     single.import_claude_code([src / "claude_code"])
     assert total_nodes(mems[0]) == total_nodes(single) == 33
     for m in (*mems, single):
@@ -206,7 +238,8 @@ def test_a_rewritten_file_is_reported_and_left_alone(smem: Memory, src: Path) ->
     report = smem.import_claude_code([path])
     assert report.messages == 0 and total_nodes(smem) == before
     assert [(i.reason, f.status) for f in report.files for i in f.issues] == [
-        ("rewritten since the last import", "skipped")]
+        ("rewritten since the last import", "skipped")
+    ]
 
 
 def test_upload_again_after_growth_adds_only_the_rest(smem: Memory, src: Path) -> None:
@@ -221,23 +254,25 @@ def test_upload_again_after_growth_adds_only_the_rest(smem: Memory, src: Path) -
 
 
 def test_imported_history_distils_and_is_recalled(tmp_path: Path, src: Path) -> None:
-    mem = Memory(settings=Settings(home=tmp_path / "home", distill_on_turn=False,
-                                   embedder="none"))
+    mem = Memory(settings=Settings(home=tmp_path / "home", distill_on_turn=False, embedder="none"))
     mem.import_claude_code([src / "claude_code"])
     mem.import_codex([src / "codex"])
     assert mem.pending_nodes() > 0
     mem.sleep("light")
     assert mem.pending_nodes() == 0
-    cited = {e.provenance.session_id for m in mem.memories() for e in mem.evidence(m.id)
-             if e.provenance is not None}
+    cited = {
+        e.provenance.session_id
+        for m in mem.memories()
+        for e in mem.evidence(m.id)
+        if e.provenance is not None
+    }
     assert any(s.startswith("claude-") for s in cited)
     result = mem.recall("Which encoding does parser.py use now?")
     assert any(i.session_id == "codex-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b" for i in result.items)
     mem.close()
 
 
-def test_a_session_id_held_by_other_content_is_reported_not_merged(smem: Memory,
-                                                                   src: Path) -> None:
+def test_a_session_id_held_by_other_content_is_reported_not_merged(smem: Memory, src: Path) -> None:
     path = src / "claude_code" / "projects" / "-home-dev-shop" / f"{S2}.jsonl"
     side = f"claude-{S2}-side-00000000-0000-4000-8000-000000000210"
     smem.append_message(f"claude-{S2}", {"role": "user", "content": "typed by hand"})

@@ -20,20 +20,34 @@ def _session_docs(mem: Memory, sid: str) -> list[tuple[str, str, tuple[str, ...]
 
 
 @pytest.mark.parametrize("distil", [False, True])  # the overview: turns, or memories
-def test_session_documents_synced_turn_by_turn_equal_a_rebuild(tmp_path: Path,
-                                                                 distil: bool) -> None:
-    settings = Settings(home=tmp_path / "home", embedder="none", distill_on_turn=False,
-                        index_worker=False)
+def test_session_documents_synced_turn_by_turn_equal_a_rebuild(
+    tmp_path: Path, distil: bool
+) -> None:
+    settings = Settings(
+        home=tmp_path / "home", embedder="none", distill_on_turn=False, index_worker=False
+    )
     with Memory(settings=settings) as mem:
         for i in range(150):
             speaker = "Carl" if i == 120 else ("Ana" if i % 2 == 0 else "Ben")  # Carl comes late
-            mem.append_message("talk", {"role": "user", "name": speaker,
-                                        "content": f"Turn {i}: the deploy of service {i} is at "
-                                                   f"{i % 24}:00 on host h{i}."})
+            mem.append_message(
+                "talk",
+                {
+                    "role": "user",
+                    "name": speaker,
+                    "content": f"Turn {i}: the deploy of service {i} is at "
+                    f"{i % 24}:00 on host h{i}.",
+                },
+            )
             mem.append_message("talk", {"role": "assistant", "content": f"Noted, turn {i}."})
             if distil and i % 10 == 3:
-                mem.append_message("talk", {"role": "user", "name": "Ana",
-                                            "content": f"I prefer tea number {i} over coffee."})
+                mem.append_message(
+                    "talk",
+                    {
+                        "role": "user",
+                        "name": "Ana",
+                        "content": f"I prefer tea number {i} over coffee.",
+                    },
+                )
             mem.commit_turn("talk")
             if i % 7 == 0 or i > 140:
                 if distil and i % 35 == 0:

@@ -24,8 +24,18 @@ def test_lines_without_a_marker_stay_invisible(tmp_path: Path) -> None:
     # Lines written by hand without a marker (as a crashed writer leaves them) stay invisible.
     path = tmp_path / "memories" / "memories.jsonl"
     path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({"id": "x", "text": "orphan", "type": "profile",
-                                "_batch": "b_orphan", "_kind": "memory"}) + "\n")
+    path.write_text(
+        json.dumps(
+            {
+                "id": "x",
+                "text": "orphan",
+                "type": "profile",
+                "_batch": "b_orphan",
+                "_kind": "memory",
+            }
+        )
+        + "\n"
+    )
     assert JsonlKnowledgeStore(tmp_path).all(MemoryItem) == []
     assert batch.commit(cursor={"s": 1}) is not None
     fresh = JsonlKnowledgeStore(tmp_path)

@@ -76,8 +76,17 @@ def test_a_poisoned_turn_already_on_disk_breaks_nothing(tmp_path: Path, when: st
     with Memory(settings=_settings(tmp_path / "home")) as mem:
         _turn(mem, "good", "I live in Paris and I like jazz.")
         session = mem.sessions.store.create("bad")  # below the facade: no door in the way
-        session.append({"role": "user", "content": TEXT, "name": None, "tool_calls": None,
-                        "tool_call_id": None, "metadata": {}, "event_time": epoch})
+        session.append(
+            {
+                "role": "user",
+                "content": TEXT,
+                "name": None,
+                "tool_calls": None,
+                "tool_call_id": None,
+                "metadata": {},
+                "event_time": epoch,
+            }
+        )
         session.commit("poisoned turn")  # what the door let through before
         assert {h.session_id for h in mem.search("Berlin")} == {"bad"}
         assert mem.search("Paris")
@@ -99,18 +108,23 @@ def test_query_times_outside_the_range_are_clear_errors(mem: Memory) -> None:
 
     async def main() -> None:
         async with Client(server) as client:
-            for args in ({"since": "0001-01-01"}, {"until": "9999-12-31"},
-                         {"since": "0001-01-01", "until": "9999-12-31T23:59:59+00:00"}):
+            for args in (
+                {"since": "0001-01-01"},
+                {"until": "9999-12-31"},
+                {"since": "0001-01-01", "until": "9999-12-31T23:59:59+00:00"},
+            ):
                 result = await client.call_tool("memory_timeline", args)
                 text = result.content[0].text  # type: ignore[union-attr]
                 assert result.is_error and "outside 1970-01-01" in text, (args, text)
-            result = await client.call_tool("memory_timeline", {"since": "1970-01-01",
-                                                                "until": "2999-12-31"})
+            result = await client.call_tool(
+                "memory_timeline", {"since": "1970-01-01", "until": "2999-12-31"}
+            )
             assert not result.is_error
             listing = result.content[0].text  # type: ignore[union-attr]
             assert all(f"- {ev.id} · " in listing for ev in everything), listing
-            result = await client.call_tool("memory_graph_neighbors",
-                                            {"entity": "user", "at": "0001-01-01"})
+            result = await client.call_tool(
+                "memory_graph_neighbors", {"entity": "user", "at": "0001-01-01"}
+            )
             assert "internal" not in str(result.content).lower()
 
     anyio.run(main)
@@ -120,7 +134,8 @@ def test_query_times_outside_the_range_are_clear_errors(mem: Memory) -> None:
 
 
 def test_a_message_of_a_million_characters_is_stored_whole_and_breaks_no_recall(
-        mem: Memory) -> None:
+    mem: Memory,
+) -> None:
     big = " ".join(f"word{i % 977} billing" for i in range(110_000)) + " zanzibar"
     assert len(big) > 1_000_000
     _turn(mem, "big", big)
@@ -154,8 +169,13 @@ INVALID_MESSAGES = [
     {"role": "user", "content": "x", "metadata": {"k": [f"{BAD}"]}},
     {"role": "user", "content": [{"type": "text", "text": "\udfff"}]},
     {"role": "user", "content": "x", "name": f"n{BAD}"},
-    {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "c1", "type": "function", "function": {"name": f"run{BAD}", "arguments": "{}"}}]},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": f"run{BAD}", "arguments": "{}"}}
+        ],
+    },
 ]
 
 
@@ -199,7 +219,8 @@ def test_a_commit_with_invalid_context_commits_nothing(mem: Memory) -> None:
 
 
 def test_a_commit_that_fails_after_the_branch_moved_is_repaired_on_next_open(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = tmp_path / "home"
     real = session_git.atomic_write_json
 
@@ -238,7 +259,8 @@ def test_a_commit_that_fails_after_the_branch_moved_is_repaired_on_next_open(
 
 
 def test_what_a_user_writes_is_fsynced_by_default(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     synced: list[str] = []
     real_fsync = os.fsync
 
@@ -253,10 +275,12 @@ def test_what_a_user_writes_is_fsynced_by_default(
         memory = mem.remember("I prefer tabs over spaces.")
         added = {Path(p).name for p in synced}
         assert {"memories.jsonl", "evidence.jsonl", "batches.jsonl"} <= added
-        for change in (lambda: mem.edit_memory(memory.id, "I prefer spaces."),
-                       lambda: mem.disable_memory(memory.id),
-                       lambda: mem.enable_memory(memory.id),
-                       lambda: mem.forget(memory.id)):
+        for change in (
+            lambda: mem.edit_memory(memory.id, "I prefer spaces."),
+            lambda: mem.disable_memory(memory.id),
+            lambda: mem.enable_memory(memory.id),
+            lambda: mem.forget(memory.id),
+        ):
             synced.clear()
             change()
             assert {"memories.jsonl", "batches.jsonl"} <= {Path(p).name for p in synced}
@@ -265,8 +289,11 @@ def test_what_a_user_writes_is_fsynced_by_default(
 def test_only_config_reads_the_environment() -> None:
     """One documented place (Settings.from_env); the facade and every layer take Settings."""
     root = Path(__file__).resolve().parents[1] / "src" / "ogmemory"
-    readers = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
-                     if "os.environ" in p.read_text() or "getenv" in p.read_text())
+    readers = sorted(
+        str(p.relative_to(root))
+        for p in root.rglob("*.py")
+        if "os.environ" in p.read_text() or "getenv" in p.read_text()
+    )
     assert [r for r in readers if not r.startswith("interfaces/")] == ["config.py"]
 
 
@@ -277,8 +304,18 @@ def test_settings_take_a_string_home(tmp_path: Path) -> None:
 # ====================================================================== 9. contracts
 
 
-@pytest.mark.parametrize("scope", ["project:../x", "project:/etc/passwd", "project:a\x00b",
-                                   "agent:..", "project:", "team:x", f"project:{BAD}"])
+@pytest.mark.parametrize(
+    "scope",
+    [
+        "project:../x",
+        "project:/etc/passwd",
+        "project:a\x00b",
+        "agent:..",
+        "project:",
+        "team:x",
+        f"project:{BAD}",
+    ],
+)
 def test_unsafe_scope_ids_are_refused(mem: Memory, scope: str) -> None:
     with pytest.raises(InvalidInput):
         mem.remember("I like tea.", scope=scope)
@@ -290,8 +327,12 @@ def test_unsafe_scope_ids_are_refused(mem: Memory, scope: str) -> None:
 
 
 def test_cli_scope_with_invalid_utf8_is_a_clear_error(tmp_path: Path) -> None:
-    env = {**os.environ, "OGMEM_EMBEDDER": "none", "OGMEM_DISTILL_ON_TURN": "0",
-           "OGMEM_INDEX_WORKER": "0"}
+    env = {
+        **os.environ,
+        "OGMEM_EMBEDDER": "none",
+        "OGMEM_DISTILL_ON_TURN": "0",
+        "OGMEM_INDEX_WORKER": "0",
+    }
     home = str(tmp_path / "home")
     for args in (["memories", "add", "I like tea."], ["memories", "list"], ["recall", "tea"]):
         argv = [a.encode() for a in [*CLI, *args, "--home", home, "--scope"]] + [b"project:\xff"]

@@ -46,17 +46,37 @@ class FixedExtractor:
     def extract(self, records: Sequence[NodeRecord]) -> ExtractionResult:
         self.calls.append([r.node.id for r in records])
         first = records[0]
-        cand = Candidate(type="profile", text="fallback fact", session_id=first.session_id,
-                         node_ids=(first.node.id,), attrs={"extractor": "fixed"})
+        cand = Candidate(
+            type="profile",
+            text="fallback fact",
+            session_id=first.session_id,
+            node_ids=(first.node.id,),
+            attrs={"extractor": "fixed"},
+        )
         return ExtractionResult([cand], {"fixed_calls": 1})
 
 
-def record(session: str, nid: str, seq: int, role: str, text: str,
-           name: str | None = None) -> NodeRecord:
-    node = Node(id=nid, seq=seq, role=role, content=text, parent_id=None,  # type: ignore[arg-type]
-                event_time=DAY + 3600 * seq, ingestion_time=DAY + 3600 * seq, name=name)
-    return NodeRecord(session_id=session, project_id="default", agent_id=None, node=node,
-                      commit="0" * 40, turn=1 + seq // 2)
+def record(
+    session: str, nid: str, seq: int, role: str, text: str, name: str | None = None
+) -> NodeRecord:
+    node = Node(
+        id=nid,
+        seq=seq,
+        role=role,
+        content=text,
+        parent_id=None,  # type: ignore[arg-type]
+        event_time=DAY + 3600 * seq,
+        ingestion_time=DAY + 3600 * seq,
+        name=name,
+    )
+    return NodeRecord(
+        session_id=session,
+        project_id="default",
+        agent_id=None,
+        node=node,
+        commit="0" * 40,
+        turn=1 + seq // 2,
+    )
 
 
 def conversation() -> list[NodeRecord]:
@@ -73,8 +93,9 @@ def registry() -> SchemaRegistry:
     return SchemaRegistry.load()
 
 
-def assert_valid(cands: Sequence[Candidate], records: Sequence[NodeRecord],
-                 registry: SchemaRegistry) -> None:
+def assert_valid(
+    cands: Sequence[Candidate], records: Sequence[NodeRecord], registry: SchemaRegistry
+) -> None:
     sessions = {r.node.id: r.session_id for r in records}
     for c in cands:
         assert c.type in registry, c
@@ -94,8 +115,7 @@ def settings_for(url: str) -> LLMSettings:
 
 
 @pytest.mark.timeout(120)
-def test_llm_extractor_end_to_end(llama_server: str,
-                                  registry: SchemaRegistry) -> None:
+def test_llm_extractor_end_to_end(llama_server: str, registry: SchemaRegistry) -> None:
     records = conversation()
     fallback = FixedExtractor()
     extractor = LLMExtractor(settings_for(llama_server), registry, fallback, max_tokens=400)
@@ -105,8 +125,9 @@ def test_llm_extractor_end_to_end(llama_server: str,
     assert stats["llm_batches"] == 2 and stats["llm_calls"] == 2
     assert stats["llm_errors"] == 0
     assert stats["llm_tokens"] > 0
-    assert stats["llm_fallback_batches"] == (stats["llm_invalid"] + stats["llm_errors"]
-                                             + stats["llm_empty"])
+    assert stats["llm_fallback_batches"] == (
+        stats["llm_invalid"] + stats["llm_errors"] + stats["llm_empty"]
+    )
     assert len(fallback.calls) == stats["llm_fallback_batches"]
     from_llm = [c for c in result.candidates if c.attrs.get("extractor") == "llm"]
     assert len(from_llm) == stats["llm_candidates"]
@@ -115,8 +136,9 @@ def test_llm_extractor_end_to_end(llama_server: str,
 
 
 @pytest.mark.timeout(60)
-def test_truncated_answer_falls_back_whole_batch(llama_server: str,
-                                                 registry: SchemaRegistry) -> None:
+def test_truncated_answer_falls_back_whole_batch(
+    llama_server: str, registry: SchemaRegistry
+) -> None:
     records = conversation()[:2]
     fallback = FixedExtractor()
     extractor = LLMExtractor(settings_for(llama_server), registry, fallback, max_tokens=3)
@@ -141,12 +163,12 @@ class UndeclaredTypeExtractor(LLMExtractor):
 
 
 @pytest.mark.timeout(60)
-def test_schema_violation_falls_back(llama_server: str,
-                                     registry: SchemaRegistry) -> None:
+def test_schema_violation_falls_back(llama_server: str, registry: SchemaRegistry) -> None:
     records = conversation()[:2]
     fallback = FixedExtractor()
-    extractor = UndeclaredTypeExtractor(settings_for(llama_server), registry, fallback,
-                                        max_tokens=300)
+    extractor = UndeclaredTypeExtractor(
+        settings_for(llama_server), registry, fallback, max_tokens=300
+    )
     result = extractor.extract(records)
     assert result.stats["llm_calls"] == 1 and result.stats["llm_errors"] == 0
     assert result.stats["llm_invalid"] == 1 and result.stats["llm_fallback_batches"] == 1
@@ -176,39 +198,51 @@ def test_batches_are_per_session_and_bounded() -> None:
     records = [record("a", f"a{i}", i, "user", "x" * 10) for i in range(5)]
     records.insert(2, record("b", "b1", 1, "user", "y"))
     batches = plan_batches(records, max_nodes=2, max_chars=10_000)
-    assert [[r.node.id for r in b] for b in batches] == [["a0", "a1"], ["a2", "a3"], ["a4"],
-                                                          ["b1"]]
+    assert [[r.node.id for r in b] for b in batches] == [["a0", "a1"], ["a2", "a3"], ["a4"], ["b1"]]
     big = [record("a", f"a{i}", i, "user", "z" * 1000) for i in range(4)]
     assert [len(b) for b in plan_batches(big, max_nodes=40, max_chars=2500)] == [2, 2]
 
 
-GOOD = {"type": "preference", "text": "Alice prefers Python.", "node_ids": ["n1"],
-        "subject": {"name": "Alice", "type": "person"}, "relation": "prefers",
-        "object": {"name": "Python", "type": "tool"}, "slot": "language", "kind": None,
-        "date": "2024-05-01", "confidence": 0.8, "importance": 0.6}
+GOOD = {
+    "type": "preference",
+    "text": "Alice prefers Python.",
+    "node_ids": ["n1"],
+    "subject": {"name": "Alice", "type": "person"},
+    "relation": "prefers",
+    "object": {"name": "Python", "type": "tool"},
+    "slot": "language",
+    "kind": None,
+    "date": "2024-05-01",
+    "confidence": 0.8,
+    "importance": 0.6,
+}
 
 
-@pytest.mark.parametrize(("change", "why"), [
-    ({"type": "gossip"}, "not a declared memory type"),
-    ({"node_ids": []}, "must not be empty"),
-    ({"node_ids": ["n9"]}, "not in this batch"),
-    ({"node_ids": ["n1", "n3"]}, "one session"),
-    ({"text": "   "}, "text"),
-    ({"text": "x" * 501}, "text"),
-    ({"confidence": 1.5}, "between 0 and 1"),
-    ({"importance": -0.1}, "between 0 and 1"),
-    ({"confidence": True}, "confidence"),
-    ({"date": "2024-13-40"}, "date"),
-    ({"date": "May 1st"}, "YYYY-MM-DD"),
-    ({"kind": "party"}, "kind"),
-    ({"object": None}, "needs a subject and an object"),
-    ({"relation": None}, "an object needs a relation"),
-    ({"relation": "Prefers Strongly"}, "identifier"),
-    ({"subject": {"name": "Alice", "type": "alien"}}, "entity type"),
-    ({"extra": 1}, "extra"),
-])
-def test_invalid_items_reject_the_whole_answer(registry: SchemaRegistry, change: dict[str, Any],
-                                               why: str) -> None:
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ({"type": "gossip"}, "not a declared memory type"),
+        ({"node_ids": []}, "must not be empty"),
+        ({"node_ids": ["n9"]}, "not in this batch"),
+        ({"node_ids": ["n1", "n3"]}, "one session"),
+        ({"text": "   "}, "text"),
+        ({"text": "x" * 501}, "text"),
+        ({"confidence": 1.5}, "between 0 and 1"),
+        ({"importance": -0.1}, "between 0 and 1"),
+        ({"confidence": True}, "confidence"),
+        ({"date": "2024-13-40"}, "date"),
+        ({"date": "May 1st"}, "YYYY-MM-DD"),
+        ({"kind": "party"}, "kind"),
+        ({"object": None}, "needs a subject and an object"),
+        ({"relation": None}, "an object needs a relation"),
+        ({"relation": "Prefers Strongly"}, "identifier"),
+        ({"subject": {"name": "Alice", "type": "alien"}}, "entity type"),
+        ({"extra": 1}, "extra"),
+    ],
+)
+def test_invalid_items_reject_the_whole_answer(
+    registry: SchemaRegistry, change: dict[str, Any], why: str
+) -> None:
     ctx = BatchContext.build(registry, conversation())
     good = dict(GOOD)
     assert len(parse_extraction(json.dumps({"memories": [good]}), ctx)) == 1
@@ -217,8 +251,16 @@ def test_invalid_items_reject_the_whole_answer(registry: SchemaRegistry, change:
         parse_extraction(json.dumps({"memories": [good, bad]}), ctx)
 
 
-@pytest.mark.parametrize("raw", ['{"memories": [{"type": "pref', "[]", "not json",
-                                 '{"memories": {}}', '{"memories": [], "more": 1}'])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '{"memories": [{"type": "pref',
+        "[]",
+        "not json",
+        '{"memories": {}}',
+        '{"memories": [], "more": 1}',
+    ],
+)
 def test_unparsable_answers_are_invalid(registry: SchemaRegistry, raw: str) -> None:
     ctx = BatchContext.build(registry, conversation())
     with pytest.raises(InvalidOutput):
@@ -238,26 +280,57 @@ def test_too_many_memories_is_invalid(registry: SchemaRegistry) -> None:
 def kb(tmp_path: Path) -> KnowledgeBase:
     """A knowledge base that knows Alice prefers Python (entity, edge, memory)."""
     kb = KnowledgeBase(JsonlKnowledgeStore(tmp_path / "kb"), tmp_path / "kb")
-    prov = Provenance(project_id="default", session_id="s0", node_ids=("old1",), commit=None,
-                      event_time=DAY - 86400, ingestion_time=DAY - 86400)
+    prov = Provenance(
+        project_id="default",
+        session_id="s0",
+        node_ids=("old1",),
+        commit=None,
+        event_time=DAY - 86400,
+        ingestion_time=DAY - 86400,
+    )
     batch = kb.begin("t")
-    mem = batch.new_memory("Alice prefers Python for backend work.", type="preference",
-                           provenance=prov, source="distilled")
+    mem = batch.new_memory(
+        "Alice prefers Python for backend work.",
+        type="preference",
+        provenance=prov,
+        source="distilled",
+    )
     batch.put(Entity(id="person.alice", type="person", name="Alice", support=(mem.id,)))
-    batch.put(Entity(id="tool.python", type="tool", name="Python", aliases=("py",),
-                            support=(mem.id,)))
-    batch.put(Edge(id="e1", src="person.alice", dst="tool.python", relation="prefers",
-                        fact="Alice prefers Python", provenance=prov, event_time=DAY - 86400,
-                        ingestion_time=DAY - 86400, valid_from=DAY - 86400, support=(mem.id,)))
+    batch.put(
+        Entity(id="tool.python", type="tool", name="Python", aliases=("py",), support=(mem.id,))
+    )
+    batch.put(
+        Edge(
+            id="e1",
+            src="person.alice",
+            dst="tool.python",
+            relation="prefers",
+            fact="Alice prefers Python",
+            provenance=prov,
+            event_time=DAY - 86400,
+            ingestion_time=DAY - 86400,
+            valid_from=DAY - 86400,
+            support=(mem.id,),
+        )
+    )
     batch.commit()
     return kb
 
 
 def relation_args(**change: Any) -> dict[str, Any]:
-    args = {"type": "preference", "text": "Alice likes Python a lot.", "node_ids": ["n1"],
-            "subject": {"name": "alice", "type": "person"}, "relation": "prefers",
-            "object": {"name": "PY", "type": "tool"}, "slot": None, "kind": None, "date": None,
-            "confidence": 0.9, "importance": 0.7}
+    args = {
+        "type": "preference",
+        "text": "Alice likes Python a lot.",
+        "node_ids": ["n1"],
+        "subject": {"name": "alice", "type": "person"},
+        "relation": "prefers",
+        "object": {"name": "PY", "type": "tool"},
+        "slot": None,
+        "kind": None,
+        "date": None,
+        "confidence": 0.9,
+        "importance": 0.7,
+    }
     args.update(change)
     return args
 
@@ -269,24 +342,41 @@ def test_known_facts_are_not_re_added(kb: KnowledgeBase, registry: SchemaRegistr
     obs = loop.act("extract_relation", relation_args())
     assert obs.startswith("skipped") and "e1" in obs
     # The same statement as a stored memory, in other case and punctuation.
-    obs = loop.act("extract_memory", {"type": "preference",
-                                      "text": "alice PREFERS python for backend work",
-                                      "node_ids": ["n1"], "kind": None, "date": None,
-                                      "confidence": 0.5, "importance": 0.5})
+    obs = loop.act(
+        "extract_memory",
+        {
+            "type": "preference",
+            "text": "alice PREFERS python for backend work",
+            "node_ids": ["n1"],
+            "kind": None,
+            "date": None,
+            "confidence": 0.5,
+            "importance": 0.5,
+        },
+    )
     assert obs.startswith("skipped")
     # An entity that exists.
-    obs = loop.act("extract_entity", {"type": "entity", "text": "Alice is a person.",
-                                      "node_ids": ["n1"], "subject": {"name": "ALICE",
-                                                                      "type": "person"},
-                                      "confidence": 0.5, "importance": 0.5})
+    obs = loop.act(
+        "extract_entity",
+        {
+            "type": "entity",
+            "text": "Alice is a person.",
+            "node_ids": ["n1"],
+            "subject": {"name": "ALICE", "type": "person"},
+            "confidence": 0.5,
+            "importance": 0.5,
+        },
+    )
     assert obs.startswith("skipped")
     assert loop.accepted == [] and loop.stats["react_known_skipped"] == 3
     # Something new is accepted once; the same fact again in this loop is skipped.
-    new = relation_args(text="Alice dislikes Go.", relation="dislikes",
-                        object={"name": "Go", "type": "tool"})
+    new = relation_args(
+        text="Alice dislikes Go.", relation="dislikes", object={"name": "Go", "type": "tool"}
+    )
     assert loop.act("extract_relation", new).startswith("accepted")
-    assert loop.act("extract_relation", {**new, "text": "Alice really dislikes Go."}
-                    ).startswith("skipped")
+    assert loop.act("extract_relation", {**new, "text": "Alice really dislikes Go."}).startswith(
+        "skipped"
+    )
     assert loop.stats["react_accepted"] == 1 and loop.stats["react_known_skipped"] == 4
     [cand] = loop.accepted
     assert (cand.subject and cand.subject.name, cand.relation) == ("alice", "dislikes")
@@ -294,8 +384,9 @@ def test_known_facts_are_not_re_added(kb: KnowledgeBase, registry: SchemaRegistr
 
 
 def test_read_tools_are_bounded_and_tolerant(kb: KnowledgeBase, registry: SchemaRegistry) -> None:
-    extractor = ReActExtractor(UNREACHABLE, registry, kb, FixedExtractor(),
-                               max_observation_chars=300)
+    extractor = ReActExtractor(
+        UNREACHABLE, registry, kb, FixedExtractor(), max_observation_chars=300
+    )
     loop = extractor.new_loop(conversation()[:2])
     alice = json.loads(loop.act("read", {"uri": "ogm://entity/Alice"}))
     assert alice["id"] == "person.alice"
@@ -324,20 +415,29 @@ def test_read_tools_are_bounded_and_tolerant(kb: KnowledgeBase, registry: Schema
         loop.act("read", {"path": "ogm://entity/Alice"})
 
 
-@pytest.mark.parametrize("raw", ["nope", '{"thought": "t", "action": "dance", "args": {}}',
-                                 '{"thought": "t", "action": "read"}', '{"action": "finish", '])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "nope",
+        '{"thought": "t", "action": "dance", "args": {}}',
+        '{"thought": "t", "action": "read"}',
+        '{"action": "finish", ',
+    ],
+)
 def test_invalid_steps(raw: str) -> None:
     with pytest.raises(InvalidOutput):
         _parse_step(raw)
 
 
 @pytest.mark.timeout(120)
-def test_react_loop_end_to_end(llama_server: str, kb: KnowledgeBase,
-                               registry: SchemaRegistry) -> None:
+def test_react_loop_end_to_end(
+    llama_server: str, kb: KnowledgeBase, registry: SchemaRegistry
+) -> None:
     records = conversation()[:2]
     fallback = FixedExtractor()
-    extractor = ReActExtractor(settings_for(llama_server), registry, kb, fallback, max_steps=5,
-                               max_history_steps=2)
+    extractor = ReActExtractor(
+        settings_for(llama_server), registry, kb, fallback, max_steps=5, max_history_steps=2
+    )
     result = extractor.extract(records)
     stats = result.stats
     assert stats["react_batches"] == 1 and 1 <= stats["react_calls"] <= 5
@@ -360,11 +460,13 @@ def test_react_loop_end_to_end(llama_server: str, kb: KnowledgeBase,
 
 
 @pytest.mark.timeout(60)
-def test_react_truncated_step_falls_back(llama_server: str, kb: KnowledgeBase,
-                                         registry: SchemaRegistry) -> None:
+def test_react_truncated_step_falls_back(
+    llama_server: str, kb: KnowledgeBase, registry: SchemaRegistry
+) -> None:
     fallback = FixedExtractor()
-    extractor = ReActExtractor(settings_for(llama_server), registry, kb, fallback,
-                               max_step_tokens=3)
+    extractor = ReActExtractor(
+        settings_for(llama_server), registry, kb, fallback, max_step_tokens=3
+    )
     result = extractor.extract(conversation()[:2])
     assert result.stats["react_calls"] == 1 and result.stats["react_invalid"] == 1
     assert result.stats["react_fallback_batches"] == 1
@@ -377,16 +479,21 @@ class DancingReAct(ReActExtractor):
     """Constrains the model to answer an action no tool implements."""
 
     def step_schema(self, ctx: BatchContext) -> dict[str, Any]:
-        return {"type": "object",
-                "properties": {"thought": {"type": "string", "maxLength": 40},
-                               "action": {"const": "dance"},
-                               "args": {"type": "object", "properties": {}, "required": []}},
-                "required": ["thought", "action", "args"]}
+        return {
+            "type": "object",
+            "properties": {
+                "thought": {"type": "string", "maxLength": 40},
+                "action": {"const": "dance"},
+                "args": {"type": "object", "properties": {}, "required": []},
+            },
+            "required": ["thought", "action", "args"],
+        }
 
 
 @pytest.mark.timeout(60)
-def test_react_unknown_action_falls_back(llama_server: str, kb: KnowledgeBase,
-                                         registry: SchemaRegistry) -> None:
+def test_react_unknown_action_falls_back(
+    llama_server: str, kb: KnowledgeBase, registry: SchemaRegistry
+) -> None:
     fallback = FixedExtractor()
     extractor = DancingReAct(settings_for(llama_server), registry, kb, fallback)
     result = extractor.extract(conversation()[:2])

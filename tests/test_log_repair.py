@@ -18,23 +18,32 @@ from ogmemory import Memory, Settings
 from ogmemory.interfaces.cli import app
 from ogmemory.storage.lines import decode_line
 
-ENV = {**os.environ, "OGMEM_EMBEDDER": "none", "OGMEM_DISTILL_ON_TURN": "0",
-       "OGMEM_INDEX_WORKER": "0"}
-FIRST = ["I moved to Berlin in 2019 and I work at Acme as a backend engineer.",
-         "My manager is Alice Chen; she joined last March.",
-         "We decided to use PostgreSQL instead of MySQL for billing.",
-         "I prefer green tea over coffee in the morning.",
-         "My sister Lena lives in Vienna and studies medicine.",
-         "We chose Grafana for dashboards after comparing it with Kibana."]
-LATER = ["Next week we start the Kubernetes rollout with Bob.",
-         "The deploy runs every Friday at noon from the main branch.",
-         "I learned that the cache must be warmed before the load test.",
-         "I started running three times a week in May."]
+ENV = {
+    **os.environ,
+    "OGMEM_EMBEDDER": "none",
+    "OGMEM_DISTILL_ON_TURN": "0",
+    "OGMEM_INDEX_WORKER": "0",
+}
+FIRST = [
+    "I moved to Berlin in 2019 and I work at Acme as a backend engineer.",
+    "My manager is Alice Chen; she joined last March.",
+    "We decided to use PostgreSQL instead of MySQL for billing.",
+    "I prefer green tea over coffee in the morning.",
+    "My sister Lena lives in Vienna and studies medicine.",
+    "We chose Grafana for dashboards after comparing it with Kibana.",
+]
+LATER = [
+    "Next week we start the Kubernetes rollout with Bob.",
+    "The deploy runs every Friday at noon from the main branch.",
+    "I learned that the cache must be warmed before the load test.",
+    "I started running three times a week in May.",
+]
 
 
 def _settings(home: Path) -> Settings:
-    return Settings(home=home, embedder="none", distill_on_turn=False, index_worker=False,
-                    distill_batch_nodes=4)
+    return Settings(
+        home=home, embedder="none", distill_on_turn=False, index_worker=False, distill_batch_nodes=4
+    )
 
 
 def _turns(mem: Memory, texts: list[str], prefix: str) -> None:
@@ -51,8 +60,9 @@ def _home(tmp_path: Path) -> Path:
     with Memory(settings=_settings(home)) as mem:
         _turns(mem, FIRST, "a")
         mem.sleep("light")
-        distilled = sorted((m for m in mem.memories() if m.source == "distilled"),
-                           key=lambda m: m.created_at)
+        distilled = sorted(
+            (m for m in mem.memories() if m.source == "distilled"), key=lambda m: m.created_at
+        )
         assert len(distilled) >= 4
         mem.edit_memory(distilled[0].id, "I moved to Berlin in 2019 (from Hamburg).")
         mem.disable_memory(distilled[1].id)
@@ -74,10 +84,14 @@ def _state(home: Path) -> dict[str, Any]:
     with Memory(settings=_settings(home)) as mem:
         memories = mem.memories(include_disabled=True)
         return {
-            "user": {m.id: (m.text, m.enabled, m.deleted, m.version) for m in memories
-                     if m.source == "user"},
-            "distilled": sorted((m.text, m.enabled, m.deleted, m.version) for m in memories
-                                if m.source != "user"),
+            "user": {
+                m.id: (m.text, m.enabled, m.deleted, m.version)
+                for m in memories
+                if m.source == "user"
+            },
+            "distilled": sorted(
+                (m.text, m.enabled, m.deleted, m.version) for m in memories if m.source != "user"
+            ),
             "events": len(mem.timeline(include_superseded=True)),
             "facts": sorted((f.src, f.relation, f.dst) for f in mem.facts(include_history=True)),
             "entities": sorted(e.id for e in mem.entities()),
@@ -102,14 +116,15 @@ def _damage_line(path: Path, number: int, how: str) -> bytes:
         lines[number - 1] = old[:25] + b"\xff\x00#garbage#" + old[40:]
     else:  # one flipped byte that leaves valid JSON: a letter of the text
         at = old.index(b'"text":"') + 9
-        lines[number - 1] = old[:at] + bytes([old[at] ^ 0x01]) + old[at + 1:]
+        lines[number - 1] = old[:at] + bytes([old[at] ^ 0x01]) + old[at + 1 :]
         assert json.loads(lines[number - 1])  # still parses: only the checksum can tell
     path.write_bytes(b"\n".join(lines))
     return old
 
 
-def _repair_and_compare(home: Path, before: dict[str, Any], where: str,
-                        keys: tuple[str, ...] = ()) -> dict[str, Any]:
+def _repair_and_compare(
+    home: Path, before: dict[str, Any], where: str, keys: tuple[str, ...] = ()
+) -> dict[str, Any]:
     code, report = _fsck(home)
     assert code == 4, report
     assert [f["where"].endswith(where) for f in report["findings"]] == [True], report
@@ -124,11 +139,19 @@ def _repair_and_compare(home: Path, before: dict[str, Any], where: str,
 
 def _creator(markers: list[dict[str, Any]], text: str) -> int:
     """The line of the distillation batch that created the memory the user edited to ``text``."""
-    edit = next(m for m in markers if m["reason"] == "memory edit" and any(
-        (op["after"] or {}).get("text") == text for op in m["ops"]))
+    edit = next(
+        m
+        for m in markers
+        if m["reason"] == "memory edit"
+        and any((op["after"] or {}).get("text") == text for op in m["ops"])
+    )
     mid = next(op["id"] for op in edit["ops"] if (op["after"] or {}).get("text") == text)
-    return 1 + next(i for i, m in enumerate(markers) if "cursor" in m["meta"] and any(
-        op["id"] == mid and op["before"] is None for op in m["ops"]))
+    return 1 + next(
+        i
+        for i, m in enumerate(markers)
+        if "cursor" in m["meta"]
+        and any(op["id"] == mid and op["before"] is None for op in m["ops"])
+    )
 
 
 @pytest.mark.parametrize("which", ["line 3", "a user's batch", "the edited memory's batch"])
@@ -151,14 +174,17 @@ def test_a_damaged_marker_is_recovered(tmp_path: Path, which: str) -> None:
     elif which == "a user's batch":
         assert damaged["distilled"] != before["distilled"]
     with Memory(settings=_settings(home)) as running:  # a process open across the repair
-        assert len(running.memories()) < len(before["user"]) + len(before["distilled"]) \
+        assert (
+            len(running.memories()) < len(before["user"]) + len(before["distilled"])
             or which != "line 3"
+        )
         # Known limit: when the lost batch made a memory the user later edited, the facts and
         # events distilled again may differ in support (the memory list does not).
         keys = ("user", "distilled") if which == "the edited memory's batch" else ()
         report = _repair_and_compare(home, before, "oplog/batches.jsonl", keys)
         assert sorted(m.text for m in running.memories()) == sorted(
-            [u[0] for u in before["user"].values()] + [d[0] for d in before["distilled"]])
+            [u[0] for u in before["user"].values()] + [d[0] for d in before["distilled"]]
+        )
     action = report["findings"][0]["action"]
     if which != "a user's batch":
         assert "1 distillation batch(es) distilled again" in action
@@ -171,8 +197,10 @@ def test_a_damaged_marker_is_recovered(tmp_path: Path, which: str) -> None:
     quarantined = (log.parent / "batches.jsonl.quarantine").read_text().splitlines()
     entry = json.loads(quarantined[0])
     assert len(quarantined) == 1 and entry["line"] == number
-    assert entry["offset"] == sum(len(x) + 1 for x in log.read_bytes().split(b"\n")[
-        :number - 1]) or which == "line 3"
+    assert (
+        entry["offset"] == sum(len(x) + 1 for x in log.read_bytes().split(b"\n")[: number - 1])
+        or which == "line 3"
+    )
     assert b"#garbage#" in base64.b64decode(entry["bytes"])
 
 
@@ -181,12 +209,14 @@ def test_a_flipped_byte_in_the_memory_list_is_detected_and_recovered(tmp_path: P
     before = _state(home)
     log = _memory_dir(home) / "memories" / "memories.jsonl"
     lines = log.read_bytes().split(b"\n")
-    user_edit = 1 + next(i for i, line in enumerate(lines)
-                         if b"Helix, with its default keymap" in line)
+    user_edit = 1 + next(
+        i for i, line in enumerate(lines) if b"Helix, with its default keymap" in line
+    )
     _damage_line(log, user_edit, "flip")
     with Memory(settings=_settings(home)) as mem:  # read without the damaged version
         assert "My favourite editor is Helix, with its default keymap." not in [
-            m.text for m in mem.memories()]
+            m.text for m in mem.memories()
+        ]
     report = _repair_and_compare(home, before, "memories/memories.jsonl")
     assert "restored from their batch markers" in report["findings"][0]["action"]
     assert log.read_bytes().split(b"\n") == lines  # byte for byte what was written
@@ -197,7 +227,6 @@ def test_old_lines_without_checksums_still_read(tmp_path: Path) -> None:
     before = _state(home)
     for path in _memory_dir(home).rglob("*.jsonl"):
         old = [decode_line(line) for line in path.read_bytes().splitlines()]
-        path.write_bytes(b"".join(json.dumps(o, ensure_ascii=False).encode() + b"\n"
-                                  for o in old))
+        path.write_bytes(b"".join(json.dumps(o, ensure_ascii=False).encode() + b"\n" for o in old))
     assert _state(home) == before
     assert _fsck(home)[0] == 0

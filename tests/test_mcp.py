@@ -103,8 +103,9 @@ def records(text: str) -> list[dict[str, str]]:
     for line in text.splitlines():
         if line.startswith("- "):
             head, _, body = line[2:].partition(": ")
-            found.append({"head": head, "id": head.split(" ")[0].rstrip(":"), "text": body,
-                          "next": ""})
+            found.append(
+                {"head": head, "id": head.split(" ")[0].rstrip(":"), "text": body, "next": ""}
+            )
         elif line.startswith("  next: ") and found:
             found[-1]["next"] = line.removeprefix("  next: ")
     return found
@@ -153,8 +154,11 @@ def test_stdio_navigation_tools_follow_provenance(prepared: Prepared) -> None:
         async with stdio_session(prepared.home) as session:
             # search → a hit that names its session and nodes → open the session around it
             found = await call(session, "memory_search", query="Python Java")
-            hit = next(h for h in records(found)
-                       if 'session_id="s-lang"' in h["next"] and prepared.cited_node in h["next"])
+            hit = next(
+                h
+                for h in records(found)
+                if 'session_id="s-lang"' in h["next"] and prepared.cited_node in h["next"]
+            )
             assert hit["next"].startswith('memory_open_session(session_id="s-lang", around="')
             around = hit["next"].split('around="', 1)[1].split('"', 1)[0]
             opened = await call(
@@ -178,7 +182,7 @@ def test_stdio_navigation_tools_follow_provenance(prepared: Prepared) -> None:
             used = int(head.split(" items, ")[1].split("/")[0])
             assert head.startswith("recall: ") and 0 < used <= 500
             # an item may span lines; its pointer ends its last line
-            after = recalled[recalled.index("Python"):]
+            after = recalled[recalled.index("Python") :]
             assert "↪ session:s-lang@" in after
             commit = after.split("↪ session:s-lang@", 1)[1].split()[0]
             # the pointer opens the evidence: the turn it names holds the cited message

@@ -41,9 +41,16 @@ from schemathesis.specs.openapi.checks import (
 
 CLI = [sys.executable, "-m", "ogmemory.interfaces.cli"]
 ACCEPT = "application/json, text/event-stream"
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "test", "version": "1"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
 
 
 def _settings(home: Path, **kw: Any) -> Settings:
@@ -69,8 +76,9 @@ def keys(tmp_path: Path) -> Keys:
     return Keys(home, alice, bob, revoked)
 
 
-def _post(url: str, token: str | None, body: Any = INIT, *,
-          headers: dict[str, str] | None = None) -> httpx.Response:
+def _post(
+    url: str, token: str | None, body: Any = INIT, *, headers: dict[str, str] | None = None
+) -> httpx.Response:
     sent = {"Accept": ACCEPT, "Content-Type": "application/json", **(headers or {})}
     if token is not None:
         sent["Authorization"] = f"Bearer {token}"
@@ -105,9 +113,24 @@ def _outward_address() -> str | None:
 def test_refuses_to_listen_beyond_loopback_without_keys(tmp_path: Path) -> None:
     env = {**os.environ, "OGMEM_EMBEDDER": "none", "OGMEM_INDEX_WORKER": "0"}
     home = tmp_path / "home"
-    proc = subprocess.Popen([*CLI, "mcp", "--transport", "http", "--host", "0.0.0.0",
-                             "--port", "0", "--home", str(home)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    proc = subprocess.Popen(
+        [
+            *CLI,
+            "mcp",
+            "--transport",
+            "http",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            "0",
+            "--home",
+            str(home),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
     try:
         _, err = proc.communicate(timeout=60)
     except subprocess.TimeoutExpired:
@@ -130,13 +153,16 @@ def test_keys_are_required_and_pick_the_tenant(keys: Keys) -> None:
             assert resp.status_code == 401, (token, resp.text)
             assert resp.headers["content-type"] == "application/problem+json"
             assert resp.headers["www-authenticate"] == "Bearer"
-        resp = httpx.post(server.url, headers={"Authorization": f"Basic {keys.alice}"},
-                          json=INIT)
+        resp = httpx.post(server.url, headers={"Authorization": f"Basic {keys.alice}"}, json=INIT)
         assert resp.status_code == 401
 
         async def main() -> None:
-            done = await _tool(server.url, keys.alice, "memory_remember",
-                               text="Alice keeps the deploy keys in the blue vault.")
+            done = await _tool(
+                server.url,
+                keys.alice,
+                "memory_remember",
+                text="Alice keeps the deploy keys in the blue vault.",
+            )
             assert not done.is_error, done.content
             found = await _tool(server.url, keys.alice, "memory_search", query="blue vault")
             assert "blue vault" in found.content[0].text  # type: ignore[union-attr]
@@ -151,8 +177,9 @@ def test_keys_are_required_and_pick_the_tenant(keys: Keys) -> None:
         assert opened.status_code == 200
         sid = opened.headers["mcp-session-id"]
         listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
-        assert _post(server.url, keys.bob, listing,
-                     headers={"mcp-session-id": sid}).status_code in (400, 404)
+        assert _post(
+            server.url, keys.bob, listing, headers={"mcp-session-id": sid}
+        ).status_code in (400, 404)
     with Memory(settings=_settings(keys.home).with_tenant("acme", "alice")) as mem:
         assert [m.text for m in mem.memories()] == [
             "Alice keeps the deploy keys in the blue vault."
@@ -188,8 +215,12 @@ def test_without_keys_only_this_machine_is_served(tmp_path: Path) -> None:
 
 def test_bodies_over_the_limit_get_413(keys: Keys) -> None:
     with BackgroundMCPServer(_settings(keys.home, max_body_bytes=32 * 1024)) as server:
-        call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-                "params": {"name": "memory_remember", "arguments": {"text": "z" * 40_000}}}
+        call = {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "memory_remember", "arguments": {"text": "z" * 40_000}},
+        }
         resp = _post(server.url, keys.alice, call)
         assert resp.status_code == 413 and "32,768 bytes" in resp.json()["detail"]
         assert _post(server.url, None, call).status_code == 413  # size first: nothing is read
@@ -201,35 +232,73 @@ def test_bodies_over_the_limit_get_413(keys: Keys) -> None:
 def _mcp_spec(tokens: dict[str, str]) -> dict[str, Any]:
     """OpenAPI for ``/mcp`` as a client sees it: JSON-RPC in, JSON or SSE out; every answer
     a failed authentication can give is documented, so conformance checks have teeth."""
-    problem = {"application/problem+json": {"schema": {
-        "type": "object", "required": ["type", "title", "status", "detail"]}}}
-    errors = {str(code): {"description": "error", "content": {**problem,
-                                                             "application/json": {},
-                                                             "text/plain": {}}}
-              for code in (400, 404, 405, 406, 415, 421)}
-    errors.update({str(code): {"description": "refused", "content": problem}
-                   for code in (401, 403, 413, 503)})
-    auth = {"name": "Authorization", "in": "header", "required": True,
-            "schema": {"type": "string", "enum": sorted(tokens.values())}}
-    accept = {"name": "Accept", "in": "header", "required": True,
-              "schema": {"type": "string", "enum": [ACCEPT, "application/json", "text/html"]}}
-    body = {"type": "object", "required": ["jsonrpc", "method"], "properties": {
-        "jsonrpc": {"type": "string", "enum": ["2.0", "1.0"]},
-        "id": {"type": "integer", "minimum": 0, "maximum": 1000},
-        "method": {"type": "string", "enum": ["initialize", "ping", "tools/list", "tools/call",
-                                              "resources/list", "resources/read", "nope"]},
-        "params": {"type": "object"}}}
-    ok = {"description": "answer", "content": {"application/json": {},
-                                               "text/event-stream": {}}}
-    return {"openapi": "3.0.3", "info": {"title": "ogmemory MCP over HTTP", "version": "1"},
-            "paths": {"/mcp": {
-                "post": {"parameters": [auth, accept],
-                         "requestBody": {"required": True,
-                                         "content": {"application/json": {"schema": body}}},
-                         "responses": {"200": ok, "202": {"description": "accepted"},
-                                       **errors}},
+    problem = {
+        "application/problem+json": {
+            "schema": {"type": "object", "required": ["type", "title", "status", "detail"]}
+        }
+    }
+    errors = {
+        str(code): {
+            "description": "error",
+            "content": {**problem, "application/json": {}, "text/plain": {}},
+        }
+        for code in (400, 404, 405, 406, 415, 421)
+    }
+    errors.update(
+        {str(code): {"description": "refused", "content": problem} for code in (401, 403, 413, 503)}
+    )
+    auth = {
+        "name": "Authorization",
+        "in": "header",
+        "required": True,
+        "schema": {"type": "string", "enum": sorted(tokens.values())},
+    }
+    accept = {
+        "name": "Accept",
+        "in": "header",
+        "required": True,
+        "schema": {"type": "string", "enum": [ACCEPT, "application/json", "text/html"]},
+    }
+    body = {
+        "type": "object",
+        "required": ["jsonrpc", "method"],
+        "properties": {
+            "jsonrpc": {"type": "string", "enum": ["2.0", "1.0"]},
+            "id": {"type": "integer", "minimum": 0, "maximum": 1000},
+            "method": {
+                "type": "string",
+                "enum": [
+                    "initialize",
+                    "ping",
+                    "tools/list",
+                    "tools/call",
+                    "resources/list",
+                    "resources/read",
+                    "nope",
+                ],
+            },
+            "params": {"type": "object"},
+        },
+    }
+    ok = {"description": "answer", "content": {"application/json": {}, "text/event-stream": {}}}
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "ogmemory MCP over HTTP", "version": "1"},
+        "paths": {
+            "/mcp": {
+                "post": {
+                    "parameters": [auth, accept],
+                    "requestBody": {
+                        "required": True,
+                        "content": {"application/json": {"schema": body}},
+                    },
+                    "responses": {"200": ok, "202": {"description": "accepted"}, **errors},
+                },
                 "get": {"parameters": [auth, accept], "responses": {"200": ok, **errors}},
-                "delete": {"parameters": [auth], "responses": {"200": ok, **errors}}}}}
+                "delete": {"parameters": [auth], "responses": {"200": ok, **errors}},
+            }
+        },
+    }
 
 
 @pytest.fixture(scope="module")
@@ -239,9 +308,14 @@ def mcp_live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, di
     valid = store.create("fuzz", "main", label="fuzzer")[1]
     info, revoked = store.create("fuzz", "main", label="revoked")
     store.revoke(info.key_id)
-    tokens = {"valid": f"Bearer {valid}", "revoked": f"Bearer {revoked}",
-              "unknown": "Bearer ogm_" + "A" * 43, "basic": f"Basic {valid}",
-              "empty": "Bearer ", "lowercase": f"bearer {valid}"}
+    tokens = {
+        "valid": f"Bearer {valid}",
+        "revoked": f"Bearer {revoked}",
+        "unknown": "Bearer ogm_" + "A" * 43,
+        "basic": f"Basic {valid}",
+        "empty": "Bearer ",
+        "lowercase": f"bearer {valid}",
+    }
     with BackgroundMCPServer(_settings(home, max_body_bytes=16 * 1024)) as server:
         yield server.url, tokens
 
@@ -267,18 +341,28 @@ def test_mcp_http_auth_fuzz(mcp_live: tuple[str, dict[str, str]]) -> None:
     answers, and only a valid key gets past 401."""
     url, tokens = mcp_live
     schema = schemathesis.openapi.from_dict(_mcp_spec(tokens))
-    checks = [not_a_server_error, status_code_conformance, content_type_conformance,
-              _authorised_only(tokens)]
+    checks = [
+        not_a_server_error,
+        status_code_conformance,
+        content_type_conformance,
+        _authorised_only(tokens),
+    ]
     statuses: dict[str, set[int]] = {}
     for result in schema.get_all_operations():
         operation = result.ok()
 
         @given(case=operation.as_strategy())
-        @settings(max_examples=40, deadline=None, derandomize=True, database=None,
-                  suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=40,
+            deadline=None,
+            derandomize=True,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
         def run(case: Any) -> None:
-            response = case.call_and_validate(base_url=url.removesuffix("/mcp"), timeout=30,
-                                              checks=checks)
+            response = case.call_and_validate(
+                base_url=url.removesuffix("/mcp"), timeout=30, checks=checks
+            )
             sent = case.headers.get("Authorization")
             statuses.setdefault(sent, set()).add(response.status_code)
 
@@ -296,15 +380,27 @@ def test_mcp_http_size_limit_fuzz(mcp_live: tuple[str, dict[str, str]]) -> None:
     seen = set()
     for size in (16 * 1024 - 200, 16 * 1024 + 1, 64 * 1024, 1024 * 1024):
         for token in (tokens["valid"], tokens["unknown"]):
-            body = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                    "params": {"name": "memory_search",
-                               "arguments": {"query": "q", "pad": "p" * size}}}
-            case = operation.Case(body=body, headers={"Authorization": token, "Accept": ACCEPT},
-                                  media_type="application/json")
+            body = {
+                "jsonrpc": "2.0",
+                "id": 7,
+                "method": "tools/call",
+                "params": {"name": "memory_search", "arguments": {"query": "q", "pad": "p" * size}},
+            }
+            case = operation.Case(
+                body=body,
+                headers={"Authorization": token, "Accept": ACCEPT},
+                media_type="application/json",
+            )
             response = case.call_and_validate(
-                base_url=url.removesuffix("/mcp"), timeout=30,
-                checks=[not_a_server_error, status_code_conformance, content_type_conformance,
-                        _authorised_only(tokens)])
+                base_url=url.removesuffix("/mcp"),
+                timeout=30,
+                checks=[
+                    not_a_server_error,
+                    status_code_conformance,
+                    content_type_conformance,
+                    _authorised_only(tokens),
+                ],
+            )
             seen.add(response.status_code)
             if size > 16 * 1024:
                 assert response.status_code == 413

@@ -46,8 +46,16 @@ LONG_SESSION = 250  # messages in the long session
 
 def _generated_sample() -> dict[str, Any]:
     """A LoCoMo-shaped conversation: 12 dated sessions of 24 varied turns."""
-    topics = ["pottery class", "PostgreSQL migration", "trip to Lisbon", "adoption agency",
-              "guitar lessons", "marathon training", "book club", "new job at Acme"]
+    topics = [
+        "pottery class",
+        "PostgreSQL migration",
+        "trip to Lisbon",
+        "adoption agency",
+        "guitar lessons",
+        "marathon training",
+        "book club",
+        "new job at Acme",
+    ]
     conv: dict[str, Any] = {"speaker_a": "Caroline", "speaker_b": "Melanie"}
     for s in range(1, 13):
         conv[f"session_{s}_date_time"] = f"1:56 pm on {s + 2} May, 2023"
@@ -55,9 +63,14 @@ def _generated_sample() -> dict[str, Any]:
         for t in range(24):
             topic = topics[(s + t) % len(topics)]
             speaker = ("Caroline", "Melanie")[t % 2]
-            turns.append({"speaker": speaker, "dia_id": f"D{s}:{t + 1}",
-                          "text": f"I went to the {topic} yesterday; it was great and I decided "
-                                  f"to keep going every week with {('Alex', 'Sam')[t % 2]}."})
+            turns.append(
+                {
+                    "speaker": speaker,
+                    "dia_id": f"D{s}:{t + 1}",
+                    "text": f"I went to the {topic} yesterday; it was great and I decided "
+                    f"to keep going every week with {('Alex', 'Sam')[t % 2]}.",
+                }
+            )
         conv[f"session_{s}"] = turns
     return {"sample_id": "gen-1", "conversation": conv, "qa": []}
 
@@ -71,8 +84,9 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
         mem.import_conversations(list(parse_locomo(samples)))
         for i in range(LONG_SESSION // 2):
             mem.append_message("long", {"role": "user", "content": f"Step {i}: run the tests."})
-            mem.append_message("long", {"role": "assistant", "content": "x" * 4000 if i == 3
-                                        else f"Done {i}."})
+            mem.append_message(
+                "long", {"role": "assistant", "content": "x" * 4000 if i == 3 else f"Done {i}."}
+            )
             mem.commit_turn("long")
         mem.sleep("deep")
     return path
@@ -108,8 +122,7 @@ def _cursor(text: str) -> str | None:
 
 def _default_calls(mem: Memory) -> list[tuple[str, dict[str, Any]]]:
     """Every tool with only its required arguments, on real records of the memory."""
-    biggest = max((s for s in mem.list_sessions() if s.session_id != "long"),
-                  key=lambda s: s.turns)
+    biggest = max((s for s in mem.list_sessions() if s.session_id != "long"), key=lambda s: s.turns)
     entity = max(mem.entities(), key=lambda e: len(mem.facts(entity=e.id))).id
     return [
         ("memory_search", {"query": "what happened at the support group"}),
@@ -159,11 +172,9 @@ def test_recall_is_its_context_plus_a_fixed_envelope(mem: Memory) -> None:
 
 def test_search_answers_one_hit_per_record(mem: Memory) -> None:
     (answer,) = _run(mem, [("memory_search", {"query": "support group adoption", "limit": 50})])
-    ids = [line[2:].split(" · ")[0] for line in _text(answer).splitlines()
-           if line.startswith("- ")]
+    ids = [line[2:].split(" · ")[0] for line in _text(answer).splitlines() if line.startswith("- ")]
     assert ids and len(ids) == len(set(ids))
-    texts = [line.split(": ", 1)[1] for line in _text(answer).splitlines()
-             if line.startswith("- ")]
+    texts = [line.split(": ", 1)[1] for line in _text(answer).splitlines() if line.startswith("- ")]
     assert len(texts) == len(set(texts)), "the same text twice"
 
 
@@ -188,18 +199,28 @@ def test_a_long_session_comes_in_pages_that_cover_it_once(mem: Memory) -> None:
     assert seen == [n.id for n in nodes] and pages == 7
     # the long message is clipped, and the clip names the call that reads it whole
     assert f'memory_read(uri="ogm://node/long/{nodes[7].id}")' in _text(
-        _run(mem, [("memory_open_session", {"session_id": "long"})])[0])
+        _run(mem, [("memory_open_session", {"session_id": "long"})])[0]
+    )
     # around= gives a window; its cursor continues after the window
-    (answer,) = _run(mem, [("memory_open_session",
-                            {"session_id": "long", "around": nodes[100].id, "radius": 2})])
+    (answer,) = _run(
+        mem, [("memory_open_session", {"session_id": "long", "around": nodes[100].id, "radius": 2})]
+    )
     text = _text(answer)
     window = [line.split(" ")[1] for line in text.splitlines() if line.startswith("#")]
     assert window == [n.id for n in nodes[98:103]]
     assert f"{nodes[100].id} user (cited)" in text
-    (after,) = _run(mem, [("memory_open_session", {"session_id": "long", "limit": 3,
-                                                   "cursor": _cursor(text.rsplit("\n", 1)[0])})])
-    assert [line.split(" ")[1] for line in _text(after).splitlines()
-            if line.startswith("#")] == [n.id for n in nodes[103:106]]
+    (after,) = _run(
+        mem,
+        [
+            (
+                "memory_open_session",
+                {"session_id": "long", "limit": 3, "cursor": _cursor(text.rsplit("\n", 1)[0])},
+            )
+        ],
+    )
+    assert [line.split(" ")[1] for line in _text(after).splitlines() if line.startswith("#")] == [
+        n.id for n in nodes[103:106]
+    ]
 
 
 def test_lists_page_with_a_cursor_and_refuse_a_bad_one(mem: Memory) -> None:
@@ -211,30 +232,48 @@ def test_lists_page_with_a_cursor_and_refuse_a_bad_one(mem: Memory) -> None:
     cursor = _cursor(first)
     assert cursor is not None
     (nxt,) = _run(mem, [("memory_timeline", {"limit": 10, "cursor": cursor})])
-    ids = [line[2:].split(" · ")[0] for line in (first + "\n" + _text(nxt)).splitlines()
-           if line.startswith("- ")]
+    ids = [
+        line[2:].split(" · ")[0]
+        for line in (first + "\n" + _text(nxt)).splitlines()
+        if line.startswith("- ")
+    ]
     assert ids == [e.id for e in events[:20]]
-    bad = _run(mem, [("memory_timeline", {"cursor": "not-a-cursor"}),
-                     ("memory_timeline", {"kind": "event", "cursor": cursor}),  # other list
-                     ("memory_search", {"query": "x", "cursor": cursor}),
-                     ("memory_timeline", {"limit": 101})])
+    bad = _run(
+        mem,
+        [
+            ("memory_timeline", {"cursor": "not-a-cursor"}),
+            ("memory_timeline", {"kind": "event", "cursor": cursor}),  # other list
+            ("memory_search", {"query": "x", "cursor": cursor}),
+            ("memory_timeline", {"limit": 101}),
+        ],
+    )
     for result in bad[:3]:
         assert result.is_error and "invalid cursor" in _text(result), _text(result)
     assert bad[3].is_error and "limit" in _text(bad[3])
     # search and git log page too
-    session = next(s.session_id for s in mem.list_sessions()
-                   if s.turns > 6 and s.session_id != "long")
+    session = next(
+        s.session_id for s in mem.list_sessions() if s.turns > 6 and s.session_id != "long"
+    )
     # the session's most frequent long word: it has hits whether the data is LoCoMo's or the
     # generated stand-in
-    words = Counter(w.lower() for n in mem.get_nodes(session)
-                    for w in re.findall(r"[A-Za-z]{6,}", n.text or ""))
+    words = Counter(
+        w.lower() for n in mem.get_nodes(session) for w in re.findall(r"[A-Za-z]{6,}", n.text or "")
+    )
     query = words.most_common(1)[0][0]
-    (s1, g1) = _run(mem, [("memory_search", {"query": query, "limit": 3}),
-                          ("memory_git_log", {"session_id": session, "limit": 3})])
-    (s2, g2) = _run(mem, [("memory_search", {"query": query, "limit": 3,
-                                             "cursor": _cursor(_text(s1))}),
-                          ("memory_git_log", {"session_id": session, "limit": 3,
-                                              "cursor": _cursor(_text(g1))})])
+    (s1, g1) = _run(
+        mem,
+        [
+            ("memory_search", {"query": query, "limit": 3}),
+            ("memory_git_log", {"session_id": session, "limit": 3}),
+        ],
+    )
+    (s2, g2) = _run(
+        mem,
+        [
+            ("memory_search", {"query": query, "limit": 3, "cursor": _cursor(_text(s1))}),
+            ("memory_git_log", {"session_id": session, "limit": 3, "cursor": _cursor(_text(g1))}),
+        ],
+    )
     for a, b in ((s1, s2), (g1, g2)):
         heads_a = [line for line in _text(a).splitlines() if line.startswith("- ")]
         heads_b = [line for line in _text(b).splitlines() if line.startswith("- ")]
@@ -245,8 +284,10 @@ def test_tool_definitions_stay_under_their_budget(mem: Memory) -> None:
     async def main() -> list[dict[str, Any]]:
         async with Client(build_server(mem)) as client:
             tools = (await client.list_tools()).tools
-        return [{"name": t.name, "description": t.description, "inputSchema": t.input_schema}
-                for t in tools]
+        return [
+            {"name": t.name, "description": t.description, "inputSchema": t.input_schema}
+            for t in tools
+        ]
 
     definitions = anyio.run(main)
     assert len(definitions) == len(TOOL_NAMES)
@@ -254,7 +295,13 @@ def test_tool_definitions_stay_under_their_budget(mem: Memory) -> None:
     assert tokens < DEFINITIONS_MAX, tokens
     for tool in definitions:
         props = tool["inputSchema"].get("properties", {})
-        if tool["name"] in ("memory_search", "memory_timeline", "memory_graph_neighbors",
-                            "memory_open_session", "memory_git_log", "memory_read"):
+        if tool["name"] in (
+            "memory_search",
+            "memory_timeline",
+            "memory_graph_neighbors",
+            "memory_open_session",
+            "memory_git_log",
+            "memory_read",
+        ):
             assert {"limit", "cursor"} <= set(props), tool["name"]
             assert props["limit"]["maximum"] == 100

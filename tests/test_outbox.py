@@ -124,8 +124,9 @@ def states(path: Path) -> dict[str, str]:
 
 def spawn_worker(db: Path, owner: str, **cfg: object) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    return subprocess.Popen([sys.executable, "-c", WORKER_SRC, str(db), owner, json.dumps(cfg)],
-                            env=env)
+    return subprocess.Popen(
+        [sys.executable, "-c", WORKER_SRC, str(db), owner, json.dumps(cfg)], env=env
+    )
 
 
 @pytest.fixture
@@ -145,8 +146,11 @@ def effect_handler(db: Path, owner: str) -> Callable[[list[Job]], None]:
         with transaction(conn):
             for job in jobs:
                 conn.execute("INSERT INTO applied(job_key, owner) VALUES (?, ?)", (job.key, owner))
-                conn.execute("INSERT OR REPLACE INTO effect(job_key, value) VALUES (?, ?)",
-                             (job.key, job.payload["n"]))
+                conn.execute(
+                    "INSERT OR REPLACE INTO effect(job_key, value) VALUES (?, ?)",
+                    (job.key, job.payload["n"]),
+                )
+
     return handle
 
 
@@ -179,8 +183,11 @@ def test_enqueue_commits_and_rolls_back_with_the_callers_transaction(tmp_path: P
         Outbox.enqueue(legacy, "embed", "doc-kept", {"rowid": rowid, "text": "kept"})
     legacy.close()
     [job] = box.claim("w", 10)
-    assert (job.topic, job.key, job.payload) == ("embed", "doc-kept", {"rowid": rowid,
-                                                                      "text": "kept"})
+    assert (job.topic, job.key, job.payload) == (
+        "embed",
+        "doc-kept",
+        {"rowid": rowid, "text": "kept"},
+    )
     assert query(db, "SELECT count(*) FROM docs") == [(1,)]
 
 
@@ -204,7 +211,8 @@ def test_enqueue_rejects_bad_input(tmp_path: Path) -> None:
 
 
 def test_at_least_once_when_a_worker_process_is_killed_mid_batch(
-        tmp_path: Path, procs: list[subprocess.Popen[bytes]]) -> None:
+    tmp_path: Path, procs: list[subprocess.Popen[bytes]]
+) -> None:
     db = make_queue_db(tmp_path / "q.db")
     keys = enqueue_many(db, 20)
 
@@ -227,21 +235,24 @@ def test_at_least_once_when_a_worker_process_is_killed_mid_batch(
     rescued = query(db, "SELECT job_key FROM applied WHERE owner='rescuer'")
     assert sorted(str(k) for (k,) in rescued) == keys  # every job ran once in the rescuer
     # the doomed batch came back after its lease expired, one attempt spent
-    retried = query(db, "SELECT count(*) FROM outbox WHERE attempts = 1 "
-                        "AND last_error LIKE '%doomed%expired%'")
+    retried = query(
+        db, "SELECT count(*) FROM outbox WHERE attempts = 1 AND last_error LIKE '%doomed%expired%'"
+    )
     assert retried == [(8,)]
 
 
 def test_concurrent_worker_processes_never_run_a_job_twice(
-        tmp_path: Path, procs: list[subprocess.Popen[bytes]]) -> None:
+    tmp_path: Path, procs: list[subprocess.Popen[bytes]]
+) -> None:
     db = make_queue_db(tmp_path / "q.db")
     keys = enqueue_many(db, 300)
     barrier = tmp_path / "barrier"
     barrier.mkdir()
     owners = ["p1", "p2", "p3"]
     for owner in owners:
-        procs.append(spawn_worker(db, owner, lease=60.0, batch=10, batch_sleep=0.01,
-                                  barrier=str(barrier)))
+        procs.append(
+            spawn_worker(db, owner, lease=60.0, batch=10, batch_sleep=0.01, barrier=str(barrier))
+        )
     wait_for(lambda: len(list(barrier.glob("ready-*"))) == 3)
     (barrier / "go").touch()
     assert [p.wait(timeout=60) for p in procs] == [0, 0, 0]
@@ -279,9 +290,12 @@ def test_make_embedder() -> None:
 def test_e5_embeds_queries_and_passages_apart_and_ranks_the_paraphrase_first() -> None:
     e5 = E5Embedder(batch_size=2)
     assert e5.encode([]).shape == (0, 384) and "not loaded" in repr(e5)
-    passages = ["Melanie signed up for a pottery class; working with clay calms her.",
-                "The quarterly report is due on Friday.", "我每天早上喝绿茶。",
-                "Caroline moved here from Sweden four years ago."]
+    passages = [
+        "Melanie signed up for a pottery class; working with clay calms her.",
+        "The quarterly report is due on Friday.",
+        "我每天早上喝绿茶。",
+        "Caroline moved here from Sweden four years ago.",
+    ]
     docs = e5.encode(passages)  # 4 texts → chunks of 2
     assert docs.dtype == np.float32 and docs.shape == (4, 384)
     assert np.allclose(np.linalg.norm(docs, axis=1), 1.0, atol=1e-5)
@@ -292,8 +306,9 @@ def test_e5_embeds_queries_and_passages_apart_and_ranks_the_paraphrase_first() -
     assert int(np.argmax(docs @ query)) == 0
     assert int(np.argmax(docs @ e5.encode_query(["早上喝什么茶"])[0])) == 2  # Chinese too
     results: list[np.ndarray] = []
-    threads = [threading.Thread(target=lambda: results.append(e5.encode(passages)))
-               for _ in range(3)]
+    threads = [
+        threading.Thread(target=lambda: results.append(e5.encode(passages))) for _ in range(3)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -304,8 +319,10 @@ def test_e5_embeds_queries_and_passages_apart_and_ranks_the_paraphrase_first() -
 
 
 def test_use_embedder_is_lazy_thread_safe_and_chunked(use: USEEmbedder) -> None:
-    texts = [f"note number {i} about {topic}" for i, topic in
-             enumerate(["cats", "databases", "猫", "travel", "music", "queues", "tea"])]
+    texts = [
+        f"note number {i} about {topic}"
+        for i, topic in enumerate(["cats", "databases", "猫", "travel", "music", "queues", "tea"])
+    ]
     expected = use.encode(texts)
     assert expected.dtype == np.float32 and expected.shape == (7, 512)
     assert np.allclose(np.linalg.norm(expected, axis=1), 1.0, atol=1e-5)
@@ -314,8 +331,9 @@ def test_use_embedder_is_lazy_thread_safe_and_chunked(use: USEEmbedder) -> None:
     assert fresh.encode([]).shape == (0, 512)
     assert "not loaded" in repr(fresh)  # the empty call did not load the model
     results: list[np.ndarray] = []
-    threads = [threading.Thread(target=lambda: results.append(fresh.encode(texts)))
-               for _ in range(4)]
+    threads = [
+        threading.Thread(target=lambda: results.append(fresh.encode(texts))) for _ in range(4)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -327,5 +345,3 @@ def test_use_embedder_is_lazy_thread_safe_and_chunked(use: USEEmbedder) -> None:
         use.encode("a bare string")
     with pytest.raises(InvalidInput, match="not a str"):
         use.encode(["ok", 3])  # type: ignore[list-item]
-
-

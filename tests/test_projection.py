@@ -21,8 +21,9 @@ def ts(day: str) -> float:
 
 
 def make(home: Path) -> Memory:
-    return Memory(settings=Settings(home=home, distill_on_turn=False, embedder=None,
-                                    index_worker=False))
+    return Memory(
+        settings=Settings(home=home, distill_on_turn=False, embedder=None, index_worker=False)
+    )
 
 
 def say(mem: Memory, sid: str, day: str, text: str) -> None:
@@ -41,7 +42,8 @@ def memory_saying(mem: Memory, words: str) -> str:
 
 
 def test_disabling_the_superseding_memory_makes_the_older_fact_current_again(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     mem = make(tmp_path / "home")
     say(mem, "s1", "2026-03-02", "Let's use MySQL for the database.")
     say(mem, "s1", "2026-03-05", "Actually, let's switch from MySQL to PostgreSQL.")
@@ -55,7 +57,8 @@ def test_disabling_the_superseding_memory_makes_the_older_fact_current_again(
     mysql = next(e for e in mem.facts() if e.slot == "database")
     assert mysql.valid_to is None and mysql.superseded_by is None
     assert [e.summary for e in mem.timeline(kind="decision")] == [
-        "The team decided to use MySQL for the database."]
+        "The team decided to use MySQL for the database."
+    ]
     mem.enable_memory(switch)
     assert database(mem) == ["PostgreSQL"]
     assert database(mem) == database(make(tmp_path / "home"))  # a fresh reader agrees
@@ -73,12 +76,12 @@ def test_a_hidden_link_in_a_chain_is_skipped(tmp_path: Path) -> None:
     mem.sleep("light")
     mem.disable_memory(memory_saying(mem, "from MySQL to PostgreSQL"))
     assert database(mem) == ["SQLite"]
-    mysql = next(e for e in mem.facts(include_history=True)
-                 if mem.entity(e.dst).name == "MySQL")
+    mysql = next(e for e in mem.facts(include_history=True) if mem.entity(e.dst).name == "MySQL")
     sqlite = next(e for e in mem.facts() if e.slot == "database")
     assert mysql.valid_to == sqlite.valid_from and mysql.superseded_by == sqlite.id
-    assert [mem.entity(e.dst).name for e in mem.facts(at=ts("2026-03-07"))
-            if e.slot == "database"] == ["MySQL"]
+    assert [
+        mem.entity(e.dst).name for e in mem.facts(at=ts("2026-03-07")) if e.slot == "database"
+    ] == ["MySQL"]
 
 
 def test_editing_a_distilled_memory_rederives_its_fact_in_one_batch(tmp_path: Path) -> None:

@@ -11,8 +11,14 @@ from conftest import commit_count, fsck, git, git_out, make_project
 from ogmemory import InvalidInput, Memory, ProjectNotFound
 
 
-def bound_turn(mem: Memory, sid: str, project: Path, user: str, edit: object = None,
-               model: str | None = "gpt-test") -> object:
+def bound_turn(
+    mem: Memory,
+    sid: str,
+    project: Path,
+    user: str,
+    edit: object = None,
+    model: str | None = "gpt-test",
+) -> object:
     """A turn in which the 'agent' runs ``edit`` on the project between the messages."""
     mem.append_message(sid, {"role": "user", "content": user}, project=project)
     if edit is not None:
@@ -52,8 +58,7 @@ def test_resolve_inits_a_plain_directory(mem: Memory, tmp_path: Path) -> None:
         mem.get_project("proj_missing")
 
 
-def test_session_lives_in_project_and_stays_out_of_its_commits(mem: Memory,
-                                                                project: Path) -> None:
+def test_session_lives_in_project_and_stays_out_of_its_commits(mem: Memory, project: Path) -> None:
     bound_turn(
         mem, "s1", project, "write a helper", lambda: (project / "helper.py").write_text("x=1\n")
     )
@@ -100,7 +105,9 @@ def test_agent_edits_committed_with_agent_identity(mem: Memory, project: Path) -
     assert git_out(project, "log", "-1", "--format=%an") == "agent (qwen2.5-7b via ogmemory)"
     assert git_out(project, "log", "-1", "--format=%s") == f"[agent sess-a] turn 1: {msg[:60]}"
     assert sorted(git_out(project, "show", "--name-only", "--format=", "HEAD").splitlines()) == [
-        "README.md", "cli.py"]
+        "README.md",
+        "cli.py",
+    ]
     assert git_out(project, "status", "--porcelain") == ""
     assert res.warnings == ()  # type: ignore[attr-defined]
     fsck(project)
@@ -109,14 +116,16 @@ def test_agent_edits_committed_with_agent_identity(mem: Memory, project: Path) -
 def test_model_from_message_metadata(mem: Memory, project: Path) -> None:
     mem.append_message("s1", {"role": "user", "content": "go"}, project=project)
     (project / "new.txt").write_text("n\n")
-    mem.append_message("s1", {"role": "assistant", "content": "ok",
-                              "metadata": {"model": "llama-3-8b"}})
+    mem.append_message(
+        "s1", {"role": "assistant", "content": "ok", "metadata": {"model": "llama-3-8b"}}
+    )
     res = mem.commit_turn("s1")
     assert res.project_commit is not None
     assert git_out(project, "log", "-1", "--format=%an") == "agent (llama-3-8b via ogmemory)"
     # Turn numbers in project commit messages follow the session's turns.
-    res2 = bound_turn(mem, "s1", project, "second turn\nmore",
-                      lambda: (project / "new.txt").write_text("m\n"))
+    res2 = bound_turn(
+        mem, "s1", project, "second turn\nmore", lambda: (project / "new.txt").write_text("m\n")
+    )
     assert git_out(project, "log", "-1", "--format=%s") == "[agent s1] turn 2: second turn"
     assert res2.turn == 2  # type: ignore[attr-defined]
 
@@ -133,8 +142,9 @@ def test_agent_deletions_are_committed(mem: Memory, project: Path) -> None:
 def test_dirty_tree_before_turn_is_never_committed(mem: Memory, project: Path) -> None:
     (project / "app.py").write_text("print('user work in progress')\n")  # uncommitted user edit
     user_head = git_out(project, "rev-parse", "HEAD")
-    res = bound_turn(mem, "s1", project, "add a feature",
-                     lambda: (project / "feature.py").write_text("f=1\n"))
+    res = bound_turn(
+        mem, "s1", project, "add a feature", lambda: (project / "feature.py").write_text("f=1\n")
+    )
     assert res.project_commit is None  # type: ignore[attr-defined]
     assert res.commit is not None  # type: ignore[attr-defined]  # the session turn still commits
     assert len(res.warnings) == 1 and "uncommitted" in res.warnings[0]  # type: ignore[attr-defined]
@@ -162,12 +172,18 @@ def test_project_log_and_project_commits(mem: Memory, project: Path) -> None:
     log = mem.project_log(proj.project_id)
     assert [c.message for c in log] == ["[agent s1] turn 2: two", "[agent s1] turn 1: one"]
     assert all(c.author == "agent (gpt-test via ogmemory)" for c in log)
-    assert [c.sha for c in log] == [git_out(project, "rev-parse", "HEAD"),
-                                    git_out(project, "rev-parse", "HEAD~2")]
+    assert [c.sha for c in log] == [
+        git_out(project, "rev-parse", "HEAD"),
+        git_out(project, "rev-parse", "HEAD~2"),
+    ]
     assert len(mem.project_log(proj.project_id, limit=1)) == 1
     every = mem.project_commits(proj.project_id)
-    assert [c.message for c in every] == ["[agent s1] turn 2: two", "user: second",
-                                          "[agent s1] turn 1: one", "user: initial commit"]
+    assert [c.message for c in every] == [
+        "[agent s1] turn 2: two",
+        "user: second",
+        "[agent s1] turn 1: one",
+        "user: initial commit",
+    ]
     assert commit_count(project) == 4
     fsck(project)
 
@@ -214,7 +230,8 @@ def test_new_directories_and_ignored_files(mem: Memory, project: Path) -> None:
     res = bound_turn(mem, "s1", project, "add a module", edit)
     assert res.project_commit is not None  # type: ignore[attr-defined]
     assert git_out(project, "show", "--name-only", "--format=", "HEAD").splitlines() == [
-        "src/pkg/mod.py"]
+        "src/pkg/mod.py"
+    ]
     assert (project / "debug.log").exists()  # ignored files are left alone, uncommitted
     assert git_out(project, "status", "--porcelain") == ""
 
@@ -241,6 +258,7 @@ def test_busy_project_index_is_a_warning_not_a_failure(mem: Memory, project: Pat
 
 def test_project_git_dir_gone_is_a_warning(mem: Memory, project: Path) -> None:
     import shutil
+
     bound_turn(mem, "s1", project, "first")
     shutil.rmtree(project / ".git")
     mem.append_message("s1", {"role": "user", "content": "second"})
@@ -265,11 +283,13 @@ def test_projects_are_per_tenant_and_persisted(home: Path, tmp_path: Path) -> No
     with pytest.raises(ProjectNotFound) as missing:
         bob.get_project("proj_none")
     assert str(other.value).replace(proj.project_id, "X") == str(missing.value).replace(
-        "proj_none", "X")
+        "proj_none", "X"
+    )
     with pytest.raises(ProjectNotFound):
         bob.project_log(proj.project_id)
     fresh = Memory(home=home, account="alice")
     assert fresh.list_projects() == [proj]
     assert [c.message for c in fresh.project_log(proj.project_id)] == ["[agent s1] turn 1: edit"]
     assert fresh.get_session("s1").path == str(
-        project / ".ogmemory" / "tenants" / "alice" / "default" / "sessions" / "s1")
+        project / ".ogmemory" / "tenants" / "alice" / "default" / "sessions" / "s1"
+    )

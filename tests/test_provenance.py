@@ -22,8 +22,20 @@ def drain(mem: Memory, cursor: dict[str, int]) -> list[NodeRecord]:
 
 def tool_turn(mem: Memory, sid: str, text: str) -> list[str]:
     u = mem.append_message(sid, {"role": "user", "content": text})
-    a = mem.append_message(sid, {"role": "assistant", "content": None, "tool_calls": [
-        {"id": f"c-{text}", "type": "function", "function": {"name": "grep", "arguments": "{}"}}]})
+    a = mem.append_message(
+        sid,
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": f"c-{text}",
+                    "type": "function",
+                    "function": {"name": "grep", "arguments": "{}"},
+                }
+            ],
+        },
+    )
     t = mem.append_message(sid, {"role": "tool", "tool_call_id": f"c-{text}", "content": "hit"})
     b = mem.append_message(sid, {"role": "assistant", "content": f"answer to {text}"})
     mem.commit_turn(sid)
@@ -108,16 +120,22 @@ def test_cursor_across_retry_branch(mem: Memory) -> None:
 def test_node_provenance_fields(mem: Memory, tmp_path: Path) -> None:
     project = make_project(tmp_path)
     proj = mem.resolve_project(project)
-    u = mem.append_message("s1", {"role": "user", "content": "x", "event_time": 1_500_000_000},
-                           project=project)
+    u = mem.append_message(
+        "s1", {"role": "user", "content": "x", "event_time": 1_500_000_000}, project=project
+    )
     before = mem.node_provenance("s1", u.id)
     assert isinstance(before, Provenance) and before.commit is None  # not committed yet
     mem.append_message("s1", {"role": "assistant", "content": "y"})
     res = mem.commit_turn("s1")
     prov = mem.node_provenance("s1", u.id)
-    assert prov == Provenance(project_id=proj.project_id, session_id="s1", node_ids=(u.id,),
-                              commit=res.commit, event_time=1_500_000_000.0,
-                              ingestion_time=u.ingestion_time)
+    assert prov == Provenance(
+        project_id=proj.project_id,
+        session_id="s1",
+        node_ids=(u.id,),
+        commit=res.commit,
+        event_time=1_500_000_000.0,
+        ingestion_time=u.ingestion_time,
+    )
     assert prov.ingestion_time > prov.event_time
     assert Provenance.from_dict(prov.to_dict()) == prov
     [rec] = [r for r in mem.iter_nodes_since() if r.node.id == u.id]
@@ -130,11 +148,18 @@ def test_imported_past_dates_are_preserved(mem: Memory) -> None:
     # LoCoMo style: "1:56 pm on 8 May, 2023" session dates become event times.
     when = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
     turns = [
-        [{"role": "user", "content": "I went to a support group yesterday.",
-          "event_time": when.isoformat()},
-         {"role": "assistant", "content": "How was it?", "event_time": when.timestamp() + 30}],
-        [{"role": "user", "content": "It was great.", "event_time": "2023-06-09T10:00:00"},
-         {"role": "assistant", "content": "Glad to hear.", "event_time": "2023-06-09T10:00:30Z"}],
+        [
+            {
+                "role": "user",
+                "content": "I went to a support group yesterday.",
+                "event_time": when.isoformat(),
+            },
+            {"role": "assistant", "content": "How was it?", "event_time": when.timestamp() + 30},
+        ],
+        [
+            {"role": "user", "content": "It was great.", "event_time": "2023-06-09T10:00:00"},
+            {"role": "assistant", "content": "Glad to hear.", "event_time": "2023-06-09T10:00:30Z"},
+        ],
     ]
     for msgs in turns:
         for msg in msgs:
@@ -142,8 +167,12 @@ def test_imported_past_dates_are_preserved(mem: Memory) -> None:
         mem.commit_turn("conv-1")
     recs = list(Memory(home=mem.settings.home).iter_nodes_since())
     june = datetime(2023, 6, 9, 10, tzinfo=UTC).timestamp()
-    assert [r.node.event_time for r in recs] == [when.timestamp(), when.timestamp() + 30,
-                                                 june, june + 30]
+    assert [r.node.event_time for r in recs] == [
+        when.timestamp(),
+        when.timestamp() + 30,
+        june,
+        june + 30,
+    ]
     assert [r.turn for r in recs] == [1, 1, 2, 2]
     for rec in recs:
         prov = mem.node_provenance("conv-1", rec.node.id)

@@ -68,8 +68,15 @@ def test_every_name_is_importable() -> None:
 
 
 def test_errors_share_one_root() -> None:
-    for name in ("Conflict", "InvalidId", "InvalidInput", "NotFound", "ProjectNotFound",
-                 "SessionNotFound", "StorageError"):
+    for name in (
+        "Conflict",
+        "InvalidId",
+        "InvalidInput",
+        "NotFound",
+        "ProjectNotFound",
+        "SessionNotFound",
+        "StorageError",
+    ):
         assert issubclass(getattr(ogmemory, name), ogmemory.OgmemError), name
     assert issubclass(ogmemory.InvalidId, ogmemory.InvalidInput)
     assert issubclass(ogmemory.SessionNotFound, ogmemory.NotFound)

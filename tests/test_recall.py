@@ -26,8 +26,9 @@ def make(tmp_path: Path, name: str = "home", **kw: object) -> Memory:
 
 
 def say(mem: Memory, sid: str, user: str, day: str, reply: str = "Noted.", **kw: object) -> None:
-    mem.append_message(sid, {"role": "user", "content": user, "event_time": ts(day), "name": "Ana"},
-                       **kw)  # type: ignore[arg-type]
+    mem.append_message(
+        sid, {"role": "user", "content": user, "event_time": ts(day), "name": "Ana"}, **kw
+    )  # type: ignore[arg-type]
     mem.append_message(sid, {"role": "assistant", "content": reply, "event_time": ts(day) + 1})
     mem.commit_turn(sid)
 
@@ -148,13 +149,18 @@ def test_disabled_memory_and_other_scopes_never_appear(tmp_path: Path) -> None:
 def test_temporal_question_prefers_facts_valid_then(tmp_path: Path) -> None:
     mem = make(tmp_path)
     fill(mem)
-    history = [e for e in mem.facts(include_history=True)
-               if (e.slot or "").startswith("language")]  # language:backend
+    history = [
+        e for e in mem.facts(include_history=True) if (e.slot or "").startswith("language")
+    ]  # language:backend
     assert len(history) == 2  # the switch ended the JavaScript fact; both stay queryable
 
     def fact_lines(result: object) -> list[str]:  # facts show their validity span "a → b"
-        return [line for item in result.items for line in item.text.splitlines()  # type: ignore[attr-defined]
-                if "→" in line and "Script" in line]
+        return [
+            line
+            for item in result.items
+            for line in item.text.splitlines()  # type: ignore[attr-defined]
+            if "→" in line and "Script" in line
+        ]
 
     february = fact_lines(mem.recall("Which language did we use for the backend in February 2026?"))
     assert february and "JavaScript" in february[0] and "TypeScript" not in february[0]
@@ -254,16 +260,22 @@ def test_routing_abstracts_take_at_most_four_candidate_slots(tmp_path: Path) -> 
 
     mem = make(tmp_path)
     for i in range(12):  # twelve sessions whose abstracts all match the question
-        say(mem, f"kayak{i}", f"Kayak trip number {i} on the river went well.",
-            f"2026-03-{i + 1:02d}", reply="Kayak trips sound fun.")
+        say(
+            mem,
+            f"kayak{i}",
+            f"Kayak trip number {i} on the river went well.",
+            f"2026-03-{i + 1:02d}",
+            reply="Kayak trips sound fun.",
+        )
     mem.sleep("deep")
     mem.sync_index()
     assert mem.retrieval.index.count("session") >= 12
     result = mem.recall("kayak trip on the river")
     assert result.stats["routes"] == 4 and result.stats["candidates"] > 4
     turns = sum(len(i.cites) for i in result.items)
-    wide = mem.retrieval.recaller().recall("kayak trip on the river", budget=2000,
-                                  config=replace(RECIPES["default"], max_routes=30))
+    wide = mem.retrieval.recaller().recall(
+        "kayak trip on the river", budget=2000, config=replace(RECIPES["default"], max_routes=30)
+    )
     assert wide.stats["routes"] > 4  # without the cap, session abstracts crowd the candidates
     assert turns >= sum(len(i.cites) for i in wide.items)
 
@@ -273,8 +285,12 @@ def test_every_knowledge_record_has_an_abstract_an_overview_and_content(tmp_path
     fill(mem)
     mem.sync_index()
     conn = sqlite3.connect(mem.index_path)
-    docs = {i: (kind, level, parent, text, node_ids) for i, kind, level, parent, text, node_ids
-            in conn.execute("SELECT id, kind, level, parent, text, node_ids FROM docs")}
+    docs = {
+        i: (kind, level, parent, text, node_ids)
+        for i, kind, level, parent, text, node_ids in conn.execute(
+            "SELECT id, kind, level, parent, text, node_ids FROM docs"
+        )
+    }
     abstracts = {i: d for i, d in docs.items() if d[1] == 0 and d[0] != "session"}
     assert {d[0] for d in abstracts.values()} == {"memory", "event", "fact", "entity"}
     for doc_id, (kind, _, _, text, node_ids) in abstracts.items():

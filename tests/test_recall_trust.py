@@ -18,15 +18,13 @@ def ts(day: str) -> float:
 
 
 def make(home: Path, **kw: object) -> Memory:
-    opts: dict[str, object] = {"distill_on_turn": False, "embedder": "none",
-                               "index_worker": False}
+    opts: dict[str, object] = {"distill_on_turn": False, "embedder": "none", "index_worker": False}
     opts.update(kw)
     return Memory(settings=Settings(home=home, **opts))  # type: ignore[arg-type]
 
 
 def say(mem: Memory, sid: str, user: str, day: str, reply: str = "Noted.") -> None:
-    mem.append_message(sid, {"role": "user", "content": user, "event_time": ts(day),
-                             "name": "Ana"})
+    mem.append_message(sid, {"role": "user", "content": user, "event_time": ts(day), "name": "Ana"})
     mem.append_message(sid, {"role": "assistant", "content": reply, "event_time": ts(day) + 1})
     mem.commit_turn(sid)
 
@@ -40,8 +38,13 @@ def everything(mem: Memory, query: str) -> str:
 def test_every_item_is_one_sessions_turns_and_every_cited_node_opens(tmp_path: Path) -> None:
     mem = make(tmp_path / "h")
     for i in range(8):  # the same topic in many sessions: the items must not mix them
-        say(mem, f"trip{i}", f"Our kayak trip number {i} went down the river.",
-            f"2026-03-{i + 1:02d}", reply=f"Kayak trip {i} sounds fun.")
+        say(
+            mem,
+            f"trip{i}",
+            f"Our kayak trip number {i} went down the river.",
+            f"2026-03-{i + 1:02d}",
+            reply=f"Kayak trip {i} sounds fun.",
+        )
     mem.sleep("deep")
     result = mem.recall("kayak trip on the river")
     assert result.items
@@ -95,8 +98,10 @@ def test_disabled_or_deleted_memory_withholds_its_evidence_turns(tmp_path: Path)
 
 
 def test_the_users_edit_wins_over_the_turn_it_rewrites(tmp_path: Path) -> None:
-    mem = Memory(settings=Settings(home=tmp_path / "h", distill_on_turn=False,
-                                   index_worker=False), backend=InMemoryBackend())
+    mem = Memory(
+        settings=Settings(home=tmp_path / "h", distill_on_turn=False, index_worker=False),
+        backend=InMemoryBackend(),
+    )
     say(mem, "s1", "I prefer pnpm as my package manager.", "2026-02-01")
     say(mem, "s1", "We deploy with Kubernetes on Fridays.", "2026-02-02")
     mem.sleep("deep")
@@ -161,9 +166,11 @@ def test_an_embedder_failure_degrades_to_full_text_without_duplicates(tmp_path: 
         def encode(self, texts: object) -> object:
             raise RuntimeError("the embedder fell over")
 
-    mem = Memory(settings=Settings(home=tmp_path / "h", distill_on_turn=False,
-                                   index_worker=False), embedder=Broken(),  # type: ignore[arg-type]
-                 backend=InMemoryBackend())
+    mem = Memory(
+        settings=Settings(home=tmp_path / "h", distill_on_turn=False, index_worker=False),
+        embedder=Broken(),  # type: ignore[arg-type]
+        backend=InMemoryBackend(),
+    )
     say(mem, "s1", "We use JavaScript for the backend.", "2026-01-10")
     say(mem, "s2", "My sister Lena moved to Berlin in March.", "2026-04-09")
     mem.sleep("deep")
@@ -177,8 +184,10 @@ def test_an_embedder_failure_degrades_to_full_text_without_duplicates(tmp_path: 
 
 
 def test_recall_abstains_when_nothing_is_relevant(tmp_path: Path) -> None:
-    mem = Memory(settings=Settings(home=tmp_path / "h", distill_on_turn=False,
-                                   index_worker=False), backend=InMemoryBackend())
+    mem = Memory(
+        settings=Settings(home=tmp_path / "h", distill_on_turn=False, index_worker=False),
+        backend=InMemoryBackend(),
+    )
     lines = [
         ("s1", "I adopted a rescue dog named Biscuit last spring.", "2026-03-02"),
         ("s1", "Biscuit loves long walks by the lake every morning.", "2026-03-03"),
@@ -192,14 +201,19 @@ def test_recall_abstains_when_nothing_is_relevant(tmp_path: Path) -> None:
     mem.sleep("deep")
     mem.sync_index()
     mem.drain_outbox()
-    for question in ("What is the capital of Mongolia?", "Who won the 1998 FIFA World Cup?",
-                     "What is the chemical formula of caffeine?"):
+    for question in (
+        "What is the capital of Mongolia?",
+        "Who won the 1998 FIFA World Cup?",
+        "What is the chemical formula of caffeine?",
+    ):
         result = mem.recall(question)
         assert result.items == () and result.tokens == 0, (question, result.stats)
         assert result.reason and "nothing relevant" in result.reason and not result.fallback
-    for question, needle in (("What is my dog called?", "Biscuit"),
-                             ("Where does the billing service run?", "Kubernetes"),
-                             ("Where is Lena's wedding?", "Lisbon")):
+    for question, needle in (
+        ("What is my dog called?", "Biscuit"),
+        ("Where does the billing service run?", "Kubernetes"),
+        ("Where is Lena's wedding?", "Lisbon"),
+    ):
         result = mem.recall(question)
         assert any(needle in i.text for i in result.items), (question, result.stats)
     # a recipe can turn the floor off
@@ -207,8 +221,10 @@ def test_recall_abstains_when_nothing_is_relevant(tmp_path: Path) -> None:
 
 
 def test_a_tiny_memory_always_answers(tmp_path: Path) -> None:
-    mem = Memory(settings=Settings(home=tmp_path / "h", distill_on_turn=False,
-                                   index_worker=False), backend=InMemoryBackend())
+    mem = Memory(
+        settings=Settings(home=tmp_path / "h", distill_on_turn=False, index_worker=False),
+        backend=InMemoryBackend(),
+    )
     say(mem, "s1", "I adopted a rescue dog named Biscuit.", "2026-03-02")
     mem.sync_index()
     mem.drain_outbox()
@@ -218,7 +234,8 @@ def test_a_tiny_memory_always_answers(tmp_path: Path) -> None:
 
 
 def test_search_returns_one_hit_per_record_and_a_pointer_commit_opens_its_turn(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     mem = make(tmp_path / "h")
     say(mem, "s1", "We decided to use PostgreSQL for the billing database.", "2026-01-10")
     say(mem, "s1", "Lunch was nice today.", "2026-01-11")
@@ -237,15 +254,18 @@ def test_search_returns_one_hit_per_record_and_a_pointer_commit_opens_its_turn(
     assert len(opened) == 1 and "PostgreSQL" in opened[0].text
 
 
-def test_a_small_memory_answers_paraphrases_and_still_abstains_on_unrelated(
-        tmp_path: Path) -> None:
+def test_a_small_memory_answers_paraphrases_and_still_abstains_on_unrelated(tmp_path: Path) -> None:
     """The floor grows with the memory's size: six facts are enough to answer questions that
     share no word with them, and still too few to answer general knowledge."""
-    mem = Memory(settings=Settings(home=tmp_path / "h", distill_on_turn=False,
-                                   index_worker=False), backend=InMemoryBackend())
-    for sid, text, day in (("s1", "I adopted a rescue dog named Biscuit.", "2026-03-02"),
-                           ("s2", "The billing service now runs on Kubernetes.", "2026-04-02"),
-                           ("s3", "I am learning to play the cello on weekends.", "2026-05-06")):
+    mem = Memory(
+        settings=Settings(home=tmp_path / "h", distill_on_turn=False, index_worker=False),
+        backend=InMemoryBackend(),
+    )
+    for sid, text, day in (
+        ("s1", "I adopted a rescue dog named Biscuit.", "2026-03-02"),
+        ("s2", "The billing service now runs on Kubernetes.", "2026-04-02"),
+        ("s3", "I am learning to play the cello on weekends.", "2026-05-06"),
+    ):
         say(mem, sid, text, day, reply="That is good to know.")
     mem.sleep("deep")
     mem.sync_index()

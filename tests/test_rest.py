@@ -45,8 +45,9 @@ class Api:
 
     def turn(self, sid: str, user: str, reply: str = "Noted.") -> dict[str, Any]:
         self.ok("POST", f"/v1/sessions/{sid}/messages", json={"role": "user", "content": user})
-        self.ok("POST", f"/v1/sessions/{sid}/messages",
-                json={"role": "assistant", "content": reply})
+        self.ok(
+            "POST", f"/v1/sessions/{sid}/messages", json={"role": "assistant", "content": reply}
+        )
         result: dict[str, Any] = self.ok("POST", f"/v1/sessions/{sid}/commit")
         return result
 
@@ -68,10 +69,12 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     home = tmp_path_factory.mktemp("rest") / "home"
     keys = KeyStore(home)
     tokens = {}
-    for who, account, space, admin in (("admin", "ops", "root", True),
-                                       ("alice", "acme", "alice", False),
-                                       ("bob", "acme", "bob", False),
-                                       ("carol", "globex", "alice", False)):
+    for who, account, space, admin in (
+        ("admin", "ops", "root", True),
+        ("alice", "acme", "alice", False),
+        ("bob", "acme", "bob", False),
+        ("carol", "globex", "alice", False),
+    ):
         tokens[who] = keys.create(account, space, label=who, admin=admin)[1]
     with BackgroundServer(create_app(_settings(home))) as server:
         yield Site(home, server, tokens)
@@ -99,8 +102,12 @@ def test_missing_and_invalid_keys_are_401(site: Site) -> None:
     resp = anon.get("/v1/sessions")
     _problem(resp, 401)
     assert resp.headers["www-authenticate"] == "Bearer"
-    for header in ("Bearer ogm_not-a-real-key", "Bearer nonsense", "Basic dXNlcjpwYXNz",
-                   f"Token {site.tokens['alice']}"):
+    for header in (
+        "Bearer ogm_not-a-real-key",
+        "Bearer nonsense",
+        "Basic dXNlcjpwYXNz",
+        f"Token {site.tokens['alice']}",
+    ):
         _problem(anon.get("/v1/memories", headers={"Authorization": header}), 401)
 
 
@@ -117,8 +124,9 @@ def test_admin_routes_need_an_admin_key(site: Site) -> None:
     alice, admin = site.api("alice"), site.api("admin")
     _problem(alice.get("/v1/admin/keys"), 403)
     _problem(alice.post("/v1/admin/keys", json={"account": "acme", "space": "x"}), 403)
-    created = admin.ok("POST", "/v1/admin/keys",
-                       json={"account": "initech", "space": "peter", "label": "api-made"})
+    created = admin.ok(
+        "POST", "/v1/admin/keys", json={"account": "initech", "space": "peter", "label": "api-made"}
+    )
     token = created["token"]
     assert token.startswith("ogm_") and created["account"] == "initech"
     listed = admin.ok("GET", "/v1/admin/keys")
@@ -182,8 +190,9 @@ def test_round_trip(site: Site) -> None:
     core = api.ok("GET", "/v1/core", params={"regenerate": True})
     assert "TypeScript" in core["text"] and core["bytes"] <= 2048
 
-    recalled = api.ok("POST", "/v1/recall", json={"query": "Which language do I use now?",
-                                                  "budget": 500})
+    recalled = api.ok(
+        "POST", "/v1/recall", json={"query": "Which language do I use now?", "budget": 500}
+    )
     assert recalled["items"] and recalled["tokens"] <= 500
     assert any("TypeScript" in item["text"] for item in recalled["items"])
     hits = api.ok("GET", "/v1/search", params={"q": "PostgreSQL", "limit": 5})
@@ -191,11 +200,15 @@ def test_round_trip(site: Site) -> None:
 
     added = api.ok("POST", "/v1/memories", json={"text": "I prefer green tea.", "type": "profile"})
     assert added["source"] == "user"
-    edited = api.ok("PATCH", f"/v1/memories/{added['id']}",
-                    json={"text": "I prefer jasmine tea.", "expected_version": 1})
+    edited = api.ok(
+        "PATCH",
+        f"/v1/memories/{added['id']}",
+        json={"text": "I prefer jasmine tea.", "expected_version": 1},
+    )
     assert edited["version"] == 2
-    _problem(api.patch(f"/v1/memories/{added['id']}",
-                       json={"text": "stale", "expected_version": 1}), 409)
+    _problem(
+        api.patch(f"/v1/memories/{added['id']}", json={"text": "stale", "expected_version": 1}), 409
+    )
     assert api.ok("POST", f"/v1/memories/{added['id']}/disable")["enabled"] is False
     assert api.ok("POST", f"/v1/memories/{added['id']}/enable")["enabled"] is True
     assert api.ok("DELETE", f"/v1/memories/{added['id']}")["deleted"] is True
@@ -221,16 +234,22 @@ def test_lists_page_with_limit_and_cursor_and_recall_gives_its_context(site: Sit
         api.turn(f"pager-{i}", f"Kite number {i} is red.")
     every = api.ok("GET", "/v1/memories")
     assert len(every) >= 7  # no limit: the whole list, as before
-    for url, params in (("/v1/memories", {}), ("/v1/sessions", {}),
-                        ("/v1/sessions/pager-0/nodes", {}), ("/v1/entities", {}),
-                        ("/v1/facts", {}), ("/v1/timeline", {}),
-                        ("/v1/search", {"q": "kite"})):
+    for url, params in (
+        ("/v1/memories", {}),
+        ("/v1/sessions", {}),
+        ("/v1/sessions/pager-0/nodes", {}),
+        ("/v1/entities", {}),
+        ("/v1/facts", {}),
+        ("/v1/timeline", {}),
+        ("/v1/search", {"q": "kite"}),
+    ):
         whole = api.ok("GET", url, params={**params, "limit": 100})
         seen: list[Any] = []
         cursor = None
         while True:
-            resp = api.get(url, params={**params, "limit": 2,
-                                        **({"cursor": cursor} if cursor else {})})
+            resp = api.get(
+                url, params={**params, "limit": 2, **({"cursor": cursor} if cursor else {})}
+            )
             assert resp.status_code == 200, (url, resp.text)
             assert len(resp.json()) <= 2
             seen += resp.json()
@@ -250,7 +269,8 @@ def test_lists_page_with_limit_and_cursor_and_recall_gives_its_context(site: Sit
     recalled = api.ok("POST", "/v1/recall", json={"query": "Which kites do I collect?"})
     assert recalled["items"] and recalled["context"]
     assert recalled["context"] == "\n".join(
-        f"{i['text']}  {i['pointer']}".rstrip() for i in recalled["items"])
+        f"{i['text']}  {i['pointer']}".rstrip() for i in recalled["items"]
+    )
 
 
 def test_errors_are_problem_details(site: Site) -> None:
@@ -262,8 +282,10 @@ def test_errors_are_problem_details(site: Site) -> None:
     _problem(api.get("/v1/sessions/a..b"), 400)
     body = _problem(api.post("/v1/recall", json={"query": "", "budget": 5}), 422)
     assert {tuple(e["loc"]) for e in body["errors"]} == {("body", "query"), ("body", "budget")}
-    _problem(api.post("/v1/recall", content=b"{not json", headers={"content-type":
-                                                                   "application/json"}), 422)
+    _problem(
+        api.post("/v1/recall", content=b"{not json", headers={"content-type": "application/json"}),
+        422,
+    )
     _problem(api.post("/v1/sessions/x/messages", json={"role": "tool", "content": "hi"}), 400)
     _problem(api.get("/v1/no/such/route"), 404)
     _problem(api.put("/v1/sessions"), 405)
@@ -295,8 +317,7 @@ def _alice_world(site: Site) -> dict[str, str]:
     entity = alice.ok("GET", "/v1/entities")[0]["id"]
     batch = alice.ok("GET", "/v1/batches")[-1]["id"]
     node = alice.ok("GET", f"/v1/sessions/{sid}/nodes")[0]["id"]
-    return {"session": sid, "memory": mem["id"], "entity": entity, "batch": batch,
-            "node": node}
+    return {"session": sid, "memory": mem["id"], "entity": entity, "batch": batch, "node": node}
 
 
 def _probes(ids: dict[str, str]) -> list[tuple[str, str, dict[str, Any]]]:
@@ -353,8 +374,10 @@ def test_another_tenants_id_is_the_same_404_as_a_random_one(site: Site, intruder
     # The intruder changed nothing: alice still has all of it, untouched.
     alice = site.api("alice")
     assert alice.ok("GET", f"/v1/sessions/{real['session']}")["title"] != "mine now"
-    assert alice.ok("GET", f"/v1/memories/{real['memory']}")["text"] == \
-        "Alice uses Kubernetes at work."
+    assert (
+        alice.ok("GET", f"/v1/memories/{real['memory']}")["text"]
+        == "Alice uses Kubernetes at work."
+    )
     assert alice.ok("GET", f"/v1/batches/{real['batch']}")["rolled_back_by"] is None
     # Lists and recall never show another tenant's data.
     assert real["session"] not in other.get("/v1/sessions").text
@@ -363,8 +386,11 @@ def test_another_tenants_id_is_the_same_404_as_a_random_one(site: Site, intruder
     assert recall["items"] == []
     assert other.ok("GET", "/v1/search", params={"q": "Kubernetes"}) == []
     # Writing to alice's session id creates the intruder's own session, never touches hers.
-    other.ok("POST", f"/v1/sessions/{real['session']}/messages",
-             json={"role": "user", "content": "hello?"})
+    other.ok(
+        "POST",
+        f"/v1/sessions/{real['session']}/messages",
+        json={"role": "user", "content": "hello?"},
+    )
     assert len(alice.ok("GET", f"/v1/sessions/{real['session']}/nodes")) == 2
     other.ok("DELETE", f"/v1/sessions/{real['session']}")
 
@@ -393,8 +419,11 @@ def test_temporary_session_leaves_no_trace(site: Site) -> None:
     assert sid not in api.get("/v1/sessions").text
 
     def traces() -> list[str]:
-        return [str(p) for p in site.home.rglob("*") if sid in p.name or (
-            p.is_file() and b"zorbitis" in p.read_bytes())]
+        return [
+            str(p)
+            for p in site.home.rglob("*")
+            if sid in p.name or (p.is_file() and b"zorbitis" in p.read_bytes())
+        ]
 
     assert traces() == []
     # Another tenant cannot see it: the same 404 as for an id that exists nowhere.
@@ -423,8 +452,10 @@ def test_sixteen_clients_appending_lose_nothing(site: Site) -> None:
         api = site.api("carol")
         barrier.wait()
         for i in range(per_thread):
-            resp = api.post(f"/v1/sessions/{sid}/messages",
-                            json={"role": "user", "content": f"writer {n} message {i}"})
+            resp = api.post(
+                f"/v1/sessions/{sid}/messages",
+                json={"role": "user", "content": f"writer {n} message {i}"},
+            )
             if resp.status_code != 201:
                 errors.append(resp.text)
 
@@ -438,8 +469,9 @@ def test_sixteen_clients_appending_lose_nothing(site: Site) -> None:
     nodes = api.ok("GET", f"/v1/sessions/{sid}/nodes")
     assert len(nodes) == threads * per_thread
     assert len({n["id"] for n in nodes}) == len({n["seq"] for n in nodes}) == len(nodes)
-    assert {n["content"] for n in nodes} == {f"writer {n} message {i}" for n in range(threads)
-                                             for i in range(per_thread)}
+    assert {n["content"] for n in nodes} == {
+        f"writer {n} message {i}" for n in range(threads) for i in range(per_thread)
+    }
     turn = api.ok("POST", f"/v1/sessions/{sid}/commit")
     assert len(turn["node_ids"]) == threads * per_thread
 
@@ -462,8 +494,9 @@ def test_concurrent_remembers_lose_nothing(site: Site) -> None:
         t.join()
     assert errors == []
     texts = {m["text"] for m in site.api("bob").ok("GET", "/v1/memories")}
-    assert {f"Fact number {n}-{i} about zephyrs." for n in range(threads)
-            for i in range(each)} <= texts
+    assert {
+        f"Fact number {n}-{i} about zephyrs." for n in range(threads) for i in range(each)
+    } <= texts
 
 
 def _create_keys(home: str, n: int) -> None:
@@ -519,26 +552,49 @@ def test_cli_keys_and_serve_refusal(tmp_path: Path) -> None:
     home = str(tmp_path / "home")
     res = runner.invoke(cli_app, ["serve", "--host", "0.0.0.0", "--home", home])
     assert res.exit_code == 2 and "refusing to listen" in res.output
-    res = runner.invoke(cli_app, ["keys", "create", "--account", "acme", "--space", "s1",
-                                  "--label", "ci", "--admin", "--home", home])
+    res = runner.invoke(
+        cli_app,
+        [
+            "keys",
+            "create",
+            "--account",
+            "acme",
+            "--space",
+            "s1",
+            "--label",
+            "ci",
+            "--admin",
+            "--home",
+            home,
+        ],
+    )
     assert res.exit_code == 0, res.output
     token = res.stdout.strip().splitlines()[0]
     assert token.startswith("ogm_")
     assert token not in (tmp_path / "home" / "keys.json").read_text()
     listed = json.loads(runner.invoke(cli_app, ["keys", "list", "--json", "--home", home]).stdout)
     assert [(k["account"], k["space"], k["label"], k["admin"]) for k in listed] == [
-        ("acme", "s1", "ci", True)]
+        ("acme", "s1", "ci", True)
+    ]
     assert token not in runner.invoke(cli_app, ["keys", "list", "--home", home]).stdout
-    assert json.loads(runner.invoke(cli_app, ["keys", "list", "--json", "--account", "other",
-                                              "--home", home]).stdout) == []
-    res = runner.invoke(cli_app, ["keys", "revoke", listed[0]["key_id"], "--account", "other",
-                                  "--home", home])
+    assert (
+        json.loads(
+            runner.invoke(
+                cli_app, ["keys", "list", "--json", "--account", "other", "--home", home]
+            ).stdout
+        )
+        == []
+    )
+    res = runner.invoke(
+        cli_app, ["keys", "revoke", listed[0]["key_id"], "--account", "other", "--home", home]
+    )
     assert res.exit_code == 2 and KeyStore(Path(home)).verify(token) is not None
     res = runner.invoke(cli_app, ["keys", "revoke", listed[0]["key_id"], "--home", home])
     assert res.exit_code == 0 and KeyStore(Path(home)).verify(token) is None
     assert runner.invoke(cli_app, ["keys", "revoke", "k_nope", "--home", home]).exit_code == 1
-    res = runner.invoke(cli_app, ["keys", "create", "--account", "../x", "--space", "s",
-                                  "--home", home])
+    res = runner.invoke(
+        cli_app, ["keys", "create", "--account", "../x", "--space", "s", "--home", home]
+    )
     assert res.exit_code == 2
     for args in (["serve", "--help"], ["keys", "--help"], ["keys", "create", "--help"]):
         assert runner.invoke(cli_app, args).exit_code == 0

@@ -17,12 +17,17 @@ PER_CLIENT = 4
 
 
 def test_sixteen_concurrent_recalls_are_embedded_in_fewer_calls(tmp_path: Path) -> None:
-    settings = Settings(home=tmp_path / "home", embedder="use", distill_on_turn=False,
-                        index_worker=False)
+    settings = Settings(
+        home=tmp_path / "home", embedder="use", distill_on_turn=False, index_worker=False
+    )
     with Memory(settings=settings) as mem:
-        for i, text in enumerate(("We moved billing to PostgreSQL.",
-                                  "My manager is Alice Chen.",
-                                  "I am training for the Berlin marathon.")):
+        for i, text in enumerate(
+            (
+                "We moved billing to PostgreSQL.",
+                "My manager is Alice Chen.",
+                "I am training for the Berlin marathon.",
+            )
+        ):
             mem.create_session(f"s{i}")
             mem.append_message(f"s{i}", {"role": "user", "content": text})
             mem.commit_turn(f"s{i}")
@@ -32,13 +37,16 @@ def test_sixteen_concurrent_recalls_are_embedded_in_fewer_calls(tmp_path: Path) 
     errors: list[BaseException] = []
     barrier = threading.Barrier(CLIENTS)
     with BackgroundServer(app) as server:
+
         def client(c: int) -> None:
             with httpx.Client(base_url=server.url, timeout=120) as http:
                 barrier.wait()
                 try:
                     for i in range(PER_CLIENT):
-                        resp = http.post("/v1/recall", json={"query": f"question {c} {i}: "
-                                                             "which database runs billing?"})
+                        resp = http.post(
+                            "/v1/recall",
+                            json={"query": f"question {c} {i}: which database runs billing?"},
+                        )
                         assert resp.status_code == 200, resp.text
                         assert "PostgreSQL" in resp.json()["context"]
                 except BaseException as exc:

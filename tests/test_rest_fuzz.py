@@ -33,8 +33,13 @@ from ogmemory.interfaces.rest.server import BackgroundServer
 
 #: The live server's body limit (small, so oversized bodies stay cheap to send).
 LIMIT = 256 * 1024
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
-          response_schema_conformance, response_headers_conformance]
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    response_headers_conformance,
+]
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +50,10 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[s
     settings = Settings(home=home, embedder="none", max_body_bytes=LIMIT)
     with BackgroundServer(create_app(settings)) as server:
         with httpx.Client(base_url=server.url, headers=headers, timeout=60) as http:
-            for text in ("I switched from JavaScript to TypeScript last week.",
-                         "My manager is Alice Chen; we decided to use PostgreSQL."):
+            for text in (
+                "I switched from JavaScript to TypeScript last week.",
+                "My manager is Alice Chen; we decided to use PostgreSQL.",
+            ):
                 http.post("/v1/sessions/s1/messages", json={"role": "user", "content": text})
                 http.post("/v1/sessions/s1/messages", json={"role": "assistant", "content": "Ok."})
                 http.post("/v1/sessions/s1/commit")
@@ -70,8 +77,7 @@ def test_the_fuzzed_spec_is_the_served_one(live: tuple[str, dict[str, str]]) -> 
 
 
 @schema.parametrize()
-@settings(max_examples=8, deadline=None, derandomize=True,
-          suppress_health_check=list(HealthCheck))
+@settings(max_examples=8, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_api_conforms_to_its_spec(case: Any, live: tuple[str, dict[str, str]]) -> None:
     url, headers = live
     case.call_and_validate(base_url=url, headers=headers, checks=CHECKS, timeout=60)
@@ -89,10 +95,13 @@ def test_oversized_bodies_conform_to_the_spec(live: tuple[str, dict[str, str]]) 
         if operation.path.startswith("/v1/import/"):
             continue  # history uploads have a larger limit of their own (imports.MAX_UPLOAD)
         path_parameters = {p.name: "s1" for p in operation.path_parameters}
-        case = operation.Case(path_parameters=path_parameters, headers=headers,
-                              body={"text": "x" * (LIMIT + 1)}, media_type="application/json")
-        response = case.call_and_validate(base_url=url, headers=headers, checks=CHECKS,
-                                          timeout=60)
+        case = operation.Case(
+            path_parameters=path_parameters,
+            headers=headers,
+            body={"text": "x" * (LIMIT + 1)},
+            media_type="application/json",
+        )
+        response = case.call_and_validate(base_url=url, headers=headers, checks=CHECKS, timeout=60)
         assert response.status_code == 413, (operation.label, response.status_code)
         assert response.json()["type"] == "urn:ogmemory:problem:payload-too-large"
         sent += 1

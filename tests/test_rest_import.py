@@ -24,19 +24,27 @@ def clients(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, http
     home = tmp_path_factory.mktemp("rest-import") / "home"
     keys = KeyStore(home)
     tokens = {who: keys.create("acme", who, label=who)[1] for who in ("alice", "bob")}
-    with BackgroundServer(create_app(Settings(home=home, embedder="none",
-                                              distill_on_turn=False))) as server:
-        out = {who: httpx.Client(base_url=server.url, timeout=60,
-                                 headers={"Authorization": f"Bearer {token}"})
-               for who, token in tokens.items()}
+    with BackgroundServer(
+        create_app(Settings(home=home, embedder="none", distill_on_turn=False))
+    ) as server:
+        out = {
+            who: httpx.Client(
+                base_url=server.url, timeout=60, headers={"Authorization": f"Bearer {token}"}
+            )
+            for who, token in tokens.items()
+        }
         yield out
         for client in out.values():
             client.close()
 
 
 def upload(client: httpx.Client, fmt: str, data: bytes, name: str) -> httpx.Response:
-    return client.post(f"/v1/import/{fmt}", params={"name": name}, content=data,
-                       headers={"Content-Type": "application/octet-stream"})
+    return client.post(
+        f"/v1/import/{fmt}",
+        params={"name": name},
+        content=data,
+        headers={"Content-Type": "application/octet-stream"},
+    )
 
 
 def test_upload_then_upload_the_grown_file(clients: dict[str, httpx.Client]) -> None:
@@ -47,10 +55,12 @@ def test_upload_then_upload_the_grown_file(clients: dict[str, httpx.Client]) -> 
     body = first.json()
     assert (body["sessions_new"], body["messages"]) == (2, 6)
     assert body["file_results"][0]["sessions"][0]["session_id"] == f"claude-{S2}"
-    more = (b'{"parentUuid":"00000000-0000-4000-8000-000000000203","type":"user",'
-            b'"message":{"role":"user","content":"Prune snapshots older than 30 days."},'
-            b'"uuid":"00000000-0000-4000-8000-000000000600",'
-            b'"timestamp":"2026-01-05T16:10:00.000Z"}\n')
+    more = (
+        b'{"parentUuid":"00000000-0000-4000-8000-000000000203","type":"user",'
+        b'"message":{"role":"user","content":"Prune snapshots older than 30 days."},'
+        b'"uuid":"00000000-0000-4000-8000-000000000600",'
+        b'"timestamp":"2026-01-05T16:10:00.000Z"}\n'
+    )
     again = upload(alice, "claude-code", data + more, CLAUDE.name).json()
     assert (again["messages"], again["sessions_updated"]) == (1, 1)
     nodes = alice.get(f"/v1/sessions/claude-{S2}/nodes").json()
@@ -69,5 +79,6 @@ def test_aider_upload_and_bad_input(clients: dict[str, httpx.Client]) -> None:
     assert {i["reason"] for i in broken["issues"]} >= {"not UTF-8"}
     bad = upload(bob, "codex", b"{}", "../../etc/passwd")
     assert bad.status_code == 400 and bad.headers["content-type"].startswith(
-        "application/problem+json")
+        "application/problem+json"
+    )
     assert upload(bob, "word", b"", "x.doc").status_code == 422

@@ -62,15 +62,27 @@ def test_lazy_creation_on_first_message(mem: Memory) -> None:
 
 def test_history_file_names_and_context(mem: Memory) -> None:
     u = mem.append_message("s1", {"role": "user", "content": "list files"})
-    a = mem.append_message("s1", {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "call_1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]})
+    a = mem.append_message(
+        "s1",
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
+            ],
+        },
+    )
     t = mem.append_message("s1", {"role": "tool", "tool_call_id": "call_1", "content": "a.txt"})
     a2 = mem.append_message("s1", {"role": "assistant", "content": "There is a.txt"})
     res = mem.commit_turn("s1", context={"system": "be brief"})
     path = session_dir(mem, "s1")
     names = sorted(p.name for p in (path / "history").iterdir())
-    assert names == [f"000001-u-{u.id}.json", f"000002-a-{a.id}.json",
-                     f"000003-t-{t.id}.json", f"000004-a-{a2.id}.json"]
+    assert names == [
+        f"000001-u-{u.id}.json",
+        f"000002-a-{a.id}.json",
+        f"000003-t-{t.id}.json",
+        f"000004-a-{a2.id}.json",
+    ]
     for name in names:
         assert re.fullmatch(r"\d{6}-[uat]-[A-Za-z0-9._-]+\.json", name)
     ctx = json.loads((path / "context" / "commits" / f"{res.commit}.json").read_text())
@@ -113,14 +125,37 @@ def test_commit_turn_unknown_session(mem: Memory) -> None:
 
 def test_tool_node_called_by_the_assistant_holding_the_call(mem: Memory) -> None:
     mem.append_message("s1", {"role": "user", "content": "read two files"})
-    a1 = mem.append_message("s1", {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "c1", "type": "function", "function": {"name": "read", "arguments": '{"p":"x"}'}},
-        {"id": "c2", "type": "function", "function": {"name": "read", "arguments": '{"p":"y"}'}},
-    ]})
+    a1 = mem.append_message(
+        "s1",
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "read", "arguments": '{"p":"x"}'},
+                },
+                {
+                    "id": "c2",
+                    "type": "function",
+                    "function": {"name": "read", "arguments": '{"p":"y"}'},
+                },
+            ],
+        },
+    )
     t1 = mem.append_message("s1", {"role": "tool", "tool_call_id": "c1", "content": "X"})
     t2 = mem.append_message("s1", {"role": "tool", "tool_call_id": "c2", "content": "Y"})
-    a2 = mem.append_message("s1", {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "c3", "type": "function", "function": {"name": "write", "arguments": "{}"}}]})
+    a2 = mem.append_message(
+        "s1",
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c3", "type": "function", "function": {"name": "write", "arguments": "{}"}}
+            ],
+        },
+    )
     t3 = mem.append_message("s1", {"role": "tool", "tool_call_id": "c3", "content": "done"})
     # A tool result for an earlier call (c1) still points at the assistant that made it.
     t4 = mem.append_message("s1", {"role": "tool", "tool_call_id": "c1", "content": "late"})
@@ -132,24 +167,27 @@ def test_tool_node_called_by_the_assistant_holding_the_call(mem: Memory) -> None
     assert raw["called_by"] == a1.id
 
 
-@pytest.mark.parametrize("msg", [
-    {"role": "system", "content": "x"},
-    {"role": "robot", "content": "x"},
-    {"content": "no role"},
-    {"role": "tool", "content": "result"},                       # no tool_call_id
-    {"role": "tool", "content": "result", "tool_call_id": ""},
-    {"role": "user", "content": "x", "tool_call_id": "c1"},
-    {"role": "user", "content": "x", "tool_calls": [{"id": "c"}]},
-    {"role": "user", "content": 42},
-    {"role": "user"},
-    {"role": "user", "content": "x", "event_time": "yesterday-ish"},
-    {"role": "user", "content": "x", "event_time": -5},
-    {"role": "user", "content": "x", "event_time": True},
-    {"role": "user", "content": "x", "metadata": "not a dict"},
-    "just a string",
-    ["role", "user"],
-    None,
-])
+@pytest.mark.parametrize(
+    "msg",
+    [
+        {"role": "system", "content": "x"},
+        {"role": "robot", "content": "x"},
+        {"content": "no role"},
+        {"role": "tool", "content": "result"},  # no tool_call_id
+        {"role": "tool", "content": "result", "tool_call_id": ""},
+        {"role": "user", "content": "x", "tool_call_id": "c1"},
+        {"role": "user", "content": "x", "tool_calls": [{"id": "c"}]},
+        {"role": "user", "content": 42},
+        {"role": "user"},
+        {"role": "user", "content": "x", "event_time": "yesterday-ish"},
+        {"role": "user", "content": "x", "event_time": -5},
+        {"role": "user", "content": "x", "event_time": True},
+        {"role": "user", "content": "x", "metadata": "not a dict"},
+        "just a string",
+        ["role", "user"],
+        None,
+    ],
+)
 def test_invalid_messages_write_nothing(mem: Memory, msg: object) -> None:
     with pytest.raises(InvalidInput):
         mem.append_message("s1", msg)  # type: ignore[arg-type]
@@ -178,10 +216,12 @@ def test_invalid_node_id_writes_nothing(mem: Memory, bad_id: str) -> None:
 
 def test_caller_event_time_is_kept(mem: Memory) -> None:
     a = mem.append_message("s1", {"role": "user", "content": "x", "event_time": 1_600_000_000})
-    b = mem.append_message("s1", {"role": "assistant", "content": "y",
-                                  "event_time": "2023-05-08T13:56:00Z"})
-    c = mem.append_message("s1", {"role": "user", "content": "z",
-                                  "event_time": "2023-05-08T15:56:00+02:00"})
+    b = mem.append_message(
+        "s1", {"role": "assistant", "content": "y", "event_time": "2023-05-08T13:56:00Z"}
+    )
+    c = mem.append_message(
+        "s1", {"role": "user", "content": "z", "event_time": "2023-05-08T15:56:00+02:00"}
+    )
     d = mem.append_message("s1", {"role": "assistant", "content": "w"})
     mem.commit_turn("s1")
     iso = datetime(2023, 5, 8, 13, 56, tzinfo=UTC).timestamp()
@@ -199,8 +239,16 @@ def test_caller_event_time_is_kept(mem: Memory) -> None:
 def test_get_branch_get_nodes_session_commits(mem: Memory) -> None:
     r1 = turn(mem, "s1", "first", "one")
     mem.append_message("s1", {"role": "user", "content": "second"})
-    mem.append_message("s1", {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "c9", "type": "function", "function": {"name": "f", "arguments": "{}"}}]})
+    mem.append_message(
+        "s1",
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c9", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+            ],
+        },
+    )
     mem.append_message("s1", {"role": "tool", "tool_call_id": "c9", "content": "r"})
     r2 = mem.commit_turn("s1")
     branch = mem.get_branch("s1")
@@ -299,12 +347,12 @@ def test_switch_head_within_branch_is_persisted(mem: Memory) -> None:
 def test_discovery_skips_invalid_directories(mem: Memory) -> None:
     turn(mem, "good", "hello")
     sdir = mem.tenant.sessions_dir
-    (sdir / "leftover" / "steering").mkdir(parents=True)           # no meta.json
+    (sdir / "leftover" / "steering").mkdir(parents=True)  # no meta.json
     (sdir / "broken").mkdir()
-    (sdir / "broken" / "meta.json").write_text("{not json")         # unparsable
+    (sdir / "broken" / "meta.json").write_text("{not json")  # unparsable
     (sdir / "listy").mkdir()
-    (sdir / "listy" / "meta.json").write_text("[1, 2]")             # JSON, not an object
-    (sdir / "stray.txt").write_text("hello")                         # a stray file
+    (sdir / "listy" / "meta.json").write_text("[1, 2]")  # JSON, not an object
+    (sdir / "stray.txt").write_text("hello")  # a stray file
     (sdir / "empty").mkdir()
     assert [s.session_id for s in mem.list_sessions()] == ["good"]
     with pytest.raises(SessionNotFound):
@@ -402,7 +450,8 @@ def test_lru_eviction_loses_nothing(home: Path) -> None:
         nodes = fresh.get_nodes(sid)
         assert len(nodes) == 6 and [n.seq for n in nodes] == list(range(1, 7))
         assert [m["content"] for m in fresh.get_branch(sid)][::2] == [
-            f"{sid} round {r}" for r in range(3)]
+            f"{sid} round {r}" for r in range(3)
+        ]
         assert commit_count(session_dir(fresh, sid)) == 3
         fsck(session_dir(fresh, sid))
 
@@ -436,8 +485,14 @@ def test_invalid_session_ids(mem: Memory, tmp_path: Path, bad: str) -> None:
         mem.append_message(bad, {"role": "user", "content": "x"})
     with pytest.raises(InvalidId):
         mem.create_session(bad)
-    for call in (mem.get_session, mem.get_nodes, mem.get_branch, mem.session_commits,
-                 mem.delete_session, mem.commit_turn):
+    for call in (
+        mem.get_session,
+        mem.get_nodes,
+        mem.get_branch,
+        mem.session_commits,
+        mem.delete_session,
+        mem.commit_turn,
+    ):
         with pytest.raises(InvalidId):
             call(bad)
     with pytest.raises(InvalidId):
@@ -474,8 +529,9 @@ def test_tenants_do_not_see_each_other(home: Path) -> None:
             call("bob-only")
         with pytest.raises(SessionNotFound) as missing_everywhere:
             call("nobody")
-        assert str(missing_here.value).replace("bob-only", "X") == \
-            str(missing_everywhere.value).replace("nobody", "X")
+        assert str(missing_here.value).replace("bob-only", "X") == str(
+            missing_everywhere.value
+        ).replace("nobody", "X")
     with pytest.raises(SessionNotFound):
         alice_work.get_nodes("shared-id")
     assert alice.node_provenance("bob-only", bob.get_nodes("bob-only")[0].id) is None
@@ -498,8 +554,10 @@ def test_tenants_sharing_a_project_keep_their_sessions(home: Path, tmp_path: Pat
     assert "tenants/bob/default" in bob.get_session("same").path
     assert [m["content"] for m in alice.get_branch("same")] == ["alice in project", "ok"]
     assert [s.session_id for s in alice.list_sessions()] == ["same"]
-    assert all(r.session_id == "same" and r.node.content in ("alice in project", "ok")
-               for r in alice.iter_nodes_since())
+    assert all(
+        r.session_id == "same" and r.node.content in ("alice in project", "ok")
+        for r in alice.iter_nodes_since()
+    )
     with pytest.raises(SessionNotFound):
         alice.get_nodes("bob-only")
 
@@ -508,8 +566,9 @@ def test_discovery_tolerates_odd_but_parsable_metadata(mem: Memory) -> None:
     turn(mem, "good", "hello")
     sdir = mem.tenant.sessions_dir
     (sdir / "odd").mkdir()  # parsable meta.json with wrong types, and no git repository
-    (sdir / "odd" / "meta.json").write_text(json.dumps(
-        {"created_at": "yesterday", "updated_at": None, "turns": "many", "title": 5}))
+    (sdir / "odd" / "meta.json").write_text(
+        json.dumps({"created_at": "yesterday", "updated_at": None, "turns": "many", "title": 5})
+    )
     (sdir / "bad name").mkdir()  # not an id the API could ever address
     (sdir / "bad name" / "meta.json").write_text("{}")
     listed = {s.session_id: s for s in mem.list_sessions()}
@@ -587,8 +646,9 @@ def test_custom_commit_message_and_context(mem: Memory) -> None:
 
 def test_non_finite_numbers_are_refused(mem: Memory) -> None:
     with pytest.raises(InvalidInput, match="JSON"):
-        mem.append_message("s-nan", {"role": "user", "content": "x",
-                                     "metadata": {"score": float("nan")}})
+        mem.append_message(
+            "s-nan", {"role": "user", "content": "x", "metadata": {"score": float("nan")}}
+        )
     assert mem.list_sessions() == []
 
 

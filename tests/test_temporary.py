@@ -53,7 +53,8 @@ def test_temporary_session_leaves_no_trace(tmp_path: Path) -> None:
     assert not temp_dir.exists()
     after = _files(home)
     assert {f for f in after - before if "index" not in f and "core.md" not in f} <= {
-        f for f in after if f.endswith((".lock", ".jsonl"))}
+        f for f in after if f.endswith((".lock", ".jsonl"))
+    }
 
 
 def test_temporary_rules(tmp_path: Path) -> None:

@@ -98,17 +98,20 @@ def test_display_title_helpers() -> None:
     assert fallback_title("y" * 51) == "y" * 50 + "…"
 
 
-@pytest.mark.parametrize(("raw", "expected"), [
-    ('"Postgres Migration Plan"', "Postgres Migration Plan"),
-    ("'Quoted'", "Quoted"),
-    ("“Curly quotes”", "Curly quotes"),
-    ("Title: Billing Service Migration", "Billing Service Migration"),
-    ('title:   "Both Prefix And Quotes"', "Both Prefix And Quotes"),
-    ("TITLE: Upper", "Upper"),
-    ("  Plain title  \nextra explanation line", "Plain title"),
-    ("", ""),
-    ("x" * 120, "x" * 80),
-])
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ('"Postgres Migration Plan"', "Postgres Migration Plan"),
+        ("'Quoted'", "Quoted"),
+        ("“Curly quotes”", "Curly quotes"),
+        ("Title: Billing Service Migration", "Billing Service Migration"),
+        ('title:   "Both Prefix And Quotes"', "Both Prefix And Quotes"),
+        ("TITLE: Upper", "Upper"),
+        ("  Plain title  \nextra explanation line", "Plain title"),
+        ("", ""),
+        ("x" * 120, "x" * 80),
+    ],
+)
 def test_clean_llm_title(raw: str, expected: str) -> None:
     assert clean_llm_title(raw) == expected
     assert len(clean_llm_title(raw)) <= 80
@@ -159,8 +162,11 @@ def test_an_automatic_title_never_lands_over_a_rename_made_meanwhile(mem: Memory
     result: list[bool] = []
     # Another process renaming the session holds its lock while it writes meta.json.
     with file_lock(path / ".git" / "ogmemory.lock"):
-        worker = threading.Thread(target=lambda: result.append(
-            store.set_auto_title("s1", "An LLM title", llm=True, model="m")))
+        worker = threading.Thread(
+            target=lambda: result.append(
+                store.set_auto_title("s1", "An LLM title", llm=True, model="m")
+            )
+        )
         worker.start()
         worker.join(0.5)
         assert worker.is_alive()  # the automatic title waits for the lock before it reads

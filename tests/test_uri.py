@@ -19,23 +19,41 @@ from ogmemory.resolver import URIResolver, uri_for_doc
 from ogmemory.tenancy import URI, format_uri, parse_uri
 
 
-@pytest.mark.parametrize("uri, parsed", [
-    ("ogm://session/s1", URI("session", ("s1",))),
-    ("ogm://node/s1/0136d4f58e14", URI("node", ("s1", "0136d4f58e14"))),
-    ("ogm://memory/m_1?x=1#frag", URI("memory", ("m_1",))),
-    ("ogm://entity/Alice%20Smith", URI("entity", ("Alice Smith",))),
-    ("ogm://fact/e_9", URI("fact", ("e_9",))),
-])
+@pytest.mark.parametrize(
+    "uri, parsed",
+    [
+        ("ogm://session/s1", URI("session", ("s1",))),
+        ("ogm://node/s1/0136d4f58e14", URI("node", ("s1", "0136d4f58e14"))),
+        ("ogm://memory/m_1?x=1#frag", URI("memory", ("m_1",))),
+        ("ogm://entity/Alice%20Smith", URI("entity", ("Alice Smith",))),
+        ("ogm://fact/e_9", URI("fact", ("e_9",))),
+    ],
+)
 def test_grammar_round_trips(uri: str, parsed: URI) -> None:
     assert parse_uri(uri) == parsed
     assert parse_uri(str(parsed)) == parsed
 
 
-@pytest.mark.parametrize("bad", [
-    "", None, "memory/m1", "http://memory/m1", "ogm://", "ogm://memory", "ogm://memory/",
-    "ogm://memory/../../etc", "ogm://node/s1", "ogm://node/s1/n1/n2", "ogm://widget/1",
-    "ogm://session/a b", "ogm://entity/" + "x" * 300, "ogm://entity/%0a", "ogm://" + "m" * 700,
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "",
+        None,
+        "memory/m1",
+        "http://memory/m1",
+        "ogm://",
+        "ogm://memory",
+        "ogm://memory/",
+        "ogm://memory/../../etc",
+        "ogm://node/s1",
+        "ogm://node/s1/n1/n2",
+        "ogm://widget/1",
+        "ogm://session/a b",
+        "ogm://entity/" + "x" * 300,
+        "ogm://entity/%0a",
+        "ogm://" + "m" * 700,
+    ],
+)
 def test_bad_uris_are_refused_with_a_clear_error(bad: object) -> None:
     with pytest.raises(InvalidInput):
         parse_uri(bad)
@@ -70,17 +88,25 @@ def test_every_kind_resolves_at_three_levels(filled: Memory) -> None:
     fact = mem.facts()[0]
     entity = mem.entities()[0]
     event_uris = [f"ogm://event/{e.id}" for e in mem.timeline()]
-    for uri in (f"ogm://memory/{memory.id}", f"ogm://node/s1/{node.id}", "ogm://session/s1",
-                f"ogm://fact/{fact.id}", f"ogm://entity/{entity.id}", "ogm://archive/s1",
-                *event_uris[:1]):
+    for uri in (
+        f"ogm://memory/{memory.id}",
+        f"ogm://node/s1/{node.id}",
+        "ogm://session/s1",
+        f"ogm://fact/{fact.id}",
+        f"ogm://entity/{entity.id}",
+        "ogm://archive/s1",
+        *event_uris[:1],
+    ):
         full = mem.resolve_uri(uri)
         assert full.uri == uri and full.abstract and full.overview and full.content, uri
         assert len(full.abstract) <= 400 and len(full.overview) <= 2000
         brief = mem.resolve_uri(uri, level=0)
         assert brief.abstract == full.abstract and not brief.overview and brief.content is None
     # by name, as the ReAct extractor reads entities
-    assert mem.resolve_uri(f"ogm://entity/{entity.name.replace(' ', '%20')}").uri == \
-        f"ogm://entity/{entity.id}"
+    assert (
+        mem.resolve_uri(f"ogm://entity/{entity.name.replace(' ', '%20')}").uri
+        == f"ogm://entity/{entity.id}"
+    )
     # links lead on: a memory to the nodes it rests on, a session to its archive
     assert f"ogm://node/s1/{node.id}" in mem.resolve_uri(f"ogm://memory/{memory.id}").links
     assert "ogm://archive/s1" in mem.resolve_uri("ogm://session/s1").links
@@ -95,13 +121,18 @@ def test_hidden_and_missing_records_are_not_found(filled: Memory, tmp_path: Path
     mem = filled
     memory = next(m for m in mem.memories() if "Python" in m.text)
     mem.forget(memory.id)
-    for uri in (f"ogm://memory/{memory.id}", "ogm://memory/m_000000000000", "ogm://session/nope",
-                "ogm://node/s1/nope", "ogm://archive/nope", "ogm://entity/Nobody",
-                "ogm://project/p_none"):
+    for uri in (
+        f"ogm://memory/{memory.id}",
+        "ogm://memory/m_000000000000",
+        "ogm://session/nope",
+        "ogm://node/s1/nope",
+        "ogm://archive/nope",
+        "ogm://entity/Nobody",
+        "ogm://project/p_none",
+    ):
         with pytest.raises(NotFound):
             mem.resolve_uri(uri)
-    other = Memory(settings=Settings(home=mem.settings.home, account="other",
-                                     embedder="none"))
+    other = Memory(settings=Settings(home=mem.settings.home, account="other", embedder="none"))
     errors = []
     for sid in ("s1", "zz"):  # another tenant's session, and one that exists nowhere
         with pytest.raises(NotFound) as caught:

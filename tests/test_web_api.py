@@ -107,8 +107,13 @@ def test_swagger_ui_is_the_vendored_one(server: BackgroundServer, alice: httpx.C
 
 
 def test_static_files_stay_inside_their_directory(server: BackgroundServer) -> None:
-    for probe in ("/static/../site.py", "/static/..%2fsite.py", "/static/%2e%2e/site.py",
-                  "/static/vendor/../../site.py", "/static/nope.js"):
+    for probe in (
+        "/static/../site.py",
+        "/static/..%2fsite.py",
+        "/static/%2e%2e/site.py",
+        "/static/vendor/../../site.py",
+        "/static/nope.js",
+    ):
         resp = httpx.get(server.url + probe)
         assert resp.status_code == 404, probe
         assert b"install_web" not in resp.content
@@ -132,8 +137,11 @@ def test_vendored_files_are_the_pinned_ones_with_their_licences() -> None:
 
 
 def test_our_own_assets_load_nothing_from_the_network() -> None:
-    own = [p for p in STATIC_DIR.rglob("*") if p.is_file() and "vendor" not in p.parts
-           and p.suffix in {".html", ".js", ".css"}]
+    own = [
+        p
+        for p in STATIC_DIR.rglob("*")
+        if p.is_file() and "vendor" not in p.parts and p.suffix in {".html", ".js", ".css"}
+    ]
     assert len(own) >= 12
     for path in own:
         body = path.read_text(encoding="utf-8")
@@ -141,8 +149,12 @@ def test_our_own_assets_load_nothing_from_the_network() -> None:
         if path.suffix == ".css":
             assert not re.search(r"@import|url\(", body), path
         assert not re.search(r"\.innerHTML\s*=|insertAdjacentHTML|eval\(", body), path
-    imports = {m for p in own if p.suffix == ".js"
-               for m in re.findall(r'from "\./([\w-]+\.js)"', p.read_text())}
+    imports = {
+        m
+        for p in own
+        if p.suffix == ".js"
+        for m in re.findall(r'from "\./([\w-]+\.js)"', p.read_text())
+    }
     assert imports and all((STATIC_DIR / "js" / name).is_file() for name in imports)
 
 
@@ -164,10 +176,15 @@ def test_the_readme_shows_every_screenshot_it_names() -> None:
 # ====================================================================== who am I
 
 
-def test_whoami_names_the_key_s_tenant(alice: httpx.Client, bob: httpx.Client,
-                                       server: BackgroundServer) -> None:
-    assert {k: v for k, v in ok(alice.get("/v1/whoami")).items() if k != "key_id"} == \
-        {"account": "acme", "space": "alice", "admin": False, "auth": "keys"}
+def test_whoami_names_the_key_s_tenant(
+    alice: httpx.Client, bob: httpx.Client, server: BackgroundServer
+) -> None:
+    assert {k: v for k, v in ok(alice.get("/v1/whoami")).items() if k != "key_id"} == {
+        "account": "acme",
+        "space": "alice",
+        "admin": False,
+        "auth": "keys",
+    }
     assert ok(bob.get("/v1/whoami"))["space"] == "bob"
     resp = httpx.get(server.url + "/v1/whoami", headers={"Authorization": "Bearer ogm_nope"})
     assert resp.status_code == 401 and resp.headers["content-type"] == PROBLEM
@@ -176,8 +193,13 @@ def test_whoami_names_the_key_s_tenant(alice: httpx.Client, bob: httpx.Client,
 def test_local_mode_serves_loopback_names_only(tmp_path: Path) -> None:
     with BackgroundServer(create_app(settings(tmp_path / "local"))) as srv:
         me = ok(httpx.get(srv.url + "/v1/whoami"))
-        assert me == {"account": "local", "space": "default", "key_id": None, "admin": True,
-                      "auth": "local"}
+        assert me == {
+            "account": "local",
+            "space": "default",
+            "key_id": None,
+            "admin": True,
+            "auth": "local",
+        }
         foreign = {"Host": f"memory.example.com:{srv.port}"}
         assert httpx.get(srv.url + "/v1/whoami", headers=foreign).status_code == 403
         assert httpx.get(srv.url + "/", headers=foreign).status_code == 200  # no data in it
@@ -190,9 +212,11 @@ def test_memory_versions_follow_every_change(alice: httpx.Client) -> None:
     mid = ok(alice.post("/v1/memories", json={"text": "Deploys happen on Tuesdays."}))["id"]
     ok(alice.patch(f"/v1/memories/{mid}", json={"text": "Deploys happen on Thursdays."}))
     ok(alice.post(f"/v1/memories/{mid}/disable"))
-    disabled = next(b for b in reversed(ok(alice.get("/v1/batches")))
-                    if any(c["id"] == mid for c in ok(alice.get(
-                        f"/v1/batches/{b['id']}/changes"))["changes"]))
+    disabled = next(
+        b
+        for b in reversed(ok(alice.get("/v1/batches")))
+        if any(c["id"] == mid for c in ok(alice.get(f"/v1/batches/{b['id']}/changes"))["changes"])
+    )
     undo = ok(alice.post(f"/v1/batches/{disabled['id']}/rollback"))
     versions = ok(alice.get(f"/v1/memories/{mid}/versions"))
     assert [v["version"] for v in versions] == [1, 2, 3, 2]
@@ -206,8 +230,9 @@ def test_memory_versions_follow_every_change(alice: httpx.Client) -> None:
     assert ok(alice.get(f"/v1/memories/{mid}")) == back["after"]
 
 
-def test_versions_of_another_tenant_s_memory_are_not_found(alice: httpx.Client,
-                                                           bob: httpx.Client) -> None:
+def test_versions_of_another_tenant_s_memory_are_not_found(
+    alice: httpx.Client, bob: httpx.Client
+) -> None:
     mid = ok(alice.get("/v1/memories"))[0]["id"]
     ok(alice.get(f"/v1/memories/{mid}/versions"))
     same_404(bob, "/v1/memories/{}/versions", mid, "m_000000000000")
@@ -225,18 +250,20 @@ def test_a_deleted_memory_has_no_versions_to_read(tmp_path: Path) -> None:
 # ====================================================================== batch changes
 
 
-def test_batch_changes_page_through_before_and_after(alice: httpx.Client,
-                                                     bob: httpx.Client) -> None:
-    distill = max((b for b in ok(alice.get("/v1/batches")) if b["reason"].startswith("distill")),
-                  key=lambda b: b["ops"])
+def test_batch_changes_page_through_before_and_after(
+    alice: httpx.Client, bob: httpx.Client
+) -> None:
+    distill = max(
+        (b for b in ok(alice.get("/v1/batches")) if b["reason"].startswith("distill")),
+        key=lambda b: b["ops"],
+    )
     whole = ok(alice.get(f"/v1/batches/{distill['id']}/changes"))
     assert whole["total"] == distill["ops"] == len(whole["changes"]) > 3
     assert whole["batch"]["id"] == distill["id"]
     kinds = {c["kind"] for c in whole["changes"]}
     assert {"memory", "evidence", "edge"} <= kinds
     assert all(c["before"] is None for c in whole["changes"] if c["kind"] == "evidence")
-    page = ok(alice.get(f"/v1/batches/{distill['id']}/changes",
-                        params={"offset": 2, "limit": 2}))
+    page = ok(alice.get(f"/v1/batches/{distill['id']}/changes", params={"offset": 2, "limit": 2}))
     assert page["offset"] == 2 and page["changes"] == whole["changes"][2:4]
     resp = alice.get(f"/v1/batches/{distill['id']}/changes", params={"limit": 0})
     assert resp.status_code == 422

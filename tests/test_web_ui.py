@@ -40,8 +40,16 @@ from ogmemory.interfaces.rest import create_app
 from ogmemory.interfaces.rest.keys import KeyStore
 from ogmemory.interfaces.rest.server import BackgroundServer
 
-ALICE_ONLY = ["JavaScript", "TypeScript", "PostgreSQL", "Python over Java", "webshop",
-              "Frontend stack", "团队", "pytest"]
+ALICE_ONLY = [
+    "JavaScript",
+    "TypeScript",
+    "PostgreSQL",
+    "Python over Java",
+    "webshop",
+    "Frontend stack",
+    "团队",
+    "pytest",
+]
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -60,8 +68,9 @@ def server(web: WebHome) -> Iterator[BackgroundServer]:
 
 @pytest.fixture(scope="module")
 def api(web: WebHome, server: BackgroundServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=server.url, timeout=60,
-                      headers={"Authorization": f"Bearer {web.alice}"}) as client:
+    with httpx.Client(
+        base_url=server.url, timeout=60, headers={"Authorization": f"Bearer {web.alice}"}
+    ) as client:
         yield client
 
 
@@ -81,8 +90,7 @@ def ok(resp: httpx.Response) -> Any:
 
 
 def memory_by_text(api: httpx.Client, fragment: str) -> dict[str, Any]:
-    found: list[dict[str, Any]] = [m for m in ok(api.get("/v1/memories"))
-                                   if fragment in m["text"]]
+    found: list[dict[str, Any]] = [m for m in ok(api.get("/v1/memories")) if fragment in m["text"]]
     assert len(found) == 1, found
     return found[0]
 
@@ -131,7 +139,8 @@ def test_chinese_text_renders_with_real_glyphs(page: Any, server: BackgroundServ
     assert item[0].text == "我们团队有 3 个人。"
     # Drawn with the page's own font stack: a font without CJK glyphs draws the same
     # "missing glyph" box for every character, so distinct characters must differ.
-    glyphs = page.execute_script("""
+    glyphs = page.execute_script(
+        """
         const family = getComputedStyle(arguments[0]).fontFamily;
         const canvas = document.createElement('canvas');
         canvas.width = 64; canvas.height = 64;
@@ -146,7 +155,9 @@ def test_chinese_text_renders_with_real_glyphs(page: Any, server: BackgroundServ
           return [ink, Array.from(d).join(',')];
         };
         return [draw('中'), draw('团'), draw('队'), draw('\\u{10FFFD}')];
-    """, item[0])
+    """,
+        item[0],
+    )
     (ink_a, zhong), (ink_b, tuan), (_, dui), (_, missing) = glyphs
     assert ink_a > 50 and ink_b > 50
     assert len({zhong, tuan, dui}) == 3, "CJK characters draw identical boxes: no CJK font"
@@ -156,12 +167,14 @@ def test_chinese_text_renders_with_real_glyphs(page: Any, server: BackgroundServ
 # ====================================================================== memories
 
 
-def test_create_edit_disable_enable_through_the_page(page: Any, server: BackgroundServer,
-                                                     api: httpx.Client) -> None:
+def test_create_edit_disable_enable_through_the_page(
+    page: Any, server: BackgroundServer, api: httpx.Client
+) -> None:
     go(page, server, "memories")
     click(page, "#new-memory")
     wait(lambda: visible(page, "#new-memory-text")).send_keys(
-        "Our staging database is called Otter.")
+        "Our staging database is called Otter."
+    )
     click(page, "#new-memory-save")
     wait(lambda: "Remembered" in text(page), message="the confirmation")
     created = memory_by_text(api, "called Otter")
@@ -175,8 +188,10 @@ def test_create_edit_disable_enable_through_the_page(page: Any, server: Backgrou
     box.send_keys("Our staging database is called Beaver.")
     click(page, f"{card} [data-action=save]")
     wait(lambda: ok(api.get(f"/v1/memories/{created['id']}"))["version"] == 2)
-    assert ok(api.get(f"/v1/memories/{created['id']}"))["text"] == \
-        "Our staging database is called Beaver."
+    assert (
+        ok(api.get(f"/v1/memories/{created['id']}"))["text"]
+        == "Our staging database is called Beaver."
+    )
     wait(lambda: "called Beaver" in css(page, card)[0].text)
 
     click(page, f"{card} [data-action=disable]")
@@ -200,8 +215,9 @@ def test_create_edit_disable_enable_through_the_page(page: Any, server: Backgrou
     shot(page, "memory-details", notice=True)
 
 
-def test_an_edit_conflict_is_shown_and_nothing_is_lost(page: Any, server: BackgroundServer,
-                                                       api: httpx.Client) -> None:
+def test_an_edit_conflict_is_shown_and_nothing_is_lost(
+    page: Any, server: BackgroundServer, api: httpx.Client
+) -> None:
     mid = ok(api.post("/v1/memories", json={"text": "The release train leaves on Fridays."}))["id"]
     go(page, server, "memories")
     card = f'article[data-memory-id="{mid}"]'
@@ -210,8 +226,12 @@ def test_an_edit_conflict_is_shown_and_nothing_is_lost(page: Any, server: Backgr
     box.clear()
     box.send_keys("The release train leaves on Thursdays.")
     # Meanwhile someone else edits the same memory.
-    ok(api.patch(f"/v1/memories/{mid}", json={"text": "The release train leaves on Wednesdays.",
-                                             "expected_version": 1}))
+    ok(
+        api.patch(
+            f"/v1/memories/{mid}",
+            json={"text": "The release train leaves on Wednesdays.", "expected_version": 1},
+        )
+    )
     click(page, f"{card} [data-action=save]")
     conflict = wait(lambda: visible(page, f"{card} [data-conflict]"), message="the conflict")
     assert "Conflict" in conflict.text and "version 1" in conflict.text
@@ -229,14 +249,19 @@ def _batch_changing(api: httpx.Client, memory_id: str, **after: Any) -> str:
     """The newest batch whose change of ``memory_id`` left ``after`` fields."""
     for batch in reversed(ok(api.get("/v1/batches"))):
         for change in ok(api.get(f"/v1/batches/{batch['id']}/changes"))["changes"]:
-            if change["kind"] == "memory" and change["id"] == memory_id and change["after"] \
-                    and all(change["after"].get(k) == v for k, v in after.items()):
+            if (
+                change["kind"] == "memory"
+                and change["id"] == memory_id
+                and change["after"]
+                and all(change["after"].get(k) == v for k, v in after.items())
+            ):
                 return str(batch["id"])
     raise AssertionError(f"no batch changed {memory_id} to {after}")
 
 
-def test_rollback_from_the_page_restores_the_before_state(page: Any, server: BackgroundServer,
-                                                          api: httpx.Client) -> None:
+def test_rollback_from_the_page_restores_the_before_state(
+    page: Any, server: BackgroundServer, api: httpx.Client
+) -> None:
     mid = ok(api.post("/v1/memories", json={"text": "Invoices are archived for ten years."}))["id"]
     before = ok(api.get(f"/v1/memories/{mid}"))
     ok(api.post(f"/v1/memories/{mid}/disable"))
@@ -254,8 +279,9 @@ def test_rollback_from_the_page_restores_the_before_state(page: Any, server: Bac
     assert not css(page, f"{row} [data-action=rollback]")
 
 
-def test_a_refused_rollback_is_shown_and_can_be_forced(page: Any, server: BackgroundServer,
-                                                       api: httpx.Client) -> None:
+def test_a_refused_rollback_is_shown_and_can_be_forced(
+    page: Any, server: BackgroundServer, api: httpx.Client
+) -> None:
     mid = ok(api.post("/v1/memories", json={"text": "Backups run at midnight."}))["id"]
     before = ok(api.get(f"/v1/memories/{mid}"))
     ok(api.post(f"/v1/memories/{mid}/disable"))
@@ -272,8 +298,9 @@ def test_a_refused_rollback_is_shown_and_can_be_forced(page: Any, server: Backgr
     confirm(page)
     wait(lambda: ok(api.get(f"/v1/memories/{mid}"))["enabled"], message="the forced rollback")
     restored = ok(api.get(f"/v1/memories/{mid}"))
-    assert {k: restored[k] for k in ("text", "enabled", "version")} == \
-        {k: before[k] for k in ("text", "enabled", "version")}
+    assert {k: restored[k] for k in ("text", "enabled", "version")} == {
+        k: before[k] for k in ("text", "enabled", "version")
+    }
 
 
 # ====================================================================== graph
@@ -293,8 +320,9 @@ def _status(page: Any) -> str:
     return str(css(page, "#graph-status")[0].text)
 
 
-def test_the_time_slider_changes_the_graph(page: Any, server: BackgroundServer,
-                                           api: httpx.Client) -> None:
+def test_the_time_slider_changes_the_graph(
+    page: Any, server: BackgroundServer, api: httpx.Client
+) -> None:
     go(page, server, "graph")
     wait(lambda: "now ·" in _status(page))
     now = _graph(page)
@@ -328,10 +356,13 @@ def test_the_time_slider_changes_the_graph(page: Any, server: BackgroundServer,
     from selenium.webdriver.common.action_chains import ActionChains
 
     canvas = css(page, "#graph-canvas")[0]
-    ActionChains(page).move_to_element_with_offset(canvas, int(pos[0]), int(pos[1])).click() \
-        .perform()
-    side = wait(lambda: visible(page, '#graph-side .entity-page[data-entity="tool.javascript"]'),
-                message="the entity page")
+    ActionChains(page).move_to_element_with_offset(
+        canvas, int(pos[0]), int(pos[1])
+    ).click().perform()
+    side = wait(
+        lambda: visible(page, '#graph-side .entity-page[data-entity="tool.javascript"]'),
+        message="the entity page",
+    )
     assert "JavaScript" in side.text
     wait(lambda: "decided to use JavaScript" in css(page, "#graph-side")[0].text)
     click(page, "#graph-fit")
@@ -349,9 +380,9 @@ def test_the_time_slider_changes_the_graph(page: Any, server: BackgroundServer,
 # ====================================================================== sessions
 
 
-def test_sessions_show_the_dag_with_retries_and_tool_calls(page: Any, server: BackgroundServer,
-                                                           api: httpx.Client,
-                                                           web: WebHome) -> None:
+def test_sessions_show_the_dag_with_retries_and_tool_calls(
+    page: Any, server: BackgroundServer, api: httpx.Client, web: WebHome
+) -> None:
     go(page, server, "sessions/s1")
     branches = wait(lambda: css(page, "#session-dag .fork .branch"))
     assert len(branches) == 2
@@ -362,29 +393,41 @@ def test_sessions_show_the_dag_with_retries_and_tool_calls(page: Any, server: Ba
     log = ok(api.get("/v1/sessions/s1/log"))
     wait(lambda: len(css(page, "#session-commits li")) == len(log))
     css(page, "#session-commits li button")[-1].click()  # the first turn
-    wait(lambda: {e.get_attribute("data-node-id") for e in css(page, ".msg.target")}
-         == set(log[-1]["node_ids"]))
+    wait(
+        lambda: (
+            {e.get_attribute("data-node-id") for e in css(page, ".msg.target")}
+            == set(log[-1]["node_ids"])
+        )
+    )
     listed = css(page, "#session-list .session-item")
-    assert {e.get_attribute("data-session-id") for e in listed} == \
-        {s["session_id"] for s in ok(api.get("/v1/sessions"))}
+    assert {e.get_attribute("data-session-id") for e in listed} == {
+        s["session_id"] for s in ok(api.get("/v1/sessions"))
+    }
     assert any(f"project {web.project_id}" in e.text for e in listed)
 
 
-def test_evidence_links_open_the_exact_turns(page: Any, server: BackgroundServer,
-                                             api: httpx.Client) -> None:
+def test_evidence_links_open_the_exact_turns(
+    page: Any, server: BackgroundServer, api: httpx.Client
+) -> None:
     memory = memory_by_text(api, "switched from JavaScript to TypeScript")
     evidence = ok(api.get(f"/v1/memories/{memory['id']}/evidence"))[0]["provenance"]
     go(page, server, f"memories/{memory['id']}")
     link = wait(lambda: visible(page, f'article[data-memory-id="{memory["id"]}"] a.prov-link'))
     link.click()
     wait_ready(page, "sessions")
-    wait(lambda: {e.get_attribute("data-node-id") for e in css(page, ".msg.target")}
-         == set(evidence["node_ids"]), message="the cited turns highlighted")
+    wait(
+        lambda: (
+            {e.get_attribute("data-node-id") for e in css(page, ".msg.target")}
+            == set(evidence["node_ids"])
+        ),
+        message="the cited turns highlighted",
+    )
     assert evidence["session_id"] in page.current_url
 
 
-def test_rename_and_delete_a_session(page: Any, server: BackgroundServer, api: httpx.Client,
-                                     web: WebHome) -> None:
+def test_rename_and_delete_a_session(
+    page: Any, server: BackgroundServer, api: httpx.Client, web: WebHome
+) -> None:
     for role, content in (("user", "A throwaway chat."), ("assistant", "Fine.")):
         ok(api.post("/v1/sessions/tmp-1/messages", json={"role": role, "content": content}))
     ok(api.post("/v1/sessions/tmp-1/commit"))
@@ -423,20 +466,23 @@ def test_core_and_the_recall_box(page: Any, server: BackgroundServer, api: httpx
     assert summary.get_attribute("data-items") == str(len(expected["items"]))
     assert summary.get_attribute("data-tokens") == str(expected["tokens"])
     items = css(page, ".recall-item")
-    assert [int(i.get_attribute("data-tokens")) for i in items] == \
-        [i["tokens"] for i in expected["items"]]
+    assert [int(i.get_attribute("data-tokens")) for i in items] == [
+        i["tokens"] for i in expected["items"]
+    ]
     assert sum(i["tokens"] for i in expected["items"]) <= 2000
     for item in items:
-        assert "tokens" in item.text and "score" in item.find_element(
-            "css selector", ".reasons").text
+        assert (
+            "tokens" in item.text and "score" in item.find_element("css selector", ".reasons").text
+        )
     shot(page, "recall")
 
 
 # ====================================================================== tenancy
 
 
-def test_a_second_tenant_sees_nothing_of_the_first(web: WebHome, server: BackgroundServer,
-                                                   api: httpx.Client) -> None:
+def test_a_second_tenant_sees_nothing_of_the_first(
+    web: WebHome, server: BackgroundServer, api: httpx.Client
+) -> None:
     alice_memory = memory_by_text(api, "Python over Java")["id"]
     alice_batch = ok(api.get("/v1/batches"))[0]["id"]
     with chromium() as bob:
@@ -463,13 +509,13 @@ def test_a_second_tenant_sees_nothing_of_the_first(web: WebHome, server: Backgro
         assert "404" in wait(lambda: visible(bob, "#session-detail .error-box")).text
         go(bob, server, f"batches/{alice_batch}")
         assert not css(bob, f'article[data-batch-id="{alice_batch}"]')
-        assert console_errors(bob) == [] or all("404" in m or "401" in m
-                                                for m in console_errors(bob))
+        assert console_errors(bob) == [] or all(
+            "404" in m or "401" in m for m in console_errors(bob)
+        )
         # Signing out forgets the key: the page asks again.
         click(bob, "#signout")
         wait(lambda: visible(bob, "#key-input"), message="the key dialog after signing out")
         assert bob.execute_script("return sessionStorage.length") == 0
-
 
 
 def test_a_revoked_key_is_asked_for_again(web: WebHome, server: BackgroundServer) -> None:

@@ -73,8 +73,10 @@ def check_text(value: Any, what: str) -> None:
     """Refuse ``value`` (``InvalidInput``) if any string in it is not valid Unicode."""
     where = find_invalid_text(value, what)
     if where is not None:
-        raise InvalidInput(f"{where} is not valid Unicode text (it contains a lone surrogate, "
-                           "which cannot be stored as UTF-8)")
+        raise InvalidInput(
+            f"{where} is not valid Unicode text (it contains a lone surrogate, "
+            "which cannot be stored as UTF-8)"
+        )
 
 
 def bounded_text(text: str, limit: int = INDEX_MAX_CHARS) -> str:
@@ -87,4 +89,4 @@ def bounded_text(text: str, limit: int = INDEX_MAX_CHARS) -> str:
 def text_chunks(text: str, size: int = TOKEN_CHUNK_CHARS) -> Iterator[str]:
     """``text`` in consecutive slices of at most ``size`` characters."""
     for start in range(0, len(text), size):
-        yield text[start:start + size]
+        yield text[start : start + size]

@@ -64,29 +64,43 @@ class Memory(SessionMethods):
     ``backend`` holds the knowledge and index stores (default: ``settings.backend``).
     """
 
-    def __init__(self, home: str | Path | None = None, *, account: str | None = None,
-                 space: str | None = None, settings: Settings | None = None,
-                 extractor: Extractor | None = None, embedder: Embedder | None = None,
-                 backend: Backend | None = None) -> None:
+    def __init__(
+        self,
+        home: str | Path | None = None,
+        *,
+        account: str | None = None,
+        space: str | None = None,
+        settings: Settings | None = None,
+        extractor: Extractor | None = None,
+        embedder: Embedder | None = None,
+        backend: Backend | None = None,
+    ) -> None:
         settings = settings or Settings()
         if home is not None:
             settings = Settings(**{**settings.__dict__, "home": Path(home).expanduser()})
         if account is not None or space is not None:
             # ``is None``, not falsiness: an empty account/space must be rejected by
             # validation, never silently mapped to the default tenant.
-            settings = settings.with_tenant(settings.account if account is None else account,
-                                            settings.space if space is None else space)
+            settings = settings.with_tenant(
+                settings.account if account is None else account,
+                settings.space if space is None else space,
+            )
         self.settings = settings
         self.tenant = TenantRoot(settings.home, settings.account, settings.space)
         self.backend = backend or make_backend(settings.backend)
         self.sessions = SessionService(self.tenant, settings)
         self.knowledge = KnowledgeService(
-            self.tenant, settings, self.backend.knowledge(self.tenant, fsync=settings.fsync),
-            is_temporary=self.sessions.is_temporary)
-        self.distillation = DistillService(settings, self.knowledge, self.sessions,
-                                           extractor=extractor)
-        self.retrieval = RecallService(self.tenant, settings, self.backend, self.knowledge,
-                                       self.sessions, embedder=embedder)
+            self.tenant,
+            settings,
+            self.backend.knowledge(self.tenant, fsync=settings.fsync),
+            is_temporary=self.sessions.is_temporary,
+        )
+        self.distillation = DistillService(
+            settings, self.knowledge, self.sessions, extractor=extractor
+        )
+        self.retrieval = RecallService(
+            self.tenant, settings, self.backend, self.knowledge, self.sessions, embedder=embedder
+        )
         self.knowledge.deriver = self.distillation
         self.sessions.on_turn += [self.retrieval.after_turn, self.distillation.after_turn]
         self.sessions.on_session_end.append(self.distillation.distill_soon)
@@ -99,12 +113,25 @@ class Memory(SessionMethods):
         """Memory types (YAML): the package's, then ``<home>/schemas`` and the tenant's."""
         return self.knowledge.schema
 
-    def timeline(self, since: float | None = None, until: float | None = None, *,
-                 entity: str | None = None, kind: str | None = None, scope: Scope = None,
-                 include_superseded: bool = False) -> list[TimelineEvent]:
+    def timeline(
+        self,
+        since: float | None = None,
+        until: float | None = None,
+        *,
+        entity: str | None = None,
+        kind: str | None = None,
+        scope: Scope = None,
+        include_superseded: bool = False,
+    ) -> list[TimelineEvent]:
         """Events in ``[since, until)`` by when they happened, optionally about one entity."""
-        return self.knowledge.timeline(since, until, entity=entity, kind=kind, scope=scope,
-                                       include_superseded=include_superseded)
+        return self.knowledge.timeline(
+            since,
+            until,
+            entity=entity,
+            kind=kind,
+            scope=scope,
+            include_superseded=include_superseded,
+        )
 
     def entities(self, *, type: str | None = None, scope: Scope = None) -> list[Entity]:
         return self.knowledge.entities(type=type, scope=scope)
@@ -113,27 +140,36 @@ class Memory(SessionMethods):
         """An entity by id, name or alias."""
         return self.knowledge.entity(name)
 
-    def facts(self, *, entity: str | None = None, at: float | None = None,
-              include_history: bool = False, relation: str | None = None,
-              scope: Scope = None) -> list[Edge]:
+    def facts(
+        self,
+        *,
+        entity: str | None = None,
+        at: float | None = None,
+        include_history: bool = False,
+        relation: str | None = None,
+        scope: Scope = None,
+    ) -> list[Edge]:
         """Graph relations: valid now (default), valid at ``at``, or every version."""
-        return self.knowledge.facts(entity=entity, at=at, include_history=include_history,
-                                    relation=relation, scope=scope)
+        return self.knowledge.facts(
+            entity=entity, at=at, include_history=include_history, relation=relation, scope=scope
+        )
 
-    def graph_neighbors(self, entity: str, hops: int = 1, *, scope: Scope = None,
-                        at: float | None = None) -> tuple[list[Entity], list[Edge]]:
+    def graph_neighbors(
+        self, entity: str, hops: int = 1, *, scope: Scope = None, at: float | None = None
+    ) -> tuple[list[Entity], list[Edge]]:
         """Entities and relations within ``hops`` of ``entity``."""
         return self.knowledge.graph_neighbors(entity, hops, scope=scope, at=at)
 
-    def core(self, *, scope: Scope = None, regenerate: bool = False,
-             session_id: str | None = None) -> str:
+    def core(
+        self, *, scope: Scope = None, regenerate: bool = False, session_id: str | None = None
+    ) -> str:
         """core.md (≤ 2 KB, every line with a ↪ pointer); empty for a temporary session."""
         return self.knowledge.core(scope=scope, regenerate=regenerate, session_id=session_id)
 
-    def memories(self, *, include_disabled: bool = True, type: str | None = None,
-                 scope: Scope = None) -> list[MemoryItem]:
-        return self.knowledge.memories(include_disabled=include_disabled, type=type,
-                                       scope=scope)
+    def memories(
+        self, *, include_disabled: bool = True, type: str | None = None, scope: Scope = None
+    ) -> list[MemoryItem]:
+        return self.knowledge.memories(include_disabled=include_disabled, type=type, scope=scope)
 
     def get_memory(self, memory_id: str) -> MemoryItem:
         return self.knowledge.get_memory(memory_id)
@@ -146,8 +182,9 @@ class Memory(SessionMethods):
         """Add a memory by hand; its facts are derived at once and supported by it."""
         return self.knowledge.remember(text, type=type, scope=scope)
 
-    def edit_memory(self, memory_id: str, text: str, *,
-                    expected_version: int | None = None) -> MemoryItem:
+    def edit_memory(
+        self, memory_id: str, text: str, *, expected_version: int | None = None
+    ) -> MemoryItem:
         """A new version of the memory's text (the old version stays in the log)."""
         return self.knowledge.edit_memory(memory_id, text, expected_version=expected_version)
 
@@ -180,8 +217,9 @@ class Memory(SessionMethods):
 
     # ================================================================== distillation
 
-    def distill(self, session_ids: Sequence[str] | None = None, *,
-                max_batches: int | None = None) -> DistillReport:
+    def distill(
+        self, session_ids: Sequence[str] | None = None, *, max_batches: int | None = None
+    ) -> DistillReport:
         """Run the five stages over everything not yet distilled (or only ``session_ids``)."""
         return self.distillation.distill(session_ids, max_batches=max_batches)
 
@@ -189,11 +227,18 @@ class Memory(SessionMethods):
         """``light``: distill all pending turns; ``deep``: then every view and core.md."""
         return self.distillation.sleep(mode)
 
-    def run_daemon(self, *, interval: float = 60.0, stop: threading.Event | None = None,
-                   idle_minutes: float | None = None, daily_at: str | None = None) -> None:
+    def run_daemon(
+        self,
+        *,
+        interval: float = 60.0,
+        stop: threading.Event | None = None,
+        idle_minutes: float | None = None,
+        daily_at: str | None = None,
+    ) -> None:
         """Block running the idle watcher and the daily sleep until ``stop`` is set."""
-        self.distillation.run_daemon(interval=interval, stop=stop, idle_minutes=idle_minutes,
-                                     daily_at=daily_at)
+        self.distillation.run_daemon(
+            interval=interval, stop=stop, idle_minutes=idle_minutes, daily_at=daily_at
+        )
 
     def pending_nodes(self) -> int:
         """Committed DAG nodes the pipeline has not distilled yet."""
@@ -211,27 +256,43 @@ class Memory(SessionMethods):
         """Where the files backend keeps this tenant's index."""
         return self.tenant.index_file
 
-    def recall(self, query: str, *, budget: int = BUDGET_DEFAULT, scope: Scope = None,
-               at: float | None = None, recipe: str = "default",
-               session_id: str | None = None) -> RecallResult:
+    def recall(
+        self,
+        query: str,
+        *,
+        budget: int = BUDGET_DEFAULT,
+        scope: Scope = None,
+        at: float | None = None,
+        recipe: str = "default",
+        session_id: str | None = None,
+    ) -> RecallResult:
         """Bounded context for ``query``: at most 20 items within ``budget`` tokens, each with
         provenance; falls back to the "latest 20" instead of failing."""
-        return self.retrieval.recall(query, budget=budget, scope=scope, at=at, recipe=recipe,
-                                     session_id=session_id)
+        return self.retrieval.recall(
+            query, budget=budget, scope=scope, at=at, recipe=recipe, session_id=session_id
+        )
 
-    def search(self, query: str, *, limit: int = 10, scope: Scope = None,
-               kinds: Sequence[str] | None = None) -> list[SearchHit]:
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        scope: Scope = None,
+        kinds: Sequence[str] | None = None,
+    ) -> list[SearchHit]:
         """Hybrid search over everything indexed (navigation tool ``memory_search``)."""
         return self.retrieval.search(query, limit=limit, scope=scope, kinds=kinds)
 
-    def open_session(self, session_id: str, *, around: str | None = None,
-                     radius: int = 5) -> list[Node]:
+    def open_session(
+        self, session_id: str, *, around: str | None = None, radius: int = 5
+    ) -> list[Node]:
         """Navigation tool ``memory_open_session``: the session, or ``radius`` messages each
         side of node ``around``."""
         return self.retrieval.open_session(session_id, around=around, radius=radius)
 
-    def git_log(self, project_id: str | None = None, *, session_id: str | None = None,
-                limit: int = 20) -> list[CommitInfo]:
+    def git_log(
+        self, project_id: str | None = None, *, session_id: str | None = None, limit: int = 20
+    ) -> list[CommitInfo]:
         """Navigation tool ``memory_git_log``: a project's agent commits, or a session's."""
         return self.retrieval.git_log(project_id, session_id=session_id, limit=limit)
 
@@ -282,9 +343,14 @@ class Memory(SessionMethods):
 
     # --- importers (issue 12): agent histories synced incrementally; the logic is importers/
 
-    def import_history(self, fmt: str, paths: Iterable[str | Path], *, bind_projects: bool = True,
-                       on_file: Callable[[FileOutcome, int, int], None] | None = None,
-                       ) -> ImportReport:
+    def import_history(
+        self,
+        fmt: str,
+        paths: Iterable[str | Path],
+        *,
+        bind_projects: bool = True,
+        on_file: Callable[[FileOutcome, int, int], None] | None = None,
+    ) -> ImportReport:
         """Import ``claude-code``, ``codex`` or ``aider`` history files (folders are searched);
         run again, it records only what is new. See ``importers.sync``."""
         return HistorySync(self, fmt, bind_projects=bind_projects).run(paths, on_file=on_file)

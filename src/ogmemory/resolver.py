@@ -68,10 +68,17 @@ class Resolved:
     meta: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"uri": self.uri, "type": self.type, "title": self.title,
-                "abstract": self.abstract, "overview": self.overview, "content": self.content,
-                "provenance": [p.to_dict() for p in self.provenance],
-                "links": list(self.links), "meta": self.meta}
+        return {
+            "uri": self.uri,
+            "type": self.type,
+            "title": self.title,
+            "abstract": self.abstract,
+            "overview": self.overview,
+            "content": self.content,
+            "provenance": [p.to_dict() for p in self.provenance],
+            "links": list(self.links),
+            "meta": self.meta,
+        }
 
 
 def uri_for_doc(doc_id: str) -> str | None:
@@ -106,8 +113,12 @@ class URIResolver:
     knowledge base (as the ReAct extractor has it) memories, events, facts and entities
     resolve; sessions, nodes, archives and projects need ``sessions``."""
 
-    def __init__(self, kb: KnowledgeBase, sessions: SessionSource | None = None,
-                 index: DocSource | None = None) -> None:
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        sessions: SessionSource | None = None,
+        index: DocSource | None = None,
+    ) -> None:
         self.kb = kb
         self.sessions = sessions
         self.index = index
@@ -121,9 +132,17 @@ class URIResolver:
         handler = getattr(self, f"_{parsed.type}")
         found: Resolved = handler(*parsed.ids)
         if level < 2:
-            return Resolved(found.uri, found.type, found.title, found.abstract,
-                            found.overview if level == 1 else "", None, found.provenance,
-                            found.links, found.meta)
+            return Resolved(
+                found.uri,
+                found.type,
+                found.title,
+                found.abstract,
+                found.overview if level == 1 else "",
+                None,
+                found.provenance,
+                found.links,
+                found.meta,
+            )
         return found
 
     # ------------------------------------------------------------------ knowledge
@@ -148,12 +167,21 @@ class URIResolver:
         provs = tuple(e.provenance for e in evidence if e.provenance is not None)
         quotes = [f"evidence: {e.quote}" for e in evidence if e.quote and e.quote != mem.text]
         overview = _clip("\n".join([mem.text, *quotes]), OVERVIEW_CHARS)
-        links = tuple(dict.fromkeys(format_uri("node", p.session_id, n)
-                                    for p in provs for n in p.node_ids))
+        links = tuple(
+            dict.fromkeys(format_uri("node", p.session_id, n) for p in provs for n in p.node_ids)
+        )
         content = {"memory": mem.to_dict(), "evidence": [e.to_dict() for e in evidence]}
-        return Resolved(format_uri("memory", mem.id), "memory", _clip(mem.text, 80),
-                        _clip(mem.text, ABSTRACT_CHARS), overview, content, provs, links,
-                        {"enabled": mem.enabled, "memory_type": mem.type, "scope": mem.scope})
+        return Resolved(
+            format_uri("memory", mem.id),
+            "memory",
+            _clip(mem.text, 80),
+            _clip(mem.text, ABSTRACT_CHARS),
+            overview,
+            content,
+            provs,
+            links,
+            {"enabled": mem.enabled, "memory_type": mem.type, "scope": mem.scope},
+        )
 
     def _record(self, kind: type[_R], rid: str, what: str) -> _R:
         self.kb.refresh()
@@ -165,25 +193,53 @@ class URIResolver:
     def _event(self, event_id: str) -> Resolved:
         ev = self._record(TimelineEvent, event_id, "event")
         abstract = f"[{day_label(ev.event_time)}] {ev.summary}"
-        return self._knowledge("event", ev.id, abstract, ev.provenance, ev.to_dict(),
-                               {"kind": ev.kind, "superseded_by": ev.superseded_by})
+        return self._knowledge(
+            "event",
+            ev.id,
+            abstract,
+            ev.provenance,
+            ev.to_dict(),
+            {"kind": ev.kind, "superseded_by": ev.superseded_by},
+        )
 
     def _fact(self, edge_id: str) -> Resolved:
         edge = self._record(Edge, edge_id, "fact")
         until = day_label(edge.valid_to) if edge.valid_to else "now"
         abstract = f"{edge.fact} ({day_label(edge.valid_from)} → {until})"
-        return self._knowledge("fact", edge.id, abstract, edge.provenance, edge.to_dict(),
-                               {"relation": edge.relation, "current": edge.current})
+        return self._knowledge(
+            "fact",
+            edge.id,
+            abstract,
+            edge.provenance,
+            edge.to_dict(),
+            {"relation": edge.relation, "current": edge.current},
+        )
 
-    def _knowledge(self, type_: str, rid: str, abstract: str, prov: Provenance,
-                   content: dict[str, Any], meta: dict[str, Any]) -> Resolved:
+    def _knowledge(
+        self,
+        type_: str,
+        rid: str,
+        abstract: str,
+        prov: Provenance,
+        content: dict[str, Any],
+        meta: dict[str, Any],
+    ) -> Resolved:
         doc_kind = "edge" if type_ == "fact" else type_
         overview = self._overview_doc(f"{doc_kind}:{rid}:1") or abstract
-        links = tuple(format_uri("node", prov.session_id, n) for n in prov.node_ids
-                      if prov.session_id)
-        return Resolved(format_uri(type_, rid), type_, _clip(abstract, 80),
-                        _clip(abstract, ABSTRACT_CHARS), _clip(overview, OVERVIEW_CHARS),
-                        content, (prov,), links, meta)
+        links = tuple(
+            format_uri("node", prov.session_id, n) for n in prov.node_ids if prov.session_id
+        )
+        return Resolved(
+            format_uri(type_, rid),
+            type_,
+            _clip(abstract, 80),
+            _clip(abstract, ABSTRACT_CHARS),
+            _clip(overview, OVERVIEW_CHARS),
+            content,
+            (prov,),
+            links,
+            meta,
+        )
 
     def _entity(self, name: str) -> Resolved:
         ent = self.kb.lookup(name)
@@ -198,16 +254,25 @@ class URIResolver:
         lines = [abstract] + [f"{e.fact} (since {day_label(e.valid_from)})" for e in edges]
         links = tuple(format_uri("fact", e.id) for e in edges[:20])
         content = {"entity": ent.to_dict(), "relations": [e.to_dict() for e in edges]}
-        return Resolved(format_uri("entity", ent.id), "entity", ent.name,
-                        _clip(abstract, ABSTRACT_CHARS), _clip("\n".join(lines), OVERVIEW_CHARS),
-                        content, (), links, {"entity_type": ent.type})
+        return Resolved(
+            format_uri("entity", ent.id),
+            "entity",
+            ent.name,
+            _clip(abstract, ABSTRACT_CHARS),
+            _clip("\n".join(lines), OVERVIEW_CHARS),
+            content,
+            (),
+            links,
+            {"entity_type": ent.type},
+        )
 
     # ------------------------------------------------------------------ entity layer
 
     def _source(self) -> SessionSource:
         if self.sessions is None:
-            raise InvalidInput("this resolver reads knowledge only (memories, events, facts, "
-                               "entities)")
+            raise InvalidInput(
+                "this resolver reads knowledge only (memories, events, facts, entities)"
+            )
         return self.sessions
 
     def _session(self, session_id: str) -> Resolved:
@@ -219,16 +284,24 @@ class URIResolver:
         if not abstract or not overview:
             opening = " ".join(n.text for n in nodes[:3] if n.role != "tool")
             abstract = abstract or f"{info.display_title or session_id}: {opening}"
-            overview = overview or "\n".join(f"{n.role}: {_clip(n.text, 300)}" for n in nodes
-                                             if n.role != "tool")
+            overview = overview or "\n".join(
+                f"{n.role}: {_clip(n.text, 300)}" for n in nodes if n.role != "tool"
+            )
         links = [format_uri("node", session_id, n.id) for n in nodes[:50]]
         if src.session_state(session_id, "archive") is not None:
             links.insert(0, format_uri("archive", session_id))
         content = {"session": info.to_dict(), "nodes": [n.to_dict() for n in nodes]}
-        return Resolved(format_uri("session", session_id), "session",
-                        info.display_title or session_id, _clip(abstract, ABSTRACT_CHARS),
-                        _clip(overview, OVERVIEW_CHARS), content, (), tuple(links),
-                        {"turns": info.turns, "project_id": info.project_id})
+        return Resolved(
+            format_uri("session", session_id),
+            "session",
+            info.display_title or session_id,
+            _clip(abstract, ABSTRACT_CHARS),
+            _clip(overview, OVERVIEW_CHARS),
+            content,
+            (),
+            tuple(links),
+            {"turns": info.turns, "project_id": info.project_id},
+        )
 
     def _node(self, session_id: str, node_id: str) -> Resolved:
         src = self._source()
@@ -243,10 +316,17 @@ class URIResolver:
             links += [format_uri("node", session_id, str(n)) for n in replaced[:200]]
         label = f"{node.role}{f' ({node.name})' if node.name else ''}"
         prov = Provenance("", session_id, (node.id,), None, node.event_time, node.ingestion_time)
-        return Resolved(format_uri("node", session_id, node.id), "node",
-                        f"{label}: {_clip(node.text, 60)}", _clip(node.text, ABSTRACT_CHARS),
-                        _clip(node.text, OVERVIEW_CHARS), node.to_dict(), (prov,), tuple(links),
-                        {"role": node.role, "derived": _derived(node)})
+        return Resolved(
+            format_uri("node", session_id, node.id),
+            "node",
+            f"{label}: {_clip(node.text, 60)}",
+            _clip(node.text, ABSTRACT_CHARS),
+            _clip(node.text, OVERVIEW_CHARS),
+            node.to_dict(),
+            (prov,),
+            tuple(links),
+            {"role": node.role, "derived": _derived(node)},
+        )
 
     def _archive(self, session_id: str) -> Resolved:
         src = self._source()
@@ -254,15 +334,26 @@ class URIResolver:
         archive = src.session_state(session_id, "archive")
         if archive is None:
             raise NotFound(f"session {session_id} has no archive (it was never closed)")
-        return Resolved(format_uri("archive", session_id), "archive",
-                        str(archive.get("title") or session_id),
-                        _clip(str(archive.get("abstract") or ""), ABSTRACT_CHARS),
-                        _clip(str(archive.get("overview") or ""), OVERVIEW_CHARS), archive, (),
-                        (format_uri("session", session_id),),
-                        {"closed_at": archive.get("closed_at")})
+        return Resolved(
+            format_uri("archive", session_id),
+            "archive",
+            str(archive.get("title") or session_id),
+            _clip(str(archive.get("abstract") or ""), ABSTRACT_CHARS),
+            _clip(str(archive.get("overview") or ""), OVERVIEW_CHARS),
+            archive,
+            (),
+            (format_uri("session", session_id),),
+            {"closed_at": archive.get("closed_at")},
+        )
 
     def _project(self, project_id: str) -> Resolved:
         project = self._source().get_project(project_id)
         text = f"{project.name} ({project.path})"
-        return Resolved(format_uri("project", project.project_id), "project", project.name,
-                        text, text, project.to_dict())
+        return Resolved(
+            format_uri("project", project.project_id),
+            "project",
+            project.name,
+            text,
+            text,
+            project.to_dict(),
+        )

@@ -11,8 +11,16 @@ from pathlib import Path
 
 from .errors import InvalidId
 
-__all__ = ["MAX_ID_LEN", "URI", "URI_SCHEME", "URI_TYPES", "TenantRoot", "format_uri", "parse_uri",
-           "validate_id"]
+__all__ = [
+    "MAX_ID_LEN",
+    "URI",
+    "URI_SCHEME",
+    "URI_TYPES",
+    "TenantRoot",
+    "format_uri",
+    "parse_uri",
+    "validate_id",
+]
 
 MAX_ID_LEN = 128
 #: Names of files that live beside the session directories.
@@ -92,8 +100,16 @@ class TenantRoot:
 
 URI_SCHEME = "ogm"
 #: type -> number of id parts (a DAG node is named within its session).
-URI_TYPES: dict[str, int] = {"session": 1, "node": 2, "memory": 1, "event": 1, "fact": 1,
-                             "entity": 1, "archive": 1, "project": 1}
+URI_TYPES: dict[str, int] = {
+    "session": 1,
+    "node": 2,
+    "memory": 1,
+    "event": 1,
+    "fact": 1,
+    "entity": 1,
+    "archive": 1,
+    "project": 1,
+}
 _MAX_URI_LEN = 600
 _NAME_CHARS = re.compile(r"[^\x00-\x1f\x7f/]{1,200}")
 
@@ -139,7 +155,7 @@ def parse_uri(uri: object) -> URI:
     prefix = f"{URI_SCHEME}://"
     if not uri.startswith(prefix):
         raise InvalidInput(f"not an {prefix} URI: {uri[:80]!r} (e.g. ogm://memory/<id>)")
-    rest = uri[len(prefix):].split("?", 1)[0].split("#", 1)[0]
+    rest = uri[len(prefix) :].split("?", 1)[0].split("#", 1)[0]
     type_, _, path = rest.partition("/")
     parts = tuple(unquote(p) for p in path.split("/")) if path else ()
     return _checked(type_, parts)
@@ -153,12 +169,14 @@ def _checked(type_: str, ids: tuple[str, ...]) -> URI:
     want = URI_TYPES[type_]
     if len(ids) != want or not all(ids):
         shape = "<session id>/<node id>" if want == 2 else "<id>"
-        raise InvalidInput(f"an {URI_SCHEME}://{type_} URI looks like "
-                           f"{URI_SCHEME}://{type_}/{shape}")
+        raise InvalidInput(
+            f"an {URI_SCHEME}://{type_} URI looks like {URI_SCHEME}://{type_}/{shape}"
+        )
     if type_ == "entity":
         if not _NAME_CHARS.fullmatch(ids[0]) or not ids[0].strip():
-            raise InvalidInput("an entity is named by its id or name (1-200 printable "
-                               "characters, no '/')")
+            raise InvalidInput(
+                "an entity is named by its id or name (1-200 printable characters, no '/')"
+            )
         return URI(type_, ids)
     kinds = ("session id", "node id") if type_ == "node" else (f"{type_} id",)
     return URI(type_, tuple(validate_id(i, k) for i, k in zip(ids, kinds, strict=True)))

@@ -43,30 +43,54 @@ def _work_event(applier: _Applier, session_id: str, turn: int) -> TimelineEvent 
     if eid is not None:
         return applier.batch.get(TimelineEvent, eid)
     for ev in applier.d.kb.store.all(TimelineEvent):
-        if (ev.kind == "work" and ev.attrs.get("turn") == turn and ev.provenance is not None
-                and ev.provenance.session_id == session_id and not ev.superseded_by):
+        if (
+            ev.kind == "work"
+            and ev.attrs.get("turn") == turn
+            and ev.provenance is not None
+            and ev.provenance.session_id == session_id
+            and not ev.superseded_by
+        ):
             return ev
     return None
 
 
-def _agent_work(applier: _Applier, project_id: str, commit: CommitInfo,
-                found: tuple[str, int], headline: str) -> None:
+def _agent_work(
+    applier: _Applier, project_id: str, commit: CommitInfo, found: tuple[str, int], headline: str
+) -> None:
     """The work event of a turn known only from the agent's commit: the files it changed."""
     session_id, turn = found
     request = headline.split(":", 1)[1].strip() if ":" in headline else ""
     shown = ", ".join(commit.files[:4]) + (" …" if len(commit.files) > 4 else "")
     text = f"Edited {shown or 'the project'}" + (f" ({request})" if request else "") + "."
-    prov = Provenance(project_id=project_id, session_id=session_id, node_ids=(),
-                      commit=commit.sha, event_time=commit.time, ingestion_time=applier.batch.now)
+    prov = Provenance(
+        project_id=project_id,
+        session_id=session_id,
+        node_ids=(),
+        commit=commit.sha,
+        event_time=commit.time,
+        ingestion_time=applier.batch.now,
+    )
     scope = f"project:{project_id}"
     mtype = applier.d.registry.get("case")
-    cand = Candidate(type="case", text=text, session_id=session_id, node_ids=(), kind="work",
-                     event_time=commit.time, importance=0.6,
-                     attrs={"files": list(commit.files)[:50], "project_commit": commit.sha,
-                            "turn": turn})
+    cand = Candidate(
+        type="case",
+        text=text,
+        session_id=session_id,
+        node_ids=(),
+        kind="work",
+        event_time=commit.time,
+        importance=0.6,
+        attrs={"files": list(commit.files)[:50], "project_commit": commit.sha, "turn": turn},
+    )
     memory_id = applier._memory(cand, mtype, prov, scope, commit.message[:1000])
-    ents = [applier.linker.link(EntityRef(name=f, type="resource", attrs={"kind": "file"}),
-                                scope=scope, support=memory_id) for f in commit.files[:8]]
+    ents = [
+        applier.linker.link(
+            EntityRef(name=f, type="resource", attrs={"kind": "file"}),
+            scope=scope,
+            support=memory_id,
+        )
+        for f in commit.files[:8]
+    ]
     applier.reconciler.event(cand, "work", ents, prov, scope=scope, support=memory_id)
 
 
@@ -76,8 +100,9 @@ def apply_commit(applier: _Applier, project_id: str, commit: CommitInfo) -> None
     event = _work_event(applier, *found) if found is not None else None
     if event is not None:
         files = list(dict.fromkeys([*event.attrs.get("files", []), *commit.files]))[:50]
-        applier.batch.put(replace(event, attrs={
-            **event.attrs, "project_commit": commit.sha, "files": files}))
+        applier.batch.put(
+            replace(event, attrs={**event.attrs, "project_commit": commit.sha, "files": files})
+        )
         return
     if "case" not in applier.d.registry:
         return
@@ -88,20 +113,41 @@ def apply_commit(applier: _Applier, project_id: str, commit: CommitInfo) -> None
     if found is not None:  # the agent edited files but recorded no tool call: the commit tells
         _agent_work(applier, project_id, commit, found, headline)
         return
-    prov = Provenance(project_id=project_id, session_id="", node_ids=(), commit=commit.sha,
-                      event_time=commit.time, ingestion_time=applier.batch.now)
+    prov = Provenance(
+        project_id=project_id,
+        session_id="",
+        node_ids=(),
+        commit=commit.sha,
+        event_time=commit.time,
+        ingestion_time=applier.batch.now,
+    )
     scope = f"project:{project_id}"
-    holder = Candidate(type="case", text=f"The user's own commits to {name} (its history on the "
-                       "timeline).", session_id="", node_ids=())
+    holder = Candidate(
+        type="case",
+        text=f"The user's own commits to {name} (its history on the timeline).",
+        session_id="",
+        node_ids=(),
+    )
     memory_id = applier._memory(holder, mtype, prov, scope, commit.message[:1000])
-    ents = [applier.linker.link(EntityRef(name=f, type="resource", attrs={"kind": "file"}),
-                                scope=scope, support=memory_id) for f in commit.files[:8]]
+    ents = [
+        applier.linker.link(
+            EntityRef(name=f, type="resource", attrs={"kind": "file"}),
+            scope=scope,
+            support=memory_id,
+        )
+        for f in commit.files[:8]
+    ]
     if project is not None:
         ents.insert(0, applier.linker.link(project, scope=scope, support=memory_id))
     shown = ", ".join(commit.files[:4]) + (" …" if len(commit.files) > 4 else "")
-    cand = Candidate(type="case", text=f"Committed to {name}: {headline}"
-                     + (f" ({shown})" if shown else ""), session_id="", node_ids=(),
-                     kind="work", event_time=commit.time, importance=0.3,
-                     attrs={"files": list(commit.files)[:50], "commit": commit.sha,
-                            "author": commit.author})
+    cand = Candidate(
+        type="case",
+        text=f"Committed to {name}: {headline}" + (f" ({shown})" if shown else ""),
+        session_id="",
+        node_ids=(),
+        kind="work",
+        event_time=commit.time,
+        importance=0.3,
+        attrs={"files": list(commit.files)[:50], "commit": commit.sha, "author": commit.author},
+    )
     applier.reconciler.event(cand, "work", ents, prov, scope=scope, support=memory_id)

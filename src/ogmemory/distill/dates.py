@@ -45,7 +45,6 @@ __all__ = [
 ]
 
 
-
 @dataclass(frozen=True)
 class TimeExpr:
     """One time expression found in a text: the phrase, where it is, and the period it names."""
@@ -116,7 +115,8 @@ _PAST_EN = re.compile(
     r"\b(?:was|were|did|had|went|got|came|took|made|ago|last|yesterday)\b", re.IGNORECASE
 )
 _FUTURE_ZH = re.compile(
-    r"要|会|将|打算|准备|计划|之前|以前|截止|前要|下周|下个|明天|后天|明年|期限")
+    r"要|会|将|打算|准备|计划|之前|以前|截止|前要|下周|下个|明天|后天|明年|期限"
+)
 _PAST_ZH = re.compile(r"了|过|上周|上个|昨天|前天|去年")
 
 
@@ -138,8 +138,9 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 _Resolver = Callable[[re.Match[str], date, bool | None], "tuple[date, Granularity, bool] | None"]
 
 
-def _total(resolve: _Resolver, m: re.Match[str], ref: date,
-           past: bool | None) -> tuple[date, Granularity, bool] | None:
+def _total(
+    resolve: _Resolver, m: re.Match[str], ref: date, past: bool | None
+) -> tuple[date, Granularity, bool] | None:
     """``resolve(m, ref, past)``, or ``None`` when the period falls outside the calendar
     ("next year" said on 9999-12-31, "1,000,000 days ago"): such a phrase dates nothing."""
     try:
@@ -148,8 +149,9 @@ def _total(resolve: _Resolver, m: re.Match[str], ref: date,
         return None
 
 
-def find_times(text: str, ref: date, *, past: bool | None = None,
-               words: frozenset[str] | None = None) -> list[TimeExpr]:
+def find_times(
+    text: str, ref: date, *, past: bool | None = None, words: frozenset[str] | None = None
+) -> list[TimeExpr]:
     """Every time expression in ``text``, resolved against the reference day ``ref``.
 
     ``past`` places expressions without a direction ("on Monday", "in May", "周五"); by default
@@ -164,7 +166,7 @@ def find_times(text: str, ref: date, *, past: bool | None = None,
     guessed = past is not None
     if _CJK.search(text) and ZH_GATE.search(text):
         for m in ZH_RE.finditer(text):
-            if text[max(0, m.start() - 1):m.start()] == "每":
+            if text[max(0, m.start() - 1) : m.start()] == "每":
                 continue  # "每周五": a habit, not a date
             if not guessed:
                 past, guessed = tense_of(text), True
@@ -183,7 +185,8 @@ def find_times(text: str, ref: date, *, past: bool | None = None,
                 past, guessed = tense_of(text), True
             res = _total(resolve_en, m, ref, past)
             if res is not None:
-                found.append(TimeExpr(m.group(), m.start(), m.end(), *res,
-                                      since=m.lastgroup == "dur"))
+                found.append(
+                    TimeExpr(m.group(), m.start(), m.end(), *res, since=m.lastgroup == "dur")
+                )
     found.sort(key=lambda t: t.start)
     return found

@@ -30,12 +30,30 @@ __all__ = ["KNOWN_ALIASES", "Linker", "Reconciler", "slugify"]
 
 #: Well-known alternative names (normalised) → canonical name.
 KNOWN_ALIASES = {
-    "js": "JavaScript", "javascript": "JavaScript", "ts": "TypeScript", "typescript": "TypeScript",
-    "postgres": "PostgreSQL", "postgresql": "PostgreSQL", "pg": "PostgreSQL", "psql": "PostgreSQL",
-    "k8s": "Kubernetes", "kubernetes": "Kubernetes", "py": "Python", "python": "Python",
-    "golang": "Go", "nodejs": "Node.js", "node": "Node.js", "reactjs": "React", "vuejs": "Vue",
-    "nextjs": "Next.js", "mongo": "MongoDB", "mongodb": "MongoDB", "gcp": "Google Cloud",
-    "aws": "AWS", "vscode": "VS Code", "visualstudiocode": "VS Code",
+    "js": "JavaScript",
+    "javascript": "JavaScript",
+    "ts": "TypeScript",
+    "typescript": "TypeScript",
+    "postgres": "PostgreSQL",
+    "postgresql": "PostgreSQL",
+    "pg": "PostgreSQL",
+    "psql": "PostgreSQL",
+    "k8s": "Kubernetes",
+    "kubernetes": "Kubernetes",
+    "py": "Python",
+    "python": "Python",
+    "golang": "Go",
+    "nodejs": "Node.js",
+    "node": "Node.js",
+    "reactjs": "React",
+    "vuejs": "Vue",
+    "nextjs": "Next.js",
+    "mongo": "MongoDB",
+    "mongodb": "MongoDB",
+    "gcp": "Google Cloud",
+    "aws": "AWS",
+    "vscode": "VS Code",
+    "visualstudiocode": "VS Code",
 }
 
 
@@ -81,8 +99,14 @@ class Linker:
         eid = self._find(ref.name)
         if eid is None:
             eid = self._new_id(ref.type, name)
-            entity = Entity(id=eid, type=ref.type, name=name, scope=scope,
-                            ingestion_time=self.batch.now, attrs=dict(ref.attrs))
+            entity = Entity(
+                id=eid,
+                type=ref.type,
+                name=name,
+                scope=scope,
+                ingestion_time=self.batch.now,
+                attrs=dict(ref.attrs),
+            )
         else:
             found = self.batch.get(Entity, eid)
             assert found is not None, eid  # _find only returns ids of entities that exist
@@ -152,8 +176,13 @@ class Reconciler:
         self.linker = linker
         self._edges: dict[str, Edge] | None = None
         self._events: dict[str, str] | None = None
-        self.stats: dict[str, int] = {"edges_new": 0, "edges_supported": 0, "edges_ended": 0,
-                                      "events_new": 0, "events_superseded": 0}
+        self.stats: dict[str, int] = {
+            "edges_new": 0,
+            "edges_supported": 0,
+            "edges_ended": 0,
+            "events_new": 0,
+            "events_superseded": 0,
+        }
 
     # edges as this batch would leave them (current and historical)
     def _all_edges(self) -> dict[str, Edge]:
@@ -166,20 +195,30 @@ class Reconciler:
         self._all_edges()[edge.id] = edge
         self.batch.put(edge)
 
-    def edge(self, cand: Candidate, src: str, dst: str, prov: Provenance, *, scope: str,
-             support: str) -> Edge:
+    def edge(
+        self, cand: Candidate, src: str, dst: str, prov: Provenance, *, scope: str, support: str
+    ) -> Edge:
         when = cand.valid_from or cand.event_time or prov.event_time
         resolve = self.linker._resolve
         slot = generic_deadline_slot(cand.slot, src, self._all_edges().values(), resolve)
         if slot != cand.slot:
             cand = replace(cand, slot=slot)
-        same = [e for e in self._all_edges().values()
-                if e.current and e.relation == cand.relation and resolve(e.src) == src
-                and resolve(e.dst) == dst and e.scope == scope]
+        same = [
+            e
+            for e in self._all_edges().values()
+            if e.current
+            and e.relation == cand.relation
+            and resolve(e.src) == src
+            and resolve(e.dst) == dst
+            and e.scope == scope
+        ]
         if same:
             old = same[0]
-            new = replace(old, support=tuple(dict.fromkeys((*old.support, support))),
-                          confidence=max(old.confidence, cand.confidence))
+            new = replace(
+                old,
+                support=tuple(dict.fromkeys((*old.support, support))),
+                confidence=max(old.confidence, cand.confidence),
+            )
             if cand.valid_until is not None and cand.valid_until >= old.valid_from:
                 new = replace(new, valid_to=cand.valid_until)  # "used X until last week"
                 self.stats["edges_ended"] += 1
@@ -191,10 +230,20 @@ class Reconciler:
             f"{src}|{cand.relation}|{dst}|{when}|{prov.node_ids}".encode()
         ).hexdigest()
         edge = Edge(
-            id=f"e_{digest[:14]}", src=src, dst=dst, relation=str(cand.relation), fact=cand.text,
-            provenance=prov, event_time=cand.event_time or prov.event_time,
-            ingestion_time=self.batch.now, valid_from=when, valid_to=cand.valid_until,
-            confidence=cand.confidence, scope=scope, slot=cand.slot, support=(support,),
+            id=f"e_{digest[:14]}",
+            src=src,
+            dst=dst,
+            relation=str(cand.relation),
+            fact=cand.text,
+            provenance=prov,
+            event_time=cand.event_time or prov.event_time,
+            ingestion_time=self.batch.now,
+            valid_from=when,
+            valid_to=cand.valid_until,
+            confidence=cand.confidence,
+            scope=scope,
+            slot=cand.slot,
+            support=(support,),
             language=cand.language,
         )
         if edge.id in self._all_edges():
@@ -225,8 +274,17 @@ class Reconciler:
         self.stats["edges_new"] += 1
         return edge
 
-    def event(self, cand: Candidate, kind: str, entity_ids: list[str], prov: Provenance, *,
-              scope: str, support: str, fact: str | None = None) -> TimelineEvent:
+    def event(
+        self,
+        cand: Candidate,
+        kind: str,
+        entity_ids: list[str],
+        prov: Provenance,
+        *,
+        scope: str,
+        support: str,
+        fact: str | None = None,
+    ) -> TimelineEvent:
         """A timeline event; ``fact`` keys a decision by what it decides, so restating it
         later supersedes the old event with the support of both (seed 000 §2.4)."""
         if self._events is None:
@@ -239,9 +297,17 @@ class Reconciler:
         key = f"{scope}|{fact}" if fact else _event_key(cand.text, when)
         digest = hashlib.sha1(f"{key}|{prov.session_id}|{prov.node_ids}".encode()).hexdigest()
         ev = TimelineEvent(
-            id=f"ev_{digest[:14]}", summary=cand.text, kind=kind, provenance=prov,
-            event_time=when, ingestion_time=self.batch.now, entities=tuple(entity_ids),
-            scope=scope, importance=cand.importance, support=(support,), language=cand.language,
+            id=f"ev_{digest[:14]}",
+            summary=cand.text,
+            kind=kind,
+            provenance=prov,
+            event_time=when,
+            ingestion_time=self.batch.now,
+            entities=tuple(entity_ids),
+            scope=scope,
+            importance=cand.importance,
+            support=(support,),
+            language=cand.language,
             attrs={**cand.attrs, **({"fact": key} if fact else {})},
         )
         old_id = self._events.get(key)

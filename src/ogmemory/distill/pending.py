@@ -27,12 +27,17 @@ __all__ = ["cursor_before_lost", "rewound_cursor"]
 
 def _cursor(value: Any) -> dict[str, dict[str, Any]]:
     value = value if isinstance(value, dict) else {}
-    return {"sessions": dict(value.get("sessions") or {}),
-            "projects": dict(value.get("projects") or {})}
+    return {
+        "sessions": dict(value.get("sessions") or {}),
+        "projects": dict(value.get("projects") or {}),
+    }
 
 
-def rewound_cursor(batches: Sequence[BatchInfo], batch_id: str, current: Any,
-                   ) -> tuple[dict[str, dict[str, Any]], dict[str, int]] | None:
+def rewound_cursor(
+    batches: Sequence[BatchInfo],
+    batch_id: str,
+    current: Any,
+) -> tuple[dict[str, dict[str, Any]], dict[str, int]] | None:
     """The cursor after rolling back ``batch_id``, and how many nodes of each session it
     returns to the pending set; ``None`` when the batch distilled nothing (e.g. a memory
     edit)."""
@@ -44,8 +49,10 @@ def rewound_cursor(batches: Sequence[BatchInfo], batch_id: str, current: Any,
     if "cursor" not in info.meta:
         return None
     after = _cursor(info.meta["cursor"])
-    before = next((_cursor(b.meta["cursor"]) for b in reversed(batches[:at])
-                   if "cursor" in b.meta), _cursor(None))
+    before = next(
+        (_cursor(b.meta["cursor"]) for b in reversed(batches[:at]) if "cursor" in b.meta),
+        _cursor(None),
+    )
     now = _cursor(current)
     returned: dict[str, int] = {}
     for sid, seq in after["sessions"].items():
@@ -64,8 +71,10 @@ def rewound_cursor(batches: Sequence[BatchInfo], batch_id: str, current: Any,
     return now, {k: v for k, v in returned.items() if v > 0}
 
 
-def cursor_before_lost(lost: Sequence[tuple[Any, Any]], current: Any,
-                       ) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
+def cursor_before_lost(
+    lost: Sequence[tuple[Any, Any]],
+    current: Any,
+) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
     """The cursor that returns the turns of distillation batches whose markers were lost
     (``ogmem fsck --repair``) to the pending set. Each lost batch is known by the cursor before
     it and after it (``None`` after: the newest); every session (and project) that moved
@@ -80,8 +89,14 @@ def cursor_before_lost(lost: Sequence[tuple[Any, Any]], current: Any,
     returned: dict[str, int] = {}
     for before, after in lost:
         end = _cursor(after if after is not None else now)
-        step = rewound_cursor([BatchInfo("before", 0.0, "", (), {"cursor": _cursor(before)}),
-                               BatchInfo("lost", 0.0, "", (), {"cursor": end})], "lost", now)
+        step = rewound_cursor(
+            [
+                BatchInfo("before", 0.0, "", (), {"cursor": _cursor(before)}),
+                BatchInfo("lost", 0.0, "", (), {"cursor": end}),
+            ],
+            "lost",
+            now,
+        )
         assert step is not None
         now = step[0]
         for sid, count in step[1].items():

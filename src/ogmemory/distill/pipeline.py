@@ -73,8 +73,16 @@ class DistillReport:
 class Distiller:
     """Runs the pipeline for one tenant."""
 
-    def __init__(self, kb: KnowledgeBase, source: ProvenanceSource, projects: ProjectStore,
-                 registry: SchemaRegistry, extractor: Extractor, *, batch_nodes: int = 200) -> None:
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        source: ProvenanceSource,
+        projects: ProjectStore,
+        registry: SchemaRegistry,
+        extractor: Extractor,
+        *,
+        batch_nodes: int = 200,
+    ) -> None:
         self.kb = kb
         self.source = source
         self.projects = projects
@@ -94,11 +102,16 @@ class Distiller:
         cursor = self.kb.store.last_meta("cursor")
         if not isinstance(cursor, dict):
             cursor = {}
-        return {"sessions": dict(cursor.get("sessions") or {}),
-                "projects": dict(cursor.get("projects") or {})}
+        return {
+            "sessions": dict(cursor.get("sessions") or {}),
+            "projects": dict(cursor.get("projects") or {}),
+        }
 
-    def _collect(self, cursor: dict[str, Any], session_ids: Sequence[str] | None,
-                 ) -> list[NodeRecord]:
+    def _collect(
+        self,
+        cursor: dict[str, Any],
+        session_ids: Sequence[str] | None,
+    ) -> list[NodeRecord]:
         """Whole turns, oldest session first, until about ``batch_nodes`` nodes."""
         out: list[NodeRecord] = []
         last_turn: tuple[str, str] | None = None
@@ -115,7 +128,8 @@ class Distiller:
         for project in self.projects.all():
             try:
                 commits = self.source.project_commits_since(
-                    project.project_id, cursor["projects"].get(project.project_id), limit=50)
+                    project.project_id, cursor["projects"].get(project.project_id), limit=50
+                )
             except Exception as exc:  # an unreadable user repository must not stop distillation
                 log.warning("project %s: cannot read commits: %s", project.project_id, exc)
                 continue
@@ -128,8 +142,13 @@ class Distiller:
 
     # ================================================================== running
 
-    def run(self, *, session_ids: Sequence[str] | None = None, max_batches: int | None = None,
-            include_projects: bool = True) -> DistillReport:
+    def run(
+        self,
+        *,
+        session_ids: Sequence[str] | None = None,
+        max_batches: int | None = None,
+        include_projects: bool = True,
+    ) -> DistillReport:
         """Distill everything pending (or only ``session_ids``), batch by batch."""
         report = DistillReport()
         start = time.perf_counter()
@@ -141,8 +160,9 @@ class Distiller:
         report.seconds = time.perf_counter() - start
         return report
 
-    def _one_batch(self, report: DistillReport, session_ids: Sequence[str] | None,
-                   include_projects: bool) -> bool:
+    def _one_batch(
+        self, report: DistillReport, session_ids: Sequence[str] | None, include_projects: bool
+    ) -> bool:
         for attempt in range(3):
             self.kb.refresh()
             cursor = self.cursor()
@@ -169,14 +189,20 @@ class Distiller:
                 applier.apply_commit(project_id, commit)
             for rec in records:
                 cursor["sessions"][rec.session_id] = max(
-                    cursor["sessions"].get(rec.session_id, 0), rec.node.seq)
+                    cursor["sessions"].get(rec.session_id, 0), rec.node.seq
+                )
             for project_id, commit in commits:
                 cursor["projects"][project_id] = commit.sha
             stats.update({k: v for k, v in applier.stats.items() if v})
             stats.update({k: v for k, v in reconciler.stats.items() if v})
             try:
-                info = batch.commit(cursor=cursor, stats=stats, extractor=self.extractor.name,
-                                    nodes=len(records), force_marker=True)
+                info = batch.commit(
+                    cursor=cursor,
+                    stats=stats,
+                    extractor=self.extractor.name,
+                    nodes=len(records),
+                    force_marker=True,
+                )
             except Conflict as exc:  # a concurrent writer changed a mutable record: redo
                 log.info("distill batch conflict (attempt %d): %s", attempt + 1, exc)
                 continue
@@ -205,12 +231,17 @@ class Distiller:
     ) -> str:
         """Deep-sleep projection: every entity view and core.md. Returns core.md."""
         # the stored core.md is the global one; a project's or an agent's is rendered on demand
-        return project_all(self.kb, self.kb.views_dir, self.kb.core_path,
-                           scopes=list(scopes) if scopes is not None else ["global"],
-                           project=project)
+        return project_all(
+            self.kb,
+            self.kb.views_dir,
+            self.kb.core_path,
+            scopes=list(scopes) if scopes is not None else ["global"],
+            project=project,
+        )
 
-    def distill_memory(self, memory: MemoryItem, *,
-                       batch: KnowledgeBatch | None = None) -> dict[str, int]:
+    def distill_memory(
+        self, memory: MemoryItem, *, batch: KnowledgeBatch | None = None
+    ) -> dict[str, int]:
         """Derive graph facts from a memory the user wrote (or edited); they are supported by
         that memory. The text is read as its speaker said it, when the memory was last written,
         in the memory's scope. With ``batch``, the facts are staged there (not committed)."""
@@ -220,10 +251,18 @@ class Distiller:
         project = scope.split(":", 1)[1] if scope.startswith("project:") else "default"
         agent = scope.split(":", 1)[1] if scope.startswith("agent:") else None
         when = memory.updated_at or memory.created_at
-        node = Node(id=memory.id, seq=0, role="user", content=first_person(memory.text),
-                    parent_id=None, event_time=when, ingestion_time=when)
-        rec = NodeRecord(session_id="", project_id=project, agent_id=agent, node=node,
-                         commit="", turn=0)
+        node = Node(
+            id=memory.id,
+            seq=0,
+            role="user",
+            content=first_person(memory.text),
+            parent_id=None,
+            event_time=when,
+            ingestion_time=when,
+        )
+        rec = NodeRecord(
+            session_id="", project_id=project, agent_id=agent, node=node, commit="", turn=0
+        )
         result = self.extractor.extract([rec])
         own = batch is None
         batch = batch or self.kb.begin("distill memory")
@@ -241,9 +280,16 @@ class Distiller:
 class _Applier:
     """Turns candidates into memory-list entries, entities, edges and events in one batch."""
 
-    def __init__(self, distiller: Distiller, batch: KnowledgeBatch, linker: Linker,
-                 reconciler: Reconciler, records: Sequence[NodeRecord], *,
-                 fixed_memory: MemoryItem | None = None) -> None:
+    def __init__(
+        self,
+        distiller: Distiller,
+        batch: KnowledgeBatch,
+        linker: Linker,
+        reconciler: Reconciler,
+        records: Sequence[NodeRecord],
+        *,
+        fixed_memory: MemoryItem | None = None,
+    ) -> None:
         self.d = distiller
         self.batch = batch
         self.linker = linker
@@ -252,13 +298,18 @@ class _Applier:
         self.fixed = fixed_memory
         self.subjects = ProjectSubjects(distiller.projects)
         self.work_events: dict[tuple[str, int], str] = {}  # (session, turn) -> work event
-        self.stats = {"memories_new": 0, "memories_supported": 0, "memories_updated": 0,
-                      "candidates_invalid": 0}
+        self.stats = {
+            "memories_new": 0,
+            "memories_supported": 0,
+            "memories_updated": 0,
+            "candidates_invalid": 0,
+        }
         self._index: dict[tuple[str, ...], str] | None = None
         self._ev_nodes: dict[str, set[str]] | None = None
 
-    def reuse(self, index: dict[tuple[str, ...], str] | None,
-              ev_nodes: dict[str, set[str]] | None) -> None:
+    def reuse(
+        self, index: dict[tuple[str, ...], str] | None, ev_nodes: dict[str, set[str]] | None
+    ) -> None:
         self._index, self._ev_nodes = index, ev_nodes
 
     def built(self) -> tuple[dict[tuple[str, ...], str] | None, dict[str, set[str]] | None]:
@@ -291,9 +342,14 @@ class _Applier:
         mtype = self.d.registry.get(cand.type)
         last = recs[-1]
         cand = self.subjects.subject(cand, last)
-        prov = Provenance(project_id=last.project_id, session_id=last.session_id,
-                          node_ids=tuple(r.node.id for r in recs), commit=last.commit or None,
-                          event_time=recs[0].node.event_time, ingestion_time=self.batch.now)
+        prov = Provenance(
+            project_id=last.project_id,
+            session_id=last.session_id,
+            node_ids=tuple(r.node.id for r in recs),
+            commit=last.commit or None,
+            event_time=recs[0].node.event_time,
+            ingestion_time=self.batch.now,
+        )
         scope = scope_of(cand, mtype, last)
         quote = " / ".join(f"{r.node.name or r.node.role}: {r.node.text}" for r in recs)[:1000]
         memory_id = self._memory(cand, mtype, prov, scope, quote)
@@ -309,24 +365,41 @@ class _Applier:
         if cand.relation and subject and obj:
             self.reconciler.edge(cand, subject, obj, prov, scope=scope, support=memory_id)
         for more in expand_facts(cand):
-            src = self.linker.link(more.subject, scope=scope, support=memory_id) \
-                if more.subject else None
-            dst = self.linker.link(more.object, scope=scope, support=memory_id) \
-                if more.object else None
+            src = (
+                self.linker.link(more.subject, scope=scope, support=memory_id)
+                if more.subject
+                else None
+            )
+            dst = (
+                self.linker.link(more.object, scope=scope, support=memory_id)
+                if more.object
+                else None
+            )
             if src and dst:
                 self.reconciler.edge(more, src, dst, prov, scope=scope, support=memory_id)
         kind = cand.kind or mtype.timeline_kind
         if kind:
             ids = [i for i in (subject, obj, *others) if i]
-            fact = f"{subject}|{cand.relation}|{obj}" if (
-                kind == "decision" and cand.relation and subject and obj) else None
-            ev = self.reconciler.event(cand, kind, list(dict.fromkeys(ids)), prov, scope=scope,
-                                       support=memory_id, fact=fact)
+            fact = (
+                f"{subject}|{cand.relation}|{obj}"
+                if (kind == "decision" and cand.relation and subject and obj)
+                else None
+            )
+            ev = self.reconciler.event(
+                cand,
+                kind,
+                list(dict.fromkeys(ids)),
+                prov,
+                scope=scope,
+                support=memory_id,
+                fact=fact,
+            )
             if kind == "work" and isinstance(cand.attrs.get("turn"), int):
                 self.work_events[(last.session_id, cand.attrs["turn"])] = ev.id
 
-    def _memory(self, cand: Candidate, mtype: MemoryType, prov: Provenance, scope: str,
-                quote: str) -> str:
+    def _memory(
+        self, cand: Candidate, mtype: MemoryType, prov: Provenance, scope: str, quote: str
+    ) -> str:
         if self.fixed is not None:
             return self.fixed.id
         index = self._memory_index()
@@ -338,12 +411,17 @@ class _Applier:
         if existing is not None:
             mem = self.batch.get(MemoryItem, existing)
             if mem is not None and not mem.deleted:
-                if mtype.mutable and normalize_name(mem.text) != normalize_name(cand.text) \
-                        and not self._rewritten(existing, [
-                            self.nodes[n] for n in prov.node_ids if n in self.nodes]):
+                if (
+                    mtype.mutable
+                    and normalize_name(mem.text) != normalize_name(cand.text)
+                    and not self._rewritten(
+                        existing, [self.nodes[n] for n in prov.node_ids if n in self.nodes]
+                    )
+                ):
                     # Mutable lifecycle: the record is updated in place under a version check.
-                    new = mem.evolve(text=cand.text, version=mem.version + 1,
-                                     updated_at=self.batch.now)
+                    new = mem.evolve(
+                        text=cand.text, version=mem.version + 1, updated_at=self.batch.now
+                    )
                     if self.d.kb.store.get(MemoryItem, existing) is None:  # new in this batch
                         self.batch.put(new)
                     else:
@@ -358,10 +436,19 @@ class _Applier:
                 self.stats["memories_supported"] += 1
                 return existing
         mem = self.batch.new_memory(
-            cand.text, type=mtype.name, scope=scope, provenance=prov, quote=quote,
-            source="distilled", importance=max(cand.importance, 0.0), language=cand.language,
-            attrs={"key": list(key), "confidence": cand.confidence,
-                   **{k: v for k, v in cand.attrs.items() if k in _MEMORY_ATTRS}},
+            cand.text,
+            type=mtype.name,
+            scope=scope,
+            provenance=prov,
+            quote=quote,
+            source="distilled",
+            importance=max(cand.importance, 0.0),
+            language=cand.language,
+            attrs={
+                "key": list(key),
+                "confidence": cand.confidence,
+                **{k: v for k, v in cand.attrs.items() if k in _MEMORY_ATTRS},
+            },
         )
         index[key] = mem.id
         if self._ev_nodes is not None:
@@ -374,8 +461,11 @@ class _Applier:
         again, by a rollback's or a repair's rewind, must not undo the user's words)."""
         mem = self.batch.get(MemoryItem, memory_id) if self.fixed is None else None
         edited = mem.attrs.get("edited") if mem is not None else None
-        return isinstance(edited, (int, float)) and bool(recs) and max(
-            r.node.ingestion_time for r in recs) <= edited
+        return (
+            isinstance(edited, (int, float))
+            and bool(recs)
+            and max(r.node.ingestion_time for r in recs) <= edited
+        )
 
     def apply_commit(self, project_id: str, commit: CommitInfo) -> None:
         """A project commit: the agent's joins its turn's work event, the user's is history."""

@@ -23,8 +23,15 @@ import re
 
 __all__ = ["first_person"]
 
-_VERBS = {"is": "am", "has": "have", "does": "do", "was": "was", "doesn't": "don't",
-          "hasn't": "haven't", "isn't": "am not"}
+_VERBS = {
+    "is": "am",
+    "has": "have",
+    "does": "do",
+    "was": "was",
+    "doesn't": "don't",
+    "hasn't": "haven't",
+    "isn't": "am not",
+}
 _SUBJECT_EN = re.compile(r"^(?P<s>The user|The team)(?P<poss>['’]s)?\s+(?P<v>[\w'’]+)\b")
 _RULE_EN = re.compile(r"^The (?:user|team)['’]s rule:\s*", re.IGNORECASE)
 _RULE_ZH = re.compile(r"^(?:用户|团队)的规则[：:]\s*")
@@ -58,6 +65,6 @@ def first_person(text: str) -> str:
     plural = m.group("s") == "The team"
     subject = "We" if plural else "I"
     if m.group("poss"):
-        return f"{'Our' if plural else 'My'} {m.group('v')}{text[m.end():]}"
+        return f"{'Our' if plural else 'My'} {m.group('v')}{text[m.end() :]}"
     verb = m.group("v") if plural else _base(m.group("v"), plural)
-    return f"{subject} {verb}{text[m.end():]}".replace(" the user's ", " my ")
+    return f"{subject} {verb}{text[m.end() :]}".replace(" the user's ", " my ")

@@ -35,8 +35,14 @@ SLEEP_MODES = ("light", "deep")
 class DistillService:
     """The five-stage pipeline of one tenant and its triggers."""
 
-    def __init__(self, settings: Settings, knowledge: KnowledgeService,
-                 sessions: SessionService, *, extractor: Extractor | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        knowledge: KnowledgeService,
+        sessions: SessionService,
+        *,
+        extractor: Extractor | None = None,
+    ) -> None:
         self.settings = settings
         self.knowledge = knowledge
         self.sessions = sessions
@@ -53,17 +59,23 @@ class DistillService:
         with self._lock:
             if self._distiller is None:
                 extractor = self._custom_extractor or make_extractor(
-                    self.settings, self.knowledge.schema, self.knowledge.kb)
+                    self.settings, self.knowledge.schema, self.knowledge.kb
+                )
                 self._distiller = Distiller(
-                    self.knowledge.kb, self.sessions.provenance, self.sessions.projects,
-                    self.knowledge.schema, extractor,
-                    batch_nodes=self.settings.distill_batch_nodes)
+                    self.knowledge.kb,
+                    self.sessions.provenance,
+                    self.sessions.projects,
+                    self.knowledge.schema,
+                    extractor,
+                    batch_nodes=self.settings.distill_batch_nodes,
+                )
             return self._distiller
 
     # ================================================================== running
 
-    def distill(self, session_ids: Sequence[str] | None = None, *,
-                max_batches: int | None = None) -> DistillReport:
+    def distill(
+        self, session_ids: Sequence[str] | None = None, *, max_batches: int | None = None
+    ) -> DistillReport:
         """Run the five stages over everything not yet distilled (or only ``session_ids``)."""
         return self.distiller.run(session_ids=session_ids, max_batches=max_batches)
 
@@ -76,15 +88,29 @@ class DistillService:
             self.knowledge.rebuild_views()
         return report
 
-    def run_daemon(self, *, interval: float = 60.0, stop: threading.Event | None = None,
-                   idle_minutes: float | None = None, daily_at: str | None = None) -> None:
+    def run_daemon(
+        self,
+        *,
+        interval: float = 60.0,
+        stop: threading.Event | None = None,
+        idle_minutes: float | None = None,
+        daily_at: str | None = None,
+    ) -> None:
         """Block running the idle watcher and the daily sleep until ``stop`` is set."""
         from .triggers import Schedule, run_daemon
 
-        schedule = Schedule(idle_minutes=idle_minutes or self.settings.idle_minutes,
-                            daily_at=daily_at or self.settings.daily_sleep_at)
-        run_daemon(self.sessions.list_sessions, lambda ids: self.distill(ids), self.sleep,
-                   schedule, interval=interval, stop=stop)
+        schedule = Schedule(
+            idle_minutes=idle_minutes or self.settings.idle_minutes,
+            daily_at=daily_at or self.settings.daily_sleep_at,
+        )
+        run_daemon(
+            self.sessions.list_sessions,
+            lambda ids: self.distill(ids),
+            self.sleep,
+            schedule,
+            interval=interval,
+            stop=stop,
+        )
 
     def pending_nodes(self) -> int:
         """Committed DAG nodes the pipeline has not distilled yet."""
@@ -114,8 +140,8 @@ class DistillService:
             kb.refresh()
             cursor, returned = cursor_before_lost(lost, kb.store.last_meta("cursor"))
             kb.begin("repair: distil the turns of lost batches again").commit(
-                cursor=cursor, returned=returned, lost=len(lost), force_marker=True,
-                durable=True)
+                cursor=cursor, returned=returned, lost=len(lost), force_marker=True, durable=True
+            )
         return self.distill()
 
     # ================================================================== fast path
@@ -130,8 +156,9 @@ class DistillService:
         with self._cond:
             self._queue.add(session_id)
             if self._worker is None or not self._worker.is_alive():
-                self._worker = threading.Thread(target=self._drain, name="ogmem-distill",
-                                                daemon=True)
+                self._worker = threading.Thread(
+                    target=self._drain, name="ogmem-distill", daemon=True
+                )
                 self._worker.start()
             self._cond.notify_all()
 

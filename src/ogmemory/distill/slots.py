@@ -23,26 +23,37 @@ from .types import Candidate
 
 __all__ = ["OPPOSITE", "contradicts", "generic_deadline_slot", "inherit_slot"]
 
-OPPOSITE = {"prefers": "dislikes", "dislikes": "prefers", "likes": "dislikes",
-            "uses": "avoids", "avoids": "uses"}
+OPPOSITE = {
+    "prefers": "dislikes",
+    "dislikes": "prefers",
+    "likes": "dislikes",
+    "uses": "avoids",
+    "avoids": "uses",
+}
 _REPLACEABLE = ("uses", "prefers", "decided", "lives_in", "focuses_on", "works_at")
 
 
-def contradicts(old: Edge, relation: str, slot: str | None, dst: str, replaced: str | None,
-                resolve: Callable[[str], str]) -> bool:
+def contradicts(
+    old: Edge,
+    relation: str,
+    slot: str | None,
+    dst: str,
+    replaced: str | None,
+    resolve: Callable[[str], str],
+) -> bool:
     """Whether a current ``old`` edge of the same subject and scope contradicts a new fact
     ``relation``/``slot`` → ``dst`` (``replaced``: the entity the new fact says was dropped)."""
     old_dst = resolve(old.dst)
     if slot and slot != "tool" and old.slot == slot and old.relation == relation:
         return old_dst != dst
-    if replaced is not None and old_dst == replaced and old.relation in (relation,
-                                                                         *_REPLACEABLE):
+    if replaced is not None and old_dst == replaced and old.relation in (relation, *_REPLACEABLE):
         return True
     return old_dst == dst and OPPOSITE.get(relation) == old.relation
 
 
-def generic_deadline_slot(slot: str | None, src: str, edges: Iterable[Edge],
-                          resolve: Callable[[str], str]) -> str | None:
+def generic_deadline_slot(
+    slot: str | None, src: str, edges: Iterable[Edge], resolve: Callable[[str], str]
+) -> str | None:
     """The current deadline slot of the subject that ``slot`` names: itself, or the subject's
     one current deadline when ``slot`` names nothing in particular ("the deadline moved") or
     when either is the generic ``deadline``, or the one whose thing is named with fewer or more
@@ -50,28 +61,46 @@ def generic_deadline_slot(slot: str | None, src: str, edges: Iterable[Edge],
     itself."""
     if not slot or not slot.startswith("deadline"):
         return slot
-    found = {e.slot for e in edges if e.current and e.slot and e.slot.startswith("deadline")
-             and resolve(e.src) == src}
+    found = {
+        e.slot
+        for e in edges
+        if e.current and e.slot and e.slot.startswith("deadline") and resolve(e.src) == src
+    }
     if slot in found:
         return slot
     if slot == "deadline" or found == {"deadline"}:
         return found.pop() if len(found) == 1 else slot
     words = set(slot.split(":", 1)[1].split())
-    near = [s for s in found if s != "deadline" and words and (
-        words <= set(s.split(":", 1)[1].split()) or set(s.split(":", 1)[1].split()) <= words)]
+    near = [
+        s
+        for s in found
+        if s != "deadline"
+        and words
+        and (words <= set(s.split(":", 1)[1].split()) or set(s.split(":", 1)[1].split()) <= words)
+    ]
     return near[0] if len(near) == 1 else slot
 
 
-def inherit_slot(cand: Candidate, src: str, replaced: str | None, edges: Iterable[Edge],
-                 resolve: Callable[[str], str]) -> Candidate:
+def inherit_slot(
+    cand: Candidate,
+    src: str,
+    replaced: str | None,
+    edges: Iterable[Edge],
+    resolve: Callable[[str], str],
+) -> Candidate:
     """A switch away from a value takes that value's more specific slot: "we switched from
     JavaScript to TypeScript" after "we use JavaScript for the backend" fills
     ``language:backend``, not ``language``."""
     if replaced is None or not cand.slot:
         return cand
     for old in edges:
-        if (old.current and old.slot and old.slot.startswith(f"{cand.slot}:")
-                and resolve(old.src) == src and resolve(old.dst) == replaced):
+        if (
+            old.current
+            and old.slot
+            and old.slot.startswith(f"{cand.slot}:")
+            and resolve(old.src) == src
+            and resolve(old.dst) == replaced
+        ):
             part = old.slot.split(":", 1)[1]
             text = cand.text
             if part.lower() not in text.lower() and cand.language == "en":

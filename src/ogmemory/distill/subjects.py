@@ -68,8 +68,10 @@ class ProjectSubjects:
                 self._refs[project_id] = None
             else:
                 self._refs[project_id] = EntityRef(
-                    project.name, "project", attrs={"project_id": project.project_id,
-                                                    "path": project.path})
+                    project.name,
+                    "project",
+                    attrs={"project_id": project.project_id, "path": project.path},
+                )
         return self._refs[project_id]
 
     def subject(self, cand: Candidate, rec: NodeRecord) -> Candidate:
@@ -80,8 +82,7 @@ class ProjectSubjects:
         project = self.ref(rec.project_id)
         if project is None:
             return cand
-        more = tuple(f if f.subject is not None else replace(f, subject=project)
-                     for f in cand.more)
+        more = tuple(f if f.subject is not None else replace(f, subject=project) for f in cand.more)
         return replace(cand, subject=project, more=more)
 
 
@@ -89,7 +90,18 @@ def expand_facts(cand: Candidate) -> list[Candidate]:
     """One candidate per further relation of ``cand`` (same evidence, no timeline event)."""
     out = []
     for fact in cand.more:
-        out.append(replace(cand, subject=fact.subject or cand.subject, relation=fact.relation,
-                           object=fact.object, slot=fact.slot, replaces=fact.replaces,
-                           text=fact.text or cand.text, more=(), kind=None, entities=()))
+        out.append(
+            replace(
+                cand,
+                subject=fact.subject or cand.subject,
+                relation=fact.relation,
+                object=fact.object,
+                slot=fact.slot,
+                replaces=fact.replaces,
+                text=fact.text or cand.text,
+                more=(),
+                kind=None,
+                entities=(),
+            )
+        )
     return out

@@ -57,8 +57,10 @@ class Schedule:
         result = Due()
         idle = self.idle_minutes * 60
         for info in sessions:
-            if now.timestamp() - info.updated_at >= idle and \
-                    self.distilled.get(info.session_id) != info.updated_at:
+            if (
+                now.timestamp() - info.updated_at >= idle
+                and self.distilled.get(info.session_id) != info.updated_at
+            ):
                 result.idle_sessions.append(info.session_id)
         today = now.replace(hour=self._hour, minute=self._minute, second=0, microsecond=0)
         if now >= today and (self.last_daily is None or self.last_daily < today):
@@ -73,11 +75,16 @@ class Schedule:
             self.last_daily = now
 
 
-def run_daemon(list_sessions: Callable[[], list[SessionInfo]],
-               distill_sessions: Callable[[list[str]], object],
-               sleep: Callable[[str], object], schedule: Schedule, *, interval: float = 60.0,
-               stop: threading.Event | None = None, now: Callable[[], datetime] = datetime.now,
-               ) -> None:
+def run_daemon(
+    list_sessions: Callable[[], list[SessionInfo]],
+    distill_sessions: Callable[[list[str]], object],
+    sleep: Callable[[str], object],
+    schedule: Schedule,
+    *,
+    interval: float = 60.0,
+    stop: threading.Event | None = None,
+    now: Callable[[], datetime] = datetime.now,
+) -> None:
     """Loop until ``stop`` is set: every ``interval`` seconds run what the schedule says is due.
     Failures are logged and retried at the next tick; the daemon itself keeps running."""
     stop = stop or threading.Event()

@@ -17,7 +17,6 @@ from ..knowledge.models import TimelineKind
 __all__ = ["Candidate", "EntityRef", "ExtractionResult", "Extractor", "Fact", "TimelineKind"]
 
 
-
 @dataclass(frozen=True)
 class EntityRef:
     """An entity as named in the evidence; linking maps it to a graph entity id."""

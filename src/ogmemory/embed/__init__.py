@@ -33,8 +33,13 @@ __all__ = [
 #: Names ``make_embedder`` accepts (case-insensitive).
 EMBEDDER_NAMES: tuple[str, ...] = ("e5", "use", "none")
 
-_ALIASES = {"use": "use", USEEmbedder.name: "use", "e5": "e5", E5Embedder.name: "e5",
-            "none": "none"}
+_ALIASES = {
+    "use": "use",
+    USEEmbedder.name: "use",
+    "e5": "e5",
+    E5Embedder.name: "e5",
+    "none": "none",
+}
 
 
 def make_embedder(name: str | None = "e5") -> Embedder | None:

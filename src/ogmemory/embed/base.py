@@ -80,8 +80,14 @@ def check_texts(texts: Sequence[str]) -> list[str]:
     return out
 
 
-def encode_chunked(texts: Sequence[str], encode: Callable[[list[str]], npt.ArrayLike], *,
-                   dim: int, batch_size: int, model: str) -> npt.NDArray[np.float32]:
+def encode_chunked(
+    texts: Sequence[str],
+    encode: Callable[[list[str]], npt.ArrayLike],
+    *,
+    dim: int,
+    batch_size: int,
+    model: str,
+) -> npt.NDArray[np.float32]:
     """``texts`` checked, encoded ``batch_size`` at a time by ``encode`` (which the caller runs
     under its own lock), shape-checked against ``dim`` and normalised to unit rows.
 
@@ -92,9 +98,12 @@ def encode_chunked(texts: Sequence[str], encode: Callable[[list[str]], npt.Array
     batch = check_texts(texts)
     if not batch:
         return np.zeros((0, dim), dtype=np.float32)
-    parts = [np.asarray(encode(batch[start:start + batch_size]), dtype=np.float32)
-             .reshape(len(batch[start:start + batch_size]), -1)
-             for start in range(0, len(batch), batch_size)]
+    parts = [
+        np.asarray(encode(batch[start : start + batch_size]), dtype=np.float32).reshape(
+            len(batch[start : start + batch_size]), -1
+        )
+        for start in range(0, len(batch), batch_size)
+    ]
     out = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
     if out.shape != (len(batch), dim):
         raise StorageError(

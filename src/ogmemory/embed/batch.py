@@ -36,8 +36,9 @@ class _Slot:
 class QueryBatcher:
     """Embeds queries of concurrent callers together (at most ``max_batch`` per call)."""
 
-    def __init__(self, encode: Callable[[Sequence[str]], np.ndarray], *,
-                 max_batch: int = 64) -> None:
+    def __init__(
+        self, encode: Callable[[Sequence[str]], np.ndarray], *, max_batch: int = 64
+    ) -> None:
         self._encode = encode
         self._max_batch = max(1, max_batch)
         self._lock = threading.Lock()

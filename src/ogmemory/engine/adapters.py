@@ -29,10 +29,16 @@ from .results import ContextResult
 __all__ = ["OpenAIChatAdapter", "with_memory"]
 
 
-def with_memory(engine: ContextEngine, session_id: str | None,
-                llm: Callable[[list[dict[str, Any]]], str], *, system: str | None = None,
-                cwd: str | Path | None = None, temporary: bool = False,
-                model: str | None = None) -> Callable[[str], str]:
+def with_memory(
+    engine: ContextEngine,
+    session_id: str | None,
+    llm: Callable[[list[dict[str, Any]]], str],
+    *,
+    system: str | None = None,
+    cwd: str | Path | None = None,
+    temporary: bool = False,
+    model: str | None = None,
+) -> Callable[[str], str]:
     """``chat = with_memory(engine, "s1", my_llm); chat("Where do we deploy?")``.
 
     ``my_llm`` receives OpenAI-style messages (one system message with memory, then the live
@@ -48,8 +54,9 @@ def with_memory(engine: ContextEngine, session_id: str | None,
         reply = llm(list(ctx.messages))
         if not isinstance(reply, str):
             raise InvalidInput(f"the LLM function must return text, not {type(reply).__name__}")
-        engine.after_turn(got.session_id, reply=reply if reply.strip() else "(no reply)",
-                          model=model)
+        engine.after_turn(
+            got.session_id, reply=reply if reply.strip() else "(no reply)", model=model
+        )
         return reply
 
     return chat
@@ -58,13 +65,15 @@ def with_memory(engine: ContextEngine, session_id: str | None,
 def _message_of(response: Any) -> dict[str, Any]:
     """The first choice's message of a chat-completions response, as a dict (SDK objects and
     plain JSON both work)."""
-    choices = response.get("choices") if isinstance(response, dict) else \
-        getattr(response, "choices", None)
+    choices = (
+        response.get("choices")
+        if isinstance(response, dict)
+        else getattr(response, "choices", None)
+    )
     if not choices:
         raise InvalidInput("the chat-completions response has no choices")
     first = choices[0]
-    msg: Any = first.get("message") if isinstance(first, dict) else \
-        getattr(first, "message", None)
+    msg: Any = first.get("message") if isinstance(first, dict) else getattr(first, "message", None)
     if msg is not None and hasattr(msg, "model_dump"):
         msg = msg.model_dump(exclude_none=True)
     if not isinstance(msg, dict):
@@ -98,9 +107,16 @@ class OpenAIChatAdapter:
     whose history the caller does not trim itself.
     """
 
-    def __init__(self, engine: ContextEngine, session_id: str | None,
-                 create: Callable[..., Any], *, mode: str = "inject",
-                 cwd: str | Path | None = None, temporary: bool = False) -> None:
+    def __init__(
+        self,
+        engine: ContextEngine,
+        session_id: str | None,
+        create: Callable[..., Any],
+        *,
+        mode: str = "inject",
+        cwd: str | Path | None = None,
+        temporary: bool = False,
+    ) -> None:
         if mode not in ("inject", "manage"):
             raise InvalidInput("mode must be inject or manage")
         self.engine = engine
@@ -121,8 +137,10 @@ class OpenAIChatAdapter:
         self._record_new(messages, model)
         if self.session_id is None:
             raise InvalidInput("the messages hold no user message to start the session with")
-        system = "\n\n".join(str(m.get("content") or "") for m in messages
-                             if m.get("role") == "system") or None
+        system = (
+            "\n\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
+            or None
+        )
         ctx = self.engine.before_inference(self.session_id, system=system)
         self.last_context = ctx
         response = self.create_fn(messages=self._outgoing(messages, ctx), **kwargs)
@@ -133,8 +151,7 @@ class OpenAIChatAdapter:
         convo = [m for m in messages if m.get("role") != "system"]
         prints = [_fingerprint(m) for m in convo]
         same = 0
-        while same < min(len(prints), len(self._recorded)) and \
-                prints[same] == self._recorded[same]:
+        while same < min(len(prints), len(self._recorded)) and prints[same] == self._recorded[same]:
             same += 1
         if same < len(self._recorded):
             self._recorded = self._recorded[:same]  # the caller rewrote its history
@@ -146,17 +163,20 @@ class OpenAIChatAdapter:
         role = msg.get("role")
         sid = self.session_id
         if role == "user":
-            got = self.engine.on_message(sid, msg.get("content"), cwd=self.cwd,
-                                         temporary=self.temporary, model=model)
+            got = self.engine.on_message(
+                sid, msg.get("content"), cwd=self.cwd, temporary=self.temporary, model=model
+            )
             self.session_id = got.session_id
         elif sid is None:
             return  # history before the first user message has no session to go to
         elif role == "tool":
-            self.engine.on_tool_result(sid, str(msg.get("tool_call_id") or ""),
-                                       msg.get("content"), name=msg.get("name"))
+            self.engine.on_tool_result(
+                sid, str(msg.get("tool_call_id") or ""), msg.get("content"), name=msg.get("name")
+            )
         elif role == "assistant" and msg.get("tool_calls"):
-            self.engine.on_tool_call(sid, calls=_plain_calls(msg["tool_calls"]),
-                                     content=msg.get("content"), model=model)
+            self.engine.on_tool_call(
+                sid, calls=_plain_calls(msg["tool_calls"]), content=msg.get("content"), model=model
+            )
         elif role == "assistant" and msg.get("content"):
             self.engine.on_assistant(sid, msg["content"], model=model)
         else:
@@ -180,8 +200,9 @@ class OpenAIChatAdapter:
         assert self.session_id is not None
         calls = _plain_calls(msg.get("tool_calls") or [])
         if calls:
-            self.engine.on_tool_call(self.session_id, calls=calls, content=msg.get("content"),
-                                     model=model)
+            self.engine.on_tool_call(
+                self.session_id, calls=calls, content=msg.get("content"), model=model
+            )
             self._recorded.append(_fingerprint({**msg, "role": "assistant", "tool_calls": calls}))
             return
         content = msg.get("content")

@@ -44,8 +44,14 @@ def open_tasks(nodes: list[Node]) -> list[str]:
         if found is not None:
             tasks = found
             break
-    last = next((n for n in reversed(nodes) if n.role == "assistant" and not n.tool_calls
-                 and isinstance(n.content, str)), None)
+    last = next(
+        (
+            n
+            for n in reversed(nodes)
+            if n.role == "assistant" and not n.tool_calls and isinstance(n.content, str)
+        ),
+        None,
+    )
     if last is not None:
         tasks += [m.strip() for m in _BOX.findall(last.content)]
     return list(dict.fromkeys(t for t in tasks if t))[:50]
@@ -106,8 +112,11 @@ def close_session(engine: ContextEngine, sid: str, reason: str | None) -> CloseR
         reasons.append(f"committed the pending turn {committed}")
     report = _step(reasons, "final distillation", lambda: mem.distill([sid]))
     distilled = report.nodes if report is not None else 0
-    reasons.append(f"final distillation: {distilled} new node(s)" if distilled else
-                   "final distillation: every turn was already distilled")
+    reasons.append(
+        f"final distillation: {distilled} new node(s)"
+        if distilled
+        else "final distillation: every turn was already distilled"
+    )
     if mem.settings.llm is not None:
         titled = _step(reasons, "title generation", lambda: mem.generate_title(sid))
         if titled is not None:
@@ -115,22 +124,28 @@ def close_session(engine: ContextEngine, sid: str, reason: str | None) -> CloseR
     _step(reasons, "index sync", mem.sync_index)
     now = time.time()
     archive = _step(reasons, "archive", lambda: _archive(engine, sid, reason, now))
-    mem.edit_session_state(sid, "engine", lambda s: {**s, "closed_at": now,
-                                                     "close_reason": reason})
+    mem.edit_session_state(sid, "engine", lambda s: {**s, "closed_at": now, "close_reason": reason})
     mem.edit_session_state(sid, "pending-context", lambda _: {})
     info = mem.get_session(sid)
     if archive is not None:
-        reasons.append(f"archived as {format_uri('archive', sid)}: "
-                       f"{len(archive['files_read'])} file(s) read, "
-                       f"{len(archive['files_written'])} written, "
-                       f"{len(archive['open_tasks'])} open task(s)")
-    return CloseResult(sid, True, archive_uri=format_uri("archive", sid) if archive else None,
-                       title=info.display_title, distilled_nodes=distilled,
-                       committed_turn=committed, reasons=tuple(reasons))
+        reasons.append(
+            f"archived as {format_uri('archive', sid)}: "
+            f"{len(archive['files_read'])} file(s) read, "
+            f"{len(archive['files_written'])} written, "
+            f"{len(archive['open_tasks'])} open task(s)"
+        )
+    return CloseResult(
+        sid,
+        True,
+        archive_uri=format_uri("archive", sid) if archive else None,
+        title=info.display_title,
+        distilled_nodes=distilled,
+        committed_turn=committed,
+        reasons=tuple(reasons),
+    )
 
 
-def _archive(engine: ContextEngine, sid: str, reason: str | None,
-             now: float) -> dict[str, Any]:
+def _archive(engine: ContextEngine, sid: str, reason: str | None, now: float) -> dict[str, Any]:
     mem = engine.memory
     info = mem.get_session(sid)
     session = mem.resolve_uri(format_uri("session", sid), level=1)
@@ -143,19 +158,31 @@ def _archive(engine: ContextEngine, sid: str, reason: str | None,
         for c in commits:
             written += [f for f in c.files if f not in written]
     session_log = mem.session_commits(sid, limit=1)
-    memories = [m.id for m in mem.memories(include_disabled=True)
-                if m.created_at >= info.created_at - 1 and _cites(engine, m.id, sid)]
+    memories = [
+        m.id
+        for m in mem.memories(include_disabled=True)
+        if m.created_at >= info.created_at - 1 and _cites(engine, m.id, sid)
+    ]
     archive = {
-        "session_id": sid, "uri": format_uri("archive", sid), "title": info.display_title,
-        "abstract": session.abstract, "overview": session.overview,
-        "files_read": read[:200], "files_written": written[:200], "open_tasks": open_tasks(nodes),
-        "closed_at": now, "reason": reason,
+        "session_id": sid,
+        "uri": format_uri("archive", sid),
+        "title": info.display_title,
+        "abstract": session.abstract,
+        "overview": session.overview,
+        "files_read": read[:200],
+        "files_written": written[:200],
+        "open_tasks": open_tasks(nodes),
+        "closed_at": now,
+        "reason": reason,
         "snapshot": {
-            "turns": info.turns, "nodes": len(nodes), "head": nodes[-1].id if nodes else None,
+            "turns": info.turns,
+            "nodes": len(nodes),
+            "head": nodes[-1].id if nodes else None,
             "last_commit": session_log[0].sha if session_log else None,
             "project_id": info.project_id,
             "project_commits": [c.sha for c in commits][:50],
-            "memory_ids": memories[:200], "created_at": info.created_at,
+            "memory_ids": memories[:200],
+            "created_at": info.created_at,
             "updated_at": info.updated_at,
         },
     }
@@ -176,5 +203,7 @@ def _project_log(engine: ContextEngine, project_id: str) -> list[Any]:
 
 
 def _cites(engine: ContextEngine, memory_id: str, sid: str) -> bool:
-    return any(e.provenance is not None and e.provenance.session_id == sid
-               for e in engine.memory.evidence(memory_id))
+    return any(
+        e.provenance is not None and e.provenance.session_id == sid
+        for e in engine.memory.evidence(memory_id)
+    )

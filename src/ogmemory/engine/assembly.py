@@ -24,9 +24,11 @@ if TYPE_CHECKING:
 
 __all__ = ["PREAMBLE", "assemble"]
 
-PREAMBLE = ("Long-term memory (ogmemory) follows: what is known about the user and earlier work, "
-            "each line with a ↪ pointer to where it was said. It may be incomplete or out of "
-            "date; when it disagrees with the conversation, the conversation wins.")
+PREAMBLE = (
+    "Long-term memory (ogmemory) follows: what is known about the user and earlier work, "
+    "each line with a ↪ pointer to where it was said. It may be incomplete or out of "
+    "date; when it disagrees with the conversation, the conversation wins."
+)
 _SLACK = 24  # headings and separators between the parts of the system message
 
 
@@ -150,14 +152,26 @@ def _core(engine: ContextEngine, scope: str, reserve: int, skipped: list[str]) -
 
 def _summary_item(engine: ContextEngine, sid: str, node: Node) -> ContextItem:
     replaced = node.metadata.get("replaces") or []
-    return ContextItem("summary", node.text, engine.node_tokens(sid, node),
-                       f"compaction summary standing in for {len(replaced)} earlier nodes "
-                       f"({node.metadata.get('method', 'rules')})",
-                       uri=format_uri("node", sid, node.id), role="system")
+    return ContextItem(
+        "summary",
+        node.text,
+        engine.node_tokens(sid, node),
+        f"compaction summary standing in for {len(replaced)} earlier nodes "
+        f"({node.metadata.get('method', 'rules')})",
+        uri=format_uri("node", sid, node.id),
+        role="system",
+    )
 
 
-def _recall(engine: ContextEngine, sid: str, scope: str, query: str, room: int,
-            live_ids: set[str], skipped: list[str]) -> tuple[list[ContextItem], bool]:
+def _recall(
+    engine: ContextEngine,
+    sid: str,
+    scope: str,
+    query: str,
+    room: int,
+    live_ids: set[str],
+    skipped: list[str],
+) -> tuple[list[ContextItem], bool]:
     if not query.strip():
         skipped.append("recall: no message to recall for")
         return [], False
@@ -166,8 +180,9 @@ def _recall(engine: ContextEngine, sid: str, scope: str, query: str, room: int,
         return [], False
     result = engine.memory.recall(query, budget=room, scope=scope, session_id=sid)
     if not result.items:
-        skipped.append("recall: nothing relevant found" +
-                       (f" ({result.reason})" if result.reason else ""))
+        skipped.append(
+            "recall: nothing relevant found" + (f" ({result.reason})" if result.reason else "")
+        )
         return [], result.fallback
     items = []
     for rank, item in enumerate(result.items, 1):
@@ -175,30 +190,39 @@ def _recall(engine: ContextEngine, sid: str, scope: str, query: str, room: int,
         if item.session_id == sid and item.node_ids and set(item.node_ids) <= live_ids:
             skipped.append(f"recall #{rank} {uri}: already in the recent turns")
             continue
-        why = (f"recall fallback ({result.reason})" if result.fallback else
-               f"recall #{rank} of {len(result.items)} for this message, {item.kind}, "
-               f"score {item.score:.2f}")
+        why = (
+            f"recall fallback ({result.reason})"
+            if result.fallback
+            else f"recall #{rank} of {len(result.items)} for this message, {item.kind}, "
+            f"score {item.score:.2f}"
+        )
         items.append(ContextItem("recall", item.render(), item.tokens, why, uri=uri))
     return items, result.fallback
 
 
-def _live(engine: ContextEngine, sid: str, nodes: list[Node], limit: int,
-          skipped: list[str]) -> tuple[list[dict[str, Any]], list[ContextItem]]:
+def _live(
+    engine: ContextEngine, sid: str, nodes: list[Node], limit: int, skipped: list[str]
+) -> tuple[list[dict[str, Any]], list[ContextItem]]:
     """The live turns as messages (repeated outputs replaced by pointers, oversized tool
     outputs cut when even the compacted context does not fit) and one item per turn."""
     texts = dedupe(nodes)
     if texts:
-        skipped.append(f"{len(texts)} repeated tool output(s) replaced by a pointer to the "
-                       "newer copy")
-    cost = {n.id: (engine.count(texts[n.id]) + 4 if n.id in texts else
-                   engine.node_tokens(sid, n)) for n in nodes}
+        skipped.append(
+            f"{len(texts)} repeated tool output(s) replaced by a pointer to the newer copy"
+        )
+    cost = {
+        n.id: (engine.count(texts[n.id]) + 4 if n.id in texts else engine.node_tokens(sid, n))
+        for n in nodes
+    }
     over = sum(cost.values()) - limit
     for node in sorted((n for n in nodes if n.role == "tool"), key=lambda n: -cost[n.id]):
         if over <= 0:
             break
         keep = max(200, len(node.text) * max(cost[node.id] - over, 50) // max(cost[node.id], 1))
-        texts[node.id] = node.text[:keep] + f"\n[… cut to fit the budget; full output in " \
+        texts[node.id] = (
+            node.text[:keep] + f"\n[… cut to fit the budget; full output in "
             f"{format_uri('node', sid, node.id)}]"
+        )
         new = engine.count(texts[node.id]) + 4
         over -= cost[node.id] - new
         skipped.append(f"tool output {node.id} cut from {cost[node.id]} to {new} tokens to fit")
@@ -208,15 +232,24 @@ def _live(engine: ContextEngine, sid: str, nodes: list[Node], limit: int,
     items = []
     for i, turn in enumerate(turns, 1):
         first = turn[0]
-        label = "the message being answered" if i == len(turns) else \
-            f"live turn {i} of {len(turns)}"
-        items.append(ContextItem(
-            "recent", "\n".join(f"{n.role}: {texts.get(n.id, n.text)}" for n in turn),
-            sum(cost[n.id] for n in turn), f"{label} ({len(turn)} messages, not compacted)",
-            uri=format_uri("node", sid, first.id), role=first.role))
+        label = (
+            "the message being answered" if i == len(turns) else f"live turn {i} of {len(turns)}"
+        )
+        items.append(
+            ContextItem(
+                "recent",
+                "\n".join(f"{n.role}: {texts.get(n.id, n.text)}" for n in turn),
+                sum(cost[n.id] for n in turn),
+                f"{label} ({len(turn)} messages, not compacted)",
+                uri=format_uri("node", sid, first.id),
+                role=first.role,
+            )
+        )
     if over > 0:
-        skipped.append(f"the live turns exceed their share by {over} tokens even after "
-                       "compaction and cutting tool outputs")
+        skipped.append(
+            f"the live turns exceed their share by {over} tokens even after "
+            "compaction and cutting tool outputs"
+        )
     return messages, items
 
 

@@ -59,19 +59,35 @@ from .engine import ContextEngine, project_root
 from .results import ContextItem, render_memory_block
 from .transcript import last_reply
 
-__all__ = ["DOCS_URL", "HOOK_EVENTS", "MAX_CONTEXT_CHARS", "handle_event", "last_reply",
-           "tool_files"]
+__all__ = [
+    "DOCS_URL",
+    "HOOK_EVENTS",
+    "MAX_CONTEXT_CHARS",
+    "handle_event",
+    "last_reply",
+    "tool_files",
+]
 
 DOCS_URL = "https://code.claude.com/docs/en/hooks"
 #: Claude Code's cap on one hook's ``additionalContext`` (hooks reference, "JSON output")
 MAX_CONTEXT_CHARS = 10_000
-HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "PreCompact",
-               "SessionEnd")
+HOOK_EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PostToolUse",
+    "Stop",
+    "PreCompact",
+    "SessionEnd",
+)
 AGENT_ID = "claude-code"
 #: tools whose input names the file they read / write (Claude Code's built-in tools)
 _READS = {"Read": "file_path", "NotebookRead": "notebook_path"}
-_WRITES = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
-           "NotebookEdit": "notebook_path"}
+_WRITES = {
+    "Write": "file_path",
+    "Edit": "file_path",
+    "MultiEdit": "file_path",
+    "NotebookEdit": "notebook_path",
+}
 
 
 def handle_event(engine: ContextEngine, event: str, payload: Any) -> dict[str, Any] | None:
@@ -124,7 +140,7 @@ def _context(event: str, items: list[ContextItem]) -> dict[str, Any] | None:
             items.pop()
             continue
         cut = text[:MAX_CONTEXT_CHARS]
-        text = cut[:cut.rfind("\n")] if "\n" in cut else cut
+        text = cut[: cut.rfind("\n")] if "\n" in cut else cut
         break
     if not items or not text.strip():
         return None
@@ -151,8 +167,7 @@ def _session_start(engine: ContextEngine, sid: str, cwd: str | None) -> dict[str
     return _context("SessionStart", [item])
 
 
-def _prompt(engine: ContextEngine, sid: str, cwd: str | None,
-            prompt: Any) -> dict[str, Any] | None:
+def _prompt(engine: ContextEngine, sid: str, cwd: str | None, prompt: Any) -> dict[str, Any] | None:
     """Record the prompt, then recall for it. Claude Code keeps the conversation and core.md
     (from SessionStart) in its own context, so only the recalled items are added."""
     if not isinstance(prompt, str) or not prompt.strip():
@@ -177,8 +192,10 @@ def tool_files(tool: str, tool_input: Any) -> tuple[list[str], list[str]]:
 
 def _is_error(response: Any) -> bool:
     if isinstance(response, dict):
-        return bool(response.get("is_error") or response.get("error")) or \
-            response.get("success") is False
+        return (
+            bool(response.get("is_error") or response.get("error"))
+            or response.get("success") is False
+        )
     return False
 
 
@@ -193,6 +210,12 @@ def _tool_use(engine: ContextEngine, sid: str, payload: dict[str, Any]) -> None:
     call = engine.on_tool_call(sid, tool, tool_input, call_id=call_id)
     read, written = tool_files(tool, tool_input)
     response = payload.get("tool_response")
-    engine.on_tool_result(sid, call.call_ids[0], "" if response is None else response,
-                          name=tool, is_error=_is_error(response), files_read=read,
-                          files_written=written)
+    engine.on_tool_result(
+        sid,
+        call.call_ids[0],
+        "" if response is None else response,
+        name=tool,
+        is_error=_is_error(response),
+        files_read=read,
+        files_written=written,
+    )

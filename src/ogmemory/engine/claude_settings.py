@@ -33,16 +33,30 @@ __all__ = ["hook_command", "install", "installed", "is_ours", "load_settings", "
 #: SessionEnd gets 1.5 s (the final distillation and archive need more; a per-hook timeout
 #: raises that budget, up to 60 s) and UserPromptSubmit 30 s (hooks reference, "SessionEnd" and
 #: "UserPromptSubmit", https://code.claude.com/docs/en/hooks)
-TIMEOUTS = {"SessionStart": 15, "UserPromptSubmit": 15, "PostToolUse": 10, "Stop": 30,
-            "PreCompact": 30, "SessionEnd": 60}
+TIMEOUTS = {
+    "SessionStart": 15,
+    "UserPromptSubmit": 15,
+    "PostToolUse": 10,
+    "Stop": 30,
+    "PreCompact": 30,
+    "SessionEnd": 60,
+}
 #: events whose hooks are filtered by a matcher (tool names); the others take none
 _MATCHED = {"PostToolUse": "*"}
-_OURS = re.compile(r"(?:^|[\s/'\"])(?:(?:ogmem|ogmemory\.interfaces\.cli)['\"]?\s+hook|"
-                   r"ogmemory_hook['\"]?)\s+(" + "|".join(HOOK_EVENTS) + r")\b")
+_OURS = re.compile(
+    r"(?:^|[\s/'\"])(?:(?:ogmem|ogmemory\.interfaces\.cli)['\"]?\s+hook|"
+    r"ogmemory_hook['\"]?)\s+(" + "|".join(HOOK_EVENTS) + r")\b"
+)
 
 
-def hook_command(event: str, *, home: Path | None = None, account: str | None = None,
-                 space: str | None = None, python: str | None = None) -> str:
+def hook_command(
+    event: str,
+    *,
+    home: Path | None = None,
+    account: str | None = None,
+    space: str | None = None,
+    python: str | None = None,
+) -> str:
     """The shell command Claude Code runs for ``event``: this Python, so the hook works
     whatever ``PATH`` Claude Code was started with."""
     argv = [python or sys.executable, "-m", "ogmemory_hook", event]
@@ -54,8 +68,11 @@ def hook_command(event: str, *, home: Path | None = None, account: str | None = 
 
 def is_ours(hook: Any) -> bool:
     """Whether a hook entry runs ``ogmem hook``."""
-    return isinstance(hook, dict) and isinstance(hook.get("command"), str) and \
-        bool(_OURS.search(hook["command"]))
+    return (
+        isinstance(hook, dict)
+        and isinstance(hook.get("command"), str)
+        and bool(_OURS.search(hook["command"]))
+    )
 
 
 def load_settings(path: Path) -> dict[str, Any]:
@@ -71,8 +88,9 @@ def load_settings(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(raw)
     except ValueError as exc:
-        raise InvalidInput(f"{path} is not valid JSON ({exc}); fix it first, nothing was "
-                           "changed") from None
+        raise InvalidInput(
+            f"{path} is not valid JSON ({exc}); fix it first, nothing was changed"
+        ) from None
     if not isinstance(data, dict):
         raise InvalidInput(f"{path} does not hold a JSON object; nothing was changed")
     hooks = data.get("hooks", {})
@@ -98,9 +116,15 @@ def _without_ours(groups: list[Any]) -> list[Any]:
     return out
 
 
-def install(path: Path, *, events: Sequence[str] = HOOK_EVENTS, home: Path | None = None,
-            account: str | None = None, space: str | None = None,
-            python: str | None = None) -> list[str]:
+def install(
+    path: Path,
+    *,
+    events: Sequence[str] = HOOK_EVENTS,
+    home: Path | None = None,
+    account: str | None = None,
+    space: str | None = None,
+    python: str | None = None,
+) -> list[str]:
     """Add (or refresh) our hook for each of ``events`` in the settings file at ``path``.
     Returns the events written."""
     from ..tenancy import validate_id
@@ -115,8 +139,7 @@ def install(path: Path, *, events: Sequence[str] = HOOK_EVENTS, home: Path | Non
     hooks = dict(data.get("hooks") or {})
     for event in events:
         command = hook_command(event, home=home, account=account, space=space, python=python)
-        entry = {"type": "command", "command": command,
-                 "timeout": TIMEOUTS[event]}
+        entry = {"type": "command", "command": command, "timeout": TIMEOUTS[event]}
         group: dict[str, Any] = {"hooks": [entry]}
         if event in _MATCHED:
             group = {"matcher": _MATCHED[event], **group}
@@ -134,8 +157,9 @@ def uninstall(path: Path) -> int:
     removed = 0
     for event in list(hooks):
         groups = list(hooks[event])
-        removed += sum(1 for g in groups if isinstance(g, dict)
-                       for h in g.get("hooks") or [] if is_ours(h))
+        removed += sum(
+            1 for g in groups if isinstance(g, dict) for h in g.get("hooks") or [] if is_ours(h)
+        )
         kept = _without_ours(groups)
         if kept:
             hooks[event] = kept
@@ -156,6 +180,13 @@ def installed(path: Path) -> list[str]:
     except InvalidInput:
         return []
     hooks = data.get("hooks") or {}
-    return [event for event in HOOK_EVENTS
-            if any(is_ours(h) for g in hooks.get(event) or [] if isinstance(g, dict)
-                   for h in g.get("hooks") or [])]
+    return [
+        event
+        for event in HOOK_EVENTS
+        if any(
+            is_ours(h)
+            for g in hooks.get(event) or []
+            if isinstance(g, dict)
+            for h in g.get("hooks") or []
+        )
+    ]

@@ -28,7 +28,8 @@ LLM_PROMPT = (
     "You compress the earlier part of a conversation for an AI assistant that must continue "
     "it. Write a concise summary of at most {words} words: the facts about the user, their "
     "preferences and decisions, what was done, the files read or changed, and what is still "
-    "open. Plain text, no preamble.")
+    "open. Plain text, no preamble."
+)
 
 
 @dataclass(frozen=True)
@@ -85,15 +86,19 @@ def _body(previous: Node | None) -> list[str]:
     return [ln for ln in lines[1:] if not ln.startswith(("Files read:", "Files written:"))]
 
 
-def _fit(header: str, lines: list[str], tail: list[str], cap: int,
-         count: Callable[[str], int]) -> str:
+def _fit(
+    header: str, lines: list[str], tail: list[str], cap: int, count: Callable[[str], int]
+) -> str:
     """Header, the newest lines that fit in ``cap`` tokens, and the file lists."""
     kept = list(lines)
     dropped = 0
 
     def render() -> str:
-        omitted = [f"(… {dropped} older lines omitted; the folded nodes stay in the session)"] \
-            if dropped else []
+        omitted = (
+            [f"(… {dropped} older lines omitted; the folded nodes stay in the session)"]
+            if dropped
+            else []
+        )
         return "\n".join([header, *omitted, *kept, *tail])
 
     while kept and count(render()) > cap:
@@ -110,8 +115,14 @@ def _fit(header: str, lines: list[str], tail: list[str], cap: int,
     return text
 
 
-def summarize(previous: Node | None, folded: Sequence[Node], *, cap: int,
-              count: Callable[[str], int], llm: LLMSettings | None = None) -> Summary:
+def summarize(
+    previous: Node | None,
+    folded: Sequence[Node],
+    *,
+    cap: int,
+    count: Callable[[str], int],
+    llm: LLMSettings | None = None,
+) -> Summary:
     """The summary replacing ``previous`` (the last summary, if any) and ``folded``, within
     ``cap`` tokens."""
     lines, read, written, deduplicated = message_lines(folded)
@@ -133,15 +144,16 @@ def summarize(previous: Node | None, folded: Sequence[Node], *, cap: int,
     return Summary(text, "rules", deduplicated, note)
 
 
-def _llm_summary(llm: LLMSettings, lines: list[str], cap: int,
-                 count: Callable[[str], int]) -> str:
+def _llm_summary(llm: LLMSettings, lines: list[str], cap: int, count: Callable[[str], int]) -> str:
     from ..llm.client import ChatClient
 
     # the transcript the model reads is bounded too (small models have small windows)
     source = _fit("Conversation:", lines, [], 2500, count)
     words = max(40, int(cap * 0.6))
-    messages = [{"role": "system", "content": LLM_PROMPT.format(words=words)},
-                {"role": "user", "content": source}]
+    messages = [
+        {"role": "system", "content": LLM_PROMPT.format(words=words)},
+        {"role": "user", "content": source},
+    ]
     with ChatClient(llm) as client:
         reply = client.chat(messages, max_tokens=min(cap, 600), temperature=0.2)
     text = reply.content.strip()

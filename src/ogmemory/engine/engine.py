@@ -54,6 +54,7 @@ __all__ = ["ContextEngine", "project_root"]
 
 log = logging.getLogger(__name__)
 
+
 def project_root(path: str | Path) -> Path | None:
     """The root of the git work tree holding ``path`` (the directory with ``.git``), if any."""
     try:
@@ -109,8 +110,9 @@ class ContextEngine:
         """The engine's own state of a session (closed, reopenings, ...)."""
         return self.memory.session_state(session_id, "engine") or {}
 
-    def _project_for(self, project: str | Path | None, cwd: str | Path | None,
-                     reasons: list[str]) -> str | Path | None:
+    def _project_for(
+        self, project: str | Path | None, cwd: str | Path | None, reasons: list[str]
+    ) -> str | Path | None:
         if project is not None:
             return project
         if cwd is None or self.config.bind_project == "never":
@@ -119,11 +121,18 @@ class ContextEngine:
             return Path(cwd)
         root = project_root(cwd)
         if root is None:
-            reasons.append(f"{cwd} is not inside a git repository: the session is not bound to "
-                           "a project")
+            reasons.append(
+                f"{cwd} is not inside a git repository: the session is not bound to a project"
+            )
         elif self.config.bind_project == "registered":
-            known = next((p.project_id for p in self.memory.list_projects()
-                          if Path(p.path).resolve() == root), None)
+            known = next(
+                (
+                    p.project_id
+                    for p in self.memory.list_projects()
+                    if Path(p.path).resolve() == root
+                ),
+                None,
+            )
             if known is None:
                 reasons.append(f"{root} is not a registered project: the session is not bound")
             return known
@@ -131,18 +140,29 @@ class ContextEngine:
 
     # ================================================================== ① message arrives
 
-    def on_message(self, session_id: str | None, content: Any, *, cwd: str | Path | None = None,
-                   project: str | Path | None = None, temporary: bool = False,
-                   agent_id: str | None = None, model: str | None = None,
-                   event_time: float | str | None = None,
-                   metadata: dict[str, Any] | None = None) -> MessageResult:
+    def on_message(
+        self,
+        session_id: str | None,
+        content: Any,
+        *,
+        cwd: str | Path | None = None,
+        project: str | Path | None = None,
+        temporary: bool = False,
+        agent_id: str | None = None,
+        model: str | None = None,
+        event_time: float | str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> MessageResult:
         """Record a user message. The session is created on first use (bound to ``project``,
         or to the git repository around ``cwd``); a closed session is reopened and the
         reopening recorded. Only cheap signals are computed here."""
         content = text_of(content, "the message")
         reasons: list[str] = []
-        sid = validate_id(session_id, "session id") if session_id is not None else \
-            f"s-{uuid.uuid4().hex[:12]}"
+        sid = (
+            validate_id(session_id, "session id")
+            if session_id is not None
+            else f"s-{uuid.uuid4().hex[:12]}"
+        )
         exists = self.exists(sid)
         if temporary and not exists:
             self.memory.create_session(sid, temporary=True, agent_id=agent_id, model=model)
@@ -165,12 +185,21 @@ class ContextEngine:
             self._record_reopen(sid, node.id, reasons)
         info = self.memory.get_session(sid)
         if not exists:
-            reasons.insert(0, f"created session {sid}" + (
-                f" bound to project {info.project_id}" if info.project_id != "default" else ""))
-        return MessageResult(sid, node.id, created=not exists, reopened=reopened,
-                             temporary=self.is_temporary(sid), project_id=info.project_id,
-                             signals=signals(node.text, self.count(node.text)),
-                             reasons=tuple(reasons))
+            reasons.insert(
+                0,
+                f"created session {sid}"
+                + (f" bound to project {info.project_id}" if info.project_id != "default" else ""),
+            )
+        return MessageResult(
+            sid,
+            node.id,
+            created=not exists,
+            reopened=reopened,
+            temporary=self.is_temporary(sid),
+            project_id=info.project_id,
+            signals=signals(node.text, self.count(node.text)),
+            reasons=tuple(reasons),
+        )
 
     def _record_reopen(self, sid: str, node_id: str, reasons: list[str]) -> None:
         now = time.time()
@@ -181,14 +210,23 @@ class ContextEngine:
             return {**state, "closed_at": None, "reopened": history[-100:]}
 
         state = self.memory.edit_session_state(sid, "engine", reopen)
-        reasons.append(f"the session was closed; reopened by node {node_id} "
-                       f"(reopening #{len(state['reopened'])})")
+        reasons.append(
+            f"the session was closed; reopened by node {node_id} "
+            f"(reopening #{len(state['reopened'])})"
+        )
 
     # ================================================================== ② before inference
 
-    def before_inference(self, session_id: str, query: str | None = None, *,
-                         budget: int | None = None, system: str | None = None,
-                         compact: bool = True, core: bool = True) -> ContextResult:
+    def before_inference(
+        self,
+        session_id: str,
+        query: str | None = None,
+        *,
+        budget: int | None = None,
+        system: str | None = None,
+        compact: bool = True,
+        core: bool = True,
+    ) -> ContextResult:
         """The context for the next model call, within ``budget`` tokens (default: the
         config's): core.md for the session's scope, bounded recall for ``query`` (default: the
         last user message), the compaction summary and the live turns. ``system`` is the
@@ -197,13 +235,19 @@ class ContextEngine:
         embeddings."""
         from .assembly import assemble
 
-        result = assemble(self, validate_id(session_id, "session id"), query,
-                          budget or self.config.budget, system, compact, core)
+        result = assemble(
+            self,
+            validate_id(session_id, "session id"),
+            query,
+            budget or self.config.budget,
+            system,
+            compact,
+            core,
+        )
         with self._lock:
             self.last_context[session_id] = result
         # the turn's context view is written at turn end, possibly by another process
-        self.memory.edit_session_state(session_id, "pending-context",
-                                       lambda _: result.to_record())
+        self.memory.edit_session_state(session_id, "pending-context", lambda _: result.to_record())
         return result
 
     def core_for(self, scope: str) -> str:
@@ -233,9 +277,17 @@ class ContextEngine:
 
     # ================================================================== ③ tool calls
 
-    def on_tool_call(self, session_id: str, name: str | None = None, arguments: Any = None, *,
-                     call_id: str | None = None, calls: list[dict[str, Any]] | None = None,
-                     content: str | None = None, model: str | None = None) -> ToolResult:
+    def on_tool_call(
+        self,
+        session_id: str,
+        name: str | None = None,
+        arguments: Any = None,
+        *,
+        call_id: str | None = None,
+        calls: list[dict[str, Any]] | None = None,
+        content: str | None = None,
+        model: str | None = None,
+    ) -> ToolResult:
         """Record the assistant's tool call(s) as one node: one call by ``name``/``arguments``
         (``call_id`` defaults to a new id), or OpenAI-format ``calls``."""
         if calls is None:
@@ -251,14 +303,26 @@ class ContextEngine:
             msg["metadata"] = {"model": model}
         node = self.memory.append_message(session_id, msg, model=model)
         ids = tuple(str(c.get("id")) for c in calls if isinstance(c, dict))
-        return ToolResult(session_id, node.id, "call", call_ids=ids,
-                          reasons=(f"recorded {len(calls)} tool call(s) as node {node.id}",))
+        return ToolResult(
+            session_id,
+            node.id,
+            "call",
+            call_ids=ids,
+            reasons=(f"recorded {len(calls)} tool call(s) as node {node.id}",),
+        )
 
-    def on_tool_result(self, session_id: str, call_id: str, output: Any, *,
-                       name: str | None = None, is_error: bool = False,
-                       files_read: Sequence[str] | None = None,
-                       files_written: Sequence[str] | None = None,
-                       metadata: dict[str, Any] | None = None) -> ToolResult:
+    def on_tool_result(
+        self,
+        session_id: str,
+        call_id: str,
+        output: Any,
+        *,
+        name: str | None = None,
+        is_error: bool = False,
+        files_read: Sequence[str] | None = None,
+        files_written: Sequence[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> ToolResult:
         """Record a tool's result; it names the assistant node that called it (``called_by``).
         ``files_read``/``files_written``: what the tool touched, when the caller knows."""
         if not isinstance(call_id, str) or not call_id:
@@ -276,14 +340,29 @@ class ContextEngine:
             meta["files_read"] = list(read)
         if written:
             meta["files_written"] = list(written)
-        node = self.memory.append_message(session_id, {
-            "role": "tool", "tool_call_id": call_id, "name": name, "content": text or "(empty)",
-            "metadata": meta})
-        reasons.insert(0, f"recorded the result of {call_id} as node {node.id}, called by "
-                          f"{node.called_by}")
-        return ToolResult(session_id, node.id, "result", call_ids=(call_id,),
-                          called_by=node.called_by, files_read=read, files_written=written,
-                          reasons=tuple(reasons))
+        node = self.memory.append_message(
+            session_id,
+            {
+                "role": "tool",
+                "tool_call_id": call_id,
+                "name": name,
+                "content": text or "(empty)",
+                "metadata": meta,
+            },
+        )
+        reasons.insert(
+            0, f"recorded the result of {call_id} as node {node.id}, called by {node.called_by}"
+        )
+        return ToolResult(
+            session_id,
+            node.id,
+            "result",
+            call_ids=(call_id,),
+            called_by=node.called_by,
+            files_read=read,
+            files_written=written,
+            reasons=tuple(reasons),
+        )
 
     def on_assistant(self, session_id: str, content: Any, *, model: str | None = None) -> Node:
         """Record an assistant reply (``after_turn(reply=...)`` does this for the last one)."""
@@ -294,16 +373,16 @@ class ContextEngine:
 
     # ================================================================== ④ turn end
 
-    def after_turn(self, session_id: str, *, reply: Any = None,
-                   model: str | None = None) -> TurnEndResult:
+    def after_turn(
+        self, session_id: str, *, reply: Any = None, model: str | None = None
+    ) -> TurnEndResult:
         """End the turn: record ``reply``, commit (one git commit), auto-commit the bound
         project from a clean tree, queue the fast distillation and write the index documents
         with their embedding jobs. Returns before distillation and embedding finish."""
         reasons: list[str] = []
         reply_node = self.on_assistant(session_id, reply, model=model).id if reply else None
         temporary = self.is_temporary(session_id)
-        pending = None if temporary else self.memory.session_state(session_id,
-                                                                   "pending-context")
+        pending = None if temporary else self.memory.session_state(session_id, "pending-context")
         turn = self.memory.commit_turn(session_id, context=pending, model=model)
         queued: list[str] = []
         if turn.commit is None:
@@ -318,8 +397,17 @@ class ContextEngine:
             queued += self._queue_background(session_id, reasons)
             if pending is not None:
                 self.memory.edit_session_state(session_id, "pending-context", lambda _: {})
-        return TurnEndResult(session_id, turn.turn, turn.commit, turn.node_ids, reply_node,
-                             turn.project_commit, turn.warnings, tuple(queued), tuple(reasons))
+        return TurnEndResult(
+            session_id,
+            turn.turn,
+            turn.commit,
+            turn.node_ids,
+            reply_node,
+            turn.project_commit,
+            turn.warnings,
+            tuple(queued),
+            tuple(reasons),
+        )
 
     def _queue_background(self, session_id: str, reasons: list[str]) -> list[str]:
         queued = []
@@ -335,8 +423,9 @@ class ContextEngine:
 
     # ================================================================== ⑤ compaction
 
-    def on_compact(self, session_id: str, *, force: bool = True,
-                   reason: str = "requested") -> CompactionResult:
+    def on_compact(
+        self, session_id: str, *, force: bool = True, reason: str = "requested"
+    ) -> CompactionResult:
         """Fold all but the newest ``keep_turns`` turns into one summary node (``force``: even
         when the live context is under its budget)."""
         from .compact_run import compact
@@ -361,8 +450,12 @@ class ContextEngine:
             self.memory.end_session(session_id)
             with self._lock:
                 self.last_context.pop(session_id, None)
-            return CloseResult(session_id, closed=True, erased=True,
-                               reasons=("temporary conversation erased: nothing remains",))
+            return CloseResult(
+                session_id,
+                closed=True,
+                erased=True,
+                reasons=("temporary conversation erased: nothing remains",),
+            )
         from .archive import close_session
 
         return close_session(self, session_id, reason)

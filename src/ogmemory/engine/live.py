@@ -17,8 +17,15 @@ from typing import Any
 from ..entity.provenance import DERIVED_KEY, is_derived
 from ..entity.records import Node
 
-__all__ = ["LiveView", "dedupe", "files_of", "live_view", "node_tokens", "split_turns",
-           "tool_calls_by_id"]
+__all__ = [
+    "LiveView",
+    "dedupe",
+    "files_of",
+    "live_view",
+    "node_tokens",
+    "split_turns",
+    "tool_calls_by_id",
+]
 
 #: a tool output shorter than this is never worth replacing by a pointer
 _DEDUPE_MIN_CHARS = 200
@@ -58,8 +65,9 @@ def split_turns(nodes: Sequence[Node]) -> list[list[Node]]:
     return turns
 
 
-def node_tokens(node: Node, count: Callable[[str], int], cache: dict[str, int],
-                text: str | None = None) -> int:
+def node_tokens(
+    node: Node, count: Callable[[str], int], cache: dict[str, int], text: str | None = None
+) -> int:
     """Tokens of a node as sent (its text plus a few tokens of message framing)."""
     if text is not None:
         return count(text) + 4
@@ -84,8 +92,10 @@ def tool_calls_by_id(nodes: Sequence[Node]) -> dict[str, dict[str, Any]]:
                 args = json.loads(raw) if isinstance(raw, str) else raw
             except ValueError:
                 args = None
-            out[str(call.get("id"))] = {"name": str(fn.get("name") or "tool"),
-                                        "args": args if isinstance(args, dict) else {}}
+            out[str(call.get("id"))] = {
+                "name": str(fn.get("name") or "tool"),
+                "args": args if isinstance(args, dict) else {},
+            }
     return out
 
 
@@ -96,12 +106,14 @@ def files_of(node: Node, call: dict[str, Any] | None = None) -> tuple[list[str],
     read = [str(f) for f in meta.get("files_read") or [] if isinstance(f, str)]
     written = [str(f) for f in meta.get("files_written") or [] if isinstance(f, str)]
     if not read and not written and call is not None:
-        path = next((call["args"][k] for k in _PATH_ARGS
-                     if isinstance(call["args"].get(k), str)), None)
+        path = next(
+            (call["args"][k] for k in _PATH_ARGS if isinstance(call["args"].get(k), str)), None
+        )
         if path:
             name = call["name"].lower()
-            (written if any(w in name for w in ("write", "edit", "patch", "create")) else
-             read).append(path)
+            (
+                written if any(w in name for w in ("write", "edit", "patch", "create")) else read
+            ).append(path)
     return read, written
 
 

@@ -113,26 +113,36 @@ class ContextResult:
     def explain(self) -> str:
         """A readable account: every item with its source, tokens and reason; what was left out."""
         shares = ", ".join(f"{s} {self.tokens_of(s)}" for s in _SOURCES if self.tokens_of(s))
-        lines = [(f"Context for {self.query[:60]!r}: {self.tokens} of {self.budget} tokens "
-                 f"({shares})")]
+        lines = [
+            (f"Context for {self.query[:60]!r}: {self.tokens} of {self.budget} tokens ({shares})")
+        ]
         for item in self.items:
             where = f" {item.uri}" if item.uri else ""
             lines.append(f"- [{item.source}] {item.tokens} tok{where}: {item.reason}")
         for text in self.skipped:
             lines.append(f"- left out: {text}")
         if self.compaction is not None and self.compaction.compacted:
-            lines.append(f"- compacted: {len(self.compaction.replaces)} nodes folded into "
-                         f"{self.compaction.node_id} ({self.compaction.method})")
+            lines.append(
+                f"- compacted: {len(self.compaction.replaces)} nodes folded into "
+                f"{self.compaction.node_id} ({self.compaction.method})"
+            )
         return "\n".join(lines)
 
     def to_record(self) -> dict[str, Any]:
         """What the turn's context view keeps: each item's source, tokens, reason and URI
         (not the texts, which the URIs resolve to)."""
-        return {"query": self.query, "budget": self.budget, "tokens": self.tokens,
-                "items": [{"source": i.source, "tokens": i.tokens, "reason": i.reason,
-                           "uri": i.uri} for i in self.items],
-                "skipped": list(self.skipped), "recall_fallback": self.recall_fallback,
-                "compaction": self.compaction.node_id if self.compaction else None}
+        return {
+            "query": self.query,
+            "budget": self.budget,
+            "tokens": self.tokens,
+            "items": [
+                {"source": i.source, "tokens": i.tokens, "reason": i.reason, "uri": i.uri}
+                for i in self.items
+            ],
+            "skipped": list(self.skipped),
+            "recall_fallback": self.recall_fallback,
+            "compaction": self.compaction.node_id if self.compaction else None,
+        }
 
     def to_dict(self) -> dict[str, Any]:
         data = _plain(self)

@@ -106,9 +106,12 @@ def branch_with_node(repo: pygit2.Repository, session_id: str, node_id: str) -> 
     return None
 
 
-def turn_objects(repo: pygit2.Repository, message: str, pending: Sequence[Node],
-                 raw_of: Callable[[Node], bytes],
-                 ) -> tuple[pygit2.Oid, list[pygit2.IndexEntry]]:
+def turn_objects(
+    repo: pygit2.Repository,
+    message: str,
+    pending: Sequence[Node],
+    raw_of: Callable[[Node], bytes],
+) -> tuple[pygit2.Oid, list[pygit2.IndexEntry]]:
     """A turn's blobs, trees and commit object, referenced by nothing yet. The trees are built
     directly (TreeBuilder), so a turn costs in proportion to the turn, not to the history."""
     head = None if repo.head_is_unborn else repo.head.peel(pygit2.Commit)
@@ -167,19 +170,38 @@ def clear_stale_locks(repo: pygit2.Repository, session_id: str) -> None:
             pass
 
 
-def write_turn_context(path: Path, sha: str, turn: int, node_ids: tuple[str, ...], branch: str,
-                       context: Any, *, fsync: bool) -> None:
+def write_turn_context(
+    path: Path,
+    sha: str,
+    turn: int,
+    node_ids: tuple[str, ...],
+    branch: str,
+    context: Any,
+    *,
+    fsync: bool,
+) -> None:
     """The turn's context view, ``context/commits/<sha>.json`` (untracked; rebuilt from git
     when missing). ``head`` is the DAG head after the turn: rendering the branch up to it gives
     the conversation the model saw; ``context`` is what the caller actually sent, if it said."""
-    view = {"commit": sha, "turn": turn, "branch": branch, "node_ids": list(node_ids),
-            "head": node_ids[-1] if node_ids else None, "context": context}
+    view = {
+        "commit": sha,
+        "turn": turn,
+        "branch": branch,
+        "node_ids": list(node_ids),
+        "head": node_ids[-1] if node_ids else None,
+        "context": context,
+    }
     atomic_write_json(path / "context" / "commits" / f"{sha}.json", view, fsync=fsync)
 
 
-def map_turns(repo: pygit2.Repository, path: Path, session_id: str, *,
-              seq_of: Callable[[str], int], fsync: bool,
-              ) -> dict[str, tuple[int, tuple[str, ...]]]:
+def map_turns(
+    repo: pygit2.Repository,
+    path: Path,
+    session_id: str,
+    *,
+    seq_of: Callable[[str], int],
+    fsync: bool,
+) -> dict[str, tuple[int, tuple[str, ...]]]:
     """Every turn commit of every branch: ``sha -> (turn number, node ids it added)``, read
     from the context views, or from the trees (writing the missing view) when one is gone."""
     turns: dict[str, tuple[int, tuple[str, ...]]] = {}
@@ -203,16 +225,27 @@ def map_turns(repo: pygit2.Repository, path: Path, session_id: str, *,
     return turns
 
 
-def turn_log(repo: pygit2.Repository, branch: str, commit_nodes: dict[str, tuple[str, ...]],
-             limit: int | None) -> list[CommitInfo]:
+def turn_log(
+    repo: pygit2.Repository,
+    branch: str,
+    commit_nodes: dict[str, tuple[str, ...]],
+    limit: int | None,
+) -> list[CommitInfo]:
     """The turn commits of ``branch``, newest first (at most ``limit``)."""
     tip = repo.branches.local[branch].peel(pygit2.Commit)
     out: list[CommitInfo] = []
     for commit in repo.walk(tip.id, pygit2.enums.SortMode.TOPOLOGICAL):
         sha = str(commit.id)
-        out.append(CommitInfo(sha=sha, message=commit.message.strip(), author=commit.author.name,
-                              time=float(commit.commit_time), node_ids=commit_nodes.get(sha, ()),
-                              branch=branch))
+        out.append(
+            CommitInfo(
+                sha=sha,
+                message=commit.message.strip(),
+                author=commit.author.name,
+                time=float(commit.commit_time),
+                node_ids=commit_nodes.get(sha, ()),
+                branch=branch,
+            )
+        )
         if limit is not None and len(out) >= limit:
             break
     return out

@@ -13,8 +13,18 @@ from .times import parse_time
 __all__ = ["message_fields"]
 
 _ROLES = ("user", "assistant", "tool")
-_KNOWN = {"role", "content", "name", "tool_calls", "tool_call_id", "metadata", "id", "parent_id",
-          "event_time", "timestamp"}
+_KNOWN = {
+    "role",
+    "content",
+    "name",
+    "tool_calls",
+    "tool_call_id",
+    "metadata",
+    "id",
+    "parent_id",
+    "event_time",
+    "timestamp",
+}
 
 
 def message_fields(msg: Any) -> dict[str, Any]:
@@ -54,8 +64,12 @@ def message_fields(msg: Any) -> dict[str, Any]:
     if extra:
         metadata = {**metadata, "extra": extra}
     fields: dict[str, Any] = {
-        "role": role, "content": content, "name": name, "tool_calls": tool_calls,
-        "tool_call_id": tool_call_id, "metadata": metadata,
+        "role": role,
+        "content": content,
+        "name": name,
+        "tool_calls": tool_calls,
+        "tool_call_id": tool_call_id,
+        "metadata": metadata,
     }
     when = msg.get("event_time", msg.get("timestamp"))
     if when is not None:

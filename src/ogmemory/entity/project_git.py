@@ -134,14 +134,17 @@ class ProjectGit:
         for commit in self.repo.walk(self.repo.head.target, sort):
             if agent_only and not _AGENT_RE.match(commit.author.name):
                 continue
-            out.append(CommitInfo(
-                sha=str(commit.id), message=commit.message.strip(), author=commit.author.name,
-                time=float(commit.commit_time),
-            ))
+            out.append(
+                CommitInfo(
+                    sha=str(commit.id),
+                    message=commit.message.strip(),
+                    author=commit.author.name,
+                    time=float(commit.commit_time),
+                )
+            )
             if len(out) >= limit:
                 break
         return out
-
 
     def commits_since(self, since: str | None, limit: int = 200) -> list[CommitInfo]:
         """Commits on HEAD after ``since`` (exclusive), oldest first, with changed files."""
@@ -157,10 +160,15 @@ class ProjectGit:
             else:
                 diff = commit.tree.diff_to_tree(swap=True)
             files = tuple(sorted({d.delta.new_file.path for d in diff if d is not None}))
-            out.append(CommitInfo(
-                sha=str(commit.id), message=commit.message.strip(), author=commit.author.name,
-                time=float(commit.commit_time), files=files,
-            ))
+            out.append(
+                CommitInfo(
+                    sha=str(commit.id),
+                    message=commit.message.strip(),
+                    author=commit.author.name,
+                    time=float(commit.commit_time),
+                    files=files,
+                )
+            )
             if len(out) >= limit:
                 break
         return list(reversed(out))
@@ -258,8 +266,9 @@ def note_turn_start(registry: ProjectRegistry, session: NodeLog) -> None:
     session.write_meta(turn_start={"project_clean": git.is_clean(), "project_head": git.head()})
 
 
-def commit_agent_turn(registry: ProjectRegistry, session: NodeLog, turn: int, user_text: str,
-                      model: str | None) -> tuple[str | None, list[str]]:
+def commit_agent_turn(
+    registry: ProjectRegistry, session: NodeLog, turn: int, user_text: str, model: str | None
+) -> tuple[str | None, list[str]]:
     """Seed 001 §4.2 at turn end: commit the agent's edits to the bound project only when the
     tree was clean before the turn; otherwise say why not. Returns ``(sha, warnings)``."""
     project_id = str(session.meta.get("project_id") or DEFAULT_PROJECT)
@@ -272,13 +281,16 @@ def commit_agent_turn(registry: ProjectRegistry, session: NodeLog, turn: int, us
     except NotFound:
         return None, []
     except StorageError as exc:  # the session turn is committed; say why the project is not
-        return None, [f"project {project_id} is not usable ({exc}); "
-                      "the agent's edits were not committed"]
+        return None, [
+            f"project {project_id} is not usable ({exc}); the agent's edits were not committed"
+        ]
     if git.is_clean():
         return None, []
     if not start.get("project_clean"):
-        return None, [f"project {project_id} had uncommitted changes before the agent's turn; "
-                      "the agent's edits were not committed"]
+        return None, [
+            f"project {project_id} had uncommitted changes before the agent's turn; "
+            "the agent's edits were not committed"
+        ]
     message = agent_commit_message(session.session_id, turn, user_text)
     try:
         return git.commit_all(agent_author(model), message), []

@@ -37,8 +37,9 @@ class ProvenanceReader:
         self.sessions = sessions
         self.projects = projects
 
-    def iter_nodes_since(self, cursor: Mapping[str, int] | None = None, *,
-                         session_ids: Iterable[str] | None = None) -> Iterator[NodeRecord]:
+    def iter_nodes_since(
+        self, cursor: Mapping[str, int] | None = None, *, session_ids: Iterable[str] | None = None
+    ) -> Iterator[NodeRecord]:
         """Committed nodes newer than ``cursor`` across all sessions (oldest session first).
 
         >>> cursor: dict[str, int] = {}
@@ -47,8 +48,10 @@ class ProvenanceReader:
         """
         cursor = cursor or {}
         if session_ids is None:
-            order = [s.session_id for s in
-                     sorted(self.sessions.list(), key=lambda s: (s.created_at, s.session_id))]
+            order = [
+                s.session_id
+                for s in sorted(self.sessions.list(), key=lambda s: (s.created_at, s.session_id))
+            ]
         else:
             order = list(session_ids)
         for session_id in order:
@@ -67,8 +70,11 @@ class ProvenanceReader:
                     session.refresh()
                 except NotFound:
                     continue  # deleted while we read it
-                fresh = [n for n in session.all_nodes() if n.seq > done
-                         and n.id in session.node_commit and not is_derived(n)]
+                fresh = [
+                    n
+                    for n in session.all_nodes()
+                    if n.seq > done and n.id in session.node_commit and not is_derived(n)
+                ]
                 records = [
                     NodeRecord(
                         session_id=session_id,
@@ -112,18 +118,21 @@ class ProvenanceReader:
                 ingestion_time=node.ingestion_time,
             )
 
-    def session_commits(self, session_id: str, branch: str | None = None,
-                        limit: int | None = None) -> list[CommitInfo]:
+    def session_commits(
+        self, session_id: str, branch: str | None = None, limit: int | None = None
+    ) -> list[CommitInfo]:
         session = self.sessions.open(session_id)
         with session.lock:
             session.refresh()
             return session.log(branch, limit)
 
-    def project_commits(self, project_id: str, limit: int = 100, *,
-                        agent_only: bool = False) -> list[CommitInfo]:
+    def project_commits(
+        self, project_id: str, limit: int = 100, *, agent_only: bool = False
+    ) -> list[CommitInfo]:
         return self.projects.git(project_id).log(limit, agent_only=agent_only)
 
-    def project_commits_since(self, project_id: str, since: str | None,
-                              limit: int = 200) -> list[CommitInfo]:
+    def project_commits_since(
+        self, project_id: str, since: str | None, limit: int = 200
+    ) -> list[CommitInfo]:
         """Commits of a project after ``since`` (oldest first), with the files each changed."""
         return self.projects.git(project_id).commits_since(since, limit)

@@ -91,8 +91,12 @@ class Node:
         known = cls.__dataclass_fields__
         node = cls(**{k: v for k, v in data.items() if k in known})
         # A stray or hand-edited file must not poison the index (seq ordering, file names).
-        if not isinstance(node.id, str) or node.role not in ROLE_CODES or \
-                not isinstance(node.seq, int) or isinstance(node.seq, bool):
+        if (
+            not isinstance(node.id, str)
+            or node.role not in ROLE_CODES
+            or not isinstance(node.seq, int)
+            or isinstance(node.seq, bool)
+        ):
             raise ValueError(f"not a DAG node: id={node.id!r} seq={node.seq!r} role={node.role!r}")
         return node
 
@@ -116,8 +120,9 @@ class Provenance:
     @property
     def pointer(self) -> Pointer | None:
         """Where to open this evidence (a session's turns, else a project commit)."""
-        return pointer_to(session_id=self.session_id, commit=self.commit,
-                          project_id=self.project_id)
+        return pointer_to(
+            session_id=self.session_id, commit=self.commit, project_id=self.project_id
+        )
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Provenance:
@@ -268,8 +273,13 @@ class Pointer:
         return f"↪ {self}"
 
 
-def pointer_to(*, session_id: str | None = None, commit: str | None = None,
-               project_id: str | None = None, memory_id: str | None = None) -> Pointer | None:
+def pointer_to(
+    *,
+    session_id: str | None = None,
+    commit: str | None = None,
+    project_id: str | None = None,
+    memory_id: str | None = None,
+) -> Pointer | None:
     """The pointer to the most exact evidence given (``None`` when there is none)."""
     if session_id:
         return Pointer("session", session_id, commit or None)
@@ -284,7 +294,9 @@ def parse_pointer(text: str) -> Pointer:
     """Read a pointer back (with or without the leading ``↪``)."""
     match = _POINTER.match(text.strip()) if isinstance(text, str) else None
     if match is None:
-        raise InvalidInput(f"not a pointer: {text!r}; expected session:<id>[@<commit>], "
-                           "git:<project>@<commit> or memory:<id>")
+        raise InvalidInput(
+            f"not a pointer: {text!r}; expected session:<id>[@<commit>], "
+            "git:<project>@<commit> or memory:<id>"
+        )
     kind, target, commit = match.groups()
     return Pointer(kind, target, commit)  # type: ignore[arg-type]

@@ -50,7 +50,8 @@ class SessionService:
         self.tenant = tenant
         self.settings = settings
         self.store: SessionRepository = SessionStore(
-            tenant, cap=settings.session_cache_cap, fsync=settings.fsync)
+            tenant, cap=settings.session_cache_cap, fsync=settings.fsync
+        )
         self.registry = ProjectRegistry(tenant.projects_file, fsync=settings.fsync)
         self.projects: ProjectStore = self.registry
         self.provenance: ProvenanceSource = ProvenanceReader(self.store, self.registry)
@@ -82,7 +83,8 @@ class SessionService:
     def is_temporary(self, session_id: str) -> bool:
         """Whether ``session_id`` is a temporary conversation of this instance."""
         return self._temp_store is not None and self._temp_store.exists(
-            validate_id(session_id, "session id"))
+            validate_id(session_id, "session id")
+        )
 
     def _temporary_store(self) -> SessionRepository:
         with self._temp_lock:
@@ -108,10 +110,16 @@ class SessionService:
 
     # ================================================================== writes
 
-    def create_session(self, session_id: str | None = None, *,
-                       project: str | Path | None = None, agent_id: str | None = None,
-                       title: str | None = None, model: str | None = None,
-                       temporary: bool = False) -> SessionInfo:
+    def create_session(
+        self,
+        session_id: str | None = None,
+        *,
+        project: str | Path | None = None,
+        agent_id: str | None = None,
+        title: str | None = None,
+        model: str | None = None,
+        temporary: bool = False,
+    ) -> SessionInfo:
         """Create a session explicitly (``append_message`` creates one lazily)."""
         if temporary:
             if project is not None:
@@ -119,17 +127,20 @@ class SessionService:
             if session_id is not None and self.store.exists(validate_id(session_id, "session id")):
                 raise Conflict(f"session already exists: {session_id}")
             store = self._temporary_store()
-            session = store.create(session_id, agent_id=agent_id, title=title, model=model,
-                                   extra={"temporary": True})
+            session = store.create(
+                session_id, agent_id=agent_id, title=title, model=model, extra={"temporary": True}
+            )
             return store.info(session.session_id)
         if session_id is not None and self.is_temporary(session_id):
             raise Conflict(f"session already exists: {session_id}")
-        session = self.store.create(session_id, **self._create_kwargs(project, agent_id, title,
-                                                                      model))
+        session = self.store.create(
+            session_id, **self._create_kwargs(project, agent_id, title, model)
+        )
         return self.store.info(session.session_id)
 
-    def _create_kwargs(self, project: str | Path | None, agent_id: str | None,
-                       title: str | None, model: str | None) -> dict[str, Any]:
+    def _create_kwargs(
+        self, project: str | Path | None, agent_id: str | None, title: str | None, model: str | None
+    ) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"agent_id": agent_id, "title": title, "model": model}
         if project is None or project == DEFAULT_PROJECT:
             return kwargs
@@ -140,30 +151,45 @@ class SessionService:
         kwargs.update(project_id=proj.project_id, project_path=Path(proj.path))
         return kwargs
 
-    def append_message(self, session_id: str, msg: dict[str, Any], *,
-                       project: str | Path | None = None, agent_id: str | None = None,
-                       model: str | None = None) -> Node:
+    def append_message(
+        self,
+        session_id: str,
+        msg: dict[str, Any],
+        *,
+        project: str | Path | None = None,
+        agent_id: str | None = None,
+        model: str | None = None,
+    ) -> Node:
         """Write one message as a DAG node, synchronously; creates the session on first use."""
         validate_id(session_id, "session id")
         fields = message_fields(msg)
         store = self._of(session_id)
         if "parent_id" in fields and not store.exists(session_id):
             # Checked before the lazy creation: a rejected message must write nothing.
-            raise InvalidInput(f"session {session_id}: parent node {fields['parent_id']} "
-                               "does not exist (the session is new)")
+            raise InvalidInput(
+                f"session {session_id}: parent node {fields['parent_id']} "
+                "does not exist (the session is new)"
+            )
         if store is not self.store:
             session = store.open(session_id)
         else:
             session = store.open_or_create(
-                session_id, **self._create_kwargs(project, agent_id, None, model))
+                session_id, **self._create_kwargs(project, agent_id, None, model)
+            )
         with session.lock:
             session.refresh()  # another process may have appended or committed meanwhile
             if not session.uncommitted:
                 note_turn_start(self.registry, session)
             return session.append(fields)
 
-    def commit_turn(self, session_id: str, message: str | None = None, *,
-                    context: Any = None, model: str | None = None) -> TurnResult:
+    def commit_turn(
+        self,
+        session_id: str,
+        message: str | None = None,
+        *,
+        context: Any = None,
+        model: str | None = None,
+    ) -> TurnResult:
         """End the turn: one git commit holding every node appended since the last one, then
         the bound project's auto-commit (seed 001 §4.2) and the ``on_turn`` listeners."""
         store = self._of(session_id)
@@ -172,18 +198,22 @@ class SessionService:
             session.refresh()  # see other writers' nodes before deciding what this turn holds
             pending = session.uncommitted
             if not pending:
-                return TurnResult(session_id, session.turns, None, (),
-                                  warnings=("nothing to commit",))
+                return TurnResult(
+                    session_id, session.turns, None, (), warnings=("nothing to commit",)
+                )
             user_text = next((n.text for n in pending if n.role == "user"), "")
             if not user_text:
-                user_text = next((n.text for n in reversed(session.branch_nodes())
-                                  if n.role == "user"), "")
+                user_text = next(
+                    (n.text for n in reversed(session.branch_nodes()) if n.role == "user"), ""
+                )
             turn_no = session.turns + 1
             sha, turn, node_ids = session.commit(
-                message or f"turn {turn_no}: {_first_line(user_text, 60)}", context=context)
+                message or f"turn {turn_no}: {_first_line(user_text, 60)}", context=context
+            )
             model = model or _model_of(session, pending)
-            project_commit, warnings = commit_agent_turn(self.registry, session, turn,
-                                                         user_text, model)
+            project_commit, warnings = commit_agent_turn(
+                self.registry, session, turn, user_text, model
+            )
         if turn == 1 or not session.meta.get("preview"):
             thread = after_first_turn(store, session, pending, self.settings.llm)
             if thread is not None:
@@ -244,8 +274,9 @@ class SessionService:
     def branches(self, session_id: str) -> list[str]:
         return self._of(session_id).open(session_id).branches()
 
-    def session_commits(self, session_id: str, branch: str | None = None,
-                        limit: int | None = None) -> list[CommitInfo]:
+    def session_commits(
+        self, session_id: str, branch: str | None = None, limit: int | None = None
+    ) -> list[CommitInfo]:
         if self.is_temporary(session_id):
             return self._of(session_id).open(session_id).log(branch, limit)
         return self.provenance.session_commits(session_id, branch, limit)
@@ -296,8 +327,10 @@ class SessionService:
 
     # ================================================================== provenance
 
-    def iter_nodes_since(self, cursor: Mapping[str, int] | None = None,
-                         ) -> Iterator[NodeRecord]:
+    def iter_nodes_since(
+        self,
+        cursor: Mapping[str, int] | None = None,
+    ) -> Iterator[NodeRecord]:
         return self.provenance.iter_nodes_since(cursor)
 
     def node_provenance(self, session_id: str, node_id: str) -> Provenance | None:
@@ -355,9 +388,12 @@ class ConversationLike(Protocol):
     def turns(self) -> list[list[dict[str, Any]]]: ...
 
 
-def import_conversations(sessions: SessionService, conversations: Iterable[ConversationLike], *,
-                         on_session: Callable[[Any, bool], None] | None = None,
-                         ) -> ImportResult:
+def import_conversations(
+    sessions: SessionService,
+    conversations: Iterable[ConversationLike],
+    *,
+    on_session: Callable[[Any, bool], None] | None = None,
+) -> ImportResult:
     """Record conversations, one commit per turn. Sessions that already exist are skipped,
     so importing the same file twice is harmless; a conversation with an invalid message is
     refused whole before anything of it is written."""

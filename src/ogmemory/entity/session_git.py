@@ -55,6 +55,7 @@ __all__ = ["GitSession", "is_valid_session_dir"]
 
 log = logging.getLogger(__name__)
 
+
 def is_valid_session_dir(path: Path) -> dict[str, Any] | None:
     """Seed 001 §3.2: a session is valid iff the directory exists and holds a parsable meta.json."""
     meta = read_json(path / "meta.json")
@@ -85,8 +86,9 @@ class GitSession:
     # ------------------------------------------------------------------ creation
 
     @classmethod
-    def create(cls, path: Path, session_id: str, meta: dict[str, Any], *,
-               fsync: bool = False) -> GitSession:
+    def create(
+        cls, path: Path, session_id: str, meta: dict[str, Any], *, fsync: bool = False
+    ) -> GitSession:
         """``git init`` a new session repository and write its ``meta.json`` last.
 
         meta.json is what makes the directory a valid session, so a crash before it leaves an
@@ -162,9 +164,13 @@ class GitSession:
 
     def _load_commits(self) -> None:
         """Map every committed node to the turn commit that added it (all branches)."""
-        turns = map_turns(self.repo, self.path, self.session_id,
-                          seq_of=lambda i: self.nodes[i].seq if i in self.nodes else 0,
-                          fsync=self.fsync)
+        turns = map_turns(
+            self.repo,
+            self.path,
+            self.session_id,
+            seq_of=lambda i: self.nodes[i].seq if i in self.nodes else 0,
+            fsync=self.fsync,
+        )
         self.commit_turn = {sha: turn for sha, (turn, _) in turns.items()}
         self.commit_nodes = {sha: ids for sha, (_, ids) in turns.items()}
         self.node_commit: dict[str, str] = {}
@@ -193,13 +199,19 @@ class GitSession:
                 self.meta = meta
                 return
             commit = self.repo.get(sha)
-            when = (float(commit.peel(pygit2.Commit).commit_time) if commit is not None
-                    else time.time())
-            meta.update(turns=self.commit_turn.get(sha, meta.get("turns", 0)), last_commit=sha,
-                        updated_at=max(float(meta.get("updated_at") or 0), when), head=self.head)
+            when = (
+                float(commit.peel(pygit2.Commit).commit_time) if commit is not None else time.time()
+            )
+            meta.update(
+                turns=self.commit_turn.get(sha, meta.get("turns", 0)),
+                last_commit=sha,
+                updated_at=max(float(meta.get("updated_at") or 0), when),
+                head=self.head,
+            )
             self._store_meta(meta)
-            log.warning("session %s: meta.json missed turn commit %s; repaired", self.session_id,
-                        sha[:12])
+            log.warning(
+                "session %s: meta.json missed turn commit %s; repaired", self.session_id, sha[:12]
+            )
 
     # ------------------------------------------------------------------ metadata
 
@@ -213,8 +225,9 @@ class GitSession:
         """Merge ``changes`` into meta.json atomically (read-modify-write under the file lock)."""
         return self.edit_meta(lambda _: changes) or self.meta
 
-    def edit_meta(self, decide: Callable[[dict[str, Any]], dict[str, Any] | None]
-                  ) -> dict[str, Any] | None:
+    def edit_meta(
+        self, decide: Callable[[dict[str, Any]], dict[str, Any] | None]
+    ) -> dict[str, Any] | None:
         """``decide(meta)`` returns the changes to merge, or ``None`` for none; both the read it
         sees and the write happen under the file lock, so no other process writes in between.
         Returns the new meta, or ``None`` if nothing was written."""
@@ -319,8 +332,9 @@ class GitSession:
             yield node
             node_id = node.parent_id
 
-    def commit(self, message: str, *,
-               context: Any = None) -> tuple[str | None, int, tuple[str, ...]]:
+    def commit(
+        self, message: str, *, context: Any = None
+    ) -> tuple[str | None, int, tuple[str, ...]]:
         """Commit every uncommitted node as one turn. Returns ``(sha, turn, node_ids)``.
 
         With nothing to commit, returns ``(None, current_turn, ())`` and makes no commit.
@@ -347,8 +361,9 @@ class GitSession:
             oid, entries = turn_objects(self.repo, message, pending, self._raw_of)
             sha = str(oid)
             node_ids = tuple(n.id for n in pending)
-            write_turn_context(self.path, sha, turn, node_ids, self.branch, context,
-                               fsync=self.fsync)
+            write_turn_context(
+                self.path, sha, turn, node_ids, self.branch, context, fsync=self.fsync
+            )
             move_branch(self.repo, oid)  # the commit point: from here on the turn exists
             for node in pending:
                 self._raw.pop(node.id, None)
@@ -363,8 +378,14 @@ class GitSession:
             last_event = max(float(n.event_time) for n in pending)
             if isinstance(meta.get("last_event_at"), (int, float)):
                 last_event = max(last_event, float(meta["last_event_at"]))
-            meta.update(updated_at=time.time(), turns=turn, head=self.head,
-                        head_mark=self._next_seq, last_commit=sha, last_event_at=last_event)
+            meta.update(
+                updated_at=time.time(),
+                turns=turn,
+                head=self.head,
+                head_mark=self._next_seq,
+                last_commit=sha,
+                last_event_at=last_event,
+            )
             self._store_meta(meta)
             self._stamp = self._history_stamp()
             return sha, turn, node_ids
@@ -425,8 +446,10 @@ class GitSession:
         if node_id not in self.node_commit:
             raise Conflict(f"session {self.session_id}: node {node_id} is not committed yet")
         if node_id not in self._worktree:
-            raise Conflict(f"session {self.session_id}: node {node_id} is on another branch; "
-                           "switch to it first")
+            raise Conflict(
+                f"session {self.session_id}: node {node_id} is on another branch; "
+                "switch to it first"
+            )
         return self.repo.head.peel(pygit2.Commit)
 
     def _require_clean(self, what: str) -> None:

@@ -38,9 +38,13 @@ def read_state(session_dir: Path, name: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def edit_state(session_dir: Path, name: str,
-               change: Callable[[dict[str, Any]], dict[str, Any] | None], *,
-               fsync: bool = False) -> dict[str, Any]:
+def edit_state(
+    session_dir: Path,
+    name: str,
+    change: Callable[[dict[str, Any]], dict[str, Any] | None],
+    *,
+    fsync: bool = False,
+) -> dict[str, Any]:
     """Read-modify-write under a file lock: ``change(current)`` returns the new state (``None``
     keeps the current one). Returns the state as it is afterwards.
 

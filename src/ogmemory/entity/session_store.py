@@ -160,10 +160,17 @@ class SessionStore:
                 self._cache.popitem(last=False)
             return session
 
-    def create(self, session_id: str | None = None, *, project_path: Path | None = None,
-               project_id: str | None = None, agent_id: str | None = None,
-               title: str | None = None, model: str | None = None,
-               extra: dict[str, Any] | None = None) -> GitSession:
+    def create(
+        self,
+        session_id: str | None = None,
+        *,
+        project_path: Path | None = None,
+        project_id: str | None = None,
+        agent_id: str | None = None,
+        title: str | None = None,
+        model: str | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> GitSession:
         """Create a session (``git init`` + meta.json); ``Conflict`` if the id is taken."""
         # Only ``None`` means "make one up": an empty id is invalid input, not a request.
         if session_id is None:
@@ -247,8 +254,10 @@ class SessionStore:
         """Seed 001 §3.6 ``update_session``: write meta.json; a title set here is manual."""
         unknown = set(fields) - _UPDATABLE
         if unknown:
-            raise InvalidInput(f"cannot update session field(s): {', '.join(sorted(unknown))}; "
-                               f"allowed: {', '.join(sorted(_UPDATABLE))}")
+            raise InvalidInput(
+                f"cannot update session field(s): {', '.join(sorted(unknown))}; "
+                f"allowed: {', '.join(sorted(_UPDATABLE))}"
+            )
         check_text(fields, "session")
         session = self.open(session_id)
         changes = {k: v for k, v in fields.items() if v is not None}
@@ -265,8 +274,9 @@ class SessionStore:
         session.write_meta(**changes)
         return self.info(session_id)
 
-    def set_auto_title(self, session_id: str, title: str, *, llm: bool,
-                       model: str | None = None) -> bool:
+    def set_auto_title(
+        self, session_id: str, title: str, *, llm: bool, model: str | None = None
+    ) -> bool:
         """Apply an automatic title unless a manual one exists (or an LLM title already ran);
         ``model`` (the one that wrote an LLM title) is kept as ``_titled_by``."""
         session = self.open(session_id)

@@ -86,19 +86,23 @@ def _parse_iso(text: str, what: str) -> date | datetime:
     try:
         return datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
     except ValueError:
-        raise InvalidInput(f"{what}: {text!r} is not a date; use YYYY-MM-DD or "
-                           "YYYY-MM-DDTHH:MM[:SS] (UTC unless it has an offset such as +08:00 "
-                           "or Z)") from None
+        raise InvalidInput(
+            f"{what}: {text!r} is not a date; use YYYY-MM-DD or "
+            "YYYY-MM-DDTHH:MM[:SS] (UTC unless it has an offset such as +08:00 "
+            "or Z)"
+        ) from None
 
 
 def _from_moment(moment: date | datetime, end_of_day: bool, what: str) -> float:
     try:
         if not isinstance(moment, datetime):
-            moment = datetime(moment.year, moment.month, moment.day, tzinfo=UTC) + \
-                timedelta(days=1 if end_of_day else 0)
+            moment = datetime(moment.year, moment.month, moment.day, tzinfo=UTC) + timedelta(
+                days=1 if end_of_day else 0
+            )
         elif moment.tzinfo is None:
             moment = moment.replace(tzinfo=UTC)
         return moment.timestamp()
     except (OverflowError, ValueError):  # year 1 or 9999 once its offset or a day is added
-        raise InvalidInput(f"{what} {moment.isoformat()} is outside 1970-01-01 .. 2999-12-31 "
-                           "(UTC)") from None
+        raise InvalidInput(
+            f"{what} {moment.isoformat()} is outside 1970-01-01 .. 2999-12-31 (UTC)"
+        ) from None

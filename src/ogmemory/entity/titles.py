@@ -32,8 +32,10 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 PLACEHOLDER_TITLES = frozenset({"", "new conversation", "untitled"})
-TITLE_PROMPT = ("Generate a short, descriptive title (3-7 words) for this conversation. "
-                "Return ONLY the title, no quotes, no prefix.")
+TITLE_PROMPT = (
+    "Generate a short, descriptive title (3-7 words) for this conversation. "
+    "Return ONLY the title, no quotes, no prefix."
+)
 
 
 def fallback_title(first_user_text: str) -> str:
@@ -62,8 +64,9 @@ def clean_llm_title(raw: str) -> str:
     return text[:80]
 
 
-def generate_llm_title(settings: LLMSettings, user_text: str, assistant_text: str, *,
-                       model: str | None = None) -> tuple[str, str]:
+def generate_llm_title(
+    settings: LLMSettings, user_text: str, assistant_text: str, *, model: str | None = None
+) -> tuple[str, str]:
     """``(title, model used)``. The session's own ``model`` is asked first (it is already in
     use, seed 001 §3.3); if that call fails, the model configured in ``settings``."""
     messages = [
@@ -89,9 +92,14 @@ def generate_llm_title(settings: LLMSettings, user_text: str, assistant_text: st
     raise AssertionError("unreachable: settings.model is always a candidate")
 
 
-def start_title_thread(settings: LLMSettings, user_text: str, assistant_text: str,
-                       apply: Callable[[str, str], None], *, model: str | None = None,
-                       ) -> threading.Thread:
+def start_title_thread(
+    settings: LLMSettings,
+    user_text: str,
+    assistant_text: str,
+    apply: Callable[[str, str], None],
+    *,
+    model: str | None = None,
+) -> threading.Thread:
     """Generate a title in a daemon thread; ``apply(title, model)`` is called on success."""
 
     def run() -> None:
@@ -107,8 +115,9 @@ def start_title_thread(settings: LLMSettings, user_text: str, assistant_text: st
     return thread
 
 
-def after_first_turn(store: SessionRepository, session: NodeLog, pending: list[Node],
-                     llm: LLMSettings | None) -> threading.Thread | None:
+def after_first_turn(
+    store: SessionRepository, session: NodeLog, pending: list[Node], llm: LLMSettings | None
+) -> threading.Thread | None:
     """Seed 001 §3.3 after the first turn: the preview and the 50-character fallback title at
     once, then (with an LLM) a generated title in a background thread, which is returned."""
     first_user = next((n for n in session.all_nodes() if n.role == "user"), None)
@@ -124,8 +133,10 @@ def after_first_turn(store: SessionRepository, session: NodeLog, pending: list[N
         return None
     # The assistant's response (§3.3): the last reply of the turn, not a tool-call step.
     replies = [n for n in pending if n.role == "assistant"]
-    reply = next((n.text for n in reversed(replies) if isinstance(n.content, str)
-                  and n.content.strip()), replies[-1].text if replies else "")
+    reply = next(
+        (n.text for n in reversed(replies) if isinstance(n.content, str) and n.content.strip()),
+        replies[-1].text if replies else "",
+    )
 
     def apply(title: str, model: str) -> None:
         store.set_auto_title(sid, title, llm=True, model=model)
@@ -133,8 +144,9 @@ def after_first_turn(store: SessionRepository, session: NodeLog, pending: list[N
     return start_title_thread(llm, first_user.text, reply, apply, model=meta.get("model") or None)
 
 
-def generate_title_now(store: SessionRepository, info: SessionInfo, nodes: list[Node],
-                       llm: LLMSettings | None) -> SessionInfo:
+def generate_title_now(
+    store: SessionRepository, info: SessionInfo, nodes: list[Node], llm: LLMSettings | None
+) -> SessionInfo:
     """Generate the LLM title now (a session closed before its background title ran; seed 001
     §3.3): never over a manual title, never twice. Without an LLM nothing changes."""
     if llm is None or info.meta.get("title_manual") or info.meta.get("_titled"):

@@ -59,7 +59,9 @@ __all__ = ["ScriptScore", "load_script", "play_script", "run_sessions", "score_s
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _ECHO = re.compile(
     r"^(?:noted|got it|okay|ok|sure|understood|will do|sounds good|summary|done|great|right"
-    r"|exactly|好的|记下|记住了|收到|明白|没问题|对的|没错)\b", re.IGNORECASE)
+    r"|exactly|好的|记下|记住了|收到|明白|没问题|对的|没错)\b",
+    re.IGNORECASE,
+)
 _COMMAND = re.compile(r"`[^`]+`|^(?:ran|运行了)\s|\[agent [^\]]+\]|\bturn \d+:")
 _BULLET = re.compile(r"^·\s*(?:\d{4}-\d{2}-\d{2}\s+)?(?P<body>.*?)\s*↪.*$")
 
@@ -117,8 +119,12 @@ def load_script(path: Path) -> dict[str, Any]:
     return data
 
 
-def _tool_messages(turn: dict[str, Any], when: float, n: int, workdir: Path,
-                   ) -> list[dict[str, Any]]:
+def _tool_messages(
+    turn: dict[str, Any],
+    when: float,
+    n: int,
+    workdir: Path,
+) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for k, tool in enumerate(turn.get("tools") or []):
         call_id = f"call_{n}_{k}"
@@ -127,18 +133,33 @@ def _tool_messages(turn: dict[str, Any], when: float, n: int, workdir: Path,
             target = workdir / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(str(tool.get("content", "")), encoding="utf-8")
-            call = {"name": "write_file",
-                    "arguments": json.dumps({"path": rel, "content": tool.get("content", "")})}
+            call = {
+                "name": "write_file",
+                "arguments": json.dumps({"path": rel, "content": tool.get("content", "")}),
+            }
             result = f"wrote {rel}"
             meta: dict[str, Any] = {}
         else:
             call = {"name": "bash", "arguments": json.dumps({"command": str(tool.get("run"))})}
             result = str(tool.get("output", ""))
             meta = {"exit_code": int(tool.get("exit", 0))}
-        out.append({"role": "assistant", "content": None, "event_time": when + 2 * k + 1,
-                    "tool_calls": [{"id": call_id, "type": "function", "function": call}]})
-        out.append({"role": "tool", "tool_call_id": call_id, "content": result,
-                    "event_time": when + 2 * k + 2, "metadata": meta})
+        out.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "event_time": when + 2 * k + 1,
+                "tool_calls": [{"id": call_id, "type": "function", "function": call}],
+            }
+        )
+        out.append(
+            {
+                "role": "tool",
+                "tool_call_id": call_id,
+                "content": result,
+                "event_time": when + 2 * k + 2,
+                "metadata": meta,
+            }
+        )
     return out
 
 
@@ -166,8 +187,14 @@ def play_script(mem: Memory, script: dict[str, Any], workdir: Path) -> tuple[flo
             for msg in tools:
                 mem.append_message(sid, msg)
             if turn.get("assistant"):
-                mem.append_message(sid, {"role": "assistant", "content": str(turn["assistant"]),
-                                         "event_time": when + len(tools) + 1})
+                mem.append_message(
+                    sid,
+                    {
+                        "role": "assistant",
+                        "content": str(turn["assistant"]),
+                        "event_time": when + len(tools) + 1,
+                    },
+                )
             mem.commit_turn(sid, model="scripted")
             last = max(last, when)
     return last, [f"{k}={v}" for k, v in projects.items()]
@@ -185,8 +212,9 @@ def _scope_of(spec: str | None, projects: dict[str, str]) -> str | None:
     return f"project:{projects.get(name, name)}"
 
 
-def score_script(mem: Memory, script: dict[str, Any], at: float,
-                 projects: dict[str, str]) -> ScriptScore:
+def score_script(
+    mem: Memory, script: dict[str, Any], at: float, projects: dict[str, str]
+) -> ScriptScore:
     """Gold facts found, stale facts current and junk core.md lines, as of ``at``."""
     score = ScriptScore(str(script["name"]))
     memories = list(mem.memories(include_disabled=False))
@@ -209,8 +237,9 @@ def score_script(mem: Memory, script: dict[str, Any], at: float,
     score.gold = len(score.found) + len(score.missed)
     cores: dict[str | None, str] = {None: render_core(mem.knowledge.kb, scopes=["global"], now=at)}
     for pid in projects.values():
-        cores[f"project:{pid}"] = render_core(mem.knowledge.kb, scopes=scopes_for(f"project:{pid}"),
-                                              now=at)
+        cores[f"project:{pid}"] = render_core(
+            mem.knowledge.kb, scopes=scopes_for(f"project:{pid}"), now=at
+        )
     for item in script.get("stale", []):
         if _stale(mem, item, at, projects, names):
             score.stale.append(str(item.get("id")))
@@ -219,15 +248,23 @@ def score_script(mem: Memory, script: dict[str, Any], at: float,
     return score
 
 
-def _stale(mem: Memory, item: dict[str, Any], at: float, projects: dict[str, str],
-           names: dict[str, list[str]]) -> bool:
+def _stale(
+    mem: Memory,
+    item: dict[str, Any],
+    at: float,
+    projects: dict[str, str],
+    names: dict[str, list[str]],
+) -> bool:
     """Whether a stale item still holds: a current fact whose object is named ``object`` (as
     a whole word; ``relation`` narrows it), or ``text`` readable in ``scope``."""
     if "object" in item:
         want = re.compile(rf"(?<!\w){re.escape(str(item['object']))}(?!\w)", re.IGNORECASE)
         relation = item.get("relation")
-        return any(any(want.search(n) for n in names.get(mem.knowledge.kb.resolve_id(f.dst), []))
-                   for f in mem.facts(at=at) if relation in (None, f.relation))
+        return any(
+            any(want.search(n) for n in names.get(mem.knowledge.kb.resolve_id(f.dst), []))
+            for f in mem.facts(at=at)
+            if relation in (None, f.relation)
+        )
     visible = scopes_for(_scope_of(item.get("scope"), projects))
     pool = [f.fact for f in mem.facts(at=at, scope=visible)]
     pool += [m.text for m in mem.memories(include_disabled=False, scope=visible)]
@@ -244,15 +281,20 @@ def _junk(cores: dict[str | None, str], script: dict[str, Any]) -> list[str]:
             if m is None:
                 continue
             body = m.group("body")
-            junk = (_COMMAND.search(body) or _ECHO.match(body)
-                    or any(p.search(body) for p in patterns))
+            junk = (
+                _COMMAND.search(body) or _ECHO.match(body) or any(p.search(body) for p in patterns)
+            )
             if junk and line not in out:
                 out.append(line)
     return out
 
 
-def run_sessions(paths: Sequence[Path], *, settings: Settings | None = None,
-                 progress: Callable[[str], None] | None = None) -> list[ScriptScore]:
+def run_sessions(
+    paths: Sequence[Path],
+    *,
+    settings: Settings | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> list[ScriptScore]:
     """Play and score every script (each in its own temporary home)."""
     out: list[ScriptScore] = []
     for path in paths:
@@ -260,9 +302,17 @@ def run_sessions(paths: Sequence[Path], *, settings: Settings | None = None,
         with tempfile.TemporaryDirectory(prefix="ogmem-devsessions-") as tmp:
             home = Path(tmp) / "home"
             base = settings or Settings()
-            cfg = Settings(**{**base.__dict__, "home": home, "account": "bench",
-                              "space": "sessions", "distill_on_turn": False,
-                              "index_worker": False, "embedder": None})
+            cfg = Settings(
+                **{
+                    **base.__dict__,
+                    "home": home,
+                    "account": "bench",
+                    "space": "sessions",
+                    "distill_on_turn": False,
+                    "index_worker": False,
+                    "embedder": None,
+                }
+            )
             with Memory(settings=cfg) as mem:
                 last, pairs = play_script(mem, script, Path(tmp))
                 mem.sleep("deep")
@@ -270,8 +320,10 @@ def run_sessions(paths: Sequence[Path], *, settings: Settings | None = None,
                 out.append(score_script(mem, script, last + 60, projects))
         if progress:
             s = out[-1]
-            progress(f"{path.name}: {len(s.found)}/{s.gold} gold, {len(s.stale)} stale, "
-                     f"{len(s.junk)} junk")
+            progress(
+                f"{path.name}: {len(s.found)}/{s.gold} gold, {len(s.stale)} stale, "
+                f"{len(s.junk)} junk"
+            )
     return out
 
 
@@ -287,23 +339,34 @@ def script_paths(path: Path) -> list[Path]:
     return [path]
 
 
-def print_sessions(scores: Sequence[ScriptScore], console: Any, *, title: str = "",
-                   show: bool = False) -> None:
+def print_sessions(
+    scores: Sequence[ScriptScore], console: Any, *, title: str = "", show: bool = False
+) -> None:
     """One row per script and a total: gold facts found, stale facts current, junk lines."""
     from rich.table import Table
 
     table = Table(title=title or "scripted developer sessions")
-    for col in ("script", "gold found", "stale current", "junk in core.md", "memories",
-                "missed"):
+    for col in ("script", "gold found", "stale current", "junk in core.md", "memories", "missed"):
         table.add_column(col, justify="left" if col in ("script", "missed") else "right")
     for s in scores:
-        table.add_row(s.name, f"{len(s.found)}/{s.gold}", str(len(s.stale)), str(len(s.junk)),
-                      str(s.memories), ", ".join(s.missed + [f"stale: {x}" for x in s.stale]))
+        table.add_row(
+            s.name,
+            f"{len(s.found)}/{s.gold}",
+            str(len(s.stale)),
+            str(len(s.junk)),
+            str(s.memories),
+            ", ".join(s.missed + [f"stale: {x}" for x in s.stale]),
+        )
     gold = sum(s.gold for s in scores)
     found = sum(len(s.found) for s in scores)
-    table.add_row("all", f"{found}/{gold} ({found / gold:.0%})" if gold else "0/0",
-                  str(sum(len(s.stale) for s in scores)),
-                  str(sum(len(s.junk) for s in scores)), str(sum(s.memories for s in scores)), "")
+    table.add_row(
+        "all",
+        f"{found}/{gold} ({found / gold:.0%})" if gold else "0/0",
+        str(sum(len(s.stale) for s in scores)),
+        str(sum(len(s.junk) for s in scores)),
+        str(sum(s.memories for s in scores)),
+        "",
+    )
     if not console.is_terminal:
         console.width = 140
     console.print(table)

@@ -89,10 +89,16 @@ class SampleScore:
 
     def __add__(self, other: SampleScore) -> SampleScore:
         return SampleScore(
-            "all", self.observations + other.observations, self.covered + other.covered,
-            self.covered_semantic + other.covered_semantic, self.memories + other.memories,
-            self.grounded + other.grounded, self.turns + other.turns,
-            self.seconds + other.seconds, self.extract_seconds + other.extract_seconds)
+            "all",
+            self.observations + other.observations,
+            self.covered + other.covered,
+            self.covered_semantic + other.covered_semantic,
+            self.memories + other.memories,
+            self.grounded + other.grounded,
+            self.turns + other.turns,
+            self.seconds + other.seconds,
+            self.extract_seconds + other.extract_seconds,
+        )
 
 
 @dataclass
@@ -132,8 +138,11 @@ def observations(sample: dict[str, Any], known: set[str]) -> list[Observation]:
 
 def cited_dia_ids(mem: Memory) -> dict[str, tuple[str, set[str]]]:
     """Every enabled distilled memory: ``id -> (text, LoCoMo dia_ids its evidence cites)``."""
-    dia_of = {rec.node.id: str(rec.node.metadata["dia_id"]) for rec in mem.iter_nodes_since({})
-              if isinstance(rec.node.metadata.get("dia_id"), str)}
+    dia_of = {
+        rec.node.id: str(rec.node.metadata["dia_id"])
+        for rec in mem.iter_nodes_since({})
+        if isinstance(rec.node.metadata.get("dia_id"), str)
+    }
     out: dict[str, tuple[str, set[str]]] = {}
     for m in mem.memories(include_disabled=False):
         if m.source != "distilled":
@@ -146,9 +155,12 @@ def cited_dia_ids(mem: Memory) -> dict[str, tuple[str, set[str]]]:
     return out
 
 
-def score_sample(name: str, obs: Sequence[Observation],
-                 memories: dict[str, tuple[str, set[str]]],
-                 encode: Callable[[list[str]], Any] | None) -> tuple[int, int, int, int]:
+def score_sample(
+    name: str,
+    obs: Sequence[Observation],
+    memories: dict[str, tuple[str, set[str]]],
+    encode: Callable[[list[str]], Any] | None,
+) -> tuple[int, int, int, int]:
     """``(covered, covered_semantic, memories, grounded)`` of one conversation.
 
     ``encode`` maps texts to unit vectors (``None``: semantic coverage is not computed and
@@ -171,8 +183,9 @@ def score_sample(name: str, obs: Sequence[Observation],
         if not citing:
             continue
         covered += 1
-        if vectors and any(float(np.dot(obs_vecs[i], vectors[m])) >= SEMANTIC_THRESHOLD
-                           for m in citing):
+        if vectors and any(
+            float(np.dot(obs_vecs[i], vectors[m])) >= SEMANTIC_THRESHOLD for m in citing
+        ):
             covered_sem += 1
     grounded = sum(1 for _, cited in memories.values() if cited & gold_turns)
     return covered, covered_sem, len(memories), grounded
@@ -185,10 +198,16 @@ def _use_encoder() -> Callable[[list[str]], Any]:
     return lambda texts: emb.encode(texts)
 
 
-def run_knowledge(data: Path, *, home: Path | None = None, settings: Settings | None = None,
-                  samples: int | None = None, semantic: bool = True,
-                  progress: Callable[[str], None] | None = None,
-                  keep: Callable[[str, Memory], None] | None = None) -> KnowledgeReport:
+def run_knowledge(
+    data: Path,
+    *,
+    home: Path | None = None,
+    settings: Settings | None = None,
+    samples: int | None = None,
+    semantic: bool = True,
+    progress: Callable[[str], None] | None = None,
+    keep: Callable[[str, Memory], None] | None = None,
+) -> KnowledgeReport:
     """Import, distill and score every conversation of ``data`` (see the module docstring).
 
     ``keep`` is called with each conversation's ``Memory`` before it is closed (to read what
@@ -210,13 +229,27 @@ def run_knowledge(data: Path, *, home: Path | None = None, settings: Settings | 
             start = time.perf_counter()
             mem.distillation.distiller.extractor.extract(records)
             extract_seconds = time.perf_counter() - start
-            known = {str(r.node.metadata["dia_id"]) for r in records
-                     if isinstance(r.node.metadata.get("dia_id"), str)}
+            known = {
+                str(r.node.metadata["dia_id"])
+                for r in records
+                if isinstance(r.node.metadata.get("dia_id"), str)
+            }
             obs = observations(sample, known)
             cited = cited_dia_ids(mem)
             covered, sem, n_mem, grounded = score_sample(sid, obs, cited, encode)
-            report.samples.append(SampleScore(sid, len(obs), covered, sem, n_mem, grounded,
-                                              len(records), seconds, extract_seconds))
+            report.samples.append(
+                SampleScore(
+                    sid,
+                    len(obs),
+                    covered,
+                    sem,
+                    n_mem,
+                    grounded,
+                    len(records),
+                    seconds,
+                    extract_seconds,
+                )
+            )
             if progress:
                 progress(f"{sid}: {n_mem} memories for {len(obs)} observations")
             if keep is not None:
@@ -240,8 +273,10 @@ def report_rows(report: KnowledgeReport) -> list[tuple[str, list[str]]]:
         ("distilled memories", [str(s.memories) for s in cols]),
         ("memories per observation", [_fmt(s.per_observation) for s in cols]),
         ("pipeline turns/s", [f"{s.turns / s.seconds:,.0f}" if s.seconds else "-" for s in cols]),
-        ("extractor turns/s", [f"{s.turns / s.extract_seconds:,.0f}" if s.extract_seconds
-                               else "-" for s in cols]),
+        (
+            "extractor turns/s",
+            [f"{s.turns / s.extract_seconds:,.0f}" if s.extract_seconds else "-" for s in cols],
+        ),
     ]
     for system, value in report.recall.items():
         cells = ["" for _ in cols[:-1]] + [f"{value:.3f}"]

@@ -43,8 +43,14 @@ from ..recall.tokens import count_tokens
 from ..storage.sqlite_index_schema import fts_match
 from .harness import bench_home, conversation_memory
 
-__all__ = ["CATEGORIES", "LocomoReport", "clean_evidence", "locomo_memory", "print_report",
-           "run_locomo"]
+__all__ = [
+    "CATEGORIES",
+    "LocomoReport",
+    "clean_evidence",
+    "locomo_memory",
+    "print_report",
+    "run_locomo",
+]
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 _DIA = re.compile(r"D\d+:\d+")
@@ -113,7 +119,9 @@ class LocomoReport:
 
     def groups(self) -> list[tuple[str, list[int]]]:
         return [(f"{c} {CATEGORIES[c]}", [c]) for c in CATEGORIES] + [
-            ("1-4", [1, 2, 3, 4]), ("all", [1, 2, 3, 4, 5])]
+            ("1-4", [1, 2, 3, 4]),
+            ("all", [1, 2, 3, 4, 5]),
+        ]
 
 
 class _Baselines:
@@ -136,8 +144,12 @@ class _Baselines:
         match = fts_match(*query_terms(query))
         if not match:
             return []
-        return [r for (r,) in self.db.execute(
-            "SELECT rowid FROM t WHERE t MATCH ? ORDER BY rank LIMIT 200", (match,))]
+        return [
+            r
+            for (r,) in self.db.execute(
+                "SELECT rowid FROM t WHERE t MATCH ? ORDER BY rank LIMIT 200", (match,)
+            )
+        ]
 
     def dense(self, query: str) -> list[int]:
         if self.embedder is None or self.matrix is None:
@@ -188,11 +200,18 @@ class _Scoring:
     baselines: bool
 
 
-def run_locomo(data: Path, *, home: Path | None = None, run_out: Path | None = None,
-               budget: int = 2000, settings: Settings | None = None, baselines: bool = True,
-               samples: int | None = None,
-               progress: Callable[[str], None] | None = None,
-               configs: dict[str, RecallConfig] | None = None) -> LocomoReport:
+def run_locomo(
+    data: Path,
+    *,
+    home: Path | None = None,
+    run_out: Path | None = None,
+    budget: int = 2000,
+    settings: Settings | None = None,
+    baselines: bool = True,
+    samples: int | None = None,
+    progress: Callable[[str], None] | None = None,
+    configs: dict[str, RecallConfig] | None = None,
+) -> LocomoReport:
     """Run the benchmark; see the module docstring. ``configs`` also recalls every question
     with each named recall configuration (rows ``ogmemory[<name>]``, one per conversation
     kept in ``LocomoReport.by_sample``), for choosing settings by leaving one out. A ``home``
@@ -208,8 +227,10 @@ def run_locomo(data: Path, *, home: Path | None = None, run_out: Path | None = N
             sid = str(sample.get("sample_id") or "sample")
             start = time.perf_counter()
             mem = locomo_memory(sample, home, base)
-            report.setup[sid] = {"ingest_s": round(time.perf_counter() - start, 2),
-                                 **mem.index_stats()}
+            report.setup[sid] = {
+                "ingest_s": round(time.perf_counter() - start, 2),
+                **mem.index_stats(),
+            }
             if progress:
                 progress(f"{sid}: ingested in {report.setup[sid]['ingest_s']} s")
             try:
@@ -221,9 +242,12 @@ def run_locomo(data: Path, *, home: Path | None = None, run_out: Path | None = N
 
 def _score_sample(scoring: _Scoring, mem: Memory, sample: dict[str, Any], sid: str) -> None:
     """Recall every question of one conversation (and its baselines) into the report."""
-    turns = [(str(n.metadata["dia_id"]), f"[{day_label(n.event_time)}] {n.name}: {n.text}")
-             for rec in mem.iter_nodes_since({}) for n in [rec.node]
-             if isinstance(n.metadata.get("dia_id"), str)]
+    turns = [
+        (str(n.metadata["dia_id"]), f"[{day_label(n.event_time)}] {n.name}: {n.text}")
+        for rec in mem.iter_nodes_since({})
+        for n in [rec.node]
+        if isinstance(n.metadata.get("dia_id"), str)
+    ]
     known = {d for d, _ in turns}
     base_systems = _Baselines(turns, mem.embedder) if scoring.baselines else None
     budget, report = scoring.budget, scoring.report
@@ -236,21 +260,44 @@ def _score_sample(scoring: _Scoring, mem: Memory, sample: dict[str, Any], sid: s
         result = mem.recall(question, budget=budget)
         latency = (time.perf_counter() - t0) * 1000
         if scoring.out:
-            scoring.out.write(json.dumps({
-                "sample_id": sid, "qa_index": qi,
-                "items": [{"text": i.text, "dia_ids": list(i.cites)} for i in result.items],
-                "latency_ms": round(latency, 3)}, ensure_ascii=False) + "\n")
+            scoring.out.write(
+                json.dumps(
+                    {
+                        "sample_id": sid,
+                        "qa_index": qi,
+                        "items": [{"text": i.text, "dia_ids": list(i.cites)} for i in result.items],
+                        "latency_ms": round(latency, 3),
+                    },
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
         if not evidence:
             continue
         row = partial(_row, cat, evidence, answer=answer)
-        report.add("ogmemory", row(credited=_credited(result), context=result.as_context(),
-                                   tokens=result.tokens, items=len(result.items),
-                                   latency=latency))
+        report.add(
+            "ogmemory",
+            row(
+                credited=_credited(result),
+                context=result.as_context(),
+                tokens=result.tokens,
+                items=len(result.items),
+                latency=latency,
+            ),
+        )
         for name, config in scoring.configs.items():
             alt = mem.retrieval.recaller().recall(question, budget=budget, config=config)
-            report.add_sample(sid, f"ogmemory[{name}]", row(
-                credited=_credited(alt), context=alt.as_context(), tokens=alt.tokens,
-                items=len(alt.items), latency=float(alt.stats.get("latency_ms", 0.0))))
+            report.add_sample(
+                sid,
+                f"ogmemory[{name}]",
+                row(
+                    credited=_credited(alt),
+                    context=alt.as_context(),
+                    tokens=alt.tokens,
+                    items=len(alt.items),
+                    latency=float(alt.stats.get("latency_ms", 0.0)),
+                ),
+            )
         if base_systems is not None:
             _add_baselines(report, base_systems, question, budget, row)
 
@@ -260,27 +307,53 @@ def _credited(result: RecallResult) -> set[str]:
     return {c for item in result.items if len(item.cites) <= 3 for c in item.cites}
 
 
-def _add_baselines(report: LocomoReport, systems: _Baselines, question: str, budget: int,
-                   row: Callable[..., _Row]) -> None:
+def _add_baselines(
+    report: LocomoReport, systems: _Baselines, question: str, budget: int, row: Callable[..., _Row]
+) -> None:
     """The raw-turn baselines for one question, packed into the same budget."""
-    for name, rank in (("BM25 turns", systems.bm25), ("dense turns", systems.dense),
-                       ("RRF turns", systems.rrf)):
+    for name, rank in (
+        ("BM25 turns", systems.bm25),
+        ("dense turns", systems.dense),
+        ("RRF turns", systems.rrf),
+    ):
         if name == "dense turns" and systems.embedder is None:
             continue
         t0 = time.perf_counter()
         packed, used = systems.pack(rank(question), budget)
         lat = (time.perf_counter() - t0) * 1000
-        report.add(name, row(credited={d for d, _ in packed},
-                             context="\n".join(t for _, t in packed), tokens=used,
-                             items=len(packed), latency=lat))
+        report.add(
+            name,
+            row(
+                credited={d for d, _ in packed},
+                context="\n".join(t for _, t in packed),
+                tokens=used,
+                items=len(packed),
+                latency=lat,
+            ),
+        )
 
 
-def _row(cat: int, evidence: list[str], credited: set[str], context: str, answer: Any,
-         tokens: int, items: int, latency: float) -> _Row:
+def _row(
+    cat: int,
+    evidence: list[str],
+    credited: set[str],
+    context: str,
+    answer: Any,
+    tokens: int,
+    items: int,
+    latency: float,
+) -> _Row:
     hit = sum(1 for e in evidence if e in credited)
     ans = _norm(str(answer))
-    return _Row(cat, hit / len(evidence), hit == len(evidence),
-                bool(ans) and ans in _norm(context), tokens, items, latency)
+    return _Row(
+        cat,
+        hit / len(evidence),
+        hit == len(evidence),
+        bool(ans) and ans in _norm(context),
+        tokens,
+        items,
+        latency,
+    )
 
 
 def report_tables(report: LocomoReport) -> list[Any]:
@@ -301,8 +374,17 @@ def report_tables(report: LocomoReport) -> list[Any]:
         table.add_row(f"{label} (n={report.summary(systems[0], cats).get('n', 0)})", *cells)
     tables.append(table)
     detail = Table(title="per system (categories 1-4 | all)")
-    for col in ("system", "cats", "evid.", "all-evid.", "answer in ctx", "tokens", "items",
-                "p50 ms", "p95 ms"):
+    for col in (
+        "system",
+        "cats",
+        "evid.",
+        "all-evid.",
+        "answer in ctx",
+        "tokens",
+        "items",
+        "p50 ms",
+        "p95 ms",
+    ):
         detail.add_column(col, justify="right" if col not in ("system", "cats") else "left")
     for system in systems:
         for label, cats in (("1-4", [1, 2, 3, 4]), ("all", [1, 2, 3, 4, 5])):

@@ -64,7 +64,14 @@ def loo_table(report: LocomoReport) -> list[tuple[str, str, float, float, float,
         chosen = max(systems, key=lambda s: (train_score(s), s == "ogmemory[default]"))
         held_rows = report.by_sample[held]
         default = held_rows["ogmemory[default]"]
-        out.append((held, chosen.removeprefix("ogmemory[").removesuffix("]"),
-                    _score(held_rows[chosen], (1, 2, 3, 4)), _score(default, (1, 2, 3, 4)),
-                    _score(held_rows[chosen], (1,)), _score(default, (1,))))
+        out.append(
+            (
+                held,
+                chosen.removeprefix("ogmemory[").removesuffix("]"),
+                _score(held_rows[chosen], (1, 2, 3, 4)),
+                _score(default, (1, 2, 3, 4)),
+                _score(held_rows[chosen], (1,)),
+                _score(default, (1,)),
+            )
+        )
     return out

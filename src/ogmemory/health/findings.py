@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-__all__ = ["EXIT_CLEAN", "EXIT_LEFT", "EXIT_OPERATIONAL", "EXIT_REPAIRED", "Finding",
-           "FsckReport"]
+__all__ = ["EXIT_CLEAN", "EXIT_LEFT", "EXIT_OPERATIONAL", "EXIT_REPAIRED", "Finding", "FsckReport"]
 
 EXIT_CLEAN = 0
 EXIT_REPAIRED = 1
@@ -59,13 +58,24 @@ class FsckReport:
         return self.exit_code == EXIT_CLEAN
 
     def merged(self, other: FsckReport) -> FsckReport:
-        return FsckReport(self.tenants + other.tenants, self.sessions + other.sessions,
-                          self.logs + other.logs, self.index_documents + other.index_documents,
-                          self.findings + other.findings, self.notes + other.notes,
-                          self.repair or other.repair)
+        return FsckReport(
+            self.tenants + other.tenants,
+            self.sessions + other.sessions,
+            self.logs + other.logs,
+            self.index_documents + other.index_documents,
+            self.findings + other.findings,
+            self.notes + other.notes,
+            self.repair or other.repair,
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"tenants": list(self.tenants), "sessions": self.sessions, "logs": self.logs,
-                "index_documents": self.index_documents, "repair": self.repair,
-                "exit_code": self.exit_code, "findings": [f.to_dict() for f in self.findings],
-                "notes": list(self.notes)}
+        return {
+            "tenants": list(self.tenants),
+            "sessions": self.sessions,
+            "logs": self.logs,
+            "index_documents": self.index_documents,
+            "repair": self.repair,
+            "exit_code": self.exit_code,
+            "findings": [f.to_dict() for f in self.findings],
+            "notes": list(self.notes),
+        }

@@ -50,15 +50,17 @@ def check_tenant(mem: Memory, *, repair: bool = False) -> FsckReport:
     logs = check_logs(tenant.memory_dir, _shown(tenant.memory_dir, home), repair=repair)
     findings += logs.findings
     if logs.uncommitted_lines:
-        notes.append(f"{name}: {logs.uncommitted_lines} log line(s) of batches that never "
-                     "committed (left by interrupted writes; never read)")
+        notes.append(
+            f"{name}: {logs.uncommitted_lines} log line(s) of batches that never "
+            "committed (left by interrupted writes; never read)"
+        )
     if logs.rewritten:
         findings += _recover(mem, logs.lost, _shown(tenant.memory_dir, home))
-    index_findings, documents = _check_index(mem, committed, repair=repair,
-                                             rebuild=logs.rewritten)
+    index_findings, documents = _check_index(mem, committed, repair=repair, rebuild=logs.rewritten)
     findings += index_findings
-    return FsckReport((name,), len(sessions), logs.files, documents, tuple(findings),
-                      tuple(notes), repair)
+    return FsckReport(
+        (name,), len(sessions), logs.files, documents, tuple(findings), tuple(notes), repair
+    )
 
 
 def _recover(mem: Memory, lost: Sequence[LostBatch], where: str) -> list[Finding]:
@@ -69,13 +71,22 @@ def _recover(mem: Memory, lost: Sequence[LostBatch], where: str) -> list[Finding
     try:
         mem.distillation.rederive([(b.before, b.after) for b in lost])
     except Exception as exc:
-        return [Finding("log", where, f"distilling the turns of {len(lost)} lost batch(es) "
-                        f"again failed: {exc}; run 'ogmem sleep'", True, False)]
+        return [
+            Finding(
+                "log",
+                where,
+                f"distilling the turns of {len(lost)} lost batch(es) "
+                f"again failed: {exc}; run 'ogmem sleep'",
+                True,
+                False,
+            )
+        ]
     return []
 
 
-def _check_index(mem: Memory, committed: dict[str, tuple[int, ...]], *,
-                 repair: bool, rebuild: bool = False) -> tuple[list[Finding], int]:
+def _check_index(
+    mem: Memory, committed: dict[str, tuple[int, ...]], *, repair: bool, rebuild: bool = False
+) -> tuple[list[Finding], int]:
     path = mem.index_path
     where = _shown(path, mem.settings.home)
     problems = []
@@ -86,8 +97,12 @@ def _check_index(mem: Memory, committed: dict[str, tuple[int, ...]], *,
         problems += index_gaps(path, committed)
     if (problems and repair) or rebuild:
         mem.reindex(wait_for_vectors=False)  # drops the index, whatever state it is in
-    findings = [Finding("index", where, p, True, repair, "rebuilt from the files (reindex)"
-                        if repair else "") for p in problems]
+    findings = [
+        Finding(
+            "index", where, p, True, repair, "rebuilt from the files (reindex)" if repair else ""
+        )
+        for p in problems
+    ]
     documents = mem.index_stats()["documents"] if (repair or not problems) else 0
     return findings, documents
 
@@ -113,8 +128,9 @@ def home_tenants(home: Path) -> list[tuple[str, str]]:
     return found
 
 
-def check_home(settings: Settings, *, repair: bool = False,
-               tenants: Iterable[tuple[str, str]] | None = None) -> FsckReport:
+def check_home(
+    settings: Settings, *, repair: bool = False, tenants: Iterable[tuple[str, str]] | None = None
+) -> FsckReport:
     """Check every tenant of ``settings.home`` (or the given ones)."""
     from ..memory import Memory
 

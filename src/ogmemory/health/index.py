@@ -56,8 +56,17 @@ def check_index(path: Path, *, thorough: bool = False) -> str | None:
 def _damage(exc: sqlite3.Error) -> bool:
     """Whether an error says the file is damaged, not merely busy (another process writing)."""
     text = str(exc).lower()
-    return any(m in text for m in ("not a database", "malformed", "disk image", "corrupt",
-                                   "unable to open", "disk i/o"))
+    return any(
+        m in text
+        for m in (
+            "not a database",
+            "malformed",
+            "disk image",
+            "corrupt",
+            "unable to open",
+            "disk i/o",
+        )
+    )
 
 
 def index_gaps(path: Path, committed: Mapping[str, Sequence[int]]) -> list[str]:
@@ -71,8 +80,11 @@ def index_gaps(path: Path, committed: Mapping[str, Sequence[int]]) -> list[str]:
     try:
         row = conn.execute("SELECT value FROM meta WHERE key='turn_cursor'").fetchone()
         cursor: dict[str, int] = json.loads(row[0]) if row else {}
-        held = dict(conn.execute(
-            "SELECT session_id, COUNT(*) FROM docs WHERE kind='turn' GROUP BY session_id"))
+        held = dict(
+            conn.execute(
+                "SELECT session_id, COUNT(*) FROM docs WHERE kind='turn' GROUP BY session_id"
+            )
+        )
     except (sqlite3.Error, ValueError) as exc:
         return [f"index metadata unreadable ({exc})"]
     finally:
@@ -83,10 +95,13 @@ def index_gaps(path: Path, committed: Mapping[str, Sequence[int]]) -> list[str]:
         if seqs is None:
             continue  # a deleted session
         if seqs and at > max(seqs):
-            gaps.append(f"session {sid}: the index cursor is at seq {at}, the files end at "
-                        f"{max(seqs)}")
+            gaps.append(
+                f"session {sid}: the index cursor is at seq {at}, the files end at {max(seqs)}"
+            )
         expected = sum(1 for s in seqs if s <= at)
         if held.get(sid, 0) < expected:
-            gaps.append(f"session {sid}: the index holds {held.get(sid, 0)} of the {expected} "
-                        "turns its cursor covers")
+            gaps.append(
+                f"session {sid}: the index holds {held.get(sid, 0)} of the {expected} "
+                "turns its cursor covers"
+            )
     return gaps

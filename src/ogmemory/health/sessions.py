@@ -58,9 +58,21 @@ def _quiet(path: Path) -> Iterator[bool]:
 def _git_fsck(path: Path) -> str | None:
     if shutil.which("git") is None:
         return None
-    res = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(path), "fsck",
-                          "--no-progress", "--no-dangling"], capture_output=True, text=True,
-                         check=False)
+    res = subprocess.run(
+        [
+            "git",
+            "-c",
+            "safe.directory=*",
+            "-C",
+            str(path),
+            "fsck",
+            "--no-progress",
+            "--no-dangling",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if res.returncode == 0:
         return None
     lines = [ln for ln in (res.stderr + res.stdout).splitlines() if ln.strip()]
@@ -74,8 +86,7 @@ def _tree_blobs(repo: pygit2.Repository, commit: pygit2.Commit) -> dict[str, pyg
     return {entry.name: entry.id for entry in tree}  # type: ignore[misc]
 
 
-def check_session(path: Path, session_id: str, where: str, *,
-                  repair: bool) -> SessionHealth:
+def check_session(path: Path, session_id: str, where: str, *, repair: bool) -> SessionHealth:
     """Findings for the session repository at ``path`` (``where``: how to name it)."""
     problem = _git_fsck(path)
     if problem is not None:
@@ -83,25 +94,37 @@ def check_session(path: Path, session_id: str, where: str, *,
     try:
         repo = pygit2.Repository(str(path))
     except pygit2.GitError as exc:
-        return SessionHealth((Finding("session", where, f"not a git repository ({exc})",
-                                      False),), ())
+        return SessionHealth(
+            (Finding("session", where, f"not a git repository ({exc})", False),), ()
+        )
     seqs: set[int] = set()
     for name in repo.branches.local:
         commit = repo.branches.local[name].peel(pygit2.Commit)
         seqs.update(int(n.split("-", 1)[0]) for n in _tree_blobs(repo, commit) if n[:1].isdigit())
     with _quiet(path) as quiet:
         if not quiet:
-            return SessionHealth((), tuple(sorted(seqs)), f"{where}: a writer is at work; "
-                                 "only git fsck was run")
-        findings = [*_locks(repo, where, repair), *_nodes(repo, path, where, repair),
-                    *_index(repo, where, repair)]
+            return SessionHealth(
+                (), tuple(sorted(seqs)), f"{where}: a writer is at work; only git fsck was run"
+            )
+        findings = [
+            *_locks(repo, where, repair),
+            *_nodes(repo, path, where, repair),
+            *_index(repo, where, repair),
+        ]
         behind = _meta_behind(repo, path)
     if behind is not None:
         if repair:
             GitSession(path, session_id)  # opening records the missed turn (under its lock)
-        findings.append(Finding("session", where, f"meta.json missed turn commit {behind[:12]} "
-                                "(a writer stopped after the commit)", True, repair,
-                                "recorded the turn in meta.json" if repair else ""))
+        findings.append(
+            Finding(
+                "session",
+                where,
+                f"meta.json missed turn commit {behind[:12]} (a writer stopped after the commit)",
+                True,
+                repair,
+                "recorded the turn in meta.json" if repair else "",
+            )
+        )
     return SessionHealth(tuple(findings), tuple(sorted(seqs)))
 
 
@@ -114,15 +137,22 @@ def _locks(repo: pygit2.Repository, where: str, repair: bool) -> list[Finding]:
             continue
         if repair:
             lock.unlink(missing_ok=True)
-        found.append(Finding("session", where, f"stale git lock {lock.name} (a writer was "
-                             "killed)", True, repair, "removed" if repair else ""))
+        found.append(
+            Finding(
+                "session",
+                where,
+                f"stale git lock {lock.name} (a writer was killed)",
+                True,
+                repair,
+                "removed" if repair else "",
+            )
+        )
     return found
 
 
 def _nodes(repo: pygit2.Repository, path: Path, where: str, repair: bool) -> list[Finding]:
     """Node files that do not parse, or differ from the blob their turn committed."""
-    committed = {} if repo.head_is_unborn else _tree_blobs(
-        repo, repo.head.peel(pygit2.Commit))
+    committed = {} if repo.head_is_unborn else _tree_blobs(repo, repo.head.peel(pygit2.Commit))
     found = []
     hist = path / HISTORY
     names = {e.name for e in os.scandir(hist)} if hist.is_dir() else set()
@@ -136,11 +166,20 @@ def _nodes(repo: pygit2.Repository, path: Path, where: str, repair: bool) -> lis
             if repair:
                 file.write_bytes(repo[blob].peel(pygit2.Blob).data)
             what = "is missing" if data is None else "differs from its committed version"
-            found.append(Finding("session", where, f"node file {name} {what}", True, repair,
-                                 "restored from git" if repair else ""))
+            found.append(
+                Finding(
+                    "session",
+                    where,
+                    f"node file {name} {what}",
+                    True,
+                    repair,
+                    "restored from git" if repair else "",
+                )
+            )
         elif blob is None and data is not None and not _parses(data):
-            found.append(Finding("session", where, f"uncommitted node file {name} is "
-                                 "unreadable", False))
+            found.append(
+                Finding("session", where, f"uncommitted node file {name} is unreadable", False)
+            )
     return found
 
 
@@ -162,8 +201,16 @@ def _index(repo: pygit2.Repository, where: str, repair: bool) -> list[Finding]:
     if repair:
         index.read_tree(head.tree)
         index.write()
-    return [Finding("session", where, "the git index is behind HEAD (a writer was killed "
-                    "between commit and index)", True, repair, "reset to HEAD" if repair else "")]
+    return [
+        Finding(
+            "session",
+            where,
+            "the git index is behind HEAD (a writer was killed between commit and index)",
+            True,
+            repair,
+            "reset to HEAD" if repair else "",
+        )
+    ]
 
 
 def _meta_behind(repo: pygit2.Repository, path: Path) -> str | None:

@@ -20,5 +20,12 @@ from .base import slug as _slug  # noqa: F401  (kept: callers import it from her
 from .locomo import parse_locomo, parse_locomo_date, read_locomo, session_numbers
 from .openai import read_openai_jsonl
 
-__all__ = ["Conversation", "parse_locomo", "parse_locomo_date", "read_locomo", "read_openai_jsonl",
-           "session_numbers", "split_turns"]
+__all__ = [
+    "Conversation",
+    "parse_locomo",
+    "parse_locomo_date",
+    "read_locomo",
+    "read_openai_jsonl",
+    "session_numbers",
+    "split_turns",
+]

@@ -30,8 +30,14 @@ from typing import Any
 from .base import session_key, slug
 from .model import DEFAULT_LIMIT, DraftNode, Issue, ParseResult, iter_lines, truncate
 
-__all__ = ["AGENT_ID", "HISTORY_FILE", "INPUT_HISTORY_FILE", "discover", "parse",
-           "read_input_history"]
+__all__ = [
+    "AGENT_ID",
+    "HISTORY_FILE",
+    "INPUT_HISTORY_FILE",
+    "discover",
+    "parse",
+    "read_input_history",
+]
 
 AGENT_ID = "aider"
 HISTORY_FILE = ".aider.chat.history.md"
@@ -44,7 +50,8 @@ _STATUS = re.compile(
     r"^(?:Tokens: |Cost: |Added .+ to the chat|Removed .+ from the chat|Dropping |"
     r"You can use /undo|Repo-map:|Use /help|Aider v\d|Main model:|Model:|Weak model:|"
     r"Editor model:|Git repo:|Warning: |Added \d+ lines? of output|Restored previous|"
-    r"Scraping |https?://\S+$)|\(Y\)es/\(N\)o")
+    r"Scraping |https?://\S+$)|\(Y\)es/\(N\)o"
+)
 _VERSION = re.compile(r"^Aider v(?P<v>\S+)")
 _MODEL = re.compile(r"^(?:Main model|Model): (?P<m>\S+)")
 
@@ -85,8 +92,14 @@ def _local(text: str) -> float | None:
 
 
 class _Reader:
-    def __init__(self, path: str, result: ParseResult, context: dict[str, Any],
-                 prompts: dict[str, list[float]], limit: int) -> None:
+    def __init__(
+        self,
+        path: str,
+        result: ParseResult,
+        context: dict[str, Any],
+        prompts: dict[str, list[float]],
+        limit: int,
+    ) -> None:
         self.path = path
         self.result = result
         self.prompts = prompts
@@ -101,8 +114,14 @@ class _Reader:
         self.kind = ""  # what ``block`` holds: "user", "text" or "quote"
 
     def context(self) -> dict[str, Any]:
-        return {"session": self.session, "info": self.info, "used": self.used[-200:],
-                "last_time": self.last_time, "fence": self.fence, "prompt": self.prompt}
+        return {
+            "session": self.session,
+            "info": self.info,
+            "used": self.used[-200:],
+            "last_time": self.last_time,
+            "fence": self.fence,
+            "prompt": self.prompt,
+        }
 
     # ------------------------------------------------------------------ lines
 
@@ -146,8 +165,7 @@ class _Reader:
             sid = f"{base}-{n}"
         self.used.append(sid)
         self.session = sid
-        self.info = {"format": "aider", "source": self.path, "cwd": str(folder),
-                     "started_at": when}
+        self.info = {"format": "aider", "source": self.path, "cwd": str(folder), "started_at": when}
         self.prompt = ""
         self.fence = False
 
@@ -170,8 +188,11 @@ class _Reader:
         else:
             text = "\n".join(t for _, t in block).strip()
             if text:
-                self.add(DraftNode(f"L{first}", "assistant", text, self.last_time,
-                                   metadata=self.model_meta()))
+                self.add(
+                    DraftNode(
+                        f"L{first}", "assistant", text, self.last_time, metadata=self.model_meta()
+                    )
+                )
 
     def has_nodes(self) -> bool:
         draft = self.result.sessions.get(self.session or "")
@@ -214,8 +235,7 @@ class _Reader:
         if i < len(times):
             self.last_time = times[i]
         meta: dict[str, Any] = {"kind": "command"} if text.startswith(("/", "!")) else {}
-        self.add(DraftNode(f"L{first}", "user", text, self.last_time, metadata=meta,
-                           new_turn=True))
+        self.add(DraftNode(f"L{first}", "user", text, self.last_time, metadata=meta, new_turn=True))
 
     def quote(self, first: int, lines: list[str]) -> None:
         calls: list[tuple[str, dict[str, Any], str]] = []
@@ -226,8 +246,9 @@ class _Reader:
             elif (m := _EDIT.match(line)) is not None:
                 calls.append(("edit_file", {"path": m.group("path")}, line))
             elif (m := _COMMIT.match(line)) is not None:
-                calls.append(("git_commit", {"sha": m.group("sha"),
-                                             "message": m.group("message")}, line))
+                calls.append(
+                    ("git_commit", {"sha": m.group("sha"), "message": m.group("message")}, line)
+                )
             elif _STATUS.search(line):
                 self.result.dropped["status line"] += 1
             else:
@@ -242,31 +263,60 @@ class _Reader:
         if not calls:
             return
         ids = [f"L{first}-{k}" for k in range(1, len(calls) + 1)]
-        tool_calls = [{"id": cid, "type": "function", "function": {
-            "name": name, "arguments": json.dumps(args, ensure_ascii=False)}}
-            for cid, (name, args, _) in zip(ids, calls, strict=True)]
-        self.add(DraftNode(f"L{first}", "assistant", None, self.last_time, tool_calls=tool_calls,
-                           metadata={"synthetic": True, "by": "aider"}))
+        tool_calls = [
+            {
+                "id": cid,
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)},
+            }
+            for cid, (name, args, _) in zip(ids, calls, strict=True)
+        ]
+        self.add(
+            DraftNode(
+                f"L{first}",
+                "assistant",
+                None,
+                self.last_time,
+                tool_calls=tool_calls,
+                metadata={"synthetic": True, "by": "aider"},
+            )
+        )
         for cid, (name, _, body) in zip(ids, calls, strict=True):
             text, meta = truncate(body, self.limit)
-            self.add(DraftNode(f"{cid}-r", "tool", text, self.last_time, name=name,
-                               tool_call_id=cid, metadata=meta))
+            self.add(
+                DraftNode(
+                    f"{cid}-r",
+                    "tool",
+                    text,
+                    self.last_time,
+                    name=name,
+                    tool_call_id=cid,
+                    metadata=meta,
+                )
+            )
 
 
-def parse(data: bytes, *, path: str, start: int = 0, line: int = 1,
-          context: dict[str, Any] | None = None, limit: int = DEFAULT_LIMIT,
-          input_history: str | None = None) -> ParseResult:
+def parse(
+    data: bytes,
+    *,
+    path: str,
+    start: int = 0,
+    line: int = 1,
+    context: dict[str, Any] | None = None,
+    limit: int = DEFAULT_LIMIT,
+    input_history: str | None = None,
+) -> ParseResult:
     """Read ``data[start:]`` (the bytes not imported yet) of the chat log ``path``;
     ``input_history`` is the text of ``.aider.input.history``, when there is one."""
     result = ParseResult()
     prompts = read_input_history(input_history) if input_history else {}
     reader = _Reader(path, result, context or {}, prompts, limit)
-    for ln in iter_lines(data, start=start, first_line=line, path=path, result=result,
-                         final_json=False):
+    for ln in iter_lines(
+        data, start=start, first_line=line, path=path, result=result, final_json=False
+    ):
         reader.line(ln.number, ln.text)
     reader.flush()
     result.context = reader.context()
     if not result.messages and start == 0:
-        result.issues.append(Issue(path, None, "empty file" if not data.strip()
-                                   else "no messages"))
+        result.issues.append(Issue(path, None, "empty file" if not data.strip() else "no messages"))
     return result

@@ -39,7 +39,9 @@ def text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [p if isinstance(p, str) else block_text(p) if isinstance(p, dict) else ""
-                 for p in content]
+        parts = [
+            p if isinstance(p, str) else block_text(p) if isinstance(p, dict) else ""
+            for p in content
+        ]
         return "\n".join(p for p in parts if p)
     return "" if content is None else json.dumps(content, ensure_ascii=False)

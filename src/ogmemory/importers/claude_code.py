@@ -58,8 +58,12 @@ AGENT_ID = "claude-code"
 #: the file when a new line refers to them.
 _INDEX_CAP = 4000
 _SUBAGENT = re.compile(r"^agent-(?P<id>[A-Za-z0-9._-]+)\.jsonl$")
-_DROPPED_TYPES = {"progress": "progress", "file-history-snapshot": "snapshot",
-                  "queue-operation": "queue operation", "attachment": "attachment"}
+_DROPPED_TYPES = {
+    "progress": "progress",
+    "file-history-snapshot": "snapshot",
+    "queue-operation": "queue operation",
+    "attachment": "attachment",
+}
 
 
 def discover(root: Path) -> list[Path]:
@@ -69,8 +73,13 @@ def discover(root: Path) -> list[Path]:
         return [root]
     if (root / "projects").is_dir() and not any(root.glob("*/*.jsonl")):
         root = root / "projects"  # the Claude config folder itself (~/.claude)
-    found = [p for p in root.rglob("*.jsonl") if p.is_file()
-             and not p.name.startswith("agent-acompact-") and "tool-results" not in p.parts]
+    found = [
+        p
+        for p in root.rglob("*.jsonl")
+        if p.is_file()
+        and not p.name.startswith("agent-acompact-")
+        and "tool-results" not in p.parts
+    ]
     return sorted(found)
 
 
@@ -92,14 +101,14 @@ def session_id_for(path: PurePath, first: dict[str, Any] | None = None) -> str:
 class _Reader:
     """One pass over lines; ``emit=False`` only rebuilds the uuid index (a re-read prefix)."""
 
-    def __init__(self, path: str, result: ParseResult, context: dict[str, Any],
-                 limit: int) -> None:
+    def __init__(self, path: str, result: ParseResult, context: dict[str, Any], limit: int) -> None:
         self.path = path
         self.name = PurePath(path)
         self.result = result
         self.index: dict[str, list[Any]] = dict(context.get("index") or {})
-        self.messages = ClaudeMessages(limit, self._drop, context.get("calls"),
-                                       context.get("compact"))
+        self.messages = ClaudeMessages(
+            limit, self._drop, context.get("calls"), context.get("compact")
+        )
         self.last_time = float(context.get("last_time") or 0.0)
         self.main: str | None = context.get("session")
         self.subagent = bool(_SUBAGENT.match(self.name.name))
@@ -209,8 +218,11 @@ class _Reader:
         if isinstance(obj.get("sessionId"), str):
             info.setdefault("claude_session_id", obj["sessionId"])
         if self.subagent:
-            parent = self.name.parent.parent.name if self.name.parent.name == "subagents" \
+            parent = (
+                self.name.parent.parent.name
+                if self.name.parent.name == "subagents"
                 else obj.get("sessionId")
+            )
             if isinstance(parent, str) and parent:
                 info.setdefault("parent_session", session_key("claude", parent))
         elif session != self._main_of(obj):
@@ -272,19 +284,32 @@ class _Reader:
     def context(self) -> dict[str, Any]:
         index = dict(list(self.index.items())[-_INDEX_CAP:])
         calls = dict(list(self.messages.calls.items())[-_INDEX_CAP:])
-        return {"index": index, "calls": calls, "compact": self.messages.compact,
-                "last_time": self.last_time, "session": self.main}
+        return {
+            "index": index,
+            "calls": calls,
+            "compact": self.messages.compact,
+            "last_time": self.last_time,
+            "session": self.main,
+        }
 
 
 def _refs(data: bytes, start: int) -> Iterable[str]:
     """Parent uuids the new lines name (cheap scan, no full parse)."""
-    for match in re.finditer(rb'"(?:parentUuid|logicalParentUuid|leafUuid)":"([^"]+)"',
-                             data[start:]):
+    for match in re.finditer(
+        rb'"(?:parentUuid|logicalParentUuid|leafUuid)":"([^"]+)"', data[start:]
+    ):
         yield match.group(1).decode("utf-8", "replace")
 
 
-def parse(data: bytes, *, path: str, start: int = 0, line: int = 1,
-          context: dict[str, Any] | None = None, limit: int = DEFAULT_LIMIT) -> ParseResult:
+def parse(
+    data: bytes,
+    *,
+    path: str,
+    start: int = 0,
+    line: int = 1,
+    context: dict[str, Any] | None = None,
+    limit: int = DEFAULT_LIMIT,
+) -> ParseResult:
     """Read ``data[start:]`` (the bytes not imported yet) of the Claude Code file ``path``.
 
     ``context`` is what the previous read left; when a new line refers to an older one it does
@@ -294,8 +319,9 @@ def parse(data: bytes, *, path: str, start: int = 0, line: int = 1,
     reader = _Reader(path, result, context or {}, limit)
     if start > 0:
         uuids = set(re.findall(rb'"uuid":"([^"]+)"', data[start:]))
-        missing = {r for r in _refs(data, start)
-                   if r not in reader.index and r.encode() not in uuids}
+        missing = {
+            r for r in _refs(data, start) if r not in reader.index and r.encode() not in uuids
+        }
         if missing:
             reader.emit = False
             scratch = ParseResult()
@@ -307,8 +333,14 @@ def parse(data: bytes, *, path: str, start: int = 0, line: int = 1,
         reader.line(ln.number, ln.text)
     result.context = reader.context()
     if not result.messages and start == 0:
-        reason = "empty file" if not data.strip() else (
-            "summary-only file (no messages)" if result.dropped.get("summary of another session")
-            or result.dropped.get("title") else "no messages")
+        reason = (
+            "empty file"
+            if not data.strip()
+            else (
+                "summary-only file (no messages)"
+                if result.dropped.get("summary of another session") or result.dropped.get("title")
+                else "no messages"
+            )
+        )
         result.issues.append(Issue(path, None, reason))
     return result

@@ -46,10 +46,13 @@ __all__ = ["AGENT_ID", "discover", "parse"]
 
 AGENT_ID = "codex"
 _UUID_IN_NAME = re.compile(
-    r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$", re.IGNORECASE)
-_SCAFFOLD = re.compile(r"^\s*(?:<(?P<tag>environment_context|user_instructions|"
-                       r"permissions instructions|INSTRUCTIONS|system-reminder)>|"
-                       r"# (?P<agents>AGENTS\.md) instructions)")
+    r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$", re.IGNORECASE
+)
+_SCAFFOLD = re.compile(
+    r"^\s*(?:<(?P<tag>environment_context|user_instructions|"
+    r"permissions instructions|INSTRUCTIONS|system-reminder)>|"
+    r"# (?P<agents>AGENTS\.md) instructions)"
+)
 _CWD = re.compile(r"<cwd>([^<]+)</cwd>")
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call")
 _OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
@@ -64,8 +67,7 @@ def discover(root: Path) -> list[Path]:
 
 
 class _Reader:
-    def __init__(self, path: str, result: ParseResult, context: dict[str, Any],
-                 limit: int) -> None:
+    def __init__(self, path: str, result: ParseResult, context: dict[str, Any], limit: int) -> None:
         self.path = path
         self.result = result
         self.limit = limit
@@ -77,8 +79,13 @@ class _Reader:
         self.number = 0
 
     def context(self) -> dict[str, Any]:
-        return {"session": self.session, "model": self.model, "last_time": self.last_time,
-                "preamble": self.preamble, "calls": dict(list(self.calls.items())[-2000:])}
+        return {
+            "session": self.session,
+            "model": self.model,
+            "last_time": self.last_time,
+            "preamble": self.preamble,
+            "calls": dict(list(self.calls.items())[-2000:]),
+        }
 
     def draft(self) -> SessionDraft:
         if self.session is None:
@@ -121,8 +128,9 @@ class _Reader:
             self.last_time = max(self.last_time, when)
             self.item(number, obj, when)
         else:
-            self.result.issues.append(Issue(self.path, number, "not a Codex record",
-                                            "no type, payload or record_type"))
+            self.result.issues.append(
+                Issue(self.path, number, "not a Codex record", "no type, payload or record_type")
+            )
 
     def envelope(self, number: int, kind: str, payload: dict[str, Any], when: float) -> None:
         if kind == "session_meta":
@@ -137,8 +145,16 @@ class _Reader:
         elif kind == "compacted":
             text = payload.get("message")
             if isinstance(text, str) and text.strip():
-                self.add(DraftNode(f"L{number}", "assistant", text, when,
-                                   metadata={"kind": "compaction_summary"}, new_turn=True))
+                self.add(
+                    DraftNode(
+                        f"L{number}",
+                        "assistant",
+                        text,
+                        when,
+                        metadata={"kind": "compaction_summary"},
+                        new_turn=True,
+                    )
+                )
             else:
                 self.result.dropped["compaction marker"] += 1
         else:
@@ -163,8 +179,11 @@ class _Reader:
                 info[f"codex_{key}" if key == "source" else key] = payload[key]
         git = payload.get("git")
         if isinstance(git, dict):
-            for key, name in (("branch", "git_branch"), ("commit_hash", "git_commit"),
-                              ("repository_url", "git_remote")):
+            for key, name in (
+                ("branch", "git_branch"),
+                ("commit_hash", "git_commit"),
+                ("repository_url", "git_remote"),
+            ):
                 if isinstance(git.get(key), str) and git[key]:
                     info[name] = git[key]
         instructions = payload.get("instructions")
@@ -224,8 +243,12 @@ class _Reader:
 
     def call(self, node_id: str, kind: str, item: dict[str, Any], when: float) -> None:
         call_id = str(item.get("call_id") or item.get("id") or node_id)
-        name = str(item.get("name") or {"local_shell_call": "local_shell",
-                                         "web_search_call": "web_search"}.get(kind, "tool"))
+        name = str(
+            item.get("name")
+            or {"local_shell_call": "local_shell", "web_search_call": "web_search"}.get(
+                kind, "tool"
+            )
+        )
         if kind == "function_call":
             raw = item.get("arguments")
             try:
@@ -241,8 +264,11 @@ class _Reader:
         meta: dict[str, Any] = {"arguments_truncated": True} if cut else {}
         if self.model:
             meta["model"] = self.model
-        call = {"id": call_id, "type": "function",
-                "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)}}
+        call = {
+            "id": call_id,
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)},
+        }
         self.add(DraftNode(node_id, "assistant", None, when, tool_calls=[call], metadata=meta))
 
     def output(self, node_id: str, item: dict[str, Any], when: float) -> None:
@@ -259,12 +285,26 @@ class _Reader:
                 if isinstance(info, dict) and isinstance(info.get("exit_code"), int):
                     meta["exit_code"] = info["exit_code"]
                 out = parsed["output"]
-        text = out if isinstance(out, str) else _text(out) if isinstance(out, list) else \
-            json.dumps(out, ensure_ascii=False)
+        text = (
+            out
+            if isinstance(out, str)
+            else _text(out)
+            if isinstance(out, list)
+            else json.dumps(out, ensure_ascii=False)
+        )
         body, cut = truncate(text, self.limit)
         meta.update(cut)
-        self.add(DraftNode(node_id, "tool", body or "(no output)", when,
-                           name=self.calls.get(call_id), tool_call_id=call_id, metadata=meta))
+        self.add(
+            DraftNode(
+                node_id,
+                "tool",
+                body or "(no output)",
+                when,
+                name=self.calls.get(call_id),
+                tool_call_id=call_id,
+                metadata=meta,
+            )
+        )
 
 
 def _text(content: Any) -> str:
@@ -280,8 +320,15 @@ def _text(content: Any) -> str:
     return "\n".join(parts)
 
 
-def parse(data: bytes, *, path: str, start: int = 0, line: int = 1,
-          context: dict[str, Any] | None = None, limit: int = DEFAULT_LIMIT) -> ParseResult:
+def parse(
+    data: bytes,
+    *,
+    path: str,
+    start: int = 0,
+    line: int = 1,
+    context: dict[str, Any] | None = None,
+    limit: int = DEFAULT_LIMIT,
+) -> ParseResult:
     """Read ``data[start:]`` (the bytes not imported yet) of the rollout ``path``."""
     result = ParseResult()
     reader = _Reader(path, result, context or {}, limit)
@@ -289,6 +336,5 @@ def parse(data: bytes, *, path: str, start: int = 0, line: int = 1,
         reader.line(ln.number, ln.text)
     result.context = reader.context()
     if not result.messages and start == 0:
-        result.issues.append(Issue(path, None, "empty file" if not data.strip()
-                                   else "no messages"))
+        result.issues.append(Issue(path, None, "empty file" if not data.strip() else "no messages"))
     return result

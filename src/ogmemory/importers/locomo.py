@@ -71,15 +71,25 @@ def parse_locomo(samples: list[dict[str, Any]], *, prefix: str = "") -> Iterator
                 if not isinstance(turn, dict) or not isinstance(turn.get("text"), str):
                     raise InvalidInput(f"{sample_id}: session_{n} turn {k} has no text")
                 text = turn["text"]
-                meta: dict[str, Any] = {"dia_id": turn.get("dia_id"),
-                                        "speaker": turn.get("speaker")}
+                meta: dict[str, Any] = {
+                    "dia_id": turn.get("dia_id"),
+                    "speaker": turn.get("speaker"),
+                }
                 if turn.get("blip_caption"):
                     meta["image_caption"] = turn["blip_caption"]
                     text = f"{text} [shares a photo: {turn['blip_caption']}]"
                 role = "user" if turn.get("speaker") == speaker_a else "assistant"
-                messages.append({"role": role, "content": text, "name": turn.get("speaker"),
-                                 "event_time": start + k, "metadata": meta})
+                messages.append(
+                    {
+                        "role": role,
+                        "content": text,
+                        "name": turn.get("speaker"),
+                        "event_time": start + k,
+                        "metadata": meta,
+                    }
+                )
             yield Conversation(
-                session_id=f"{prefix}{sample_id}-s{n}", messages=messages,
+                session_id=f"{prefix}{sample_id}-s{n}",
+                messages=messages,
                 meta={"sample_id": sample_id, "session": n, "date": date_text},
             )

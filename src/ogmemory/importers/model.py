@@ -46,8 +46,7 @@ class Issue:
     detail: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "line": self.line, "reason": self.reason,
-                "detail": self.detail}
+        return {"path": self.path, "line": self.line, "reason": self.reason, "detail": self.detail}
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line is not None else self.path
@@ -77,8 +76,12 @@ class DraftNode:
 
     def message(self, *, with_parent: bool) -> dict[str, Any]:
         """The OpenAI-style message ``Memory.append_message`` takes."""
-        msg: dict[str, Any] = {"id": self.id, "role": self.role, "content": self.content,
-                               "event_time": self.event_time}
+        msg: dict[str, Any] = {
+            "id": self.id,
+            "role": self.role,
+            "content": self.content,
+            "event_time": self.event_time,
+        }
         if with_parent and self.parent is not None:
             msg["parent_id"] = self.parent
         for key in ("name", "tool_calls", "tool_call_id"):
@@ -138,8 +141,15 @@ class Line:
     text: str
 
 
-def iter_lines(data: bytes, *, start: int, first_line: int, path: str,
-               result: ParseResult, final_json: bool = True) -> Iterator[Line]:
+def iter_lines(
+    data: bytes,
+    *,
+    start: int,
+    first_line: int,
+    path: str,
+    result: ParseResult,
+    final_json: bool = True,
+) -> Iterator[Line]:
     """The complete lines of ``data[start:]``; ``result.end``/``result.lines`` advance past each.
 
     The last line without a newline is consumed only when ``final_json`` and it parses as JSON
@@ -156,8 +166,9 @@ def iter_lines(data: bytes, *, start: int, first_line: int, path: str,
         nxt = size if nl < 0 else nl + 1
         if nl < 0 and not (final_json and _is_json(raw)):
             if raw.strip():
-                result.issues.append(Issue(path, number, "truncated last line",
-                                           "left for the next import"))
+                result.issues.append(
+                    Issue(path, number, "truncated last line", "left for the next import")
+                )
             return
         try:
             text = raw.decode("utf-8").rstrip("\r")

@@ -44,11 +44,23 @@ class FileOutcome:
         return sum(s.turns for s in self.sessions)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "status": self.status, "messages": self.messages,
-                "turns": self.turns,
-                "sessions": [{"session_id": s.session_id, "status": s.status, "turns": s.turns,
-                              "messages": s.messages} for s in self.sessions],
-                "left_out": dict(self.left_out), "issues": [i.to_dict() for i in self.issues]}
+        return {
+            "path": self.path,
+            "status": self.status,
+            "messages": self.messages,
+            "turns": self.turns,
+            "sessions": [
+                {
+                    "session_id": s.session_id,
+                    "status": s.status,
+                    "turns": s.turns,
+                    "messages": s.messages,
+                }
+                for s in self.sessions
+            ],
+            "left_out": dict(self.left_out),
+            "issues": [i.to_dict() for i in self.issues],
+        }
 
 
 @dataclass(frozen=True)

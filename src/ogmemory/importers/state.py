@@ -53,18 +53,31 @@ class FileState:
     context: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"source": self.source, "size": self.size, "mtime_ns": self.mtime_ns,
-                "device": self.device, "inode": self.inode, "head": self.head,
-                "head_len": self.head_len, "offset": self.offset, "line": self.line,
-                "sessions": list(self.sessions), "context": self.context}
+        return {
+            "source": self.source,
+            "size": self.size,
+            "mtime_ns": self.mtime_ns,
+            "device": self.device,
+            "inode": self.inode,
+            "head": self.head,
+            "head_len": self.head_len,
+            "offset": self.offset,
+            "line": self.line,
+            "sessions": list(self.sessions),
+            "context": self.context,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> FileState:
         return cls(
-            source=str(data.get("source", "")), size=int(data.get("size", 0)),
-            mtime_ns=int(data.get("mtime_ns", 0)), device=int(data.get("device", 0)),
-            inode=int(data.get("inode", 0)), head=str(data.get("head", "")),
-            head_len=int(data.get("head_len", 0)), offset=int(data.get("offset", 0)),
+            source=str(data.get("source", "")),
+            size=int(data.get("size", 0)),
+            mtime_ns=int(data.get("mtime_ns", 0)),
+            device=int(data.get("device", 0)),
+            inode=int(data.get("inode", 0)),
+            head=str(data.get("head", "")),
+            head_len=int(data.get("head_len", 0)),
+            offset=int(data.get("offset", 0)),
             line=int(data.get("line", 0)),
             sessions=tuple(str(s) for s in data.get("sessions") or ()),
             context=dict(data.get("context") or {}),
@@ -78,18 +91,33 @@ class FileState:
         """The bytes already imported are still there (the file only grew)."""
         if len(data) < self.offset:
             return False
-        return hashlib.sha1(data[:self.head_len]).hexdigest() == self.head
+        return hashlib.sha1(data[: self.head_len]).hexdigest() == self.head
 
-    def after(self, data: bytes, stat: os.stat_result | None, *, offset: int, line: int,
-              sessions: tuple[str, ...], context: dict[str, Any]) -> FileState:
+    def after(
+        self,
+        data: bytes,
+        stat: os.stat_result | None,
+        *,
+        offset: int,
+        line: int,
+        sessions: tuple[str, ...],
+        context: dict[str, Any],
+    ) -> FileState:
         """The state once ``data`` was read up to ``offset``."""
         head_len = min(len(data), HEAD_BYTES)
         return replace(
-            self, size=stat.st_size if stat else len(data),
-            mtime_ns=stat.st_mtime_ns if stat else 0, device=stat.st_dev if stat else 0,
-            inode=stat.st_ino if stat else 0, head=hashlib.sha1(data[:head_len]).hexdigest(),
-            head_len=head_len, offset=offset, line=line,
-            sessions=tuple(dict.fromkeys((*self.sessions, *sessions))), context=context)
+            self,
+            size=stat.st_size if stat else len(data),
+            mtime_ns=stat.st_mtime_ns if stat else 0,
+            device=stat.st_dev if stat else 0,
+            inode=stat.st_ino if stat else 0,
+            head=hashlib.sha1(data[:head_len]).hexdigest(),
+            head_len=head_len,
+            offset=offset,
+            line=line,
+            sessions=tuple(dict.fromkeys((*self.sessions, *sessions))),
+            context=context,
+        )
 
 
 class StateStore:

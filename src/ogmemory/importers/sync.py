@@ -39,8 +39,16 @@ log = logging.getLogger(__name__)
 
 
 class _Parse(Protocol):
-    def __call__(self, data: bytes, *, path: str, start: int, line: int,
-                 context: dict[str, Any] | None, limit: int) -> ParseResult: ...
+    def __call__(
+        self,
+        data: bytes,
+        *,
+        path: str,
+        start: int,
+        line: int,
+        context: dict[str, Any] | None,
+        limit: int,
+    ) -> ParseResult: ...
 
 
 @dataclass(frozen=True)
@@ -50,15 +58,17 @@ class _Format:
     parse: _Parse
 
 
-def _parse_aider(data: bytes, *, path: str, start: int, line: int,
-                 context: dict[str, Any] | None, limit: int) -> ParseResult:
+def _parse_aider(
+    data: bytes, *, path: str, start: int, line: int, context: dict[str, Any] | None, limit: int
+) -> ParseResult:
     sibling = Path(path).with_name(aider.INPUT_HISTORY_FILE)
     try:
         history = sibling.read_text(encoding="utf-8", errors="replace")
     except OSError:
         history = None
-    return aider.parse(data, path=path, start=start, line=line, context=context, limit=limit,
-                       input_history=history)
+    return aider.parse(
+        data, path=path, start=start, line=line, context=context, limit=limit, input_history=history
+    )
 
 
 #: The agent-history formats, by the name ``ogmem import <format>`` takes.
@@ -99,11 +109,13 @@ class _Live:
 class HistorySync:
     """Imports one format's files into one tenant (``Memory.import_history`` runs it)."""
 
-    def __init__(self, mem: Memory, fmt: str, *, bind_projects: bool = True,
-                 limit: int = DEFAULT_LIMIT) -> None:
+    def __init__(
+        self, mem: Memory, fmt: str, *, bind_projects: bool = True, limit: int = DEFAULT_LIMIT
+    ) -> None:
         if fmt not in FORMATS:
-            raise InvalidInput(f"unknown import format {fmt!r}; use one of: "
-                               f"{', '.join(sorted(FORMATS))}")
+            raise InvalidInput(
+                f"unknown import format {fmt!r}; use one of: {', '.join(sorted(FORMATS))}"
+            )
         self.mem = mem
         self.fmt = fmt
         self.spec = FORMATS[fmt]
@@ -121,15 +133,24 @@ class HistorySync:
         for raw in paths:
             path = Path(raw).expanduser()
             if not path.exists():
-                missing.append(FileOutcome(str(path), "skipped", issues=(
-                    Issue(str(path), None, "no such file or directory"),)))
+                missing.append(
+                    FileOutcome(
+                        str(path),
+                        "skipped",
+                        issues=(Issue(str(path), None, "no such file or directory"),),
+                    )
+                )
                 continue
             for item in self.spec.discover(path):
                 found.setdefault(item.resolve(), None)
         return list(found), missing
 
-    def run(self, paths: Iterable[str | Path], *,
-            on_file: Callable[[FileOutcome, int, int], None] | None = None) -> ImportReport:
+    def run(
+        self,
+        paths: Iterable[str | Path],
+        *,
+        on_file: Callable[[FileOutcome, int, int], None] | None = None,
+    ) -> ImportReport:
         """Sync every file under ``paths``; ``on_file(outcome, done, total)`` after each."""
         files, outcomes = self.files(paths)
         with self.states.locked():
@@ -157,38 +178,67 @@ class HistorySync:
             stat = path.stat()
             state = self.states.get(self.fmt, source)
             if state.unchanged(stat):
-                return FileOutcome(source, "unchanged", tuple(
-                    SessionOutcome(s, "unchanged") for s in state.sessions))
+                return FileOutcome(
+                    source,
+                    "unchanged",
+                    tuple(SessionOutcome(s, "unchanged") for s in state.sessions),
+                )
             data = path.read_bytes()
         except OSError as exc:
-            return FileOutcome(source, "skipped", issues=(Issue(source, None, "unreadable",
-                                                                 str(exc)),))
+            return FileOutcome(
+                source, "skipped", issues=(Issue(source, None, "unreadable", str(exc)),)
+            )
         try:
             return self._sync(source, source, data, stat)
         except (OgmemError, OSError, ValueError, pygit2.GitError) as exc:
             # One file that cannot be recorded must not stop the others; its state is not
             # saved, so the next run tries it again (what was recorded is found by node id).
             log.warning("import of %s failed", source, exc_info=True)
-            return FileOutcome(source, "skipped", issues=(Issue(source, None, "import failed",
-                                                                 str(exc)[:200]),))
+            return FileOutcome(
+                source, "skipped", issues=(Issue(source, None, "import failed", str(exc)[:200]),)
+            )
 
-    def _sync(self, source: str, name: str, data: bytes,
-              stat: os.stat_result | None) -> FileOutcome:
+    def _sync(
+        self, source: str, name: str, data: bytes, stat: os.stat_result | None
+    ) -> FileOutcome:
         state = self.states.get(self.fmt, source)
         if state.offset and not state.same_start(data):
-            return FileOutcome(source, "skipped", tuple(
-                SessionOutcome(s, "unchanged") for s in state.sessions), issues=(Issue(
-                    source, None, "rewritten since the last import",
-                    f"its first {state.head_len} bytes changed or it shrank below the "
-                    f"{state.offset} bytes imported; not re-imported"),))
-        result = self.spec.parse(data, path=name, start=state.offset, line=state.line + 1,
-                                 context=state.context, limit=self.limit)
+            return FileOutcome(
+                source,
+                "skipped",
+                tuple(SessionOutcome(s, "unchanged") for s in state.sessions),
+                issues=(
+                    Issue(
+                        source,
+                        None,
+                        "rewritten since the last import",
+                        f"its first {state.head_len} bytes changed or it shrank below the "
+                        f"{state.offset} bytes imported; not re-imported",
+                    ),
+                ),
+            )
+        result = self.spec.parse(
+            data,
+            path=name,
+            start=state.offset,
+            line=state.line + 1,
+            context=state.context,
+            limit=self.limit,
+        )
         issues = list(result.issues)
         sessions = [self._session(draft, issues) for draft in result.sessions.values()]
         done = [s for s in sessions if s is not None]
-        self.states.put(self.fmt, state.after(
-            data, stat, offset=result.end, line=result.lines,
-            sessions=tuple(s.session_id for s in done), context=result.context))
+        self.states.put(
+            self.fmt,
+            state.after(
+                data,
+                stat,
+                offset=result.end,
+                line=result.lines,
+                sessions=tuple(s.session_id for s in done),
+                context=result.context,
+            ),
+        )
         status: Any = "unchanged"
         if any(s.status == "new" for s in done):
             status = "new"
@@ -208,21 +258,27 @@ class HistorySync:
         except SessionNotFound:
             if not draft.nodes:
                 return None
-            self.mem.create_session(sid, agent_id=self.spec.agent_id,
-                                    model=draft.info.get("model"))
+            self.mem.create_session(sid, agent_id=self.spec.agent_id, model=draft.info.get("model"))
             info = self.mem.get_session(sid)
             created = True
         except OgmemError as exc:
-            issues.append(Issue(draft.info.get("source", sid), None, "session not usable",
-                                f"{sid}: {exc}"))
+            issues.append(
+                Issue(draft.info.get("source", sid), None, "session not usable", f"{sid}: {exc}")
+            )
             return None
         origin = info.meta.get("import")
         ours = isinstance(origin, dict) and origin.get("format") == self.fmt
         if not created and not ours and info.turns == 0 and not self.mem.get_nodes(sid):
             created = True  # an import that died right after creating it left it empty
         elif not created and not ours:
-            issues.append(Issue(str(draft.info.get("source", sid)), None, "session id taken",
-                                f"{sid} exists and was not imported from {self.fmt}"))
+            issues.append(
+                Issue(
+                    str(draft.info.get("source", sid)),
+                    None,
+                    "session id taken",
+                    f"{sid} exists and was not imported from {self.fmt}",
+                )
+            )
             return None
         self._describe(draft, info.meta, created)
         live = self._live(sid)
@@ -230,13 +286,20 @@ class HistorySync:
             try:
                 self._record(live, node)
             except OgmemError as exc:
-                issues.append(Issue(str(draft.info.get("source", sid)), node.line,
-                                    "message not recorded", f"{node.id}: {exc}"))
+                issues.append(
+                    Issue(
+                        str(draft.info.get("source", sid)),
+                        node.line,
+                        "message not recorded",
+                        f"{node.id}: {exc}",
+                    )
+                )
         self._commit(live)
         if created:
             return SessionOutcome(sid, "new", live.turns, live.messages)
-        return SessionOutcome(sid, "updated" if live.messages else "unchanged", live.turns,
-                              live.messages)
+        return SessionOutcome(
+            sid, "updated" if live.messages else "unchanged", live.turns, live.messages
+        )
 
     def _describe(self, draft: SessionDraft, meta: dict[str, Any], created: bool) -> None:
         """Session metadata from the source: where it came from, its title, its project."""
@@ -252,8 +315,16 @@ class HistorySync:
             changes.update(title=draft.title, _titled=True)
         elif created and not draft.title:
             # The first prompt, not a command (/add, /model) or a summary, names it.
-            first = next((n for n in draft.nodes if n.role == "user" and isinstance(
-                n.content, str) and not n.metadata.get("kind")), None)
+            first = next(
+                (
+                    n
+                    for n in draft.nodes
+                    if n.role == "user"
+                    and isinstance(n.content, str)
+                    and not n.metadata.get("kind")
+                ),
+                None,
+            )
             if first is not None:
                 changes["title"] = fallback_title(first.content)
         self.mem.sessions.write_meta(sid, **changes)
@@ -295,9 +366,16 @@ class HistorySync:
         if node.id in live.roles:
             return  # recorded by an earlier import
         fork = self._needs_fork(live, node)
-        starts = fork or node.new_turn or node.role == "user" or (
-            node.role == "assistant" and live.head is not None
-            and live.roles.get(live.head) == "tool")
+        starts = (
+            fork
+            or node.new_turn
+            or node.role == "user"
+            or (
+                node.role == "assistant"
+                and live.head is not None
+                and live.roles.get(live.head) == "tool"
+            )
+        )
         if starts:
             self._commit(live)
         if fork:
@@ -324,7 +402,7 @@ class HistorySync:
         if parent not in live.roles:
             return False  # its parent was not recorded: continue where the conversation is
         if parent in live.pos:
-            after = live.path[live.pos[parent] + 1:]
+            after = live.path[live.pos[parent] + 1 :]
             return any(live.roles.get(n) == "user" for n in after)
         return True
 

@@ -39,8 +39,13 @@ def _speaker(rec: NodeRecord) -> str:
 class Indexer:
     """Absorbs what is new since the cursors stored in the index itself."""
 
-    def __init__(self, store: IndexStore, source: ProvenanceSource, kb: KnowledgeBase,
-                 scope_of_project: Any = None) -> None:
+    def __init__(
+        self,
+        store: IndexStore,
+        source: ProvenanceSource,
+        kb: KnowledgeBase,
+        scope_of_project: Any = None,
+    ) -> None:
         self.store = store
         self.source = source
         self.kb = kb
@@ -86,13 +91,25 @@ class Indexer:
         cite = node.metadata.get("dia_id") if isinstance(node.metadata.get("dia_id"), str) else None
         scope = f"project:{rec.project_id}" if rec.project_id != "default" else "global"
         return Doc(
-            id=turn_doc_id(rec.session_id, node.id), kind="turn", level=2,
-            text=f"[{day_label(node.event_time)}] {_speaker(rec)}: {body}", scope=scope,
-            parent=session_doc_id(rec.session_id, 1), session_id=rec.session_id, seq=node.seq,
-            event_time=node.event_time, node_ids=(node.id,), cites=(cite or node.id,),
-            prov={"session_id": rec.session_id, "project_id": rec.project_id, "commit": rec.commit,
-                  "node_ids": [node.id], "event_time": node.event_time,
-                  "speaker": _speaker(rec)},
+            id=turn_doc_id(rec.session_id, node.id),
+            kind="turn",
+            level=2,
+            text=f"[{day_label(node.event_time)}] {_speaker(rec)}: {body}",
+            scope=scope,
+            parent=session_doc_id(rec.session_id, 1),
+            session_id=rec.session_id,
+            seq=node.seq,
+            event_time=node.event_time,
+            node_ids=(node.id,),
+            cites=(cite or node.id,),
+            prov={
+                "session_id": rec.session_id,
+                "project_id": rec.project_id,
+                "commit": rec.commit,
+                "node_ids": [node.id],
+                "event_time": node.event_time,
+                "speaker": _speaker(rec),
+            },
         )
 
     def _sync_sessions(self, session_ids: list[str]) -> None:
@@ -108,8 +125,9 @@ class Indexer:
                 docs += self._session_docs(sid, turns, mems, last, speakers)
         self.store.write(docs, meta=scans)
 
-    def _session_turns(self, sid: str, *, opening: int | None,
-                       scans: dict[str, Any]) -> tuple[list[Doc], Doc, list[str]] | None:
+    def _session_turns(
+        self, sid: str, *, opening: int | None, scans: dict[str, Any]
+    ) -> tuple[list[Doc], Doc, list[str]] | None:
         """(the first turns, the last turn, every speaker in order) of a session, or None when
         it has no turn: the first ``opening`` turns, or (``None``) as many as the L1 overview
         can show. Decoding every turn document on every sync made each turn end O(turns)
@@ -122,14 +140,22 @@ class Indexer:
         key = f"session_scan:{sid}"
         seen = self.store.get_meta(key)
         start, speakers = 0, {}
-        if isinstance(seen, dict) and 0 < int(seen.get("n", 0)) <= len(refs) and \
-                refs[0][1] == seen.get("first") and refs[seen["n"] - 1][1] == seen.get("last"):
+        if (
+            isinstance(seen, dict)
+            and 0 < int(seen.get("n", 0)) <= len(refs)
+            and refs[0][1] == seen.get("first")
+            and refs[seen["n"] - 1][1] == seen.get("last")
+        ):
             start, speakers = int(seen["n"]), dict.fromkeys(seen.get("speakers") or [])
         for doc in self._decoded(refs[start:]):
             if doc.kind == "turn":  # memories of the session hang there too
                 speakers.setdefault(str(doc.prov.get("speaker", "")), None)
-        scans[key] = {"n": len(refs), "first": refs[0][1], "last": refs[-1][1],
-                      "speakers": list(speakers)}
+        scans[key] = {
+            "n": len(refs),
+            "first": refs[0][1],
+            "last": refs[-1][1],
+            "speakers": list(speakers),
+        }
         turns: list[Doc] = []
         size = 0
         for doc in self._decoded(refs, chunk=64):
@@ -147,7 +173,7 @@ class Indexer:
     def _decoded(self, refs: list[tuple[int, str]], chunk: int = 500) -> Iterable[Doc]:
         """The documents of ``refs`` in their order, decoded ``chunk`` at a time (lazily)."""
         for i in range(0, len(refs), chunk):
-            part = refs[i:i + chunk]
+            part = refs[i : i + chunk]
             found = self.store.docs(r for r, _ in part)
             yield from (found[r] for r, _ in part if r in found)
 
@@ -162,8 +188,9 @@ class Indexer:
                 out.setdefault(sid, []).append(mem)
         return out
 
-    def _session_docs(self, sid: str, turns: list[Doc], mems: list[MemoryItem], last: Doc,
-                      speakers: list[str]) -> list[Doc]:
+    def _session_docs(
+        self, sid: str, turns: list[Doc], mems: list[MemoryItem], last: Doc, speakers: list[str]
+    ) -> list[Doc]:
         first = turns[0]
         first_day, last_day = day_label(first.event_time), day_label(last.event_time)
         when = first_day + (f" to {last_day}" if last_day != first_day else "")
@@ -281,14 +308,22 @@ class Indexer:
                 break
             text.append(line[:_OVERVIEW_CHARS])
             size += len(line) + 1
-        return replace(doc, id=overview_id(doc.id), level=1, parent=doc.id, text="\n".join(text),
-                       support=support or doc.support)
+        return replace(
+            doc,
+            id=overview_id(doc.id),
+            level=1,
+            parent=doc.id,
+            text="\n".join(text),
+            support=support or doc.support,
+        )
 
     def _cites(self, session_id: str, node_ids: Iterable[str]) -> tuple[str, ...]:
         ids = [turn_doc_id(session_id, n) for n in node_ids]
         found = self.store.docs_by_id(ids)
-        return tuple(found[i].cites[0] if i in found and found[i].cites else i.rsplit(":", 1)[-1]
-                     for i in ids)
+        return tuple(
+            found[i].cites[0] if i in found and found[i].cites else i.rsplit(":", 1)[-1]
+            for i in ids
+        )
 
     def _cites_of(self, prov: Provenance) -> tuple[str, ...]:
         return self._cites(prov.session_id, prov.node_ids) if prov.session_id else ()

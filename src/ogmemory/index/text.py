@@ -21,7 +21,8 @@ _WORD = re.compile(r"[^\W_]+(?:['’.][^\W_]+)*", re.UNICODE)
 _jieba_lock = threading.Lock()
 _jieba_ready = False
 
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a an the and or but if of to in on at by for with about from into over after before as is are was
 were be been being am do does did doing have has had having i me my we our you your he him his she
 her it its they them their what which who whom whose when where why how this that these those
@@ -29,7 +30,8 @@ there here than then so not no can could would should will shall may might must 
 some such very too more most much many s t don didn doesn isn wasn weren aren won wouldn ll ve re
 d m o y ain hey hi hello oh yeah yes okay ok wow really
 的 了 是 在 我 你 他 她 它 们 和 也 都 就 还 吗 呢 吧 啊 这 那 有 个 一 不 没 很 又 与 及 或 被 把
-""".split())
+""".split()
+)
 
 
 def _jieba_cut(text: str) -> list[str]:
@@ -64,7 +66,7 @@ def query_terms(query: str) -> tuple[list[str], list[str]]:
     chars: list[str] = []
     pos = 0
     for m in _CJK_RUN.finditer(query):
-        words += _latin_terms(query[pos:m.start()])
+        words += _latin_terms(query[pos : m.start()])
         run = m.group(0)
         words += [w for w in _cut_run(run) if w not in STOPWORDS]
         chars += [c for c in run if c not in STOPWORDS]

@@ -59,8 +59,14 @@ class Worker:
     0
     """
 
-    def __init__(self, jobs: JobQueue, handlers: Mapping[str, Handler], *,
-                 owner: str | None = None, batch: int = 32) -> None:
+    def __init__(
+        self,
+        jobs: JobQueue,
+        handlers: Mapping[str, Handler],
+        *,
+        owner: str | None = None,
+        batch: int = 32,
+    ) -> None:
         if batch < 1:
             raise InvalidInput(f"batch must be >= 1, got {batch}")
         self.jobs = jobs
@@ -85,8 +91,10 @@ class Worker:
         if handler is None:
             known = ", ".join(sorted(self.handlers)) or "none"
             for job in group:
-                self._fail(job, f"no handler for topic {topic!r} in worker {self.owner} "
-                                f"(it handles: {known})")
+                self._fail(
+                    job,
+                    f"no handler for topic {topic!r} in worker {self.owner} (it handles: {known})",
+                )
             return
         # A handler is foreign code: any exception it raises is a job failure to record, never
         # a reason to stop the worker.
@@ -96,8 +104,9 @@ class Worker:
             if len(group) == 1:
                 self._fail(group[0], exc)
                 return
-            log.info("outbox: %s batch of %d failed (%s); retrying job by job",
-                     topic, len(group), exc)
+            log.info(
+                "outbox: %s batch of %d failed (%s); retrying job by job", topic, len(group), exc
+            )
             for job in group:
                 try:
                     handler([job])
@@ -112,8 +121,14 @@ class Worker:
         state = self.jobs.fail(self.owner, job, error)
         self.failed += 1
         if state == DEAD:
-            log.warning("outbox: job %d (%s/%s) is dead after %d attempts: %s", job.id,
-                        job.topic, job.key, self.jobs.max_attempts, format_error(error)[:200])
+            log.warning(
+                "outbox: job %d (%s/%s) is dead after %d attempts: %s",
+                job.id,
+                job.topic,
+                job.key,
+                self.jobs.max_attempts,
+                format_error(error)[:200],
+            )
 
     def run_until_idle(self) -> int:
         """Run batches until none is ready right now (backed-off jobs wait); returns jobs claimed.
@@ -178,11 +193,17 @@ class WorkerThread(threading.Thread):
 
 def _embed_payload(job: Job) -> tuple[int, str]:
     p = job.payload
-    if (isinstance(p, dict) and isinstance(p.get("rowid"), int)
-            and not isinstance(p.get("rowid"), bool) and isinstance(p.get("text"), str)):
+    if (
+        isinstance(p, dict)
+        and isinstance(p.get("rowid"), int)
+        and not isinstance(p.get("rowid"), bool)
+        and isinstance(p.get("text"), str)
+    ):
         return p["rowid"], p["text"]
-    raise InvalidInput(f"embed job {job.id} (key {job.key!r}): payload needs an integer "
-                       f"'rowid' and a string 'text', got {str(p)[:200]}")
+    raise InvalidInput(
+        f"embed job {job.id} (key {job.key!r}): payload needs an integer "
+        f"'rowid' and a string 'text', got {str(p)[:200]}"
+    )
 
 
 def embedding_handler(index: IndexStore, embedder: Embedder) -> Handler:
@@ -203,8 +224,10 @@ def embedding_handler(index: IndexStore, embedder: Embedder) -> Handler:
         rowids = list(latest)
         vectors = np.asarray(embedder.encode([latest[r] for r in rowids]), dtype="<f4")
         if vectors.shape != (len(rowids), embedder.dim):
-            raise StorageError(f"embedder {embedder.name} returned shape {vectors.shape}, "
-                               f"expected {(len(rowids), embedder.dim)}")
+            raise StorageError(
+                f"embedder {embedder.name} returned shape {vectors.shape}, "
+                f"expected {(len(rowids), embedder.dim)}"
+            )
         index.put_vectors(dict(zip(rowids, vectors, strict=True)))
 
     handle.__doc__ = f"Embed jobs with {embedder.name}."

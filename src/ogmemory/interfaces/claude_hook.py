@@ -20,8 +20,9 @@ _BACKGROUND_EVENTS = ("Stop", "SessionEnd", "PreCompact")
 log = logging.getLogger("ogmemory.hook")
 
 
-def run_local(event: str, payload: Any, home: Path, account: str | None,
-              space: str | None) -> dict[str, Any] | None:
+def run_local(
+    event: str, payload: Any, home: Path, account: str | None, space: str | None
+) -> dict[str, Any] | None:
     """Handle the event in this process: full text only (no embedder is loaded), no LLM
     calls, no background threads; the slow work goes to a detached ``ogmem hook-work``."""
     from ..config import Settings
@@ -29,8 +30,14 @@ def run_local(event: str, payload: Any, home: Path, account: str | None,
     from ..engine.claude_code import handle_event
     from ..memory import Memory
 
-    settings = Settings.from_env(home=home, account=account, space=space, embedder="none",
-                                 distill_on_turn=False, index_worker=False)
+    settings = Settings.from_env(
+        home=home,
+        account=account,
+        space=space,
+        embedder="none",
+        distill_on_turn=False,
+        index_worker=False,
+    )
     settings = Settings(**{**settings.__dict__, "llm": None})
     with Memory(settings=settings) as mem:
         output = handle_event(ContextEngine(mem), event, payload)
@@ -42,21 +49,34 @@ def run_local(event: str, payload: Any, home: Path, account: str | None,
     return output
 
 
-def _spawn_background(session_id: str, home: Path, account: str | None,
-                      space: str | None) -> None:
+def _spawn_background(session_id: str, home: Path, account: str | None, space: str | None) -> None:
     if os.environ.get("OGMEM_HOOK_BACKGROUND", "1").lower() in ("0", "false", "no"):
         return
-    argv = [sys.executable, "-m", "ogmemory.interfaces.cli", "hook-work", session_id,
-            "--home", str(home)]
+    argv = [
+        sys.executable,
+        "-m",
+        "ogmemory.interfaces.cli",
+        "hook-work",
+        session_id,
+        "--home",
+        str(home),
+    ]
     for flag, value in (("--account", account), ("--space", space)):
         if value:
             argv += [flag, value]
-    subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                     stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+    subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        close_fds=True,
+    )
 
 
-def background_work(session_id: str, home: Path, account: str | None,
-                    space: str | None) -> dict[str, Any]:
+def background_work(
+    session_id: str, home: Path, account: str | None, space: str | None
+) -> dict[str, Any]:
     """After a turn handled locally: distil what is pending, title the session with the LLM
     (when one is configured), index it and embed the queued documents. One worker at a time per
     tenant; a run that finds one busy leaves it a note to go round once more."""
@@ -65,8 +85,9 @@ def background_work(session_id: str, home: Path, account: str | None,
     from ..config import Settings
     from ..memory import Memory
 
-    settings = Settings.from_env(home=home, account=account, space=space, index_worker=False,
-                                 distill_on_turn=False)
+    settings = Settings.from_env(
+        home=home, account=account, space=space, index_worker=False, distill_on_turn=False
+    )
     with Memory(settings=settings) as mem:
         work = mem.tenant.root / "engine"
         work.mkdir(parents=True, exist_ok=True)

@@ -47,8 +47,10 @@ def encode_cursor(offset: int, key: str) -> str:
 
 def decode_cursor(cursor: str, key: str) -> int:
     """The offset a cursor resumes at; ``InvalidInput`` unless it came from this same list."""
-    bad = InvalidInput(f"invalid cursor {cursor[:40]!r}: pass the cursor exactly as the "
-                       "previous page returned it, with the same other arguments")
+    bad = InvalidInput(
+        f"invalid cursor {cursor[:40]!r}: pass the cursor exactly as the "
+        "previous page returned it, with the same other arguments"
+    )
     if not cursor or len(cursor) > MAX_CURSOR_LEN:
         raise bad
     try:
@@ -73,8 +75,9 @@ class Page(Generic[T]):
     total: int | None = None
 
 
-def paginate(items: Sequence[T], *, limit: int, cursor: str | None = None,
-             key: str = "") -> Page[T]:
+def paginate(
+    items: Sequence[T], *, limit: int, cursor: str | None = None, key: str = ""
+) -> Page[T]:
     """The page of ``items`` a cursor (or the start) names, at most ``limit`` long."""
     offset = 0 if cursor is None else decode_cursor(cursor, key)
     end = offset + limit

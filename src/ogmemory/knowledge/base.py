@@ -133,8 +133,13 @@ class KnowledgeBase:
             raise NotFound(f"entity not found: {entity_id}")
         return ent
 
-    def entities(self, *, scopes: Sequence[str] | None = None, type: str | None = None,
-                 include_hidden: bool = False) -> list[Entity]:
+    def entities(
+        self,
+        *,
+        scopes: Sequence[str] | None = None,
+        type: str | None = None,
+        include_hidden: bool = False,
+    ) -> list[Entity]:
         self.store.refresh()
         out = []
         for ent in self.store.all(Entity):
@@ -150,16 +155,22 @@ class KnowledgeBase:
 
     # ================================================================== edges
 
-    def edges(self, *, at: float | None = None, include_history: bool = False,
-              scopes: Sequence[str] | None = None, entity: str | None = None,
-              relation: str | None = None, include_hidden: bool = False) -> list[Edge]:
+    def edges(
+        self,
+        *,
+        at: float | None = None,
+        include_history: bool = False,
+        scopes: Sequence[str] | None = None,
+        entity: str | None = None,
+        relation: str | None = None,
+        include_hidden: bool = False,
+    ) -> list[Edge]:
         """Relations. By default the current ones; ``at=t`` gives those valid at time t;
         ``include_history`` gives every version (ended and superseded included)."""
         self.store.refresh()
         target = self.resolve_id(self.entity(entity).id) if entity else None
         out = []
-        for edge in project_edges({e.id: e for e in self.store.all(Edge)},
-                                  self.visible).values():
+        for edge in project_edges({e.id: e for e in self.store.all(Edge)}, self.visible).values():
             if relation and edge.relation != relation:
                 continue
             if target and target not in (self.resolve_id(edge.src), self.resolve_id(edge.dst)):
@@ -176,8 +187,14 @@ class KnowledgeBase:
             out.append(edge)
         return sorted(out, key=lambda e: (e.valid_from, e.id))
 
-    def neighbors(self, entity: str, hops: int = 1, *, scopes: Sequence[str] | None = None,
-                  at: float | None = None) -> tuple[list[Entity], list[Edge]]:
+    def neighbors(
+        self,
+        entity: str,
+        hops: int = 1,
+        *,
+        scopes: Sequence[str] | None = None,
+        at: float | None = None,
+    ) -> tuple[list[Entity], list[Edge]]:
         """Entities within ``hops`` of ``entity`` over visible edges (valid now, or at ``at``)."""
         if hops < 1 or hops > 5:
             raise InvalidInput("hops must be between 1 and 5")
@@ -202,16 +219,24 @@ class KnowledgeBase:
 
     # ================================================================== timeline
 
-    def events(self, *, since: float | None = None, until: float | None = None,
-               entity: str | None = None, kind: str | None = None,
-               scopes: Sequence[str] | None = None, include_superseded: bool = False,
-               include_hidden: bool = False) -> list[TimelineEvent]:
+    def events(
+        self,
+        *,
+        since: float | None = None,
+        until: float | None = None,
+        entity: str | None = None,
+        kind: str | None = None,
+        scopes: Sequence[str] | None = None,
+        include_superseded: bool = False,
+        include_hidden: bool = False,
+    ) -> list[TimelineEvent]:
         """Timeline events in ``[since, until)`` (by when they happened), oldest first."""
         self.store.refresh()
         target = self.entity(entity).id if entity else None
         out = []
-        for ev in project_events({e.id: e for e in self.store.all(TimelineEvent)},
-                                 self.visible).values():
+        for ev in project_events(
+            {e.id: e for e in self.store.all(TimelineEvent)}, self.visible
+        ).values():
             if ev.superseded_by and not include_superseded:
                 continue
             if kind and ev.kind != kind:
@@ -231,8 +256,14 @@ class KnowledgeBase:
 
     # ================================================================== memory list
 
-    def memories(self, *, include_disabled: bool = True, include_deleted: bool = False,
-                 scopes: Sequence[str] | None = None, type: str | None = None) -> list[MemoryItem]:
+    def memories(
+        self,
+        *,
+        include_disabled: bool = True,
+        include_deleted: bool = False,
+        scopes: Sequence[str] | None = None,
+        type: str | None = None,
+    ) -> list[MemoryItem]:
         self.store.refresh()
         out = []
         for mem in self.store.all(MemoryItem):
@@ -262,21 +293,42 @@ class KnowledgeBase:
     def begin(self, reason: str) -> KnowledgeBatch:
         return KnowledgeBatch(self, self.store.begin(reason))
 
-    def add_memory(self, text: str, *, type: str = "profile", scope: str = "global",
-                   provenance: Provenance | None = None, quote: str | None = None,
-                   source: str = "user", importance: float = 0.5, language: str | None = None,
-                   ) -> MemoryItem:
+    def add_memory(
+        self,
+        text: str,
+        *,
+        type: str = "profile",
+        scope: str = "global",
+        provenance: Provenance | None = None,
+        quote: str | None = None,
+        source: str = "user",
+        importance: float = 0.5,
+        language: str | None = None,
+    ) -> MemoryItem:
         """Create a memory list entry with its frozen evidence snapshot (one batch)."""
         batch = self.begin("memory add")
-        mem = batch.new_memory(text, type=type, scope=scope, provenance=provenance, quote=quote,
-                               source=source, importance=importance, language=language)
+        mem = batch.new_memory(
+            text,
+            type=type,
+            scope=scope,
+            provenance=provenance,
+            quote=quote,
+            source=source,
+            importance=importance,
+            language=language,
+        )
         batch.commit(durable=source == "user")  # a user's own words: fsync'd before returning
         return self.memory(mem.id)
 
-    def edit_memory(self, memory_id: str, *, text: str | None = None,
-                    expected_version: int | None = None,
-                    rederive: Callable[[MemoryItem, KnowledgeBatch], None] | None = None,
-                    **changes: Any) -> MemoryItem:
+    def edit_memory(
+        self,
+        memory_id: str,
+        *,
+        text: str | None = None,
+        expected_version: int | None = None,
+        rederive: Callable[[MemoryItem, KnowledgeBatch], None] | None = None,
+        **changes: Any,
+    ) -> MemoryItem:
         """A new version of the entry (the old one stays in the log and the operation log).
         With ``expected_version``, a concurrent edit makes this fail with ``Conflict``. With
         ``text`` and ``rederive``, what the old text supported is withdrawn and ``rederive``
@@ -294,9 +346,11 @@ class KnowledgeBase:
                 updates["attrs"] = {**current.attrs, "edited": time.time()}
         batch = self.begin("memory edit")
         new = current.evolve(version=current.version + 1, updated_at=time.time(), **updates)
-        batch.writer.put(new, check_version=True,
-                         expect_version=current.version if expected_version is None
-                         else expected_version)
+        batch.writer.put(
+            new,
+            check_version=True,
+            expect_version=current.version if expected_version is None else expected_version,
+        )
         if text is not None and rederive is not None:
             batch.withdraw_support(memory_id)
             rederive(new, batch)

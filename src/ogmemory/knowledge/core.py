@@ -37,19 +37,53 @@ _RULE = "═" * 48
 
 #: section -> relations it shows (events are the last section's)
 SECTIONS: dict[str, tuple[str, ...]] = {
-    "who": ("works_at", "has_role", "lives_in", "reports_to", "works_with", "expects",
-            "member_of", "has_relation", "encourages", "admires", "grateful_to", "cares_about",
-            "works_on", "knows", "owns"),
+    "who": (
+        "works_at",
+        "has_role",
+        "lives_in",
+        "reports_to",
+        "works_with",
+        "expects",
+        "member_of",
+        "has_relation",
+        "encourages",
+        "admires",
+        "grateful_to",
+        "cares_about",
+        "works_on",
+        "knows",
+        "owns",
+    ),
     "rules": ("follows_rule", "prefers", "dislikes", "avoids"),
-    "stack": ("uses", "focuses_on", "listens_on", "runs_on", "deployed_in", "has_host",
-              "stored_in", "located_at", "communicates_in", "has_constraint"),
+    "stack": (
+        "uses",
+        "focuses_on",
+        "listens_on",
+        "runs_on",
+        "deployed_in",
+        "has_host",
+        "stored_in",
+        "located_at",
+        "communicates_in",
+        "has_constraint",
+    ),
     "deadlines": ("has_deadline",),
 }
 _HEADERS = {
-    "en": {"who": "[Who]", "rules": "[Rules & preferences]", "stack": "[Stack & settings]",
-           "deadlines": "[Upcoming deadlines]", "recent": "[Recent]"},
-    "zh": {"who": "[人物]", "rules": "[规则与偏好]", "stack": "[技术栈与配置]",
-           "deadlines": "[即将到期]", "recent": "[最近]"},
+    "en": {
+        "who": "[Who]",
+        "rules": "[Rules & preferences]",
+        "stack": "[Stack & settings]",
+        "deadlines": "[Upcoming deadlines]",
+        "recent": "[Recent]",
+    },
+    "zh": {
+        "who": "[人物]",
+        "rules": "[规则与偏好]",
+        "stack": "[技术栈与配置]",
+        "deadlines": "[即将到期]",
+        "recent": "[最近]",
+    },
 }
 _RECENT_KINDS = ("learning", "work", "event")
 _MIN_IMPORTANCE = {"work": 0.6, "event": 0.5, "learning": 0.0}
@@ -84,16 +118,18 @@ def _mostly_chinese(texts: list[str]) -> bool:
     return bool(texts) and zh * 2 > len(texts)
 
 
-def _edge_lines(edges: list[Edge], relations: tuple[str, ...], now: float,
-                deadlines: bool = False) -> list[str]:
+def _edge_lines(
+    edges: list[Edge], relations: tuple[str, ...], now: float, deadlines: bool = False
+) -> list[str]:
     chosen = [e for e in edges if e.relation in relations]
     if deadlines:
         today = day_label(now)
         chosen = [e for e in chosen if str(_deadline(e)) >= today]
         chosen.sort(key=lambda e: (str(_deadline(e)), e.id))
     else:
-        chosen.sort(key=lambda e: (-e.confidence * (1 + math.log1p(len(e.support))),
-                                   -e.valid_from, e.id))
+        chosen.sort(
+            key=lambda e: (-e.confidence * (1 + math.log1p(len(e.support))), -e.valid_from, e.id)
+        )
     return [f"· {_fit(e.fact, 110)}  {pointer(e.provenance)}" for e in chosen]
 
 
@@ -112,11 +148,19 @@ def _recent_lines(events: list[TimelineEvent], stale: set[str], now: float) -> l
         age = max(0.0, ref - e.event_time)
         return math.exp(-age / (30 * 86400)) * (0.5 + e.importance)
 
-    keep = [e for e in events if e.kind in _RECENT_KINDS
-            and e.importance >= _MIN_IMPORTANCE[e.kind] and e.summary not in stale]
+    keep = [
+        e
+        for e in events
+        if e.kind in _RECENT_KINDS
+        and e.importance >= _MIN_IMPORTANCE[e.kind]
+        and e.summary not in stale
+    ]
     keep.sort(key=rank, reverse=True)
-    return [f"· {day_label(e.event_time)} {_fit(_undated(e.summary, e.event_time), 140)}  "
-            f"{pointer(e.provenance)}" for e in keep]
+    return [
+        f"· {day_label(e.event_time)} {_fit(_undated(e.summary, e.event_time), 140)}  "
+        f"{pointer(e.provenance)}"
+        for e in keep
+    ]
 
 
 def _undated(summary: str, when: float) -> str:
@@ -131,8 +175,11 @@ def _undated(summary: str, when: float) -> str:
 def _name_lines(kb: KnowledgeBase, scopes: Sequence[str] | None) -> list[str]:
     """The user's name, from the memory that says it (a name is an alias, not a relation)."""
     out = []
-    names: list[MemoryItem] = [m for m in kb.memories(include_disabled=False, scopes=scopes,
-                                                      type="profile") if m.attrs.get("name")]
+    names: list[MemoryItem] = [
+        m
+        for m in kb.memories(include_disabled=False, scopes=scopes, type="profile")
+        if m.attrs.get("name")
+    ]
     for mem in names[-1:]:
         evidence = kb.evidence(mem.id)
         if evidence and evidence[-1].provenance is not None:
@@ -165,9 +212,14 @@ def _project_label(kb: KnowledgeBase, scopes: Sequence[str] | None) -> str | Non
     return pids[0]
 
 
-def render_core(kb: KnowledgeBase, *, scopes: Sequence[str] | None = None,
-                project: str | None = None, now: float | None = None,
-                limit: int = CORE_LIMIT_BYTES) -> str:
+def render_core(
+    kb: KnowledgeBase,
+    *,
+    scopes: Sequence[str] | None = None,
+    project: str | None = None,
+    now: float | None = None,
+    limit: int = CORE_LIMIT_BYTES,
+) -> str:
     """The ≤ 2 KB snapshot; every fact line ends with a pointer (see the module docstring).
 
     ``now`` is the time it is rendered for (default: the clock): deadlines before it are
@@ -182,17 +234,26 @@ def render_core(kb: KnowledgeBase, *, scopes: Sequence[str] | None = None,
     zh = _mostly_chinese([e.summary for e in events] + [e.fact for e in edges])
     lang = "zh" if zh else "en"
     seen: set[str] = set()
-    sections = [(name, _unique(_edge_lines(edges, rels, now, name == "deadlines"), seen))
-                for name, rels in SECTIONS.items()]
+    sections = [
+        (name, _unique(_edge_lines(edges, rels, now, name == "deadlines"), seen))
+        for name, rels in SECTIONS.items()
+    ]
     sections[0][1][:0] = _unique(_name_lines(kb, scopes), seen)
     sections.append(("recent", _unique(_recent_lines(events, ended, now), seen)))
     label = f"项目: {project}" if zh and project else (f"project: {project}" if project else "")
     when = day_label(now)
-    title = (f"ogmemory 记忆 — {label + ', ' if label else ''}最后整理 {when}" if zh
-             else f"ogmemory memory — {label + ', ' if label else ''}consolidated {when}")
+    title = (
+        f"ogmemory 记忆 — {label + ', ' if label else ''}最后整理 {when}"
+        if zh
+        else f"ogmemory memory — {label + ', ' if label else ''}consolidated {when}"
+    )
     head = [_RULE, title, _RULE]
-    tail = ["需要细节: memory_open_session(<id>) / memory_git_log(<project>)" if zh
-            else "Details: memory_open_session(<id>) / memory_git_log(<project>)", _RULE]
+    tail = [
+        "需要细节: memory_open_session(<id>) / memory_git_log(<project>)"
+        if zh
+        else "Details: memory_open_session(<id>) / memory_git_log(<project>)",
+        _RULE,
+    ]
     budget = limit - _size(head) - _size(tail)
     chosen: dict[str, list[str]] = {name: [] for name, _ in sections}
     queues = {name: list(lines) for name, lines in sections}

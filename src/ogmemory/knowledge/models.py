@@ -32,8 +32,18 @@ __all__ = [
     "type_of",
 ]
 
-ENTITY_TYPES = ("person", "preference", "constraint", "decision", "project", "tool", "concept",
-                "organization", "event", "resource")
+ENTITY_TYPES = (
+    "person",
+    "preference",
+    "constraint",
+    "decision",
+    "project",
+    "tool",
+    "concept",
+    "organization",
+    "event",
+    "resource",
+)
 #: Seed 000 §2.2: what a timeline event is. The one list every layer and interface uses.
 TimelineKind = Literal["work", "decision", "learning", "event"]
 TIMELINE_KINDS: tuple[str, ...] = get_args(TimelineKind)
@@ -193,7 +203,10 @@ class Evidence:
 #: Every kind of record the knowledge store keeps, and the name it is stored under.
 KnowledgeRecord = MemoryItem | Evidence | Entity | Edge | TimelineEvent
 RECORD_KINDS: dict[type[Any], str] = {
-    MemoryItem: "memory", Evidence: "evidence", Entity: "entity", Edge: "edge",
+    MemoryItem: "memory",
+    Evidence: "evidence",
+    Entity: "entity",
+    Edge: "edge",
     TimelineEvent: "event",
 }
 _KIND_TYPES: dict[str, type[Any]] = {name: cls for cls, name in RECORD_KINDS.items()}

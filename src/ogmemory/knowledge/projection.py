@@ -30,8 +30,9 @@ __all__ = ["project_edges", "project_events"]
 T = TypeVar("T", Edge, TimelineEvent)
 
 
-def _first_visible(start: str | None, records: Mapping[str, T],
-                   visible: Callable[[Iterable[str]], bool]) -> T | None:
+def _first_visible(
+    start: str | None, records: Mapping[str, T], visible: Callable[[Iterable[str]], bool]
+) -> T | None:
     seen: set[str] = set()
     current = records.get(start) if start else None
     while current is not None and current.id not in seen and not visible(current.support):
@@ -40,8 +41,10 @@ def _first_visible(start: str | None, records: Mapping[str, T],
     return current if current is not None and current.id not in seen else None
 
 
-def project_edges(edges: Mapping[str, Edge], visible: Callable[[Iterable[str]], bool],
-                  ) -> dict[str, Edge]:
+def project_edges(
+    edges: Mapping[str, Edge],
+    visible: Callable[[Iterable[str]], bool],
+) -> dict[str, Edge]:
     """Every edge with the validity its visible successors give it."""
     out: dict[str, Edge] = {}
     for edge in edges.values():
@@ -52,15 +55,15 @@ def project_edges(edges: Mapping[str, Edge], visible: Callable[[Iterable[str]], 
         if successor is None:  # whatever ended it is hidden: it holds again
             out[edge.id] = replace(edge, valid_to=None, superseded_by=None)
         elif successor.id != edge.superseded_by:
-            out[edge.id] = replace(edge, valid_to=successor.valid_from,
-                                   superseded_by=successor.id)
+            out[edge.id] = replace(edge, valid_to=successor.valid_from, superseded_by=successor.id)
         else:
             out[edge.id] = edge
     return out
 
 
-def project_events(events: Mapping[str, TimelineEvent],
-                   visible: Callable[[Iterable[str]], bool]) -> dict[str, TimelineEvent]:
+def project_events(
+    events: Mapping[str, TimelineEvent], visible: Callable[[Iterable[str]], bool]
+) -> dict[str, TimelineEvent]:
     """Every event, superseded only by a visible restatement."""
     out: dict[str, TimelineEvent] = {}
     for ev in events.values():
@@ -68,6 +71,9 @@ def project_events(events: Mapping[str, TimelineEvent],
             out[ev.id] = ev
             continue
         successor = _first_visible(ev.superseded_by, events, visible)
-        out[ev.id] = (replace(ev, superseded_by=None) if successor is None
-                      else replace(ev, superseded_by=successor.id))
+        out[ev.id] = (
+            replace(ev, superseded_by=None)
+            if successor is None
+            else replace(ev, superseded_by=successor.id)
+        )
     return out

@@ -91,20 +91,31 @@ def _parse(data: Any, source: str) -> MemoryType:
             regex = re.compile(pat["regex"])
         except re.error as exc:
             raise InvalidInput(f"{source}: extract.patterns[{i}]: bad regex: {exc}") from None
-        patterns.append(PatternRule(
-            regex=regex, relation=pat.get("relation"),
-            text=str(pat.get("text") or "{speaker}: {match}"),
-            object_type=pat.get("object_type"), confidence=float(pat.get("confidence", 0.7)),
-        ))
+        patterns.append(
+            PatternRule(
+                regex=regex,
+                relation=pat.get("relation"),
+                text=str(pat.get("text") or "{speaker}: {match}"),
+                object_type=pat.get("object_type"),
+                confidence=float(pat.get("confidence", 0.7)),
+            )
+        )
     importance = data.get("importance", 0.5)
     if not isinstance(importance, (int, float)) or not 0 <= importance <= 1:
         raise InvalidInput(f"{source}: importance must be a number between 0 and 1")
     return MemoryType(
-        name=name, description=str(data.get("description") or ""), lifecycle=lifecycle,
+        name=name,
+        description=str(data.get("description") or ""),
+        lifecycle=lifecycle,
         entity_type=str(data.get("entity_type") or "concept"),
-        relations=tuple(str(r) for r in data.get("relations") or ()), timeline_kind=kind,
-        importance=float(importance), scope=str(data.get("scope") or "global"),
-        hint=str(extract.get("hint") or ""), patterns=tuple(patterns), source=source, raw=data,
+        relations=tuple(str(r) for r in data.get("relations") or ()),
+        timeline_kind=kind,
+        importance=float(importance),
+        scope=str(data.get("scope") or "global"),
+        hint=str(extract.get("hint") or ""),
+        patterns=tuple(patterns),
+        source=source,
+        raw=data,
     )
 
 

@@ -25,13 +25,14 @@ def validate_scope(scope: object) -> str:
         return scope
     prefix, sep, ident = scope.partition(":")
     if prefix not in ("project", "agent") or not sep:
-        raise InvalidInput(f"scope must be 'global', 'project:<id>' or 'agent:<id>', "
-                           f"not {scope!r}")
+        raise InvalidInput(f"scope must be 'global', 'project:<id>' or 'agent:<id>', not {scope!r}")
     try:
         validate_id(ident, f"{prefix} id")
     except InvalidId as exc:
-        raise InvalidInput(f"scope must be 'global', 'project:<id>' or 'agent:<id>' with a "
-                           f"safe id; {scope!r}: {exc}") from None
+        raise InvalidInput(
+            f"scope must be 'global', 'project:<id>' or 'agent:<id>' with a "
+            f"safe id; {scope!r}: {exc}"
+        ) from None
     return scope
 
 

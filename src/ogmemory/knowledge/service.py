@@ -44,8 +44,14 @@ class Deriver(Protocol):
 class KnowledgeService:
     """Knowledge of one tenant over a ``KnowledgeStore``."""
 
-    def __init__(self, tenant: TenantRoot, settings: Settings, store: KnowledgeStore, *,
-                 is_temporary: Callable[[str], bool] = lambda _sid: False) -> None:
+    def __init__(
+        self,
+        tenant: TenantRoot,
+        settings: Settings,
+        store: KnowledgeStore,
+        *,
+        is_temporary: Callable[[str], bool] = lambda _sid: False,
+    ) -> None:
         self.tenant = tenant
         self.settings = settings
         self.kb = KnowledgeBase(store, tenant.memory_dir)
@@ -57,8 +63,9 @@ class KnowledgeService:
     def schema(self) -> SchemaRegistry:
         """Memory types: the package's YAML files, then ``<home>/schemas`` and the tenant's."""
         if self._schema is None:
-            self._schema = SchemaRegistry.load(self.settings.home / "schemas",
-                                               self.tenant.root / "schemas")
+            self._schema = SchemaRegistry.load(
+                self.settings.home / "schemas", self.tenant.root / "schemas"
+            )
         return self._schema
 
     @property
@@ -71,33 +78,67 @@ class KnowledgeService:
 
     # ================================================================== reads
 
-    def timeline(self, since: float | None = None, until: float | None = None, *,
-                 entity: str | None = None, kind: str | None = None,
-                 scope: str | Sequence[str] | None = None,
-                 include_superseded: bool = False) -> list[TimelineEvent]:
-        return self.kb.events(since=since, until=until, entity=entity, kind=kind,
-                              scopes=scopes_for(scope), include_superseded=include_superseded)
+    def timeline(
+        self,
+        since: float | None = None,
+        until: float | None = None,
+        *,
+        entity: str | None = None,
+        kind: str | None = None,
+        scope: str | Sequence[str] | None = None,
+        include_superseded: bool = False,
+    ) -> list[TimelineEvent]:
+        return self.kb.events(
+            since=since,
+            until=until,
+            entity=entity,
+            kind=kind,
+            scopes=scopes_for(scope),
+            include_superseded=include_superseded,
+        )
 
-    def entities(self, *, type: str | None = None,
-                 scope: str | Sequence[str] | None = None) -> list[Entity]:
+    def entities(
+        self, *, type: str | None = None, scope: str | Sequence[str] | None = None
+    ) -> list[Entity]:
         return self.kb.entities(type=type, scopes=scopes_for(scope))
 
     def entity(self, name: str) -> Entity:
         return self.kb.entity(name)
 
-    def facts(self, *, entity: str | None = None, at: float | None = None,
-              include_history: bool = False, relation: str | None = None,
-              scope: str | Sequence[str] | None = None) -> list[Edge]:
-        return self.kb.edges(entity=entity, at=at, include_history=include_history,
-                             relation=relation, scopes=scopes_for(scope))
+    def facts(
+        self,
+        *,
+        entity: str | None = None,
+        at: float | None = None,
+        include_history: bool = False,
+        relation: str | None = None,
+        scope: str | Sequence[str] | None = None,
+    ) -> list[Edge]:
+        return self.kb.edges(
+            entity=entity,
+            at=at,
+            include_history=include_history,
+            relation=relation,
+            scopes=scopes_for(scope),
+        )
 
-    def graph_neighbors(self, entity: str, hops: int = 1, *,
-                        scope: str | Sequence[str] | None = None,
-                        at: float | None = None) -> tuple[list[Entity], list[Edge]]:
+    def graph_neighbors(
+        self,
+        entity: str,
+        hops: int = 1,
+        *,
+        scope: str | Sequence[str] | None = None,
+        at: float | None = None,
+    ) -> tuple[list[Entity], list[Edge]]:
         return self.kb.neighbors(entity, hops, scopes=scopes_for(scope), at=at)
 
-    def core(self, *, scope: str | Sequence[str] | None = None, regenerate: bool = False,
-             session_id: str | None = None) -> str:
+    def core(
+        self,
+        *,
+        scope: str | Sequence[str] | None = None,
+        regenerate: bool = False,
+        session_id: str | None = None,
+    ) -> str:
         """core.md (≤ 2 KB): the deep sleep's file, or rendered now for a scope or on request;
         empty for a temporary session."""
         if session_id is not None and self._is_temporary(session_id):
@@ -108,10 +149,16 @@ class KnowledgeService:
             return self.rebuild_views()
         return self.core_path.read_text(encoding="utf-8")
 
-    def memories(self, *, include_disabled: bool = True, type: str | None = None,
-                 scope: str | Sequence[str] | None = None) -> list[MemoryItem]:
-        return self.kb.memories(include_disabled=include_disabled, type=type,
-                                scopes=scopes_for(scope))
+    def memories(
+        self,
+        *,
+        include_disabled: bool = True,
+        type: str | None = None,
+        scope: str | Sequence[str] | None = None,
+    ) -> list[MemoryItem]:
+        return self.kb.memories(
+            include_disabled=include_disabled, type=type, scopes=scopes_for(scope)
+        )
 
     def get_memory(self, memory_id: str) -> MemoryItem:
         mem = self.kb.memory(memory_id)
@@ -139,15 +186,20 @@ class KnowledgeService:
         self._after_visibility_change()
         return self.get_memory(mem.id)
 
-    def edit_memory(self, memory_id: str, text: str, *,
-                    expected_version: int | None = None) -> MemoryItem:
+    def edit_memory(
+        self, memory_id: str, text: str, *, expected_version: int | None = None
+    ) -> MemoryItem:
         """A new version of the memory's text (the old version stays in the log); what was
         derived from the old text is withdrawn and derived anew."""
         self.get_memory(memory_id)
         check_text(text, "memory text")
         if self.deriver is not None:  # one batch: the new version, withdrawal, new facts
-            self.kb.edit_memory(memory_id, text=text, expected_version=expected_version,
-                                rederive=self.deriver.derive)
+            self.kb.edit_memory(
+                memory_id,
+                text=text,
+                expected_version=expected_version,
+                rederive=self.deriver.derive,
+            )
         else:
             self.kb.edit_memory(memory_id, text=text, expected_version=expected_version)
             self.kb.withdraw_support(memory_id)

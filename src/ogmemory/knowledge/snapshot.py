@@ -42,14 +42,20 @@ class GraphSnapshot:
     end: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"at": self.at, "start": self.start, "end": self.end,
-                "entities": [{**e.to_dict(), "first_seen": self.first_seen.get(e.id)}
-                             for e in self.entities],
-                "edges": [e.to_dict() for e in self.edges]}
+        return {
+            "at": self.at,
+            "start": self.start,
+            "end": self.end,
+            "entities": [
+                {**e.to_dict(), "first_seen": self.first_seen.get(e.id)} for e in self.entities
+            ],
+            "edges": [e.to_dict() for e in self.edges],
+        }
 
 
-def graph_snapshot(kb: KnowledgeBase, *, at: float | None = None,
-                   scopes: Sequence[str] | None = None) -> GraphSnapshot:
+def graph_snapshot(
+    kb: KnowledgeBase, *, at: float | None = None, scopes: Sequence[str] | None = None
+) -> GraphSnapshot:
     """The graph at ``at`` (default: now) within ``scopes`` (default: all).
 
     >>> snap = graph_snapshot(kb, at=parse_time("2023-05-01", "at"))   # doctest: +SKIP
@@ -67,12 +73,19 @@ def graph_snapshot(kb: KnowledgeBase, *, at: float | None = None,
         known = {eid for eid in visible if first_seen.get(eid, math.inf) <= at}
     ends = {end for e in edges for end in (e.src, e.dst)}
     entities = [visible.get(eid) or _endpoint(kb, eid) for eid in sorted(known | ends)]
-    times = [*first_seen.values(), *(e.valid_from for e in history),
-             *(e.valid_to for e in history if e.valid_to is not None)]
-    return GraphSnapshot(at=at, entities=tuple(entities), edges=tuple(edges),
-                         first_seen={e.id: first_seen[e.id] for e in entities
-                                     if e.id in first_seen},
-                         start=min(times) if times else None, end=max(times) if times else None)
+    times = [
+        *first_seen.values(),
+        *(e.valid_from for e in history),
+        *(e.valid_to for e in history if e.valid_to is not None),
+    ]
+    return GraphSnapshot(
+        at=at,
+        entities=tuple(entities),
+        edges=tuple(edges),
+        first_seen={e.id: first_seen[e.id] for e in entities if e.id in first_seen},
+        start=min(times) if times else None,
+        end=max(times) if times else None,
+    )
 
 
 def _resolved(kb: KnowledgeBase, edge: Edge) -> Edge:

@@ -46,10 +46,17 @@ class MemoryVersion:
         return value if isinstance(value, int) else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"batch_id": self.batch_id, "time": self.time, "reason": self.reason,
-                "version": self.version, "before": self.before, "after": self.after,
-                "changed": list(self.changed), "rollback_of": self.rollback_of,
-                "rolled_back_by": self.rolled_back_by}
+        return {
+            "batch_id": self.batch_id,
+            "time": self.time,
+            "reason": self.reason,
+            "version": self.version,
+            "before": self.before,
+            "after": self.after,
+            "changed": list(self.changed),
+            "rollback_of": self.rollback_of,
+            "rolled_back_by": self.rolled_back_by,
+        }
 
 
 def changed_fields(before: dict[str, Any] | None, after: dict[str, Any] | None) -> tuple[str, ...]:
@@ -75,12 +82,18 @@ def memory_versions(batches: Iterable[BatchInfo], memory_id: str) -> list[Memory
             if op.kind != "memory" or op.id != memory_id:
                 continue
             target = info.meta.get("rollback_of")
-            out.append(MemoryVersion(
-                batch_id=info.id, time=info.time, reason=info.reason,
-                before=_clean(op.before), after=_clean(op.after),
-                changed=changed_fields(op.before, op.after),
-                rollback_of=target if isinstance(target, str) else None,
-                rolled_back_by=info.rolled_back_by))
+            out.append(
+                MemoryVersion(
+                    batch_id=info.id,
+                    time=info.time,
+                    reason=info.reason,
+                    before=_clean(op.before),
+                    after=_clean(op.after),
+                    changed=changed_fields(op.before, op.after),
+                    rollback_of=target if isinstance(target, str) else None,
+                    rolled_back_by=info.rolled_back_by,
+                )
+            )
     return out
 
 

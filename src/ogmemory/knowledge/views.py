@@ -40,9 +40,14 @@ def _fit(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def render_core(kb: KnowledgeBase, *, scopes: Sequence[str] | None = None,
-                project: str | None = None, now: float | None = None,
-                limit: int = CORE_LIMIT_BYTES) -> str:
+def render_core(
+    kb: KnowledgeBase,
+    *,
+    scopes: Sequence[str] | None = None,
+    project: str | None = None,
+    now: float | None = None,
+    limit: int = CORE_LIMIT_BYTES,
+) -> str:
     """The ≤ 2 KB snapshot injected into every prompt (see ``knowledge.core``)."""
     from .core import render_core as render
 
@@ -51,8 +56,13 @@ def render_core(kb: KnowledgeBase, *, scopes: Sequence[str] | None = None,
 
 def render_entity_view(kb: KnowledgeBase, entity: Entity) -> str:
     """A readable page for one entity: aliases, current relations, history, timeline."""
-    lines = [f"# {entity.name}", "", f"- id: `{entity.id}`", f"- type: {entity.type}",
-             f"- scope: {entity.scope}"]
+    lines = [
+        f"# {entity.name}",
+        "",
+        f"- id: `{entity.id}`",
+        f"- type: {entity.type}",
+        f"- scope: {entity.scope}",
+    ]
     if entity.aliases:
         lines.append(f"- aliases: {', '.join(entity.aliases)}")
     for key, value in sorted(entity.attrs.items()):
@@ -84,8 +94,11 @@ def _edge_line(kb: KnowledgeBase, edge: Edge) -> str:
     return f"- {names} ({span}): {edge.fact}  {pointer(edge.provenance)}"
 
 
-def write_entity_views(kb: KnowledgeBase, directory: Path, entity_ids: Iterable[str] | None = None,
-                       ) -> int:
+def write_entity_views(
+    kb: KnowledgeBase,
+    directory: Path,
+    entity_ids: Iterable[str] | None = None,
+) -> int:
     """(Re)write the views of ``entity_ids`` (default: all); hidden entities lose their page."""
     visible = {e.id: e for e in kb.entities()}
     targets = set(entity_ids) if entity_ids is not None else set(visible)
@@ -103,8 +116,14 @@ def write_entity_views(kb: KnowledgeBase, directory: Path, entity_ids: Iterable[
     return written
 
 
-def project_all(kb: KnowledgeBase, views_dir: Path, core_path: Path, *,
-                scopes: Sequence[str] | None = None, project: str | None = None) -> str:
+def project_all(
+    kb: KnowledgeBase,
+    views_dir: Path,
+    core_path: Path,
+    *,
+    scopes: Sequence[str] | None = None,
+    project: str | None = None,
+) -> str:
     """Deep-sleep projection: every entity view and core.md, written to files. Returns core.md."""
     write_entity_views(kb, views_dir)
     core = render_core(kb, scopes=scopes, project=project)

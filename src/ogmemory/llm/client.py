@@ -78,13 +78,24 @@ class ChatClient:
 
         self._http: httpx.Client = httpx.Client(timeout=settings.timeout, headers=headers)
 
-    def chat(self, messages: list[dict[str, Any]], *, max_tokens: int = 256,
-             temperature: float = 0.0, response_format: dict[str, Any] | None = None,
-             **extra: Any) -> ChatReply:
+    def chat(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        response_format: dict[str, Any] | None = None,
+        **extra: Any,
+    ) -> ChatReply:
         """The first choice, its finish reason and token usage. Raises ``LLMError`` after the
         last retry (only transport errors, timeouts, 429 and 5xx are retried)."""
-        body: dict[str, Any] = {"model": self.settings.model, "messages": messages,
-                                "max_tokens": max_tokens, "temperature": temperature, **extra}
+        body: dict[str, Any] = {
+            "model": self.settings.model,
+            "messages": messages,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            **extra,
+        }
         if response_format is not None:
             body["response_format"] = response_format
         import httpx
@@ -101,10 +112,12 @@ class ChatClient:
                     raise LLMError("the endpoint returned no text content")
                 usage = data.get("usage") or {}
                 reason = choice.get("finish_reason")
-                return ChatReply(content=content,
-                                 finish_reason=reason if isinstance(reason, str) else None,
-                                 prompt_tokens=_int(usage.get("prompt_tokens")),
-                                 completion_tokens=_int(usage.get("completion_tokens")))
+                return ChatReply(
+                    content=content,
+                    finish_reason=reason if isinstance(reason, str) else None,
+                    prompt_tokens=_int(usage.get("prompt_tokens")),
+                    completion_tokens=_int(usage.get("completion_tokens")),
+                )
             except (httpx.HTTPError, KeyError, IndexError, TypeError, ValueError, LLMError) as exc:
                 last = exc
                 if not _retryable(exc):
@@ -113,8 +126,14 @@ class ChatClient:
                     time.sleep(0.2 * 2**attempt)
         raise LLMError(f"LLM request to {self.url} failed: {last}") from last
 
-    def complete(self, messages: list[dict[str, Any]], *, max_tokens: int = 256,
-                 temperature: float = 0.0, **extra: Any) -> str:
+    def complete(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        **extra: Any,
+    ) -> str:
         """The first choice's message content. Raises ``LLMError`` after the last retry."""
         return self.chat(messages, max_tokens=max_tokens, temperature=temperature, **extra).content
 
@@ -124,6 +143,10 @@ class ChatClient:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()

@@ -37,8 +37,11 @@ _MIN_BACKGROUND = 20  # documents with vectors before recall may abstain
 _FULL_FLOOR_AT = 600
 
 
-def fuse(rankings: Iterable[Sequence[tuple[int, float]]], k: float,
-         weights: Sequence[float] | None = None) -> dict[int, float]:
+def fuse(
+    rankings: Iterable[Sequence[tuple[int, float]]],
+    k: float,
+    weights: Sequence[float] | None = None,
+) -> dict[int, float]:
     """Reciprocal rank fusion: ``Σ weight / (k + rank)`` over rankings of ``(rowid, score)``."""
     out: dict[int, float] = {}
     for i, hits in enumerate(rankings):
@@ -79,8 +82,12 @@ class CandidateSearch:
     """Ranks one index's documents for a question (call it with an ``Ask``): the first step of
     ``Recaller``."""
 
-    def __init__(self, store: IndexStore, embed: Callable[[str], np.ndarray] | None,
-                 relevance_floor: float | None) -> None:
+    def __init__(
+        self,
+        store: IndexStore,
+        embed: Callable[[str], np.ndarray] | None,
+        relevance_floor: float | None,
+    ) -> None:
         self.store = store
         self.embed = embed
         self.relevance_floor = relevance_floor
@@ -104,8 +111,10 @@ class CandidateSearch:
             scale = min(1.0, math.log(size) / math.log(_FULL_FLOOR_AT))
             ask.stats["floor"] = round(self.relevance_floor * scale, 4)
 
-    def ranks(self, ask: Ask,
-               ) -> tuple[dict[int, float], dict[int, Doc], list[tuple[int, float]]]:
+    def ranks(
+        self,
+        ask: Ask,
+    ) -> tuple[dict[int, float], dict[int, Doc], list[tuple[int, float]]]:
         """Full text and dense rankings fused; a knowledge overview (L1) repeats its abstract
         and the turns it cites, so it is ranked among the overviews only (at half weight): it
         never pushes its own sources, or any other memory, down a place. Ranked among all at
@@ -161,8 +170,10 @@ class CandidateSearch:
         ranks, docs, dense = self.ranks(ask)
         self.relevance(ask, [(docs[r], s) for r, s in dense if r in docs])
         best = max(ranks.values(), default=1.0)
-        ranked = sorted((Cand(d, ranks[r] / best, "search") for r, d in docs.items()
-                         if ask.visible(d)), key=lambda c: (-c.score, c.doc.rowid or 0))
+        ranked = sorted(
+            (Cand(d, ranks[r] / best, "search") for r, d in docs.items() if ask.visible(d)),
+            key=lambda c: (-c.score, c.doc.rowid or 0),
+        )
         if config.mmr and ask.qvec is not None and ranked:
             ranked = self.diversify(ranked, config)
         cands: list[Cand] = []
@@ -173,8 +184,11 @@ class CandidateSearch:
             # Abstracts that cite turns (memories, events, facts) are the same memory as those
             # turns; session and entity abstracts only point the way and claim no turn.
             cites_turns = d.session_id and d.kind in ("turn", "memory", "event", "fact")
-            keys = {turn_doc_id(d.session_id or "", n) for n in d.node_ids[: config.max_cites]} \
-                if cites_turns else {d.id}
+            keys = (
+                {turn_doc_id(d.session_id or "", n) for n in d.node_ids[: config.max_cites]}
+                if cites_turns
+                else {d.id}
+            )
             if keys <= seen:
                 if d.kind != "turn":
                     cands.append(c)
@@ -195,7 +209,7 @@ class CandidateSearch:
         """Maximal marginal relevance over the head of the ranking: each next candidate is the
         one most relevant and least like those already taken, so a question with several
         answers ("what activities ...") gets several of them rather than one told many ways."""
-        head, tail = ranked[: config.candidates * 3], ranked[config.candidates * 3:]
+        head, tail = ranked[: config.candidates * 3], ranked[config.candidates * 3 :]
         found = self.store.vectors([c.doc.rowid for c in head if c.doc.rowid is not None])
         if not found:
             return ranked

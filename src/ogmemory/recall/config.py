@@ -23,10 +23,15 @@ BUDGET_MAX = 100_000
 
 def check_budget(budget: object, name: str = "budget") -> int:
     """``budget`` if it is an integer within the bounds, else ``InvalidInput`` naming them."""
-    if not isinstance(budget, int) or isinstance(budget, bool) \
-            or not BUDGET_MIN <= budget <= BUDGET_MAX:
-        raise InvalidInput(f"{name} must be an integer between {BUDGET_MIN} and {BUDGET_MAX} "
-                           f"tokens, not {budget!r}")
+    if (
+        not isinstance(budget, int)
+        or isinstance(budget, bool)
+        or not BUDGET_MIN <= budget <= BUDGET_MAX
+    ):
+        raise InvalidInput(
+            f"{name} must be an integer between {BUDGET_MIN} and {BUDGET_MAX} "
+            f"tokens, not {budget!r}"
+        )
     return budget
 
 

@@ -22,10 +22,17 @@ def _line(node: Node) -> str:
     return f"[{day_label(node.event_time)}] {speaker}: {node.text}"
 
 
-def latest_from_files(sessions: SessionService, query: str, *, budget: int,
-                      scopes: Sequence[str] | None, config: RecallConfig,
-                      hidden: Callable[[], set[str]], count_tokens: Callable[[str], int],
-                      reason: str) -> RecallResult:
+def latest_from_files(
+    sessions: SessionService,
+    query: str,
+    *,
+    budget: int,
+    scopes: Sequence[str] | None,
+    config: RecallConfig,
+    hidden: Callable[[], set[str]],
+    count_tokens: Callable[[str], int],
+    reason: str,
+) -> RecallResult:
     """The newest turns of the most recently updated sessions, newest first, within
     ``budget``: at most ``config.top`` items, one turn each, never a turn that evidences only
     disabled or deleted memories, only sessions within ``scopes``."""
@@ -50,9 +57,17 @@ def latest_from_files(sessions: SessionService, query: str, *, budget: int,
                 break
             if node.id in withheld or not node.text.strip():
                 continue
-            item = RecallItem(text=_line(node), kind="turn", score=0.0, cites=(node.id,),
-                              node_ids=(node.id,), session_id=info.session_id, commit=None,
-                              event_time=node.event_time, doc_ids=())
+            item = RecallItem(
+                text=_line(node),
+                kind="turn",
+                score=0.0,
+                cites=(node.id,),
+                node_ids=(node.id,),
+                session_id=info.session_id,
+                commit=None,
+                event_time=node.event_time,
+                doc_ids=(),
+            )
             tokens = count_tokens(item.render()) + 1
             if used + tokens > budget:
                 continue

@@ -29,10 +29,46 @@ __all__ = ["STOPWORDS", "Packer", "is_stale"]
 
 # sentence ends, and a bracketed aside ("[shares a photo of ...]", "[attached: ...]") starting
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\s+(?=\[)")
-STOPWORDS = frozenset({
-    "what", "when", "where", "who", "why", "how", "did", "does", "do", "is", "are", "was",
-    "the", "a", "an", "of", "to", "in", "on", "for", "and", "or", "with", "her", "his",
-    "their", "they", "she", "he", "it", "that", "this", "would", "likely", "has", "have"})
+STOPWORDS = frozenset(
+    {
+        "what",
+        "when",
+        "where",
+        "who",
+        "why",
+        "how",
+        "did",
+        "does",
+        "do",
+        "is",
+        "are",
+        "was",
+        "the",
+        "a",
+        "an",
+        "of",
+        "to",
+        "in",
+        "on",
+        "for",
+        "and",
+        "or",
+        "with",
+        "her",
+        "his",
+        "their",
+        "they",
+        "she",
+        "he",
+        "it",
+        "that",
+        "this",
+        "would",
+        "likely",
+        "has",
+        "have",
+    }
+)
 
 
 def is_stale(d: Doc, tq: TimeQuery) -> bool:
@@ -41,8 +77,10 @@ def is_stale(d: Doc, tq: TimeQuery) -> bool:
         return d.superseded
     if d.kind != "fact":
         return False
-    return not ((d.valid_from or 0) <= (tq.end or 0)
-                and (d.valid_to is None or d.valid_to > (tq.start or 0)))
+    return not (
+        (d.valid_from or 0) <= (tq.end or 0)
+        and (d.valid_to is None or d.valid_to > (tq.start or 0))
+    )
 
 
 def _adds_information(abstraction: Doc, turn: Doc) -> bool:
@@ -71,15 +109,26 @@ class _Plan:
 class Packer:
     """Packs one recall's reranked pool into items within a budget."""
 
-    def __init__(self, store: IndexStore, count_tokens: Callable[[str], int],
-                 config: RecallConfig, visible: Callable[[Doc], bool]) -> None:
+    def __init__(
+        self,
+        store: IndexStore,
+        count_tokens: Callable[[str], int],
+        config: RecallConfig,
+        visible: Callable[[Doc], bool],
+    ) -> None:
         self.store = store
         self.count_tokens = count_tokens
         self.config = config
         self.visible = visible
 
-    def pack(self, scored: Sequence[tuple[float, Cand]], budget: int, *,
-             terms: set[str], stale: set[str] | None = None) -> list[RecallItem]:
+    def pack(
+        self,
+        scored: Sequence[tuple[float, Cand]],
+        budget: int,
+        *,
+        terms: set[str],
+        stale: set[str] | None = None,
+    ) -> list[RecallItem]:
         """Items in rank order while they fit ``budget``."""
         # Overviews (L1) of knowledge records route, like session and entity abstracts: their
         # abstract and the turns they quote are the content.
@@ -93,8 +142,9 @@ class Packer:
                 for n in a.node_ids:
                     if n in by_node:
                         notes.setdefault(by_node[n].id, []).append((sc, a))
-        plan = _Plan(turns, {d.id: i for i, d in enumerate(turns)}, by_node, notes,
-                     stale=stale or set())
+        plan = _Plan(
+            turns, {d.id: i for i, d in enumerate(turns)}, by_node, notes, stale=stale or set()
+        )
         for sc, d in ranked:
             if len(plan.items) >= self.config.top:
                 break
@@ -103,8 +153,11 @@ class Packer:
             if d.kind == "turn":
                 self._add_group(plan, d, sc, budget, terms)
             elif d.kind in ("memory", "event", "fact"):
-                evidence = [by_node[n] for n in d.node_ids
-                            if n in by_node and by_node[n].id not in plan.used]
+                evidence = [
+                    by_node[n]
+                    for n in d.node_ids
+                    if n in by_node and by_node[n].id not in plan.used
+                ]
                 if evidence and not d.prov.get("edited"):  # the user's words, not the turns
                     self._add_group(plan, evidence[0], sc, budget, terms)
                 else:
@@ -127,23 +180,28 @@ class Packer:
         start = plan.turn_rank.get(seed.id, 0)
         lookahead = max(config.top * config.max_cites, 30)
         # a companion turn stating what no longer holds would ride on another turn's rank
-        pool = [t for t in plan.turns[start + 1: start + 1 + lookahead]
-                if t.id not in plan.used and not plan.stale.intersection(t.node_ids)]
+        pool = [
+            t
+            for t in plan.turns[start + 1 : start + 1 + lookahead]
+            if t.id not in plan.used and not plan.stale.intersection(t.node_ids)
+        ]
         for t in pool:  # an item is one session's turns: its pointer opens every one of them
             if len(group) >= config.max_cites:
                 break
             if t not in group and t.session_id == seed.session_id:
                 group.append(t)
         if len(group) < config.max_cites and config.window > 0:
-            for t in self._window(seed, plan.used | {
-                    d.id for d in plan.turns if plan.stale.intersection(d.node_ids)}):
+            for t in self._window(
+                seed, plan.used | {d.id for d in plan.turns if plan.stale.intersection(d.node_ids)}
+            ):
                 if len(group) < config.max_cites and t.id not in {g.id for g in group}:
                     group.append(t)
         group.sort(key=lambda t: (t.session_id or "", t.seq or 0))
         return group
 
-    def _add_group(self, plan: _Plan, seed: Doc, score: float, budget: int,
-                   terms: set[str]) -> None:
+    def _add_group(
+        self, plan: _Plan, seed: Doc, score: float, budget: int, terms: set[str]
+    ) -> None:
         config = self.config
         group = self._group(plan, seed)
         attached: list[Doc] = []
@@ -166,20 +224,31 @@ class Packer:
                 plan.used.update(t.id for t in members)
                 return
 
-    def _turns_item(self, group: list[Doc], attached: list[Doc], seed: Doc, score: float,
-                    terms: set[str], limit: int) -> RecallItem:
+    def _turns_item(
+        self,
+        group: list[Doc],
+        attached: list[Doc],
+        seed: Doc,
+        score: float,
+        terms: set[str],
+        limit: int,
+    ) -> RecallItem:
         shown = [self._excerpt(t.text, terms, limit) for t in group]
         for i in range(len(shown) - 1, 0, -1):  # a day stated once per run of lines
             day = f"[{day_label(group[i].event_time)}] "
             if shown[i].startswith(day) and shown[i - 1].startswith(day):
-                shown[i] = shown[i][len(day):]
+                shown[i] = shown[i][len(day) :]
         return RecallItem(
-            text="\n".join(shown + [f"  ({a.text})" for a in attached]), kind="turns",
-            score=round(score, 6), cites=tuple(t.cites[0] for t in group if t.cites),
+            text="\n".join(shown + [f"  ({a.text})" for a in attached]),
+            kind="turns",
+            score=round(score, 6),
+            cites=tuple(t.cites[0] for t in group if t.cites),
             node_ids=tuple(n for t in group for n in t.node_ids),
-            session_id=seed.session_id, commit=seed.prov.get("commit"),
+            session_id=seed.session_id,
+            commit=seed.prov.get("commit"),
             event_time=seed.event_time,
-            doc_ids=tuple(t.id for t in group) + tuple(a.id for a in attached))
+            doc_ids=tuple(t.id for t in group) + tuple(a.id for a in attached),
+        )
 
     def _excerpt(self, text: str, terms: set[str], limit: int) -> str:
         """A long turn cut to its sentences that matter most for the query (in order), so the
@@ -215,9 +284,16 @@ class Packer:
 
     def _single(self, d: Doc, score: float) -> RecallItem:
         return RecallItem(
-            text=d.text, kind=d.kind, score=round(score, 6), cites=d.cites,
-            node_ids=d.node_ids, session_id=d.session_id or d.prov.get("session_id"),
-            commit=d.prov.get("commit"), event_time=d.event_time, doc_ids=(d.id,))
+            text=d.text,
+            kind=d.kind,
+            score=round(score, 6),
+            cites=d.cites,
+            node_ids=d.node_ids,
+            session_id=d.session_id or d.prov.get("session_id"),
+            commit=d.prov.get("commit"),
+            event_time=d.event_time,
+            doc_ids=(d.id,),
+        )
 
     def _fits(self, item: RecallItem, spent: int, budget: int) -> RecallItem | None:
         tokens = self.count_tokens(item.render()) + 1

@@ -41,12 +41,17 @@ log = logging.getLogger(__name__)
 class Recaller:
     """Runs recall over an ``IndexStore`` for one tenant."""
 
-    def __init__(self, store: IndexStore, *, embed: Callable[[str], np.ndarray] | None,
-                 count_tokens: Callable[[str], int],
-                 visibility: Callable[[], tuple[set[str], set[str]]],
-                 session_exists: Callable[[str], bool] | None = None,
-                 on_gone: Callable[[list[str]], None] | None = None,
-                 relevance_floor: float | None = None) -> None:
+    def __init__(
+        self,
+        store: IndexStore,
+        *,
+        embed: Callable[[str], np.ndarray] | None,
+        count_tokens: Callable[[str], int],
+        visibility: Callable[[], tuple[set[str], set[str]]],
+        session_exists: Callable[[str], bool] | None = None,
+        on_gone: Callable[[list[str]], None] | None = None,
+        relevance_floor: float | None = None,
+    ) -> None:
         self.store = store
         self.embed = embed
         self.count_tokens = count_tokens
@@ -57,37 +62,67 @@ class Recaller:
         # the least ``relevance`` an answer needs (see ``candidates``); None: never abstain
         self.relevance_floor = relevance_floor
 
-    def recall(self, query: str, *, budget: int = 2000, scopes: Sequence[str] | None = None,
-               at: float | None = None, config: RecallConfig = RECIPES["default"]) -> RecallResult:
+    def recall(
+        self,
+        query: str,
+        *,
+        budget: int = 2000,
+        scopes: Sequence[str] | None = None,
+        at: float | None = None,
+        config: RecallConfig = RECIPES["default"],
+    ) -> RecallResult:
         """Bounded context for ``query``; never raises (it falls back to the latest items)."""
         start = time.perf_counter()
         try:
             result = self._recall(query, budget, scopes, at, config)
         except Exception as exc:  # recall must always answer: fall back, and say why
             log.warning("recall failed, falling back to the latest items: %s", exc, exc_info=True)
-            result = self.latest(query, budget=budget, scopes=scopes, config=config,
-                                 reason=f"recall failed ({type(exc).__name__}: {exc}); "
-                                        "latest items")
+            result = self.latest(
+                query,
+                budget=budget,
+                scopes=scopes,
+                config=config,
+                reason=f"recall failed ({type(exc).__name__}: {exc}); latest items",
+            )
         result.stats["latency_ms"] = round((time.perf_counter() - start) * 1000, 2)
         return result
 
-    def _recall(self, query: str, budget: int, scopes: Sequence[str] | None, at: float | None,
-                config: RecallConfig) -> RecallResult:
+    def _recall(
+        self,
+        query: str,
+        budget: int,
+        scopes: Sequence[str] | None,
+        at: float | None,
+        config: RecallConfig,
+    ) -> RecallResult:
         active, hidden = self.visibility()
-        ask = Ask(query, scopes, active, hidden, config,
-                   qwords={w.lower() for w in re.findall(r"\w+", query)},
-                   live=LiveSessions(self.session_exists))
+        ask = Ask(
+            query,
+            scopes,
+            active,
+            hidden,
+            config,
+            qwords={w.lower() for w in re.findall(r"\w+", query)},
+            live=LiveSessions(self.session_exists),
+        )
         cands = CandidateSearch(self.store, self.embed, self.relevance_floor)(ask)
         if not cands:
-            return RecallResult(query, (), 0, budget, stats=ask.stats,
-                                reason="nothing found for these words")
+            return RecallResult(
+                query, (), 0, budget, stats=ask.stats, reason="nothing found for these words"
+            )
         floor = ask.stats.get("floor") if config.abstain else None
         relevance = ask.stats.get("relevance")
         if floor is not None and relevance is not None and relevance < floor:
-            return RecallResult(query, (), 0, budget, stats=ask.stats,
-                                reason=f"nothing relevant: the best matches stand "
-                                       f"{relevance:.3f} above the memory's background, "
-                                       f"below the floor of {floor:.3f}")
+            return RecallResult(
+                query,
+                (),
+                0,
+                budget,
+                stats=ask.stats,
+                reason=f"nothing relevant: the best matches stand "
+                f"{relevance:.3f} above the memory's background, "
+                f"below the floor of {floor:.3f}",
+            )
         now = at if at is not None else self._now()
         tq = parse_time_query(query, now)
         pool: dict[str, Cand] = {c.doc.id: c for c in cands}
@@ -98,10 +133,12 @@ class Recaller:
         # (and a turn the user has since rewritten as a memory weighs less than the rewrite)
         facts = [c.doc for c in pool.values() if c.doc.kind == "fact"]
         rewritten = {n for c in pool.values() if c.doc.prov.get("edited") for n in c.doc.node_ids}
-        outdated = ({n for f in facts if is_stale(f, tq) for n in f.node_ids} | rewritten) - \
-            {n for f in facts if not is_stale(f, tq) for n in f.node_ids}
-        scored = [(self._rerank(c, tq, now, config, ask.qwords, outdated), c)
-                  for c in pool.values()]
+        outdated = ({n for f in facts if is_stale(f, tq) for n in f.node_ids} | rewritten) - {
+            n for f in facts if not is_stale(f, tq) for n in f.node_ids
+        }
+        scored = [
+            (self._rerank(c, tq, now, config, ask.qwords, outdated), c) for c in pool.values()
+        ]
         scored.sort(key=lambda x: (-x[0], x[1].doc.rowid or 0))
         packer = Packer(self.store, self.count_tokens, config, ask.visible)
         items = packer.pack(scored, budget, terms=ask.qwords - STOPWORDS, stale=outdated)
@@ -109,8 +146,9 @@ class Recaller:
             ask.stats["time_range"] = [tq.start, tq.end]
         if ask.live.gone and self.on_gone is not None:
             self.on_gone(ask.live.gone)
-        return RecallResult(query, tuple(items), sum(i.tokens for i in items), budget,
-                            stats=ask.stats)
+        return RecallResult(
+            query, tuple(items), sum(i.tokens for i in items), budget, stats=ask.stats
+        )
 
     # ================================================================== clock
 
@@ -120,8 +158,9 @@ class Recaller:
 
     # ================================================================== 2. expansion
 
-    def _children(self, c: Cand, ask: Ask, pool: dict[str, Cand],
-                  tq: TimeQuery) -> dict[str, float]:
+    def _children(
+        self, c: Cand, ask: Ask, pool: dict[str, Cand], tq: TimeQuery
+    ) -> dict[str, float]:
         """The documents one candidate opens, with the score each would get from it."""
         a, config, d = ask.config.alpha, ask.config, c.doc
         out: dict[str, float] = {}
@@ -150,8 +189,9 @@ class Recaller:
             if ask.qvec is not None and config.session_children:
                 # the session matched as a whole: open its turns closest to the query
                 vecs = self.store.vectors([rowid for rowid, _ in refs])
-                near = sorted((float(vecs[rowid] @ ask.qvec), tid) for rowid, tid in refs
-                              if rowid in vecs)[-config.session_children:]
+                near = sorted(
+                    (float(vecs[rowid] @ ask.qvec), tid) for rowid, tid in refs if rowid in vecs
+                )[-config.session_children :]
                 for _, tid in near:
                     offer(tid, c.score)
         elif d.kind == "turn" and config.window > 0 and d.session_id and d.seq is not None:
@@ -161,8 +201,7 @@ class Recaller:
                     offer(tid, c.score)
         return out
 
-    def _expand(self, pool: dict[str, Cand], cands: list[Cand], ask: Ask,
-                tq: TimeQuery) -> None:
+    def _expand(self, pool: dict[str, Cand], cands: list[Cand], ask: Ask, tq: TimeQuery) -> None:
         child_ids: dict[str, float] = {}
         for c in cands:
             for cid, score in self._children(c, ask, pool, tq).items():
@@ -179,14 +218,24 @@ class Recaller:
 
     # ================================================================== 3. rerank
 
-    def _rerank(self, c: Cand, tq: TimeQuery, now: float, config: RecallConfig,
-                qwords: set[str], outdated: set[str]) -> float:
+    def _rerank(
+        self,
+        c: Cand,
+        tq: TimeQuery,
+        now: float,
+        config: RecallConfig,
+        qwords: set[str],
+        outdated: set[str],
+    ) -> float:
         d = c.doc
         score = c.score
         if d.kind == "turn" and outdated and any(n in outdated for n in d.node_ids):
             score *= 1 - config.superseded_penalty
-        if (d.kind == "turn" and config.speaker_weight
-                and str(d.prov.get("speaker", "")).lower() in qwords):
+        if (
+            d.kind == "turn"
+            and config.speaker_weight
+            and str(d.prov.get("speaker", "")).lower() in qwords
+        ):
             score *= 1 + config.speaker_weight
         if d.event_time:
             age_days = max(0.0, now - d.event_time) / 86400
@@ -204,9 +253,15 @@ class Recaller:
 
     # ================================================================== fallback
 
-    def latest(self, query: str, *, budget: int, scopes: Sequence[str] | None,
-               config: RecallConfig = RECIPES["default"],
-               reason: str = "latest items") -> RecallResult:
+    def latest(
+        self,
+        query: str,
+        *,
+        budget: int,
+        scopes: Sequence[str] | None,
+        config: RecallConfig = RECIPES["default"],
+        reason: str = "latest items",
+    ) -> RecallResult:
         """The deterministic "latest 20": newest visible abstracts (else turns) in the budget."""
         try:
             active, hidden = self.visibility()
@@ -221,10 +276,17 @@ class Recaller:
                     break
                 if not doc_visible(d, scopes, active, hidden) or not live(d):
                     continue
-                item = RecallItem(text=d.text, kind=d.kind, score=0.0,
-                                  cites=d.cites[: config.max_cites], node_ids=d.node_ids,
-                                  session_id=d.session_id, commit=d.prov.get("commit"),
-                                  event_time=d.event_time, doc_ids=(d.id,))
+                item = RecallItem(
+                    text=d.text,
+                    kind=d.kind,
+                    score=0.0,
+                    cites=d.cites[: config.max_cites],
+                    node_ids=d.node_ids,
+                    session_id=d.session_id,
+                    commit=d.prov.get("commit"),
+                    event_time=d.event_time,
+                    doc_ids=(d.id,),
+                )
                 tokens = self.count_tokens(item.render()) + 1
                 if used + tokens > budget:
                     continue

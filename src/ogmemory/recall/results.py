@@ -60,9 +60,15 @@ class RecallResult:
         return "\n".join(item.render() for item in self.items)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"query": self.query, "items": [i.to_dict() for i in self.items],
-                "tokens": self.tokens, "budget": self.budget, "fallback": self.fallback,
-                "reason": self.reason, "stats": self.stats}
+        return {
+            "query": self.query,
+            "items": [i.to_dict() for i in self.items],
+            "tokens": self.tokens,
+            "budget": self.budget,
+            "fallback": self.fallback,
+            "reason": self.reason,
+            "stats": self.stats,
+        }
 
 
 @dataclass(frozen=True)
@@ -82,10 +88,18 @@ class SearchHit:
 
     @classmethod
     def of(cls, doc: Doc, score: float) -> SearchHit:
-        return cls(id=doc.id, kind=doc.kind, level=doc.level, text=doc.text,
-                   score=round(score, 6), session_id=doc.session_id or doc.prov.get("session_id"),
-                   node_ids=doc.node_ids, cites=doc.cites, commit=doc.prov.get("commit"),
-                   event_time=doc.event_time)
+        return cls(
+            id=doc.id,
+            kind=doc.kind,
+            level=doc.level,
+            text=doc.text,
+            score=round(score, 6),
+            session_id=doc.session_id or doc.prov.get("session_id"),
+            node_ids=doc.node_ids,
+            cites=doc.cites,
+            commit=doc.prov.get("commit"),
+            event_time=doc.event_time,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

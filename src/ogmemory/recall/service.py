@@ -53,15 +53,23 @@ def _record_of(doc: Doc) -> str:
         return doc.parent
     return doc.id
 
+
 log = logging.getLogger(__name__)
 
 
 class RecallService:
     """The index of one tenant and everything that reads it."""
 
-    def __init__(self, tenant: TenantRoot, settings: Settings, backend: Backend,
-                 knowledge: KnowledgeService, sessions: SessionService, *,
-                 embedder: Embedder | None = None) -> None:
+    def __init__(
+        self,
+        tenant: TenantRoot,
+        settings: Settings,
+        backend: Backend,
+        knowledge: KnowledgeService,
+        sessions: SessionService,
+        *,
+        embedder: Embedder | None = None,
+    ) -> None:
         self.tenant = tenant
         self.settings = settings
         self.backend = backend
@@ -92,10 +100,10 @@ class RecallService:
         with self._lock:
             if self._index is None:
                 emb = self.embedder
-                self._index = self.backend.index(self.tenant,
-                                                 embedder_name=emb.name if emb else None)
-                self._indexer = Indexer(self._index, self.sessions.provenance,
-                                        self.knowledge.kb)
+                self._index = self.backend.index(
+                    self.tenant, embedder_name=emb.name if emb else None
+                )
+                self._indexer = Indexer(self._index, self.sessions.provenance, self.knowledge.kb)
             return self._index
 
     @property
@@ -137,9 +145,13 @@ class RecallService:
 
     def index_stats(self) -> dict[str, Any]:
         idx = self.index
-        return {"documents": idx.count(), "turns": idx.count("turn"),
-                "vectors": idx.vector_count(), "bytes": idx.size_bytes(),
-                "embedder": idx.embedder_name}
+        return {
+            "documents": idx.count(),
+            "turns": idx.count("turn"),
+            "vectors": idx.vector_count(),
+            "bytes": idx.size_bytes(),
+            "embedder": idx.embedder_name,
+        }
 
     # ================================================================== outbox
 
@@ -200,15 +212,22 @@ class RecallService:
     def query_batching(self) -> dict[str, int]:
         """Queries embedded so far and the ``encode`` calls they took (micro-batching)."""
         batcher = self._batcher
-        return {"queries": batcher.queries if batcher else 0,
-                "calls": batcher.calls if batcher else 0}
+        return {
+            "queries": batcher.queries if batcher else 0,
+            "calls": batcher.calls if batcher else 0,
+        }
 
     def recaller(self) -> Recaller:
         """The recall engine over this index (tests and benchmarks drive it directly)."""
-        return Recaller(self.index, embed=self._embed_query if self.embedder else None,
-                        count_tokens=count_tokens, visibility=self.knowledge.kb.visibility,
-                        session_exists=self.sessions.session_exists, on_gone=self._forget_gone,
-                        relevance_floor=getattr(self.embedder, "relevance_floor", None))
+        return Recaller(
+            self.index,
+            embed=self._embed_query if self.embedder else None,
+            count_tokens=count_tokens,
+            visibility=self.knowledge.kb.visibility,
+            session_exists=self.sessions.session_exists,
+            on_gone=self._forget_gone,
+            relevance_floor=getattr(self.embedder, "relevance_floor", None),
+        )
 
     def forget_session(self, session_id: str) -> None:
         """``SessionService.on_session_deleted`` listener: its turns leave the index at once."""
@@ -222,14 +241,22 @@ class RecallService:
             except Exception as exc:  # a read must not fail on cleaning up
                 log.warning("could not drop the documents of deleted session %s: %s", sid, exc)
 
-    def recall(self, query: str, *, budget: int = 2000, scope: str | Sequence[str] | None = None,
-               at: float | None = None, recipe: str = "default",
-               session_id: str | None = None) -> RecallResult:
+    def recall(
+        self,
+        query: str,
+        *,
+        budget: int = 2000,
+        scope: str | Sequence[str] | None = None,
+        at: float | None = None,
+        recipe: str = "default",
+        session_id: str | None = None,
+    ) -> RecallResult:
         """Bounded context for ``query``: at most 20 items within ``budget`` tokens, each with
         provenance; never raises for internal failures (it falls back to the latest items)."""
         if session_id is not None and self.sessions.is_temporary(session_id):
-            return RecallResult(query, (), 0, budget,
-                                reason="temporary session: memory is not read")
+            return RecallResult(
+                query, (), 0, budget, reason="temporary session: memory is not read"
+            )
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query must be a non-empty string")
         check_budget(budget)
@@ -239,16 +266,23 @@ class RecallService:
         config = RECIPES[recipe]
         try:
             self.sync_index()
-            return self.recaller().recall(query, budget=budget, scopes=scopes, at=at,
-                                          config=config)
+            return self.recaller().recall(query, budget=budget, scopes=scopes, at=at, config=config)
         except Exception as exc:  # recall degrades instead of failing (seed 003)
             log.warning("index unavailable for recall: %s", exc, exc_info=True)
             rebuilding = self._rebuild_if_damaged()
-            reason = (f"index unavailable ({exc}); the latest turns from the session files"
-                      + ("; the index is being rebuilt" if rebuilding else ""))
-            return latest_from_files(self.sessions, query, budget=budget, scopes=scopes,
-                                     config=config, count_tokens=count_tokens, reason=reason,
-                                     hidden=lambda: self.knowledge.kb.visibility()[1])
+            reason = f"index unavailable ({exc}); the latest turns from the session files" + (
+                "; the index is being rebuilt" if rebuilding else ""
+            )
+            return latest_from_files(
+                self.sessions,
+                query,
+                budget=budget,
+                scopes=scopes,
+                config=config,
+                count_tokens=count_tokens,
+                reason=reason,
+                hidden=lambda: self.knowledge.kb.visibility()[1],
+            )
 
     def _rebuild_if_damaged(self) -> bool:
         """Drop a damaged index and rebuild it from the files in the background."""
@@ -278,8 +312,14 @@ class RecallService:
         except Exception:
             log.warning("rebuilding the index failed", exc_info=True)
 
-    def search(self, query: str, *, limit: int = 10, scope: str | Sequence[str] | None = None,
-               kinds: Sequence[str] | None = None) -> list[SearchHit]:
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        scope: str | Sequence[str] | None = None,
+        kinds: Sequence[str] | None = None,
+    ) -> list[SearchHit]:
         """Hybrid search over everything indexed (``memory_search``), best first."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query must be a non-empty string")
@@ -296,8 +336,9 @@ class RecallService:
         ranks = fuse(rankings, RECIPES["default"].rrf_k)
         hits: list[SearchHit] = []
         seen: set[str] = set()
-        for rowid, doc in sorted(self.index.docs(ranks).items(),
-                                 key=lambda x: (-ranks[x[0]], x[0])):
+        for rowid, doc in sorted(
+            self.index.docs(ranks).items(), key=lambda x: (-ranks[x[0]], x[0])
+        ):
             if kinds and doc.kind not in kinds:
                 continue
             if not doc_visible(doc, scopes, active, hidden) or not live(doc):
@@ -313,8 +354,9 @@ class RecallService:
 
     # ================================================================== navigation
 
-    def open_session(self, session_id: str, *, around: str | None = None,
-                     radius: int = 5) -> list[Node]:
+    def open_session(
+        self, session_id: str, *, around: str | None = None, radius: int = 5
+    ) -> list[Node]:
         """``memory_open_session``: the session, or ``radius`` messages each side of a node."""
         if not isinstance(radius, int) or not 0 <= radius <= 200:
             raise InvalidInput("radius must be an integer between 0 and 200")
@@ -324,16 +366,23 @@ class RecallService:
         idx = next((i for i, n in enumerate(nodes) if n.id == around), None)
         if idx is None and _HEX.fullmatch(around):
             # a pointer's commit (↪ session:<id>@<commit7>): the turn that commit holds
-            turn = next((c for c in self.sessions.session_commits(session_id)
-                         if c.sha.startswith(around.lower()) and c.node_ids), None)
+            turn = next(
+                (
+                    c
+                    for c in self.sessions.session_commits(session_id)
+                    if c.sha.startswith(around.lower()) and c.node_ids
+                ),
+                None,
+            )
             first = turn.node_ids[0] if turn else None
             idx = next((i for i, n in enumerate(nodes) if n.id == first), None)
         if idx is None:
             raise NotFound(f"session {session_id}: no node or turn commit {around}")
-        return list(nodes[max(0, idx - radius): idx + radius + 1])
+        return list(nodes[max(0, idx - radius) : idx + radius + 1])
 
-    def git_log(self, project_id: str | None = None, *, session_id: str | None = None,
-                limit: int = 20) -> list[CommitInfo]:
+    def git_log(
+        self, project_id: str | None = None, *, session_id: str | None = None, limit: int = 20
+    ) -> list[CommitInfo]:
         """``memory_git_log``: a project's agent commits, or a session's turns."""
         if session_id is not None and project_id is not None:
             raise InvalidInput("give a project id or a session id, not both")

@@ -30,7 +30,8 @@ def _counter() -> Callable[[str], int]:
             loader = importlib.machinery.ExtensionFileLoader("bpe_openai._bindings", str(so))
             module = importlib.util.module_from_spec(
                 importlib.util.spec_from_file_location("bpe_openai._bindings", so, loader=loader)
-                or importlib.machinery.ModuleSpec("bpe_openai._bindings", loader))
+                or importlib.machinery.ModuleSpec("bpe_openai._bindings", loader)
+            )
             loader.exec_module(module)
             count: Callable[[str], int] = module.tokenizer_for_encoding("o200k_base").count
             return count

@@ -12,8 +12,9 @@ from ..index.docs import Doc
 __all__ = ["LiveSessions", "doc_visible"]
 
 
-def doc_visible(doc: Doc, scopes: Sequence[str] | None, active: set[str],
-                hidden_nodes: set[str]) -> bool:
+def doc_visible(
+    doc: Doc, scopes: Sequence[str] | None, active: set[str], hidden_nodes: set[str]
+) -> bool:
     """The visibility rule of every read of the index: within ``scopes``; a derived record
     while one of its supporting memories is ``active``; an overview or session (which quotes
     several) only while all of them are; no turn evidencing an inactive memory."""

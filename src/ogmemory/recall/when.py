@@ -41,8 +41,11 @@ class TimeQuery:
         return self.has_range and t is not None and self.start <= t < self.end  # type: ignore[operator]
 
 
-_NOW = re.compile(r"\b(?:now|currently|nowadays|these days|at the moment|at present)\b"
-                  r"|现在|目前|如今", re.IGNORECASE)
+_NOW = re.compile(
+    r"\b(?:now|currently|nowadays|these days|at the moment|at present)\b"
+    r"|现在|目前|如今",
+    re.IGNORECASE,
+)
 
 
 def _month_range(year: int, month: int) -> tuple[float, float]:
@@ -52,8 +55,10 @@ def _month_range(year: int, month: int) -> tuple[float, float]:
 
 
 def _year_range(year: int) -> tuple[float, float]:
-    return (datetime(year, 1, 1, tzinfo=UTC).timestamp(),
-            datetime(year + 1, 1, 1, tzinfo=UTC).timestamp())
+    return (
+        datetime(year, 1, 1, tzinfo=UTC).timestamp(),
+        datetime(year + 1, 1, 1, tzinfo=UTC).timestamp(),
+    )
 
 
 def parse_time_query(query: str, now: float) -> TimeQuery:

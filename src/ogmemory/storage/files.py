@@ -14,8 +14,14 @@ from typing import Any
 
 from ..errors import InvalidInput
 
-__all__ = ["atomic_write_bytes", "atomic_write_json", "dump_json", "file_lock", "read_json",
-           "set_aside"]
+__all__ = [
+    "atomic_write_bytes",
+    "atomic_write_json",
+    "dump_json",
+    "file_lock",
+    "read_json",
+    "set_aside",
+]
 
 
 def dump_json(data: Any) -> bytes:
@@ -28,8 +34,9 @@ def dump_json(data: Any) -> bytes:
     try:
         return (text + "\n").encode()
     except UnicodeEncodeError:
-        raise InvalidInput("refusing to store text that is not valid Unicode (a lone "
-                           "surrogate)") from None
+        raise InvalidInput(
+            "refusing to store text that is not valid Unicode (a lone surrogate)"
+        ) from None
 
 
 def atomic_write_json(path: Path, data: Any, *, fsync: bool = False) -> None:

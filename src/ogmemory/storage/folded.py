@@ -61,23 +61,39 @@ class BatchInfo:
         counts: dict[str, int] = {}
         for op in self.ops:
             counts[op.kind] = counts.get(op.kind, 0) + 1
-        return {"id": self.id, "time": self.time, "reason": self.reason, "ops": len(self.ops),
-                "by_kind": counts, "rolled_back_by": self.rolled_back_by,
-                **{k: v for k, v in self.meta.items() if k != "cursor"}}
+        return {
+            "id": self.id,
+            "time": self.time,
+            "reason": self.reason,
+            "ops": len(self.ops),
+            "by_kind": counts,
+            "rolled_back_by": self.rolled_back_by,
+            **{k: v for k, v in self.meta.items() if k != "cursor"},
+        }
 
     @classmethod
     def from_marker(cls, marker: dict[str, Any]) -> BatchInfo:
         """A batch from its stored commit marker."""
-        ops = tuple(Op(o["kind"], o["id"], o.get("before"), o.get("after"))
-                    for o in marker.get("ops", []))
-        return cls(id=marker["batch"], time=float(marker.get("time", 0)),
-                   reason=str(marker.get("reason", "")), ops=ops,
-                   meta=dict(marker.get("meta") or {}))
+        ops = tuple(
+            Op(o["kind"], o["id"], o.get("before"), o.get("after")) for o in marker.get("ops", [])
+        )
+        return cls(
+            id=marker["batch"],
+            time=float(marker.get("time", 0)),
+            reason=str(marker.get("reason", "")),
+            ops=ops,
+            meta=dict(marker.get("meta") or {}),
+        )
 
     def to_marker(self) -> dict[str, Any]:
         """The stored commit marker of this batch."""
-        return {"batch": self.id, "time": self.time, "reason": self.reason,
-                "ops": [op.to_dict() for op in self.ops], "meta": self.meta}
+        return {
+            "batch": self.id,
+            "time": self.time,
+            "reason": self.reason,
+            "ops": [op.to_dict() for op in self.ops],
+            "meta": self.meta,
+        }
 
 
 def new_batch_id() -> str:
@@ -107,8 +123,13 @@ class StagedBatch:
             return self._puts[key]  # type: ignore[return-value]
         return self.store.get(kind, rid)
 
-    def put(self, record: KnowledgeRecord, *, expect_version: int | None = None,
-            check_version: bool = False) -> None:
+    def put(
+        self,
+        record: KnowledgeRecord,
+        *,
+        expect_version: int | None = None,
+        check_version: bool = False,
+    ) -> None:
         """Stage a new version of ``record``. With ``check_version``, the commit fails with
         ``Conflict`` unless the committed record's ``version`` still equals ``expect_version``
         (optimistic concurrency; ``None`` = absent)."""
@@ -167,8 +188,13 @@ class FoldedStore(ABC):
     # ------------------------------------------------------------------ backend hooks
 
     @abstractmethod
-    def _persist(self, info: BatchInfo, records: list[tuple[str, str, dict[str, Any] | None]],
-                 *, durable: bool = False) -> None:
+    def _persist(
+        self,
+        info: BatchInfo,
+        records: list[tuple[str, str, dict[str, Any] | None]],
+        *,
+        durable: bool = False,
+    ) -> None:
         """Make the batch durable: ``records`` are ``(kind, id, json or None=removed)``;
         ``durable``: what a user wrote, on disk (fsync'd) before this returns."""
 
@@ -208,8 +234,9 @@ class FoldedStore(ABC):
         target = info.meta.get("rollback_of")
         if isinstance(target, str) and target in self._batches:
             old = self._batches[target]
-            self._batches[target] = BatchInfo(old.id, old.time, old.reason, old.ops, old.meta,
-                                              rolled_back_by=info.id)
+            self._batches[target] = BatchInfo(
+                old.id, old.time, old.reason, old.ops, old.meta, rolled_back_by=info.id
+            )
         for listener in self._listeners:
             listener(info)
 
@@ -285,8 +312,9 @@ class FoldedStore(ABC):
             durable = bool(meta.pop("durable", False))
             if not ops and not force:
                 return None
-            info = BatchInfo(id=staged.id, time=time.time(), reason=staged.reason,
-                             ops=tuple(ops), meta=meta)
+            info = BatchInfo(
+                id=staged.id, time=time.time(), reason=staged.reason, ops=tuple(ops), meta=meta
+            )
             self._persist(info, [(op.kind, op.id, op.after) for op in ops], durable=durable)
             for op in ops:
                 self._fold(op.kind, op.id, op.after)
@@ -305,14 +333,18 @@ class FoldedStore(ABC):
             if info.rolled_back_by:
                 raise Conflict(f"batch {batch_id} was already rolled back by {info.rolled_back_by}")
             if info.meta.get("rollback_of"):
-                raise Conflict(f"batch {batch_id} is itself a rollback; roll back "
-                               f"{info.meta['rollback_of']} again by re-running it instead")
+                raise Conflict(
+                    f"batch {batch_id} is itself a rollback; roll back "
+                    f"{info.meta['rollback_of']} again by re-running it instead"
+                )
             if not force:
                 for op in info.ops:
                     current = self._get_kind(op.kind, op.id)
                     if (record_to_json(current) if current is not None else None) != op.after:
-                        raise Conflict(f"{op.kind} {op.id} changed after batch {batch_id}; "
-                                       "roll back the later batches first (or force)")
+                        raise Conflict(
+                            f"{op.kind} {op.id} changed after batch {batch_id}; "
+                            "roll back the later batches first (or force)"
+                        )
             undo = self.begin(f"rollback {batch_id}")
             for op in reversed(info.ops):
                 if op.before is None:

@@ -30,8 +30,13 @@ class InMemoryKnowledgeStore(FoldedStore):
         super().__init__()
         self._named: dict[str, threading.RLock] = {}
 
-    def _persist(self, info: BatchInfo, records: list[tuple[str, str, dict[str, Any] | None]],
-                 *, durable: bool = False) -> None:
+    def _persist(
+        self,
+        info: BatchInfo,
+        records: list[tuple[str, str, dict[str, Any] | None]],
+        *,
+        durable: bool = False,
+    ) -> None:
         for _kind, _rid, data in records:  # the same check the file backend makes
             try:
                 json.dumps(data, ensure_ascii=False, allow_nan=False).encode()
@@ -69,9 +74,15 @@ class InMemoryQueue:
     """The outbox's job queue in this process, with the SQLite queue's semantics: leases that
     expire count as failed attempts, per-key order, exponential backoff, a dead-letter state."""
 
-    def __init__(self, *, lease_seconds: float = 30.0, max_attempts: int = 5,
-                 backoff_base: float = 0.5, max_backoff: float = 300.0,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        *,
+        lease_seconds: float = 30.0,
+        max_attempts: int = 5,
+        backoff_base: float = 0.5,
+        max_backoff: float = 300.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         if lease_seconds <= 0:
             raise InvalidInput(f"lease_seconds must be > 0, got {lease_seconds}")
         if max_attempts < 1:
@@ -108,8 +119,10 @@ class InMemoryQueue:
                 if row.state == LEASED and (row.lease_until or 0) <= now:
                     row.attempts += 1
                     row.state = DEAD if row.attempts >= self.max_attempts else PENDING
-                    row.last_error = (f"lease held by {row.lease_owner or '?'} expired before "
-                                      "the job completed (worker died or was too slow)")
+                    row.last_error = (
+                        f"lease held by {row.lease_owner or '?'} expired before "
+                        "the job completed (worker died or was too slow)"
+                    )
                     row.lease_until, row.available_at = None, now
             busy: set[tuple[str, str]] = set()
             out: list[Job] = []
@@ -122,14 +135,19 @@ class InMemoryQueue:
                 if len(out) >= limit:
                     break
                 k = (row.topic, row.key)
-                if row.state != PENDING or row.available_at > now or k in busy \
-                        or first_open.get(k) != row.id:
+                if (
+                    row.state != PENDING
+                    or row.available_at > now
+                    or k in busy
+                    or first_open.get(k) != row.id
+                ):
                     continue
                 busy.add(k)
                 row.state, row.lease_owner = LEASED, owner
                 row.lease_until = now + self.lease_seconds
-                out.append(Job(row.id, row.topic, row.key, row.payload, row.attempts,
-                               row.created_at))
+                out.append(
+                    Job(row.id, row.topic, row.key, row.payload, row.attempts, row.created_at)
+                )
             return sorted(out, key=lambda j: j.id)
 
     def complete(self, owner: str, job_ids: Iterable[Job | int]) -> int:
@@ -159,16 +177,27 @@ class InMemoryQueue:
         with self._lock:
             now = self._clock()
             rows = list(self._rows.values())
-        out: dict[str, Any] = {s: sum(1 for r in rows if r.state == s)
-                               for s in (PENDING, LEASED, DONE, DEAD)}
+        out: dict[str, Any] = {
+            s: sum(1 for r in rows if r.state == s) for s in (PENDING, LEASED, DONE, DEAD)
+        }
         pending = [r for r in rows if r.state == PENDING]
         out["total"] = len(rows)
         out["ready"] = sum(1 for r in pending if r.available_at <= now)
-        out["oldest_pending_age"] = (max(0.0, now - min(r.created_at for r in pending))
-                                     if pending else None)
-        out["dead_jobs"] = [{"id": r.id, "topic": r.topic, "key": r.key, "attempts": r.attempts,
-                             "last_error": r.last_error, "last_owner": r.lease_owner}
-                            for r in rows if r.state == DEAD][:dead_limit]
+        out["oldest_pending_age"] = (
+            max(0.0, now - min(r.created_at for r in pending)) if pending else None
+        )
+        out["dead_jobs"] = [
+            {
+                "id": r.id,
+                "topic": r.topic,
+                "key": r.key,
+                "attempts": r.attempts,
+                "last_error": r.last_error,
+                "last_owner": r.lease_owner,
+            }
+            for r in rows
+            if r.state == DEAD
+        ][:dead_limit]
         return out
 
     def retry_dead(self, ids: Iterable[int] | None = None) -> int:
@@ -178,8 +207,12 @@ class InMemoryQueue:
             now = self._clock()
             for row in self._rows.values():
                 if row.state == DEAD and (wanted is None or row.id in wanted):
-                    row.state, row.attempts, row.available_at, row.lease_until = \
-                        PENDING, 0, now, None
+                    row.state, row.attempts, row.available_at, row.lease_until = (
+                        PENDING,
+                        0,
+                        now,
+                        None,
+                    )
                     n += 1
         return n
 
@@ -188,8 +221,9 @@ class InMemoryQueue:
             raise InvalidInput(f"older_than_seconds must be >= 0, got {older_than_seconds}")
         with self._lock:
             cutoff = self._clock() - older_than_seconds
-            gone = [i for i, r in self._rows.items()
-                    if r.state == DONE and (r.done_at or 0) <= cutoff]
+            gone = [
+                i for i, r in self._rows.items() if r.state == DONE and (r.done_at or 0) <= cutoff
+            ]
             for i in gone:
                 del self._rows[i]
         return len(gone)
@@ -197,8 +231,11 @@ class InMemoryQueue:
     def forget(self, key_prefix: str = "") -> None:
         """Drop every job (``reset`` of the index it belongs to)."""
         with self._lock:
-            self._rows = {i: r for i, r in self._rows.items()
-                          if key_prefix and not r.key.startswith(key_prefix)}
+            self._rows = {
+                i: r
+                for i, r in self._rows.items()
+                if key_prefix and not r.key.startswith(key_prefix)
+            }
 
     def disconnect(self) -> None:
         return None

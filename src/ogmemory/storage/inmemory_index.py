@@ -70,8 +70,12 @@ class InMemoryIndexStore:
 
     # ------------------------------------------------------------------ writes
 
-    def write(self, upserts: Iterable[Doc], deletes: Iterable[str] = (),
-              meta: dict[str, Any] | None = None) -> int:
+    def write(
+        self,
+        upserts: Iterable[Doc],
+        deletes: Iterable[str] = (),
+        meta: dict[str, Any] | None = None,
+    ) -> int:
         n = 0
         with self._lock:
             for doc_id in deletes:
@@ -106,16 +110,22 @@ class InMemoryIndexStore:
 
     def delete_session(self, session_id: str) -> int:
         with self._lock:
-            ids = [d.id for d in self._docs.values()
-                   if d.session_id == session_id and d.kind in ("turn", "session")]
+            ids = [
+                d.id
+                for d in self._docs.values()
+                if d.session_id == session_id and d.kind in ("turn", "session")
+            ]
             for doc_id in ids:
                 self._delete(doc_id)
         return len(ids)
 
     def put_vectors(self, vectors: Mapping[int, np.ndarray]) -> int:
         with self._lock:
-            live = {int(r): np.asarray(v, dtype=np.float32) for r, v in vectors.items()
-                    if int(r) in self._docs}
+            live = {
+                int(r): np.asarray(v, dtype=np.float32)
+                for r, v in vectors.items()
+                if int(r) in self._docs
+            }
             self._vecs.update(live)
         return len(live)
 
@@ -131,16 +141,18 @@ class InMemoryIndexStore:
                 return len(self._docs)
             return sum(1 for d in self._docs.values() if d.kind == kind)
 
-    def text_search(self, words: Sequence[str], chars: Sequence[str],
-                    limit: int) -> list[tuple[int, float]]:
+    def text_search(
+        self, words: Sequence[str], chars: Sequence[str], limit: int
+    ) -> list[tuple[int, float]]:
         wanted_words = [w.casefold() for w in words]
         wanted_chars = list(chars)
         if not wanted_words and not wanted_chars:
             return []
         with self._lock:
             n = len(self._docs) or 1
-            lengths = {r: sum(b.values()) + 0.6 * sum(c.values())
-                       for r, (b, c) in self._terms.items()}
+            lengths = {
+                r: sum(b.values()) + 0.6 * sum(c.values()) for r, (b, c) in self._terms.items()
+            }
             avg = (sum(lengths.values()) / n) or 1.0
             scores: dict[int, float] = {}
             for column, terms, weight in ((0, wanted_words, 1.0), (1, wanted_chars, 0.6)):
@@ -161,8 +173,9 @@ class InMemoryIndexStore:
             n = self.count() if total is None else total
             if not n:
                 return dict.fromkeys(words, 0.0)
-            return {w: sum(1 for b, _ in self._terms.values() if b[w.casefold()]) / n
-                    for w in words}
+            return {
+                w: sum(1 for b, _ in self._terms.values() if b[w.casefold()]) / n for w in words
+            }
 
     def docs(self, rowids: Iterable[int]) -> dict[int, Doc]:
         with self._lock:
@@ -174,8 +187,11 @@ class InMemoryIndexStore:
 
     def entity_facts(self, entity: str, limit: int = 10) -> list[str]:
         with self._lock:
-            found = sorted(d.id for d in self._docs.values()
-                           if d.kind == "fact" and entity in d.prov.get("entities", ()))
+            found = sorted(
+                d.id
+                for d in self._docs.values()
+                if d.kind == "fact" and entity in d.prov.get("entities", ())
+            )
         return found[:limit]
 
     def _ordered_children(self, parent: str) -> list[Doc]:
@@ -191,13 +207,14 @@ class InMemoryIndexStore:
 
     def window_ids(self, session_id: str, seq: int, before: int, after: int) -> list[str]:
         with self._lock:
-            turns = sorted((d for d in self._docs.values()
-                            if d.session_id == session_id and d.kind == "turn"),
-                           key=lambda d: d.seq or 0)
+            turns = sorted(
+                (d for d in self._docs.values() if d.session_id == session_id and d.kind == "turn"),
+                key=lambda d: d.seq or 0,
+            )
         idx = next((i for i, d in enumerate(turns) if d.seq == seq), None)
         if idx is None:
             return []
-        return [d.id for d in turns[max(0, idx - before): idx + after + 1]]
+        return [d.id for d in turns[max(0, idx - before) : idx + after + 1]]
 
     def latest(self, limit: int, kinds: Sequence[str]) -> list[Doc]:
         with self._lock:

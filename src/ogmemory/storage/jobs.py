@@ -33,4 +33,4 @@ def format_error(error: BaseException | str) -> str:
         text = f"{head}\n{tb}".rstrip() if tb else head
     else:
         text = str(error)
-    return text if len(text) <= _MAX_ERROR_CHARS else text[:_MAX_ERROR_CHARS - 1] + "…"
+    return text if len(text) <= _MAX_ERROR_CHARS else text[: _MAX_ERROR_CHARS - 1] + "…"

@@ -46,8 +46,12 @@ MARKERS = "oplog/batches.jsonl"
 JOURNAL = "oplog/user-batches.jsonl"
 
 log = logging.getLogger(__name__)
-_FILES = {"entity": "graph/entities.jsonl", "edge": "graph/edges.jsonl",
-          "memory": "memories/memories.jsonl", "evidence": "memories/evidence.jsonl"}
+_FILES = {
+    "entity": "graph/entities.jsonl",
+    "edge": "graph/edges.jsonl",
+    "memory": "memories/memories.jsonl",
+    "evidence": "memories/evidence.jsonl",
+}
 
 
 def route(kind: str, record: dict[str, Any]) -> str:
@@ -106,9 +110,12 @@ class _Tail:
             if obj is not None:
                 yield obj
             else:  # writers cut torn tails, so this is damage: never skip it silently
-                log.warning("%s: the corrupt line at byte %d is skipped (its records are not "
-                            "read); run 'ogmem fsck --repair' to recover them", self.path,
-                            line_at)
+                log.warning(
+                    "%s: the corrupt line at byte %d is skipped (its records are not "
+                    "read); run 'ogmem fsck --repair' to recover them",
+                    self.path,
+                    line_at,
+                )
 
 
 class JsonlKnowledgeStore(FoldedStore):
@@ -187,8 +194,13 @@ class JsonlKnowledgeStore(FoldedStore):
         with file_lock(lock):
             yield
 
-    def _persist(self, info: BatchInfo, records: list[tuple[str, str, dict[str, Any] | None]],
-                 *, durable: bool = False) -> None:
+    def _persist(
+        self,
+        info: BatchInfo,
+        records: list[tuple[str, str, dict[str, Any] | None]],
+        *,
+        durable: bool = False,
+    ) -> None:
         by_file: dict[str, list[bytes]] = {}
         for kind, rid, data in records:  # encode everything before writing anything
             line = {"id": rid, "_deleted": True} if data is None else dict(data)

@@ -48,8 +48,7 @@ class LogFile:
     @property
     def bad(self) -> list[tuple[int, int]]:
         """``(line number, byte offset)`` of every damaged line."""
-        return [(n, at) for n, (at, _raw, obj) in enumerate(self.lines, start=1)
-                if obj is None]
+        return [(n, at) for n, (at, _raw, obj) in enumerate(self.lines, start=1) if obj is None]
 
 
 @dataclass(frozen=True)
@@ -85,7 +84,8 @@ def scan_logs(root: Path) -> dict[str, LogFile]:
                 lines.append((at, raw, decode_line(raw)))
             at += len(raw) + 1
         found[path.relative_to(root).as_posix()] = LogFile(
-            path.relative_to(root).as_posix(), tuple(lines), data[cut:])
+            path.relative_to(root).as_posix(), tuple(lines), data[cut:]
+        )
     return found
 
 
@@ -99,7 +99,8 @@ def _markers(logs: dict[str, LogFile], plan: LogPlan) -> list[tuple[bytes, dict[
     become ``plan.lost``."""
     slots: list[tuple[bytes, dict[str, Any]] | None] = [
         (raw, obj) if obj is not None and _batch_id(obj) else None
-        for _at, raw, obj in (logs[MARKERS].lines if MARKERS in logs else ())]
+        for _at, raw, obj in (logs[MARKERS].lines if MARKERS in logs else ())
+    ]
     journal = logs.get(JOURNAL)
     plan.had_copy = journal is not None
     present = {_batch_id(s[1]) for s in slots if s is not None}
@@ -118,7 +119,7 @@ def _markers(logs: dict[str, LogFile], plan: LogPlan) -> list[tuple[bytes, dict[
         plan.restored_markers += 1
     for i, slot in enumerate(slots):
         if slot is None:
-            plan.lost.append(LostBatch(_cursor(slots[:i][::-1]), _cursor(slots[i + 1:])))
+            plan.lost.append(LostBatch(_cursor(slots[:i][::-1]), _cursor(slots[i + 1 :])))
     return [s for s in slots if s is not None]
 
 
@@ -141,7 +142,8 @@ def plan_repair(logs: dict[str, LogFile]) -> LogPlan:
     plan = LogPlan()
     markers = _markers(logs, plan)
     restored = {_batch_id(obj) or "" for _raw, obj in markers} - {
-        _batch_id(obj) for _a, _r, obj in (logs[MARKERS].lines if MARKERS in logs else ())}
+        _batch_id(obj) for _a, _r, obj in (logs[MARKERS].lines if MARKERS in logs else ())
+    }
     old = logs.get(MARKERS)
     new = [raw for raw, _obj in markers]
     if old is None or new != [raw for _a, raw, _o in old.lines]:
@@ -156,8 +158,12 @@ def plan_repair(logs: dict[str, LogFile]) -> LogPlan:
     return plan
 
 
-def _data_lines(logs: dict[str, LogFile], markers: list[tuple[bytes, dict[str, Any]]],
-                plan: LogPlan, restored: set[str]) -> None:
+def _data_lines(
+    logs: dict[str, LogFile],
+    markers: list[tuple[bytes, dict[str, Any]]],
+    plan: LogPlan,
+    restored: set[str],
+) -> None:
     """Data lines the markers say were written and that are not (intact) in their files: in a
     file with a damaged line, or of a batch whose marker was restored (an intact home is never
     rewritten)."""
@@ -184,14 +190,19 @@ def _data_lines(logs: dict[str, LogFile], markers: list[tuple[bytes, dict[str, A
             continue
         kept = [raw for _at, raw, obj in log.lines if obj is not None]
         first_bad = next((i for i, (_a, _r, o) in enumerate(log.lines) if o is None), None)
-        at = len(kept) if first_bad is None else sum(
-            1 for _a, _r, o in log.lines[:first_bad] if o is not None)
+        at = (
+            len(kept)
+            if first_bad is None
+            else sum(1 for _a, _r, o in log.lines[:first_bad] if o is not None)
+        )
         plan.files[rel] = kept[:at] + missing.pop(rel, []) + kept[at:]
     for rel, lines in missing.items():  # a file that is gone altogether
         plan.files[rel] = lines
     plan.restored_lines = sum(len(v) for v in missing.values()) + sum(
         len(lines) - sum(1 for _a, _r, o in logs[rel].lines if o is not None)
-        for rel, lines in plan.files.items() if rel in logs and rel not in (MARKERS, JOURNAL))
+        for rel, lines in plan.files.items()
+        if rel in logs and rel not in (MARKERS, JOURNAL)
+    )
 
 
 def apply_plan(root: Path, logs: dict[str, LogFile], plan: LogPlan) -> dict[str, int]:
@@ -199,13 +210,21 @@ def apply_plan(root: Path, logs: dict[str, LogFile], plan: LogPlan) -> dict[str,
     moved: dict[str, int] = {}
     now = time.time()
     for rel, log in logs.items():
-        bad = [(n, at, raw) for n, (at, raw, obj) in enumerate(log.lines, start=1)
-               if obj is None]
+        bad = [(n, at, raw) for n, (at, raw, obj) in enumerate(log.lines, start=1) if obj is None]
         if not bad:
             continue
-        entries = b"".join(json.dumps({
-            "offset": at, "line": n, "quarantined": now,
-            "bytes": base64.b64encode(raw).decode()}).encode() + b"\n" for n, at, raw in bad)
+        entries = b"".join(
+            json.dumps(
+                {
+                    "offset": at,
+                    "line": n,
+                    "quarantined": now,
+                    "bytes": base64.b64encode(raw).decode(),
+                }
+            ).encode()
+            + b"\n"
+            for n, at, raw in bad
+        )
         _append_durably(root / f"{rel}.quarantine", entries)
         moved[rel] = len(bad)
         plan.files.setdefault(rel, [raw for _a, raw, obj in log.lines if obj is not None])

@@ -45,11 +45,13 @@ def encode_line(obj: dict[str, Any]) -> bytes:
     if not obj:
         raise InvalidInput("an empty object is not a log line")
     try:
-        body = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=True,
-                          allow_nan=False).encode()
+        body = json.dumps(
+            obj, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False
+        ).encode()
     except (TypeError, ValueError) as exc:  # UnicodeEncodeError too: a lone surrogate
-        raise InvalidInput(f"{obj.get('_kind', 'record')} {obj.get('id')} is not "
-                           f"storable: {exc}") from None
+        raise InvalidInput(
+            f"{obj.get('_kind', 'record')} {obj.get('id')} is not storable: {exc}"
+        ) from None
     return body[:-1] + _SUFFIX_START + _crc(body).encode() + b'"}\n'
 
 
@@ -57,8 +59,11 @@ def decode_line(raw: bytes) -> dict[str, Any] | None:
     """The object a line (without its newline) holds, without ``_crc``; ``None`` when the line
     is damaged: it does not parse, is not an object, or its checksum does not match."""
     raw = raw.rstrip(b"\r")
-    if len(raw) > _SUFFIX_LEN and raw[-_SUFFIX_LEN:].startswith(_SUFFIX_START) \
-            and raw.endswith(b'"}'):
+    if (
+        len(raw) > _SUFFIX_LEN
+        and raw[-_SUFFIX_LEN:].startswith(_SUFFIX_START)
+        and raw.endswith(b'"}')
+    ):
         body = raw[:-_SUFFIX_LEN] + b"}"
         if _crc(body) != raw[-10:-2].decode("latin-1"):
             return None

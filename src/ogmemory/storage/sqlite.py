@@ -29,12 +29,13 @@ def connect(db_path: str | os.PathLike[str]) -> sqlite3.Connection:
     ('wal',)
     """
     path = os.fspath(db_path)
-    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                           check_same_thread=False)
+    conn = sqlite3.connect(
+        path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+    )
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     _enable_wal(conn, path)
     conn.execute("PRAGMA synchronous=NORMAL")  # WAL: a crash never corrupts, at worst loses
-    return conn                                  # the last transactions of a derived store
+    return conn  # the last transactions of a derived store
 
 
 def _enable_wal(conn: sqlite3.Connection, path: str) -> None:
@@ -55,8 +56,9 @@ def _enable_wal(conn: sqlite3.Connection, path: str) -> None:
                 raise StorageError(f"cannot switch {path} to WAL mode: {exc}") from exc
             time.sleep(0.02)
     if str(mode).lower() != "wal":
-        raise StorageError(f"{path}: SQLite refused WAL mode (journal_mode={mode}); "
-                           "it needs a local file system")
+        raise StorageError(
+            f"{path}: SQLite refused WAL mode (journal_mode={mode}); it needs a local file system"
+        )
 
 
 @contextmanager
@@ -124,5 +126,3 @@ class PerThread:
             self._local = threading.local()
         for conn in conns:
             conn.close()
-
-

@@ -68,12 +68,14 @@ class SqliteIndexStore:
             self._conn().executescript(SCHEMA)  # idempotent; executescript commits itself
             with transaction(self._conn()) as conn:
                 Outbox.ensure_schema(conn)
-                conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)",
-                             (SCHEMA_VERSION,))
+                conn.execute(
+                    "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)", (SCHEMA_VERSION,)
+                )
             self._jobs = Outbox(path)
         except sqlite3.DatabaseError as exc:
-            raise StorageError(f"index {path} is unreadable ({exc}); "
-                               "`ogmem reindex` rebuilds it from the files") from exc
+            raise StorageError(
+                f"index {path} is unreadable ({exc}); `ogmem reindex` rebuilds it from the files"
+            ) from exc
         if embedder_name:
             self._adopt_embedder(embedder_name)
 
@@ -100,15 +102,24 @@ class SqliteIndexStore:
             row = conn.execute("SELECT value FROM meta WHERE key='embedder'").fetchone()
             previous = json.loads(row[0]) if row else None
             if previous is not None and previous != name:
-                log.warning("index %s: embedder %s replaces %s; re-embedding every "
-                            "document", self.path, name, previous)
+                log.warning(
+                    "index %s: embedder %s replaces %s; re-embedding every document",
+                    self.path,
+                    name,
+                    previous,
+                )
                 conn.execute("DELETE FROM vecs")
                 conn.execute("DELETE FROM vec_log")
-            queued = {k for (k,) in conn.execute(
-                "SELECT key FROM outbox WHERE topic='embed' AND state IN ('pending','leased')")}
+            queued = {
+                k
+                for (k,) in conn.execute(
+                    "SELECT key FROM outbox WHERE topic='embed' AND state IN ('pending','leased')"
+                )
+            }
             missing = conn.execute(
                 "SELECT rowid, id, text FROM docs WHERE rowid NOT IN "
-                "(SELECT doc_rowid FROM vecs) ORDER BY rowid").fetchall()
+                "(SELECT doc_rowid FROM vecs) ORDER BY rowid"
+            ).fetchall()
             for rowid, doc_id, text in missing:
                 if doc_id not in queued:
                     Outbox.enqueue(conn, "embed", doc_id, {"rowid": rowid, "text": text[:2000]})
@@ -131,8 +142,12 @@ class SqliteIndexStore:
 
     # ------------------------------------------------------------------ writes
 
-    def write(self, upserts: Iterable[Doc], deletes: Iterable[str] = (),
-              meta: dict[str, Any] | None = None) -> int:
+    def write(
+        self,
+        upserts: Iterable[Doc],
+        deletes: Iterable[str] = (),
+        meta: dict[str, Any] | None = None,
+    ) -> int:
         """Upsert and delete documents, enqueue their embedding jobs and set cursors, in one
         transaction. A document whose text changed gets a new rowid (so vectors only grow)."""
         n = 0
@@ -158,27 +173,48 @@ class SqliteIndexStore:
         conn.execute("DELETE FROM entity_facts WHERE doc_id=?", (doc_id,))
 
     def _upsert(self, conn: sqlite3.Connection, doc: Doc) -> int:
-        values = (doc.id, doc.kind, doc.level, doc.parent, doc.session_id, doc.seq, doc.text,
-                  doc.scope, doc.event_time, doc.valid_from, doc.valid_to, int(doc.superseded),
-                  doc.importance, json.dumps(list(doc.support)), json.dumps(list(doc.node_ids)),
-                  json.dumps(list(doc.cites)), json.dumps(doc.prov, sort_keys=True))
+        values = (
+            doc.id,
+            doc.kind,
+            doc.level,
+            doc.parent,
+            doc.session_id,
+            doc.seq,
+            doc.text,
+            doc.scope,
+            doc.event_time,
+            doc.valid_from,
+            doc.valid_to,
+            int(doc.superseded),
+            doc.importance,
+            json.dumps(list(doc.support)),
+            json.dumps(list(doc.node_ids)),
+            json.dumps(list(doc.cites)),
+            json.dumps(doc.prov, sort_keys=True),
+        )
         if doc.kind == "fact":
             conn.execute("DELETE FROM entity_facts WHERE doc_id=?", (doc.id,))
-            conn.executemany("INSERT OR IGNORE INTO entity_facts(entity, doc_id) VALUES (?, ?)",
-                             [(str(e), doc.id) for e in doc.prov.get("entities", ()) if e])
+            conn.executemany(
+                "INSERT OR IGNORE INTO entity_facts(entity, doc_id) VALUES (?, ?)",
+                [(str(e), doc.id) for e in doc.prov.get("entities", ()) if e],
+            )
         row = conn.execute("SELECT rowid, text FROM docs WHERE id=?", (doc.id,)).fetchone()
         if row is not None and row[1] == doc.text:
             conn.execute(
                 "UPDATE docs SET kind=?, level=?, parent=?, session_id=?, seq=?, text=?, scope=?, "
                 "event_time=?, valid_from=?, valid_to=?, superseded=?, importance=?, support=?, "
-                "node_ids=?, cites=?, prov=? WHERE rowid=?", (*values[1:], row[0]))
+                "node_ids=?, cites=?, prov=? WHERE rowid=?",
+                (*values[1:], row[0]),
+            )
             return 0
         if row is not None:
             self._delete(conn, doc.id)
         cur = conn.execute(
             "INSERT INTO docs(id, kind, level, parent, session_id, seq, text, scope, event_time, "
             "valid_from, valid_to, superseded, importance, support, node_ids, cites, prov) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values)
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            values,
+        )
         rowid = cur.lastrowid
         body, cjk = fts_columns(doc.text)
         conn.execute("INSERT INTO docs_fts(rowid, body, cjk) VALUES (?, ?, ?)", (rowid, body, cjk))
@@ -194,17 +230,24 @@ class SqliteIndexStore:
         sql = "SELECT count(*) FROM docs WHERE kind=?"
         return int(self._conn().execute(sql, (kind,)).fetchone()[0])
 
-    def text_search(self, words: Sequence[str], chars: Sequence[str],
-                    limit: int) -> list[tuple[int, float]]:
+    def text_search(
+        self, words: Sequence[str], chars: Sequence[str], limit: int
+    ) -> list[tuple[int, float]]:
         """``(rowid, score)`` best first for documents holding any of ``words`` (or of the CJK
         ``chars``); score = -bm25 (higher is better)."""
         match = fts_match(list(words), list(chars))
         if not match:
             return []
         try:
-            rows = self._conn().execute(
-                "SELECT rowid, bm25(docs_fts, 1.0, 0.6) FROM docs_fts WHERE docs_fts MATCH ? "
-                "ORDER BY rank LIMIT ?", (match, limit)).fetchall()
+            rows = (
+                self._conn()
+                .execute(
+                    "SELECT rowid, bm25(docs_fts, 1.0, 0.6) FROM docs_fts WHERE docs_fts MATCH ? "
+                    "ORDER BY rank LIMIT ?",
+                    (match, limit),
+                )
+                .fetchall()
+            )
         except sqlite3.OperationalError as exc:
             if "fts5" in str(exc):  # a query FTS5 cannot parse finds nothing
                 return []
@@ -226,9 +269,14 @@ class SqliteIndexStore:
             df = self._df.get(w)
             if df is None:
                 try:
-                    df = int(self._conn().execute(
-                        "SELECT count(*) FROM docs_fts WHERE docs_fts MATCH ?",
-                        ('body: "' + w.replace('"', '""') + '"',)).fetchone()[0])
+                    df = int(
+                        self._conn()
+                        .execute(
+                            "SELECT count(*) FROM docs_fts WHERE docs_fts MATCH ?",
+                            ('body: "' + w.replace('"', '""') + '"',),
+                        )
+                        .fetchone()[0]
+                    )
                 except sqlite3.OperationalError:
                     df = 0
                 self._df[w] = df
@@ -260,7 +308,8 @@ class SqliteIndexStore:
     def children(self, parent: str, limit: int = 200) -> list[Doc]:
         rows = self._conn().execute(
             f"SELECT {', '.join(COLUMNS)} FROM docs WHERE parent=? ORDER BY seq, rowid LIMIT ?",
-            (parent, limit))
+            (parent, limit),
+        )
         return [row_to_doc(r) for r in rows]
 
     def child_refs(self, parent: str, limit: int = 200) -> list[tuple[int, str]]:
@@ -270,20 +319,27 @@ class SqliteIndexStore:
 
     def window_ids(self, session_id: str, seq: int, before: int, after: int) -> list[str]:
         """Ids of the turn documents of ``session_window`` (no documents decoded)."""
-        rows = self._conn().execute(
-            "SELECT id, seq FROM docs WHERE session_id=? AND kind='turn' "
-            "AND seq BETWEEN ? AND ? ORDER BY seq",
-            (session_id, seq - before * 4, seq + after * 4)).fetchall()
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT id, seq FROM docs WHERE session_id=? AND kind='turn' "
+                "AND seq BETWEEN ? AND ? ORDER BY seq",
+                (session_id, seq - before * 4, seq + after * 4),
+            )
+            .fetchall()
+        )
         idx = next((i for i, r in enumerate(rows) if r[1] == seq), None)
         if idx is None:
             return []
-        return [r[0] for r in rows[max(0, idx - before): idx + after + 1]]
+        return [r[0] for r in rows[max(0, idx - before) : idx + after + 1]]
 
     def latest(self, limit: int, kinds: Sequence[str]) -> list[Doc]:
         marks = ",".join("?" * len(kinds))
         rows = self._conn().execute(
             f"SELECT {', '.join(COLUMNS)} FROM docs WHERE kind IN ({marks}) AND level != 1 "
-            "ORDER BY event_time DESC, rowid DESC LIMIT ?", (*kinds, limit))
+            "ORDER BY event_time DESC, rowid DESC LIMIT ?",
+            (*kinds, limit),
+        )
         return [row_to_doc(r) for r in rows]
 
     def latest_event_time(self) -> float | None:
@@ -294,9 +350,13 @@ class SqliteIndexStore:
     def delete_session(self, session_id: str) -> int:
         """Drop the turns and the abstracts of a deleted session; returns how many."""
         with self._lock, transaction(self._conn()) as conn:
-            ids = [i for (i,) in conn.execute(
-                "SELECT id FROM docs WHERE session_id=? AND kind IN ('turn', 'session')",
-                (session_id,))]
+            ids = [
+                i
+                for (i,) in conn.execute(
+                    "SELECT id FROM docs WHERE session_id=? AND kind IN ('turn', 'session')",
+                    (session_id,),
+                )
+            ]
             for doc_id in ids:
                 self._delete(conn, doc_id)
         return len(ids)
@@ -317,16 +377,20 @@ class SqliteIndexStore:
         conn = self._conn()
         conn.execute("BEGIN")  # one snapshot for the size hint and the rows
         try:
-            (hint,) = conn.execute("SELECT count(*) FROM vec_log WHERE seq > ?",
-                                   (self._vec_seq,)).fetchone()
+            (hint,) = conn.execute(
+                "SELECT count(*) FROM vec_log WHERE seq > ?", (self._vec_seq,)
+            ).fetchone()
             if not hint:
                 return
             cur = conn.execute(
                 "SELECT l.seq, v.doc_rowid, v.v FROM vec_log l JOIN vecs v "
-                "ON v.doc_rowid = l.doc_rowid WHERE l.seq > ? ORDER BY l.seq", (self._vec_seq,))
+                "ON v.doc_rowid = l.doc_rowid WHERE l.seq > ? ORDER BY l.seq",
+                (self._vec_seq,),
+            )
             while rows := cur.fetchmany(4096):
-                block = np.frombuffer(b"".join(r[2] for r in rows),
-                                      dtype=np.float32).reshape(len(rows), -1)
+                block = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(
+                    len(rows), -1
+                )
                 ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
                 self._matrix.append(block, ids, int(hint))
                 self._vec_seq = rows[-1][0]
@@ -356,7 +420,8 @@ class SqliteIndexStore:
         if not ids:
             return {}
         rows = self._conn().execute(
-            f"SELECT doc_rowid, v FROM vecs WHERE doc_rowid IN ({','.join('?' * len(ids))})", ids)
+            f"SELECT doc_rowid, v FROM vecs WHERE doc_rowid IN ({','.join('?' * len(ids))})", ids
+        )
         return {r: np.frombuffer(v, dtype=np.float32) for r, v in rows}
 
     def put_vectors(self, vectors: Mapping[int, np.ndarray]) -> int:
@@ -368,12 +433,18 @@ class SqliteIndexStore:
             return 0
         with transaction(self._conn()) as conn:
             marks = ",".join("?" * len(rowids))
-            live = {r for (r,) in conn.execute(
-                f"SELECT rowid FROM docs WHERE rowid IN ({marks})", rowids)}
-            rows = [(r, len(v), np.ascontiguousarray(v, dtype="<f4").tobytes())
-                    for r, v in vectors.items() if int(r) in live]
-            conn.executemany("INSERT OR REPLACE INTO vecs(doc_rowid, dim, v) VALUES (?, ?, ?)",
-                             rows)
+            live = {
+                r
+                for (r,) in conn.execute(f"SELECT rowid FROM docs WHERE rowid IN ({marks})", rowids)
+            }
+            rows = [
+                (r, len(v), np.ascontiguousarray(v, dtype="<f4").tobytes())
+                for r, v in vectors.items()
+                if int(r) in live
+            ]
+            conn.executemany(
+                "INSERT OR REPLACE INTO vecs(doc_rowid, dim, v) VALUES (?, ?, ?)", rows
+            )
         return len(rows)
 
     def size_bytes(self) -> int:

@@ -108,9 +108,16 @@ class Outbox:
     ('pending', 1)
     """
 
-    def __init__(self, db_path: str | os.PathLike[str], *, lease_seconds: float = 30.0,
-                 max_attempts: int = 5, backoff_base: float = 0.5, max_backoff: float = 300.0,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        db_path: str | os.PathLike[str],
+        *,
+        lease_seconds: float = 30.0,
+        max_attempts: int = 5,
+        backoff_base: float = 0.5,
+        max_backoff: float = 300.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         if lease_seconds <= 0:
             raise InvalidInput(f"lease_seconds must be > 0, got {lease_seconds}")
         if max_attempts < 1:
@@ -144,8 +151,9 @@ class Outbox:
             conn.execute(statement)
 
     @staticmethod
-    def enqueue(conn: sqlite3.Connection, topic: str, key: str, payload: Any, *,
-                delay: float = 0.0) -> int:
+    def enqueue(
+        conn: sqlite3.Connection, topic: str, key: str, payload: Any, *, delay: float = 0.0
+    ) -> int:
         """Add a job on the **caller's** connection, inside the caller's transaction.
 
         This is the point of the outbox pattern: write the document and enqueue its index work
@@ -172,7 +180,9 @@ class Outbox:
         now = time.time()
         cur = conn.execute(
             "INSERT INTO outbox(topic, key, payload, state, attempts, available_at, created_at) "
-            "VALUES (?, ?, ?, 'pending', 0, ?, ?)", (topic, key, body, now + max(delay, 0.0), now))
+            "VALUES (?, ?, ?, 'pending', 0, ?, ?)",
+            (topic, key, body, now + max(delay, 0.0), now),
+        )
         assert cur.lastrowid is not None
         return cur.lastrowid
 
@@ -197,10 +207,26 @@ class Outbox:
         now = self._clock()
         with transaction(self._conns.get()) as conn:
             conn.execute(_REAP_SQL, {"now": now, "max_attempts": self.max_attempts})
-            rows = conn.execute(_CLAIM_SQL, {"owner": owner, "now": now, "limit": int(limit),
-                                             "until": now + self.lease_seconds}).fetchall()
-        jobs = [Job(id=r[0], topic=r[1], key=r[2], payload=json.loads(r[3]), attempts=r[4],
-                    created_at=r[5]) for r in rows]
+            rows = conn.execute(
+                _CLAIM_SQL,
+                {
+                    "owner": owner,
+                    "now": now,
+                    "limit": int(limit),
+                    "until": now + self.lease_seconds,
+                },
+            ).fetchall()
+        jobs = [
+            Job(
+                id=r[0],
+                topic=r[1],
+                key=r[2],
+                payload=json.loads(r[3]),
+                attempts=r[4],
+                created_at=r[5],
+            )
+            for r in rows
+        ]
         return sorted(jobs, key=lambda job: job.id)
 
     def complete(self, owner: str, job_ids: Iterable[Job | int]) -> int:
@@ -215,7 +241,9 @@ class Outbox:
         with transaction(self._conns.get()) as conn:
             cur = conn.executemany(
                 "UPDATE outbox SET state = 'done', done_at = ?, lease_until = NULL "
-                "WHERE id = ? AND state = 'leased' AND lease_owner = ?", ids)
+                "WHERE id = ? AND state = 'leased' AND lease_owner = ?",
+                ids,
+            )
             return max(cur.rowcount, 0)
 
     def fail(self, owner: str, job: Job | int, error: BaseException | str) -> str | None:
@@ -227,8 +255,10 @@ class Outbox:
         """
         job_id, message, now = _job_id(job), format_error(error), self._clock()
         with transaction(self._conns.get()) as conn:
-            row = conn.execute("SELECT attempts FROM outbox WHERE id = ? AND state = 'leased' "
-                               "AND lease_owner = ?", (job_id, owner)).fetchone()
+            row = conn.execute(
+                "SELECT attempts FROM outbox WHERE id = ? AND state = 'leased' AND lease_owner = ?",
+                (job_id, owner),
+            ).fetchone()
             if row is None:
                 return None
             attempts = int(row[0]) + 1
@@ -236,7 +266,9 @@ class Outbox:
             delay = min(self.max_backoff, self.backoff_base * 2.0 ** (attempts - 1))
             conn.execute(
                 "UPDATE outbox SET state = ?, attempts = ?, last_error = ?, lease_until = NULL, "
-                "available_at = ? WHERE id = ?", (state, attempts, message, now + delay, job_id))
+                "available_at = ? WHERE id = ?",
+                (state, attempts, message, now + delay, job_id),
+            )
         return state
 
     # -- operators
@@ -255,10 +287,14 @@ class Outbox:
             counts = dict(conn.execute("SELECT state, count(*) FROM outbox GROUP BY state"))
             ready, oldest = conn.execute(
                 "SELECT count(*) FILTER (WHERE available_at <= ?), min(created_at) FROM outbox "
-                "WHERE state = 'pending'", (now,)).fetchone()
+                "WHERE state = 'pending'",
+                (now,),
+            ).fetchone()
             dead = conn.execute(
                 "SELECT id, topic, key, attempts, last_error, lease_owner FROM outbox "
-                "WHERE state = 'dead' ORDER BY id LIMIT ?", (dead_limit,)).fetchall()
+                "WHERE state = 'dead' ORDER BY id LIMIT ?",
+                (dead_limit,),
+            ).fetchall()
         finally:
             conn.execute("COMMIT")
         out: dict[str, Any] = {state: int(counts.get(state, 0)) for state in STATES}
@@ -266,14 +302,24 @@ class Outbox:
         out["ready"] = int(ready)
         out["oldest_pending_age"] = None if oldest is None else max(0.0, now - oldest)
         out["dead_jobs"] = [
-            {"id": r[0], "topic": r[1], "key": r[2], "attempts": r[3], "last_error": r[4],
-             "last_owner": r[5]} for r in dead]
+            {
+                "id": r[0],
+                "topic": r[1],
+                "key": r[2],
+                "attempts": r[3],
+                "last_error": r[4],
+                "last_owner": r[5],
+            }
+            for r in dead
+        ]
         return out
 
     def retry_dead(self, ids: Iterable[int] | None = None) -> int:
         """Move dead jobs (all, or those in ``ids``) back to pending with attempts reset."""
-        sql = ("UPDATE outbox SET state = 'pending', attempts = 0, available_at = ?, "
-               "lease_until = NULL WHERE state = 'dead'")
+        sql = (
+            "UPDATE outbox SET state = 'pending', attempts = 0, available_at = ?, "
+            "lease_until = NULL WHERE state = 'dead'"
+        )
         now = self._clock()
         with transaction(self._conns.get()) as conn:
             if ids is None:
@@ -286,8 +332,10 @@ class Outbox:
         if older_than_seconds < 0:
             raise InvalidInput(f"older_than_seconds must be >= 0, got {older_than_seconds}")
         with transaction(self._conns.get()) as conn:
-            cur = conn.execute("DELETE FROM outbox WHERE state = 'done' AND done_at <= ?",
-                               (self._clock() - older_than_seconds,))
+            cur = conn.execute(
+                "DELETE FROM outbox WHERE state = 'done' AND done_at <= ?",
+                (self._clock() - older_than_seconds,),
+            )
             return max(cur.rowcount, 0)
 
     def disconnect(self) -> None:
@@ -297,5 +345,3 @@ class Outbox:
     def close(self) -> None:
         """Close every connection of this ``Outbox``; call when no thread is using it."""
         self._conns.close_all()
-
-

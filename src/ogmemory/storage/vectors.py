@@ -32,8 +32,10 @@ class VectorMatrix:
         """Add ``block`` (one row per id); ``hint``: how many more rows are coming in all."""
         n, dim = len(self.rows), block.shape[1]
         if n and dim != self._buf.shape[1]:
-            raise ValueError(f"vectors of dimension {dim} next to vectors of dimension "
-                             f"{self._buf.shape[1]}: reindex with one embedder")
+            raise ValueError(
+                f"vectors of dimension {dim} next to vectors of dimension "
+                f"{self._buf.shape[1]}: reindex with one embedder"
+            )
         if len(self._buf) < n + len(block) or self._buf.shape[1] != dim:
             capacity = max(n + len(block), n + hint, len(self._buf) * 3 // 2, 1024)
             buf = np.empty((capacity, dim), dtype=np.float32)
@@ -42,12 +44,12 @@ class VectorMatrix:
                 buf[:n] = self.rows
                 ids_buf[:n] = self.rowids
             self._buf, self._ids_buf = buf, ids_buf
-        self._buf[n:n + len(block)] = block
-        self._ids_buf[n:n + len(block)] = ids
+        self._buf[n : n + len(block)] = block
+        self._ids_buf[n : n + len(block)] = ids
         total = block.sum(axis=0, dtype=np.float64)
         self._sum = total if self._sum is None else self._sum + total
-        self.rows = self._buf[:n + len(block)]
-        self.rowids = self._ids_buf[:n + len(block)]
+        self.rows = self._buf[: n + len(block)]
+        self.rowids = self._ids_buf[: n + len(block)]
 
     def centroid(self) -> np.ndarray | None:
         """The mean row (``None`` while empty)."""

@@ -217,13 +217,35 @@ for _slot, _tools in _TABLE.items():
         for _alias in (_name.lower(), *_aliases):
             _INDEX[_alias] = Tool(_name, _slot)
 # Words that are tools only when written as names, never in running lower-case text.
-_CASE_SENSITIVE = {"go", "rust", "swift", "dart", "express", "spring", "remix", "cursor", "zed",
-                   "helix", "arch", "next", "mac", "js", "ts", "py", "pg", "oracle",
-                   "windows", "linux", "julia", "scala"}
+_CASE_SENSITIVE = {
+    "go",
+    "rust",
+    "swift",
+    "dart",
+    "express",
+    "spring",
+    "remix",
+    "cursor",
+    "zed",
+    "helix",
+    "arch",
+    "next",
+    "mac",
+    "js",
+    "ts",
+    "py",
+    "pg",
+    "oracle",
+    "windows",
+    "linux",
+    "julia",
+    "scala",
+}
 
 # One scan for a tool name inside a longer phrase; longest aliases first.
 _FIND_RE = re.compile(
-    r"(?<![\w.#+-])(" + "|".join(re.escape(a) for a in sorted(_INDEX, key=len, reverse=True))
+    r"(?<![\w.#+-])("
+    + "|".join(re.escape(a) for a in sorted(_INDEX, key=len, reverse=True))
     + r")(?![\w#+]|\.\w)",
     re.IGNORECASE,
 )

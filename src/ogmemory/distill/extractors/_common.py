@@ -33,6 +33,7 @@ def gate(words: str) -> frozenset[str]:
     """A keyword gate from a space-separated word list."""
     return frozenset(words.split())
 
+
 _CJK_RE = re.compile(r"[\u4e00-\u9fff]")
 # Sentence ends: ". " (not "Next.js" or "2.0"), "!"/"?" and the CJK stops, line breaks, ";".
 _SPLIT_RE = re.compile(
@@ -113,8 +114,16 @@ def split_sentences(text: str, ref: date, max_chars: int = 20_000) -> list[Sente
             question = tail.endswith("?") or bool(_QUESTION_START_EN.match(s))
             hypothetical = bool(_HYPOTHETICAL_EN.search(s))
         words = words_of(s)
-        out.append(Sentence(s, "zh" if zh else "en", tuple(find_times(s, ref, words=words)),
-                            question, hypothetical, words))
+        out.append(
+            Sentence(
+                s,
+                "zh" if zh else "en",
+                tuple(find_times(s, ref, words=words)),
+                question,
+                hypothetical,
+                words,
+            )
+        )
     return out
 
 

@@ -27,24 +27,32 @@ __all__ = ["conventions_en", "conventions_zh"]
 _RULE_LEAD_EN = re.compile(
     r"^(?:(?:and|also|so|oh|plus|but|ok(?:ay)?|btw|one\s+more\s+thing|from\s+now\s+on"
     r"|going\s+forward|in\s+general|as\s+a\s+rule|remember|important|note|rule)[,:!\s]+)*",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _RULE_EN = re.compile(
     r"^(?P<body>(?:please\s+)?(?:always|never|don['’]?t|do\s+not|make\s+sure|be\s+sure\s+to"
     r"|remember\s+to|avoid|only\s+ever|no\s+\w+(?:\s+\w+)?\s+without|stop\s+\w+ing"
     r"|whenever\s+you|when\s+you\s+[^,]{3,40},\s+(?:always\s+|please\s+)?[a-z]+)\b.*)",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 # "Rule of the house: every public function needs a docstring", "Our convention is ...",
 # "Every endpoint must be authenticated", "No force pushes, ever."
 _ANNOUNCED_EN = re.compile(
     r"^(?:(?:the|our|a|one|house|team|golden)\s+){0,2}(?:rule|convention|policy|guideline"
     r"|principle)(?:\s+of\s+the\s+(?:house|team|repo|project))?\s*(?:is\s+(?:that\s+)?|:\s*)"
-    r"(?P<body>.{6,})", re.IGNORECASE)
+    r"(?P<body>.{6,})",
+    re.IGNORECASE,
+)
 _UNIVERSAL_EN = re.compile(
     r"^(?P<body>(?:every|all|each|any|no)\s+(?:[\w-]+\s+){0,4}?(?:must|should|needs?\s+to|needs"
-    r"|has\s+to|have\s+to|may\s+not|can['’]?t|cannot|shall)\b.*)", re.IGNORECASE)
+    r"|has\s+to|have\s+to|may\s+not|can['’]?t|cannot|shall)\b.*)",
+    re.IGNORECASE,
+)
 _NO_EVER_EN = re.compile(
     r"^(?P<body>no\s+(?:more\s+)?[\w-]+(?:\s+[\w-]+){0,3}?(?:,?\s+(?:ever|at\s+all|allowed"
-    r"|please|period))\b.*)", re.IGNORECASE)
+    r"|please|period))\b.*)",
+    re.IGNORECASE,
+)
 # "Keep every migration reversible", "Tag each release with semver": an imperative over every
 # instance of something is a standing rule (a one-off request names one thing)
 _IMPERATIVE_EN = re.compile(
@@ -52,11 +60,13 @@ _IMPERATIVE_EN = re.compile(
     r"|her|their|every|each|all|any|what|which|who|how|when|where|why|is|are|was|were|do|does"
     r"|did|can|could|will|would|should|let|thanks|thank|and|but|so|or|if)\b)[a-z]+(?<!ed)"
     r"(?<!ing)\s+(?:[\w-]+\s+){0,2}?(?:every|each|all(?!\s+(?:the|of|these|those|my|our)\b))"
-    r"\s+(?!.*\b(?:now|again|for\s+me)\b)\w+.*)", re.IGNORECASE)
-_WE_RULE_EN = re.compile(r"\b(?P<who>we|I)\s+(?:also\s+)?(?P<body>(?:always|never)\s+\w+.*)",
-                         re.IGNORECASE)
-_ONE_OFF = re.compile(r"\b(?:today|tonight|this\s+time|right\s+now|for\s+now|yet)\b",
-                      re.IGNORECASE)
+    r"\s+(?!.*\b(?:now|again|for\s+me)\b)\w+.*)",
+    re.IGNORECASE,
+)
+_WE_RULE_EN = re.compile(
+    r"\b(?P<who>we|I)\s+(?:also\s+)?(?P<body>(?:always|never)\s+\w+.*)", re.IGNORECASE
+)
+_ONE_OFF = re.compile(r"\b(?:today|tonight|this\s+time|right\s+now|for\s+now|yet)\b", re.IGNORECASE)
 _RULE_ZH = re.compile(
     r"一定要|千万不要|千万别|务必|必须|一律|禁止|严禁|不得|杜绝|切记|不准|不许|以后都要|以后都|从今往后"
     r"|今后|记得|不要|别再"
@@ -64,14 +74,19 @@ _RULE_ZH = re.compile(
 )
 _RULE_LEAD_ZH = re.compile(
     r"^(?:(?:记住|另外|还有|对了|而且|注意|以及|然后|明白了?|懂了|知道了|了解|好的?|行|嗯|收到"
-    r"|OK|ok)[，,：:！!。\s]*)+")
+    r"|OK|ok)[，,：:！!。\s]*)+"
+)
 # "Got it, ...", "Makes sense. ...": an acknowledgement before the rule is not part of it
 _ACK_EN = re.compile(
     r"^(?:(?:got\s+it|i\s+see|makes\s+sense|good\s+to\s+know|understood|right|sure|thanks"
-    r"|ok(?:ay)?|cool|great)[,:!.\s-]+)+", re.IGNORECASE)
+    r"|ok(?:ay)?|cool|great)[,:!.\s-]+)+",
+    re.IGNORECASE,
+)
 # "the lesson is ...", "经验是 ...": a lesson (learning), never a second memory as a rule
-_LESSON_LEAD = re.compile(r"(?i)\b(?:lesson(?:\s+learned)?|takeaway|moral|rule\s+of\s+thumb)"
-                          r"\s*(?:here\s+)?(?:is|was|:|-|–|—)|(?:教训|经验|结论|收获)(?:就)?(?:是|：|:)")
+_LESSON_LEAD = re.compile(
+    r"(?i)\b(?:lesson(?:\s+learned)?|takeaway|moral|rule\s+of\s+thumb)"
+    r"\s*(?:here\s+)?(?:is|was|:|-|–|—)|(?:教训|经验|结论|收获)(?:就)?(?:是|：|:)"
+)
 _PLEASE_EN = re.compile(r"^please\s+|,?\s+please(?=[.!]*$)", re.IGNORECASE)
 _ME_EN = re.compile(r"\b(?:me|myself)\b(?!['’-])")
 
@@ -91,17 +106,27 @@ def _rule(ctx: NodeContext, s: Sentence, body: str, team: bool) -> Candidate | N
         text = finish_en(f"{owner}: {body}")
         text = text[:1].upper() + text[1:]
     return ctx.candidate(
-        "rule", text, s.lang, relation="follows_rule",
-        object=EntityRef(body[:80].rstrip(" ,.;。！!"), "rule"), confidence=0.8,
-        importance=0.9, collective=True)
+        "rule",
+        text,
+        s.lang,
+        relation="follows_rule",
+        object=EntityRef(body[:80].rstrip(" ,.;。！!"), "rule"),
+        confidence=0.8,
+        importance=0.9,
+        collective=True,
+    )
 
 
 def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> None:
     # "When you review, flag ..." reads like a question to the generic detector; a rule is
     # a question only when it asks one. Between two people, "don't give up!" is
     # encouragement, not a standing rule: rules are what a user asks of an assistant.
-    if (taken or ctx.listener or s.text.rstrip().endswith(("?", "？"))
-            or _LESSON_LEAD.search(s.text)):
+    if (
+        taken
+        or ctx.listener
+        or s.text.rstrip().endswith(("?", "？"))
+        or _LESSON_LEAD.search(s.text)
+    ):
         return
     if s.lang == "zh":
         body = _RULE_LEAD_ZH.sub("", s.text.strip())
@@ -113,8 +138,12 @@ def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> 
     announced = _ANNOUNCED_EN.match(s.text.strip())
     lead = _ACK_EN.sub("", s.text.strip())
     text = announced.group("body") if announced else _RULE_LEAD_EN.sub("", lead)
-    m = (_RULE_EN.match(text) or _UNIVERSAL_EN.match(text) or _NO_EVER_EN.match(text)
-         or _IMPERATIVE_EN.match(text))
+    m = (
+        _RULE_EN.match(text)
+        or _UNIVERSAL_EN.match(text)
+        or _NO_EVER_EN.match(text)
+        or _IMPERATIVE_EN.match(text)
+    )
     if m is None and announced is not None:
         m = re.match(r"(?P<body>.+)", text)
     team = False
@@ -134,44 +163,60 @@ _SUBJ_EN = r"(?P<subj>(?:the|our)\s+[\w-]+(?:\s+[\w-]+)?|it)"
 _PORT_EN = re.compile(
     rf"(?:{_SUBJ_EN}\s+)?(?:listens|runs|is\s+running|serves|is\s+served|is|lives)\s+"
     r"(?:only\s+)?(?:on|at)\s+port\s+(?P<v>\d{2,5})\b|\bport\s+(?:is\s+|number\s+is\s+)?"
-    r"(?P<v2>\d{2,5})\b", re.IGNORECASE)
-_TOOLS_V = (r"Python|Node(?:\.js)?|Java|Go|Ruby|PHP|Rust|Kotlin|Swift|PostgreSQL|Postgres|MySQL"
-            r"|Django|React|Angular|Vue|Android|iOS|Xcode|Gradle|TypeScript|\.NET|Elixir|Scala"
-            r"|Terraform|Kubernetes|Ubuntu|Debian|Redis|Spark|Flink|Kafka|JDK|Dart|Flutter")
+    r"(?P<v2>\d{2,5})\b",
+    re.IGNORECASE,
+)
+_TOOLS_V = (
+    r"Python|Node(?:\.js)?|Java|Go|Ruby|PHP|Rust|Kotlin|Swift|PostgreSQL|Postgres|MySQL"
+    r"|Django|React|Angular|Vue|Android|iOS|Xcode|Gradle|TypeScript|\.NET|Elixir|Scala"
+    r"|Terraform|Kubernetes|Ubuntu|Debian|Redis|Spark|Flink|Kafka|JDK|Dart|Flutter"
+)
 _VERSION_EN = re.compile(
     rf"\b(?P<tool>{_TOOLS_V})\s+(?:version\s+)?(?:is\s+|of\s+)?v?(?P<ver>\d+(?:\.\d+){{0,2}})"
     rf"\b(?!\s*(?:%|ms|s\b|GB|MB|x\b))"
     r"|\b(?P<what>(?:minimum|min|target|compile)\s+SDK|minSdk|targetSdk)\s+(?:version\s+)?"
-    r"(?:is\s+)?(?P<ver2>\d+)\b")
+    r"(?:is\s+)?(?P<ver2>\d+)\b"
+)
 _REGION_EN = re.compile(
     r"\b(?P<r>(?:us|eu|ap|sa|ca|me|af|cn)-(?:north|south|east|west|central|northeast|southeast"
-    r"|northwest|southwest)-\d)\b|\b(?:in|to)\s+the\s+(?P<r2>[\w-]+)\s+region\b")
+    r"|northwest|southwest)-\d)\b|\b(?:in|to)\s+the\s+(?P<r2>[\w-]+)\s+region\b"
+)
 _HOST_EN = re.compile(
     r"\b(?P<what>[\w-]+(?:\s+(?:host|server|endpoint|url|domain|api|backend|database|db))?)"
     r"\s+(?:is|lives|runs|sits|is\s+hosted)?\s*(?:at|on)?\s*"
     r"(?P<h>(?:[a-z0-9-]+\.)+(?:internal|local|lan|corp|com|io|net|org|dev|app|cloud|health"
-    r"|ai|co|cn|de|uk)\b)", re.IGNORECASE)
+    r"|ai|co|cn|de|uk)\b)",
+    re.IGNORECASE,
+)
 _LIVES_EN = re.compile(
     r"\b(?P<what>(?:the|our)\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:lives|is\s+stored|is\s+kept|sits)\s+"
-    r"(?:in|on|at)\s+(?P<where>(?:an?\s+|the\s+)?[\w./~-]+(?:\s+[\w-]+)?)")
+    r"(?:in|on|at)\s+(?P<where>(?:an?\s+|the\s+)?[\w./~-]+(?:\s+[\w-]+)?)"
+)
 _PATH_EN = re.compile(
     r"\b(?P<what>(?i:the|our)\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:is|are|lives?|sits?|(?:is|are)\s+"
-    r"(?:stored|kept))\s+(?:at|in|under)\s+(?P<p>(?:/|~/|\./)[\w./~-]+)")
+    r"(?:stored|kept))\s+(?:at|in|under)\s+(?P<p>(?:/|~/|\./)[\w./~-]+)"
+)
 _LANG_EN = re.compile(
     r"\b(?:we|the\s+team|our\s+team)\s+(?:usually\s+|mostly\s+|always\s+)?(?:speak|talk"
     r"|communicate|work)\s+in\s+(?P<lang>English|Chinese|Mandarin|German|French|Spanish"
-    r"|Japanese|Portuguese)\b|\bour\s+team\s+language\s+is\s+(?P<lang2>\w+)", re.IGNORECASE)
+    r"|Japanese|Portuguese)\b|\bour\s+team\s+language\s+is\s+(?P<lang2>\w+)",
+    re.IGNORECASE,
+)
 # "The webshop deploys to Kubernetes", "our API runs on AWS Lambda", "we deploy the frontend to
 # Vercel": where a named thing runs (the target is a name: capitalised, or a dotted host name)
 _TARGET_EN = r"(?P<to>[A-Z][\w.-]*[\w](?:\s+[A-Z][\w.-]*[\w])?)"
 _DEPLOY_EN = re.compile(
     r"\b(?P<what>(?i:the|our)\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:deploys|is\s+deployed|gets\s+deployed"
-    r"|ships|runs|is\s+running)\s+(?:to|on|in)\s+" + _TARGET_EN
+    r"|ships|runs|is\s+running)\s+(?:to|on|in)\s+"
+    + _TARGET_EN
     + r"|\b(?i:we|they)\s+(?:deploy|ship|run|host)\s+(?P<what2>(?i:the|our)\s+[\w-]+"
-    r"(?:\s+[\w-]+)?)\s+(?:to|on|in)\s+" + _TARGET_EN.replace("?P<to>", "?P<to2>"))
+    r"(?:\s+[\w-]+)?)\s+(?:to|on|in)\s+" + _TARGET_EN.replace("?P<to>", "?P<to2>")
+)
 _PORT_ZH = re.compile(r"(?P<v>\d{2,5})\s*端口|端口\s*(?:是|为|号是)?\s*(?P<v2>\d{2,5})")
-_VERSION_ZH = re.compile(rf"(?P<tool>{_TOOLS_V})\s*(?:的)?(?:版本)?\s*(?:是|为|用的是|用)?\s*"
-                         rf"v?(?P<ver>\d+(?:\.\d+){{0,2}})")
+_VERSION_ZH = re.compile(
+    rf"(?P<tool>{_TOOLS_V})\s*(?:的)?(?:版本)?\s*(?:是|为|用的是|用)?\s*"
+    rf"v?(?P<ver>\d+(?:\.\d+){{0,2}})"
+)
 _REGION_ZH = re.compile(r"在\s*(?P<r>[^，,。；;在]{2,10}?)\s*(?:区域|地域|机房|可用区)")
 _LANG_ZH = re.compile(
     r"(?:我们|团队|我们团队)[^，。]{0,4}?(?:用|说)\s*(?P<lang>中文|英文|英语|日语|粤语)"
@@ -179,9 +224,11 @@ _LANG_ZH = re.compile(
 )
 
 
-_CONFIG_GATE = gate("port region host server lives stored kept sits speak talk communicate"
-                    " language sdk minsdk targetsdk version deploys deployed deploy ships ship"
-                    " runs run running")
+_CONFIG_GATE = gate(
+    "port region host server lives stored kept sits speak talk communicate"
+    " language sdk minsdk targetsdk version deploys deployed deploy ships ship"
+    " runs run running"
+)
 _PATHISH = re.compile(r"(?:^|\s)(?:/|~/|\./)\w")
 _CONFIG_GATE_ZH = re.compile(r"\d|端口|版本|区域|地域|机房|部署|交流|沟通")
 _DIGIT_OR_DOT = re.compile(r"\d|\w\.\w")
@@ -192,8 +239,12 @@ def _config_facts(s: Sentence) -> list[Fact]:
     zh = s.lang == "zh"
     if zh and not _CONFIG_GATE_ZH.search(s.text):
         return facts
-    if (not zh and not s.has(_CONFIG_GATE) and not _DIGIT_OR_DOT.search(s.text)
-            and not _PATHISH.search(s.text)):
+    if (
+        not zh
+        and not s.has(_CONFIG_GATE)
+        and not _DIGIT_OR_DOT.search(s.text)
+        and not _PATHISH.search(s.text)
+    ):
         return facts
     for m in (_PORT_ZH if zh else _PORT_EN).finditer(s.text):
         v = m.group("v") or m.group("v2")
@@ -202,8 +253,9 @@ def _config_facts(s: Sentence) -> list[Fact]:
         tool = m.group("tool") or m.groupdict().get("what") or ""
         ver = m.group("ver") or m.groupdict().get("ver2")
         if tool and ver:
-            facts.append(Fact("runs_on", EntityRef(f"{tool} {ver}", "value"),
-                              slot=f"version:{tool.lower()}"))
+            facts.append(
+                Fact("runs_on", EntityRef(f"{tool} {ver}", "value"), slot=f"version:{tool.lower()}")
+            )
     for m in (_REGION_ZH if zh else _REGION_EN).finditer(s.text):
         r = m.group("r") or m.groupdict().get("r2")
         if r and r.lower() not in ("same", "other", "right", "wrong", "whole"):
@@ -214,29 +266,30 @@ def _config_facts(s: Sentence) -> list[Fact]:
             what = re.sub(r"\s+(?:host|server|url|domain)$", "", what)
             if what in ("is", "at", "on", "lives", "the"):
                 what = "host"
-            facts.append(Fact("has_host", EntityRef(m.group("h"), "value"),
-                              slot=f"host:{what}"))
+            facts.append(Fact("has_host", EntityRef(m.group("h"), "value"), slot=f"host:{what}"))
         for m in _PATH_EN.finditer(s.text):
             what = re.sub(r"^(?:the|our)\s+", "", m.group("what").lower())
-            facts.append(Fact("located_at", EntityRef(m.group("p").rstrip("."), "value"),
-                              slot=f"path:{what}"))
+            facts.append(
+                Fact(
+                    "located_at", EntityRef(m.group("p").rstrip("."), "value"), slot=f"path:{what}"
+                )
+            )
         for m in _DEPLOY_EN.finditer(s.text):
             what = re.sub(r"^(?:the|our)\s+", "", (m.group("what") or m.group("what2")).lower())
             target = (m.group("to") or m.group("to2")).rstrip(".")
             if not any(f.object.name == target for f in facts):
-                facts.append(Fact("deployed_to", EntityRef(target, "tool"),
-                                  slot=f"deploy:{what}"))
+                facts.append(Fact("deployed_to", EntityRef(target, "tool"), slot=f"deploy:{what}"))
         hosts = {f.object.name for f in facts}
         for m in _LIVES_EN.finditer(s.text):
             if any(h in m.group("where") for h in hosts):
                 continue
             what = re.sub(r"^(?:the|our)\s+", "", m.group("what").lower())
-            facts.append(Fact("stored_in", EntityRef(m.group("where"), "value"),
-                              slot=f"location:{what}"))
+            facts.append(
+                Fact("stored_in", EntityRef(m.group("where"), "value"), slot=f"location:{what}")
+            )
     for m in (_LANG_ZH if zh else _LANG_EN).finditer(s.text):
         lang = m.group("lang") or m.groupdict().get("lang2")
-        facts.append(Fact("communicates_in", EntityRef(str(lang), "concept"),
-                          slot="team_language"))
+        facts.append(Fact("communicates_in", EntityRef(str(lang), "concept"), slot="team_language"))
     return facts
 
 
@@ -253,9 +306,20 @@ def _config(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: set[str]
         text = finish_en(third_person_en(said, "the team", group="the team"))
         text = text[:1].upper() + text[1:]
     first, more = facts[0], tuple(facts[1:])
-    out.append(ctx.candidate(
-        "config", text, s.lang, relation=first.relation, object=first.object,
-        slot=first.slot, more=more, confidence=0.85, importance=0.75, collective=True))
+    out.append(
+        ctx.candidate(
+            "config",
+            text,
+            s.lang,
+            relation=first.relation,
+            object=first.object,
+            slot=first.slot,
+            more=more,
+            confidence=0.85,
+            importance=0.75,
+            collective=True,
+        )
+    )
 
 
 _CLAUSE = re.compile(r",\s+(?:and|but|so)\s+|;\s+|，|；")

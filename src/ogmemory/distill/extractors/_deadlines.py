@@ -26,19 +26,24 @@ _DUE_EN = re.compile(
     r"(?:be\s+)?(?:done|shipped|ship|released|release|launch(?:ed)?|land(?:ed)?|out|live|go\s+live"
     r"|ready|finished|finish|submitted|submit|delivered|deliver|merged|in\s+[\w\s]{1,20}?)"
     r"|must\s+(?:ship|launch|land|go\s+live|be\s+\w+)|should\s+(?:ship|launch|land|be\s+\w+)"
-    r"|ships|launches|lands|goes\s+live|(?:deadline|due\s+date)\s+is)\b")
+    r"|ships|launches|lands|goes\s+live|(?:deadline|due\s+date)\s+is)\b"
+)
 _MOVED_EN = re.compile(
     r"(?P<thing>(?:the\s+|our\s+)?[\w.-]+(?:\s+[\w.-]+){0,2}?)(?:['’]s)?\s*(?:deadline|due\s+date"
     r"|date)?\s+(?:was\s+|got\s+|has\s+been\s+|is\s+)?(?P<verb>moved|slipped"
     r"|pushed(?:\s+back)?|postponed|delayed|changed|rescheduled|brought\s+forward"
-    r"|moved\s+up)\s+(?:back\s+)?(?:to|until|till)\b", re.IGNORECASE)
+    r"|moved\s+up)\s+(?:back\s+)?(?:to|until|till)\b",
+    re.IGNORECASE,
+)
 _MOVED_OBJ_EN = re.compile(
     r"(?i)\b(?P<verb>pushed|moved|postponed|delayed|rescheduled|bumped|shifted)\s+"
-    r"(?P<thing>the\s+[\w.-]+(?:\s+[\w.-]+){0,3}?)\s+(?:out\s+|back\s+|up\s+)?(?:to|until|till)\b")
+    r"(?P<thing>the\s+[\w.-]+(?:\s+[\w.-]+){0,3}?)\s+(?:out\s+|back\s+|up\s+)?(?:to|until|till)\b"
+)
 _DEADLINE_WORD_EN = re.compile(r"\b(?:deadline|due\s+date)\s+(?:is|was)\b", re.IGNORECASE)
 _DUE_ZH = re.compile(
     r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,12}?)(?:的)?(?:截止日期|截止时间|截止|期限|deadline)"
-    r"(?:是|为|定在|在)?")
+    r"(?:是|为|定在|在)?"
+)
 _BEFORE_ZH = re.compile(
     r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,12}?)(?:要|必须|需要|得|务必|应该)在\s*$"
 )
@@ -51,23 +56,33 @@ _DUE_ACT_ZH = re.compile(
 )
 _MOVED_ZH = re.compile(
     r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,14}?)(?:的)?(?:截止日期|截止时间|截止|期限|时间|日期)?"
-    r"(?P<verb>推迟|延期|延迟|延后|推后|顺延|往后推|延|改|提前|挪|调整)(?:到|至|为)")
+    r"(?P<verb>推迟|延期|延迟|延后|推后|顺延|往后推|延|改|提前|挪|调整)(?:到|至|为)"
+)
 _PERSONAL = re.compile(r"(?i)^(?:i|we|you|he|she|they|it|me|us|them|this|that|我|我们|你|他|她)$")
 _DEADLINE_CONTEXT = re.compile(
     r"(?i)\b(?:deadline|due|release|launch|beta|demo|delivery|milestone|sprint|review|v?\d+\.\d+"
-    r"|ship(?:ping)?|go-live|cutover)\b|截止|期限|上线|发布|交付|报表|报告|推迟|延期|延到|提前")
+    r"|ship(?:ping)?|go-live|cutover)\b|截止|期限|上线|发布|交付|报表|报告|推迟|延期|延到|提前"
+)
 _NOISE_THING = re.compile(
     r"^(?:(?:bad|good)\s+news|so|and|but|also|ok(?:ay)?|change\s+of\s+plans|actually)[:,\s]+",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 def deadline_key(thing: str) -> str:
     """What a deadline is of, normalised so that two phrasings meet: sorted words, no
     articles, no "deadline"/"截止日期"."""
-    t = re.sub(r"(?:截止日期|截止时间|截止|期限|时间|日期|的|deadline|due\s+date|date)", " ",
-               thing, flags=re.IGNORECASE)
-    words = [w.lower() for w in re.findall(r"[\w.]+", t)
-             if w.lower() not in ("the", "our", "a", "an", "is", "was", "my", "this")]
+    t = re.sub(
+        r"(?:截止日期|截止时间|截止|期限|时间|日期|的|deadline|due\s+date|date)",
+        " ",
+        thing,
+        flags=re.IGNORECASE,
+    )
+    words = [
+        w.lower()
+        for w in re.findall(r"[\w.]+", t)
+        if w.lower() not in ("the", "our", "a", "an", "is", "was", "my", "this")
+    ]
     return " ".join(sorted(words))
 
 
@@ -79,8 +94,13 @@ def _future_time(s: Sentence, ctx: NodeContext, after: int) -> TimeExpr | None:
     return None
 
 
-def _deadline(ctx: NodeContext, s: Sentence, thing: str, t: TimeExpr, moved: bool,
-              ) -> Candidate | None:
+def _deadline(
+    ctx: NodeContext,
+    s: Sentence,
+    thing: str,
+    t: TimeExpr,
+    moved: bool,
+) -> Candidate | None:
     thing = _NOISE_THING.sub("", thing.strip()).strip()
     key = deadline_key(thing)
     if not ctx.first("constraint", "deadline") or not ctx.first("deadline", key):
@@ -93,22 +113,33 @@ def _deadline(ctx: NodeContext, s: Sentence, thing: str, t: TimeExpr, moved: boo
         text = finish_zh(f"{shown}{'改到了' if moved else due} {iso}")
     else:
         shown = thing or "the deadline"
-        shown = shown if re.match(r"(?i)the\b|our\b", shown) or shown[:1].isupper() \
-            else f"the {shown}"
+        shown = (
+            shown if re.match(r"(?i)the\b|our\b", shown) or shown[:1].isupper() else f"the {shown}"
+        )
         text = finish_en(f"{shown} {'deadline moved to' if moved else 'is due on'} {iso}")
         text = text[:1].upper() + text[1:]
     slot = f"deadline:{key}" if key else "deadline"
     name = f"{thing or ('截止' if zh else 'deadline')} due {iso}"
     attrs: dict[str, Any] = {**date_attrs(t), "deadline": iso, "what": thing, "planned": True}
     return ctx.candidate(
-        "constraint", text, s.lang, relation="has_deadline",
-        object=EntityRef(name, "deadline", attrs={"deadline": iso}), slot=slot,
-        confidence=0.85, importance=0.9, attrs=attrs, collective=True)
+        "constraint",
+        text,
+        s.lang,
+        relation="has_deadline",
+        object=EntityRef(name, "deadline", attrs={"deadline": iso}),
+        slot=slot,
+        confidence=0.85,
+        importance=0.9,
+        attrs=attrs,
+        collective=True,
+    )
 
 
-_DEADLINE_GATE = gate("due deadline slipped moved pushed postponed delayed changed rescheduled"
-                      " brought has have needs need must ships ship launches launch date bumped"
-                      " shifted")
+_DEADLINE_GATE = gate(
+    "due deadline slipped moved pushed postponed delayed changed rescheduled"
+    " brought has have needs need must ships ship launches launch date bumped"
+    " shifted"
+)
 _DEADLINE_GATE_ZH = re.compile(
     r"截止|期限|之前|以前|前|推迟|延期|延迟|延|改|提前|挪|调整|deadline|最晚|最迟"
 )
@@ -125,15 +156,21 @@ def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         for t in s.times:
             latest, act = _LATEST_ZH.search(s.text[: t.start]), _DUE_ACT_ZH.match(s.text, t.end)
             if latest and act:
-                c = _deadline(ctx, s, f"{latest.group('thing')}的{act.group('act')}",
-                              _future_time(s, ctx, t.start) or t, False)
+                c = _deadline(
+                    ctx,
+                    s,
+                    f"{latest.group('thing')}的{act.group('act')}",
+                    _future_time(s, ctx, t.start) or t,
+                    False,
+                )
                 if c is not None:
                     out.append(c)
                 continue
             before = _BEFORE_ZH.search(s.text[: t.start])
-            if before and re.match(r"\s*(?:之前|以前|前)", s.text[t.end:]):
-                c = _deadline(ctx, s, before.group("thing"), _future_time(s, ctx, t.start) or t,
-                              False)
+            if before and re.match(r"\s*(?:之前|以前|前)", s.text[t.end :]):
+                c = _deadline(
+                    ctx, s, before.group("thing"), _future_time(s, ctx, t.start) or t, False
+                )
                 if c is not None:
                     out.append(c)
     else:

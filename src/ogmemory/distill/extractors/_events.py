@@ -40,11 +40,11 @@ _SUBJ_EN = re.compile(
     r"|(?P<i>I)(?:['’](?P<isuf>m|ve|ll|d))?|(?P<we>[Ww]e)(?:['’](?P<wesuf>re|ve|ll|d))?)"
     r"(?![\w'’/.-])"
 )
-_VP_EN = re.compile(
-    rf"(?:\s+(?:{ADVERBS})\b)*\s+(?P<v>[a-z]+(?:n't|['’]t)?)(?:\s+(?P<v2>[a-z]+))?"
+_VP_EN = re.compile(rf"(?:\s+(?:{ADVERBS})\b)*\s+(?P<v>[a-z]+(?:n't|['’]t)?)(?:\s+(?P<v2>[a-z]+))?")
+_NEGATIVE = frozenset(
+    "don't didn't never haven't hasn't hadn't can't won't couldn't wouldn't"
+    " not shouldn't cannot wasn't weren't don’t didn’t can’t won’t".split()
 )
-_NEGATIVE = frozenset("don't didn't never haven't hasn't hadn't can't won't couldn't wouldn't"
-                      " not shouldn't cannot wasn't weren't don’t didn’t can’t won’t".split())
 _HYPO_MODAL = frozenset("would could might may should must can".split())
 _STATIVE = frozenset(
     "think guess hope know mean bet believe feel wish love like hate agree understand appreciate"
@@ -90,7 +90,7 @@ _LAST_WORD = re.compile(r"(\w+)\W*$")
 
 
 def _subject_ok(text: str, clause_start: int, start: int) -> bool:
-    before = text[max(clause_start, start - 40): start].rstrip()
+    before = text[max(clause_start, start - 40) : start].rstrip()
     if not before or (not before[-1].isalnum() and before[-1] not in "'’"):
         return True  # punctuation or an emoji ends what came before
     m = _LAST_WORD.search(before)
@@ -123,9 +123,10 @@ def _eventive_en(text: str, subj: re.Match[str]) -> str | None:
     if suf in ("m", "re"):
         if v in ("thinking", "planning") and v2 in ("about", "of", "to"):
             return "future"
-        if v in ("gonna", "about") or (v.endswith("ing") and v not in ("being", "thinking",
-                                                                       "hoping", "wondering",
-                                                                       "feeling", "trying")):
+        if v in ("gonna", "about") or (
+            v.endswith("ing")
+            and v not in ("being", "thinking", "hoping", "wondering", "feeling", "trying")
+        ):
             return "future" if v in ("going", "gonna", "about", "planning", "heading") else "now"
         return None
     if suf == "ve":
@@ -137,8 +138,24 @@ def _eventive_en(text: str, subj: re.Match[str]) -> str | None:
     if suf == "d" or v in _HYPO_MODAL:
         return None
     if v in ("was", "were"):
-        ok = v2 in ("at", "in", "on", "with", "there", "invited", "born", "able", "chosen",
-                    "hired", "promoted", "accepted", "selected", "asked", "out", "away")
+        ok = v2 in (
+            "at",
+            "in",
+            "on",
+            "with",
+            "there",
+            "invited",
+            "born",
+            "able",
+            "chosen",
+            "hired",
+            "promoted",
+            "accepted",
+            "selected",
+            "asked",
+            "out",
+            "away",
+        )
         return "past" if ok or v2.endswith("ing") else None
     if v in ("have", "had"):
         if v == "have" and v2 == "to":
@@ -162,8 +179,15 @@ _WORK_ZH = re.compile(
 )
 
 
-def _event_candidate(ctx: NodeContext, s: Sentence, t: TimeExpr | None, clause: str,
-                     lang: str, tense: str, confidence: float) -> Candidate | None:
+def _event_candidate(
+    ctx: NodeContext,
+    s: Sentence,
+    t: TimeExpr | None,
+    clause: str,
+    lang: str,
+    tense: str,
+    confidence: float,
+) -> Candidate | None:
     if lang == "zh":
         body = third_person_zh(clause, ctx.name("zh"))
         text = finish_zh(body, t.label("zh") if t else None)
@@ -180,8 +204,13 @@ def _event_candidate(ctx: NodeContext, s: Sentence, t: TimeExpr | None, clause: 
         attrs["planned"] = True
     when = ctx.epoch(t.day) if t else ctx.event_time
     return ctx.candidate(
-        "event", text, lang, kind="work" if work else "event", event_time=when,
-        confidence=round(confidence, 2), importance=(0.6 if t else 0.45) + (0.1 if work else 0.0),
+        "event",
+        text,
+        lang,
+        kind="work" if work else "event",
+        event_time=when,
+        confidence=round(confidence, 2),
+        importance=(0.6 if t else 0.45) + (0.1 if work else 0.0),
         attrs=attrs,
     )
 
@@ -190,23 +219,30 @@ def _strip_time_en(clause: str, t: TimeExpr | None, offset: int) -> str:
     if t is None or not offset <= t.start < offset + len(clause) + 1:
         return clause
     a, b = t.start - offset, t.end - offset
-    head = _TIME_PREP.sub("", clause[:a]) if not t.text.lower().startswith(
-        ("on ", "in ", "since ", "by ", "until ", "for ")) else clause[:a]
+    head = (
+        _TIME_PREP.sub("", clause[:a])
+        if not t.text.lower().startswith(("on ", "in ", "since ", "by ", "until ", "for "))
+        else clause[:a]
+    )
     return f"{head} {clause[b:]}".strip()
 
 
 _POSS_SUBJ = re.compile(r"\b(?:[Mm]y|[Oo]ur)\s+")
 _THERE_RE = re.compile(r"\b[Tt]here\s+(?:was|were|is|are|will\s+be|'s\s+been|has\s+been)\b")
-_DETERMINER = re.compile(r"\b(?:[Aa]n?|[Tt]he|[Tt]his|[Tt]hat|[Tt]hese|[Tt]hose|[Ss]ome|[Mm]y"
-                         r"|[Oo]ur)\s+")
+_DETERMINER = re.compile(
+    r"\b(?:[Aa]n?|[Tt]he|[Tt]his|[Tt]hat|[Tt]hese|[Tt]hose|[Ss]ome|[Mm]y"
+    r"|[Oo]ur)\s+"
+)
 _COPULA_RE = re.compile(
     r"^\s*(?P<np>(?:[Tt]he|[Mm]y|[Oo]ur)\s+(?:[\w'-]+\s+){0,4}?[\w'-]+)\s+(?:is|was|will\s+be"
     r"|'s)\s+(?:on\s+|in\s+|at\s+)?$"
 )
 _PREPOSITIONS = frozenset("to with at in on for from about into during".split())
 _WORD_AT = re.compile(r"\s*([A-Za-z'’]+)")
-_ING_SKIP = frozenset("something nothing everything anything morning evening wedding building"
-                      " feeling thinking hoping wondering being".split())
+_ING_SKIP = frozenset(
+    "something nothing everything anything morning evening wedding building"
+    " feeling thinking hoping wondering being".split()
+)
 
 
 def _past_verb(word: str) -> bool:
@@ -227,7 +263,7 @@ def _next_words(text: str, pos: int, end: int, n: int) -> list[re.Match[str]]:
 
 def _after_time(text: str, start: int, times: tuple[TimeExpr, ...]) -> bool:
     """Whether only spaces or a comma separate ``start`` from the end of a time phrase."""
-    return any(t.end <= start and not text[t.end:start].strip(" ,") for t in times)
+    return any(t.end <= start and not text[t.end : start].strip(" ,") for t in times)
 
 
 def _possessive(text: str, a: int, b: int, times: tuple[TimeExpr, ...]) -> tuple[int, str] | None:
@@ -250,14 +286,13 @@ def _possessive(text: str, a: int, b: int, times: tuple[TimeExpr, ...]) -> tuple
     return None
 
 
-def _fronted(text: str, a: int, subj: re.Match[str], b: int,
-             t: TimeExpr) -> str | None:
-    """"a trip we took last year" → "we took a trip" (an object-fronted relative clause)."""
+def _fronted(text: str, a: int, subj: re.Match[str], b: int, t: TimeExpr) -> str | None:
+    """ "a trip we took last year" → "we took a trip" (an object-fronted relative clause)."""
     dets = list(_DETERMINER.finditer(text, a, subj.start()))
     words = _next_words(text, subj.end(), b, 2)
     if not dets or not words or not _past_verb(words[0].group(1)) or subj.group("isuf"):
         return None
-    head = text[dets[-1].start():subj.start()].split(None, 1)
+    head = text[dets[-1].start() : subj.start()].split(None, 1)
     if len(head) < 2 or len(head[1].split()) > 5 or not re.fullmatch(r"[\w\s'-]+", head[1]):
         return None
     det = head[0].lower()
@@ -266,7 +301,7 @@ def _fronted(text: str, a: int, subj: re.Match[str], b: int,
     verb = words[0].group(1)
     if len(words) > 1 and words[1].group(1).lower() in _PREPOSITIONS:
         after = words[1].end()
-        if after >= b or (t.start >= after and not text[after:t.start].strip()):
+        if after >= b or (t.start >= after and not text[after : t.start].strip()):
             verb, verb_end = f"{verb} {words[1].group(1)}", after
     rest = _strip_time_en(text[verb_end:b], t, verb_end).strip()
     first = rest.split(None, 1)[0].lower() if rest else ""
@@ -275,20 +310,24 @@ def _fronted(text: str, a: int, subj: re.Match[str], b: int,
     return f"{subj.group()} {verb} {det} {head[1]} {rest}".strip()
 
 
-def _dated_clause(text: str, a: int, b: int, t: TimeExpr, times: tuple[TimeExpr, ...],
-                  first_clause: bool) -> tuple[str, str, float] | None:
+def _dated_clause(
+    text: str, a: int, b: int, t: TimeExpr, times: tuple[TimeExpr, ...], first_clause: bool
+) -> tuple[str, str, float] | None:
     """The first-person clause a time phrase dates, as (clause, tense, confidence)."""
     conf = 0.6 if t.approximate else 0.7
     subjects = list(_SUBJ_EN.finditer(text, a, b))
-    ok = [m for m in subjects
-          if _subject_ok(text, a, m.start()) or _after_time(text, m.start(), times)]
+    ok = [
+        m
+        for m in subjects
+        if _subject_ok(text, a, m.start()) or _after_time(text, m.start(), times)
+    ]
     before = [m for m in ok if m.start() < t.start]
     subj = before[-1] if before else (ok[0] if ok else None)
     if subj is not None:
         tense = _eventive_en(text, subj)
         if tense is None:
             return None
-        return _strip_time_en(text[subj.start():b], t, subj.start()), tense, conf
+        return _strip_time_en(text[subj.start() : b], t, subj.start()), tense, conf
     for m in subjects:  # "a trip we took last year"
         fronted = _fronted(text, a, m, b, t)
         if fronted is not None and _eventive_en(text, m) == "past":
@@ -298,11 +337,12 @@ def _dated_clause(text: str, a: int, b: int, t: TimeExpr, times: tuple[TimeExpr,
         start, tense = poss
         return _strip_time_en(text[start:b], t, start), tense, conf - 0.05
     there = _THERE_RE.search(text, a, b)
-    if there is not None and (_subject_ok(text, a, there.start())
-                              or _after_time(text, there.start(), times)):
-        return _strip_time_en(text[there.start():b], t, there.start()), "past", conf - 0.1
-    copula = _COPULA_RE.match(text[a:t.start])
-    if copula is not None and not text[t.end:b].strip(" !.~"):
+    if there is not None and (
+        _subject_ok(text, a, there.start()) or _after_time(text, there.start(), times)
+    ):
+        return _strip_time_en(text[there.start() : b], t, there.start()), "past", conf - 0.1
+    copula = _COPULA_RE.match(text[a : t.start])
+    if copula is not None and not text[t.end : b].strip(" !.~"):
         return copula.group("np"), "now", conf - 0.1  # "The opening night is tomorrow"
     if not first_clause or subjects:
         return None
@@ -316,7 +356,8 @@ def _dated_clause(text: str, a: int, b: int, t: TimeExpr, times: tuple[TimeExpr,
     if _implicit_past(v):
         return "I " + rest, "past", 0.6
     if low in ("gonna", "planning", "heading", "going") or (
-            low.endswith("ing") and low not in _ING_SKIP and len(low) > 4):
+        low.endswith("ing") and low not in _ING_SKIP and len(low) > 4
+    ):
         return "I'm " + rest, "future", 0.55
     return None
 
@@ -367,8 +408,8 @@ def events_en(s: Sentence, ctx: NodeContext, carry: TimeExpr | None = None) -> l
             vp = _VP_EN.match(text, m.end())
             if vp is None:
                 continue
-            verb_phrase = text[vp.start("v"):b].strip()
-            adverbs = text[m.end():vp.start("v")].lower()
+            verb_phrase = text[vp.start("v") : b].strip()
+            adverbs = text[m.end() : vp.start("v")].lower()
             recent = _RECENT.search(adverbs)
             verb_tense = _eventive_en(text, m)
             perfect = suf == "ve" or (vp.group("v") == "have" and verb_tense == "past")
@@ -381,10 +422,11 @@ def events_en(s: Sentence, ctx: NodeContext, carry: TimeExpr | None = None) -> l
             when = carry
             if when is None and (recent or perfect):
                 # "I just got accepted", "I've started lessons": it happened about now
-                when = TimeExpr(recent.group() if recent else "", -1, -1, ctx.ref_day,
-                                approximate=True)
+                when = TimeExpr(
+                    recent.group() if recent else "", -1, -1, ctx.ref_day, approximate=True
+                )
             conf = 0.55 if when is not None or "finally" in adverbs else 0.5
-            cand = _event_candidate(ctx, s, when, text[m.start():b], "en", verb_tense, conf)
+            cand = _event_candidate(ctx, s, when, text[m.start() : b], "en", verb_tense, conf)
             if cand is not None:
                 out.append(cand)
             break
@@ -396,8 +438,10 @@ _HABITUAL = re.compile(r"\b(?:always|never|ever|often|usually|sometimes)\b")
 _VOCATIVE = re.compile(r",\s*[A-Z][a-z]+\W*$")
 
 
-_PRESENT_TOO = frozenset("put set cut hit hurt let quit read spread cost burst shut split upset"
-                         " bet lay been done gone seen taken given known shown".split())
+_PRESENT_TOO = frozenset(
+    "put set cut hit hurt let quit read spread cost burst shut split upset"
+    " bet lay been done gone seen taken given known shown".split()
+)
 
 
 def _implicit_past(verb: str) -> bool:
@@ -405,5 +449,3 @@ def _implicit_past(verb: str) -> bool:
     if v in _ADJ_ED or v in _PRESENT_TOO or v in ("was", "were", "did", "used", "need", "said"):
         return False
     return v in IRREGULAR_PAST or (v.endswith("ed") and len(v) > 4)
-
-

@@ -20,9 +20,11 @@ _SUBJ_ZH = re.compile(r"我们|咱们|我")
 _OTHER_PRONOUN_ZH = re.compile(r"你|您|他|她|它")
 _EVENTIVE_ZH = re.compile(r"了|过|要|会|将|打算|准备|计划|去|来|开始|结束|完成")
 _MARKED_ZH = re.compile(r"了|过|要|会|将|打算|准备|计划")
-_STATIVE_ZH = re.compile(r"^(?:们)?(?:也|都|还|真|很|就)?(?:觉得|认为|希望|喜欢|爱|讨厌|知道|记得|"
-                         r"想|感觉|以为|相信|明白|理解|同意|担心|害怕|是|很|太|挺|非常|特别|好|真|超|有点"
-                         r"|比较)")
+_STATIVE_ZH = re.compile(
+    r"^(?:们)?(?:也|都|还|真|很|就)?(?:觉得|认为|希望|喜欢|爱|讨厌|知道|记得|"
+    r"想|感觉|以为|相信|明白|理解|同意|担心|害怕|是|很|太|挺|非常|特别|好|真|超|有点"
+    r"|比较)"
+)
 _RECENT_ZH = re.compile(r"刚刚|刚|最近|今天|这几天")
 _NEG_ZH = re.compile(r"没有?|不(?!错|少|久|断|停|仅|但)|别|未")
 _LIFE_ZH = re.compile(
@@ -54,7 +56,7 @@ def events_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
         subj = _SUBJ_ZH.search(clause)
         if subj is None and _OTHER_PRONOUN_ZH.search(clause):
             continue
-        after = clause[subj.end():] if subj else clause
+        after = clause[subj.end() :] if subj else clause
         if _STATIVE_ZH.match(after):
             continue
         if subj is None and not _MARKED_ZH.search(after):
@@ -64,9 +66,9 @@ def events_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
         if _NEG_ZH.search(after[:4]):
             continue
         body = clause if subj else "我" + clause
-        cand = _event_candidate(ctx, s, t, body, "zh",
-                                "future" if t.day > ctx.ref_day else "past",
-                                0.7 if subj else 0.6)
+        cand = _event_candidate(
+            ctx, s, t, body, "zh", "future" if t.day > ctx.ref_day else "past", 0.7 if subj else 0.6
+        )
         if cand is not None:
             out.append(cand)
             dated.add(idx)
@@ -74,12 +76,13 @@ def events_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
         if i in dated:
             continue
         m = _LIFE_ZH.search(text, a, b)
-        if m is None or _NEG_ZH.search(text[m.start():m.end()]):
+        if m is None or _NEG_ZH.search(text[m.start() : m.end()]):
             continue
         recent = _RECENT_ZH.search(m.group())
         when = TimeExpr(recent.group(), -1, -1, ctx.ref_day, approximate=True) if recent else None
-        cand = _event_candidate(ctx, s, when, text[m.start():b], "zh", "past",
-                                0.55 if recent else 0.5)
+        cand = _event_candidate(
+            ctx, s, when, text[m.start() : b], "zh", "past", 0.55 if recent else 0.5
+        )
         if cand is not None:
             out.append(cand)
     return out

@@ -47,9 +47,20 @@ _UNCHANGED = frozenset(
     " didn't wasn't weren't did had was were and or but to with for in on at as the a an"
     " not ain't gotta gonna wanna".split()
 )
-_IRREGULAR_3RD = {"am": "is", "have": "has", "do": "does", "don't": "doesn't", "go": "goes",
-                  "haven't": "hasn't", "are": "is", "aren't": "isn't", "be": "is",
-                  "wanna": "wants to", "gotta": "has to", "gonna": "is going to"}
+_IRREGULAR_3RD = {
+    "am": "is",
+    "have": "has",
+    "do": "does",
+    "don't": "doesn't",
+    "go": "goes",
+    "haven't": "hasn't",
+    "are": "is",
+    "aren't": "isn't",
+    "be": "is",
+    "wanna": "wants to",
+    "gotta": "has to",
+    "gonna": "is going to",
+}
 
 _SELF_EN = re.compile(
     r"\b(?:(?P<myand>[Mm]y\s+(?P<myx>[\w'-]+(?:\s+[\w'-]+)?)\s+and\s+I)\b(?!['’])"
@@ -63,8 +74,9 @@ _SELF_EN = re.compile(
     r"|(?P<mine>mine|ours)\b)"
 )
 # present-tense verbs that end in "ed" ("I need" -> "needs", not a past tense)
-_PRESENT_IN_ED = frozenset("need feed bleed breed speed succeed proceed exceed seed heed weed"
-                           " embed shed wed".split())
+_PRESENT_IN_ED = frozenset(
+    "need feed bleed breed speed succeed proceed exceed seed heed weed embed shed wed".split()
+)
 # words after "we" that are not its verb ("we all", "we both")
 _NOT_VERB_AFTER_WE = frozenset("all both each two three together too ourselves".split())
 # "i" alone is a pronoun only as a word; avoid "I/O", "i.e.".
@@ -146,13 +158,16 @@ _FAMILY = re.compile(
     r"|kitty|kitten|cats?|dogs?|pets?|house|home|vacation|camping)\b",
     re.IGNORECASE,
 )
-_FRIENDS = re.compile(r"\b(?:friends?|buddies|buddy|pals?|gang|besties?|roommates?)\b",
-                      re.IGNORECASE)
-_TEAM = re.compile(r"\b(?:team|coworkers?|colleagues?|crew|company|startup|staff|employees"
-                   r"|office|project|repo|codebase|service|app|deploy\w*|release|studio|students"
-                   r"|business|biz|store|shop|customers|clients|volunteers|organi[sz]ation"
-                   r"|charity|members|band|club)\b",
-                   re.IGNORECASE)
+_FRIENDS = re.compile(
+    r"\b(?:friends?|buddies|buddy|pals?|gang|besties?|roommates?)\b", re.IGNORECASE
+)
+_TEAM = re.compile(
+    r"\b(?:team|coworkers?|colleagues?|crew|company|startup|staff|employees"
+    r"|office|project|repo|codebase|service|app|deploy\w*|release|studio|students"
+    r"|business|biz|store|shop|customers|clients|volunteers|organi[sz]ation"
+    r"|charity|members|band|club)\b",
+    re.IGNORECASE,
+)
 
 
 def group_of(text: str, name: str) -> tuple[str, bool]:
@@ -165,6 +180,8 @@ def group_of(text: str, name: str) -> tuple[str, bool]:
     if name == "the user" or _TEAM.search(text):
         return f"{name}'s team", True
     return f"{name} and others", False
+
+
 _SELF_ZH = re.compile(r"我们|咱们|我的|我")
 
 
@@ -182,11 +199,17 @@ def third_person_zh(text: str, name: str) -> str:
     return _SELF_ZH.sub(sub, text)
 
 
-_TRAIL_EN = re.compile(r"[\s,;:.!?…~\-–—(*]+$|\s+(?:and|but|or|so|too|as\s+well|though"
-                       r"|lol|haha|tho|now|then|anyway|btw)$", re.IGNORECASE)
-_LEAD_EN = re.compile(r"^[\s,;:.!?…~\-–—(]+|^(?:and|but|so|also|oh|well|yeah|yes|btw|plus)\b"
-                      r"[\s,]*", re.IGNORECASE)
-_EMOJI = re.compile("[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+")
+_TRAIL_EN = re.compile(
+    r"[\s,;:.!?…~\-–—(*]+$|\s+(?:and|but|or|so|too|as\s+well|though"
+    r"|lol|haha|tho|now|then|anyway|btw)$",
+    re.IGNORECASE,
+)
+_LEAD_EN = re.compile(
+    r"^[\s,;:.!?…~\-–—(]+|^(?:and|but|so|also|oh|well|yeah|yes|btw|plus)\b"
+    r"[\s,]*",
+    re.IGNORECASE,
+)
+_EMOJI = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]+")
 
 
 def clean_phrase(text: str) -> str:

@@ -32,18 +32,23 @@ from ._grammar import finish_en
 
 __all__ = ["identity_en", "manager_of"]
 
+
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
 # Job titles (people met at work); family and friends ("my partner Anna") are read elsewhere.
-_HEADS = (r"engineer|developer|dev|lead|manager|designer|architect|scientist|analyst|owner"
-          r"|director|founder|co-founder|cofounder|head|intern|consultant|administrator|admin"
-          r"|tester|researcher|programmer|maintainer|specialist|officer|reviewer|coordinator"
-          r"|strategist|marketer|recruiter|accountant|contractor|freelancer")
+_HEADS = (
+    r"engineer|developer|dev|lead|manager|designer|architect|scientist|analyst|owner"
+    r"|director|founder|co-founder|cofounder|head|intern|consultant|administrator|admin"
+    r"|tester|researcher|programmer|maintainer|specialist|officer|reviewer|coordinator"
+    r"|strategist|marketer|recruiter|accountant|contractor|freelancer"
+)
 _ACRONYM_ROLES = r"SRE|PM|QA|CTO|CEO|CFO|COO|CIO|VP|PO|EM|TPM|DBA|UX|UI"
-_ROLE = (rf"(?:(?:[a-z][\w-]*|[A-Z]{{2,5}})\s+){{0,3}}(?:{_HEADS})s?\b|(?:{_ACRONYM_ROLES})\b"
-         rf"(?:\s+(?:{_HEADS}))?")
+_ROLE = (
+    rf"(?:(?:[a-z][\w-]*|[A-Z]{{2,5}})\s+){{0,3}}(?:{_HEADS})s?\b|(?:{_ACRONYM_ROLES})\b"
+    rf"(?:\s+(?:{_HEADS}))?"
+)
 # Names in any Latin script ("Tomás", "Zoë", "Łukasz"): a capital, then lower-case letters.
 _UP = r"[A-ZÀ-ÖØ-ÞĀ-Ž]"
 _LO = r"[a-zß-öø-ÿā-ž]"
@@ -101,12 +106,18 @@ _MOVE = re.compile(
     rf"(?:\s+(?i:from)\s+(?P<from>{_PLACE}))?\s+(?i:to)\s+(?P<to>{_PLACE})"
 )
 _PEOPLE_EN = (
-    re.compile(rf"\b(?P<name>{_PERSON})\s+(?:is|was)\s+(?P<poss>our|my|the)\s+(?:new\s+)?"
-               rf"(?P<role>{_ROLE})"),
-    re.compile(rf"\b(?P<poss>[Oo]ur|[Mm]y)\s+(?:new\s+|current\s+|direct\s+)?(?P<role>{_ROLE})"
-               rf"(?:\s+is|,)?\s+(?P<name>{_PERSON})\b"),
-    re.compile(rf"\b(?P<name>{_PERSON})\s+(?:has\s+)?joined\s+(?:the\s+team|us|our\s+team"
-               rf"|the\s+company)\s+as\s+(?P<poss>a|an|our|the)\s+(?P<role>{_ROLE})"),
+    re.compile(
+        rf"\b(?P<name>{_PERSON})\s+(?:is|was)\s+(?P<poss>our|my|the)\s+(?:new\s+)?"
+        rf"(?P<role>{_ROLE})"
+    ),
+    re.compile(
+        rf"\b(?P<poss>[Oo]ur|[Mm]y)\s+(?:new\s+|current\s+|direct\s+)?(?P<role>{_ROLE})"
+        rf"(?:\s+is|,)?\s+(?P<name>{_PERSON})\b"
+    ),
+    re.compile(
+        rf"\b(?P<name>{_PERSON})\s+(?:has\s+)?joined\s+(?:the\s+team|us|our\s+team"
+        rf"|the\s+company)\s+as\s+(?P<poss>a|an|our|the)\s+(?P<role>{_ROLE})"
+    ),
     re.compile(rf"\b(?P<name>{_PERSON}),\s+(?P<poss>our|my|the)\s+(?P<role>{_ROLE}),"),
 )
 _EXPECT_EN = re.compile(
@@ -141,12 +152,29 @@ def _owner_en(poss: str, ctx: NodeContext) -> str:
     return "the"
 
 
-def _profile(ctx: NodeContext, text: str, lang: str, relation: str | None,
-             obj: EntityRef | None, *, slot: str | None = None,
-             more: tuple[Fact, ...] = (), **kw: Any) -> Candidate:
-    return ctx.candidate("profile", text, lang, relation=relation, object=obj, slot=slot,
-                         more=more, confidence=kw.pop("confidence", 0.85),
-                         importance=kw.pop("importance", 0.85), **kw)
+def _profile(
+    ctx: NodeContext,
+    text: str,
+    lang: str,
+    relation: str | None,
+    obj: EntityRef | None,
+    *,
+    slot: str | None = None,
+    more: tuple[Fact, ...] = (),
+    **kw: Any,
+) -> Candidate:
+    return ctx.candidate(
+        "profile",
+        text,
+        lang,
+        relation=relation,
+        object=obj,
+        slot=slot,
+        more=more,
+        confidence=kw.pop("confidence", 0.85),
+        importance=kw.pop("importance", 0.85),
+        **kw,
+    )
 
 
 def _name_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -155,14 +183,24 @@ def _name_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     for m in _NAME_EN.finditer(s.text):
         name = m.group("n1") or m.group("n2")
         words = name.split()
-        if words[0] in _NOT_NAMES or (m.group("n2") and len(words) < 2 and not re.match(
-                r"\s*[,.!]", s.text[m.end():] or ".")):
+        if words[0] in _NOT_NAMES or (
+            m.group("n2") and len(words) < 2 and not re.match(r"\s*[,.!]", s.text[m.end() :] or ".")
+        ):
             continue
         if not ctx.first("name", name):
             continue
         subject = ctx.subject("en", name)
-        out.append(_profile(ctx, finish_en(f"{ctx.speaker}'s name is {name}"), "en", None, None,
-                            subject=subject, attrs={"name": name}))
+        out.append(
+            _profile(
+                ctx,
+                finish_en(f"{ctx.speaker}'s name is {name}"),
+                "en",
+                None,
+                None,
+                subject=subject,
+                attrs={"name": name},
+            )
+        )
 
 
 def _job_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -187,16 +225,32 @@ def _job_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 text = f"{name} is {'an' if str(role)[:1] in 'aeiou' else 'a'} {role}"
             role_fact = Fact("has_role", EntityRef(str(role), "role"), slot="role")
             if org:
-                out.append(_profile(ctx, finish_en(text), "en", "works_at",
-                                    EntityRef(org, "organization"), slot="employer",
-                                    more=(role_fact,) if role else ()))
+                out.append(
+                    _profile(
+                        ctx,
+                        finish_en(text),
+                        "en",
+                        "works_at",
+                        EntityRef(org, "organization"),
+                        slot="employer",
+                        more=(role_fact,) if role else (),
+                    )
+                )
             else:
-                out.append(_profile(ctx, finish_en(text), "en", "has_role",
-                                    EntityRef(str(role), "role"), slot="role"))
+                out.append(
+                    _profile(
+                        ctx,
+                        finish_en(text),
+                        "en",
+                        "has_role",
+                        EntityRef(str(role), "role"),
+                        slot="role",
+                    )
+                )
 
 
 def _lead_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
-    """"I lead the platform team at Cargonaut": the employer, and leading that team."""
+    """ "I lead the platform team at Cargonaut": the employer, and leading that team."""
     for m in _LEAD_AT.finditer(s.text):
         org = m.group("org").strip(" .'")
         if not org or org.split()[0] in _NOT_NAMES or not ctx.first("org", org):
@@ -205,39 +259,79 @@ def _lead_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         role = f"{team} team lead" if team else "team lead"
         role_fact = Fact("has_role", EntityRef(role, "role"), slot="role")
         text = f"{ctx.speaker} leads the {team + ' ' if team else ''}team at {org}"
-        out.append(_profile(ctx, finish_en(text), "en", "works_at",
-                            EntityRef(org, "organization"), slot="employer",
-                            more=(role_fact,)))
+        out.append(
+            _profile(
+                ctx,
+                finish_en(text),
+                "en",
+                "works_at",
+                EntityRef(org, "organization"),
+                slot="employer",
+                more=(role_fact,),
+            )
+        )
 
 
 def _home_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     for rx in (_MOVE, _LIVE):
         for m in rx.finditer(s.text):
-            to = (m.group("to") or m.groupdict().get("to2") or m.groupdict().get("to3")
-                  or m.groupdict().get("to4") or "").strip(" .")
-            if (to.split()[0] in _NOT_NAMES or lookup(to) or ("uses", to.lower()) in ctx.seen
-                    or not ctx.first("home", to)):
+            to = (
+                m.group("to")
+                or m.groupdict().get("to2")
+                or m.groupdict().get("to3")
+                or m.groupdict().get("to4")
+                or ""
+            ).strip(" .")
+            if (
+                to.split()[0] in _NOT_NAMES
+                or lookup(to)
+                or ("uses", to.lower()) in ctx.seen
+                or not ctx.first("home", to)
+            ):
                 continue
             src = m.groupdict().get("from")
             t = s.times[0] if s.times else None
             when = ctx.epoch(t.day) if t else ctx.event_time
             attrs = date_attrs(t) if t else {}
             if rx is _MOVE:
-                text = f"{ctx.speaker} moved from {src} to {to}" if src else \
-                    f"{ctx.speaker} moved to {to}"
+                text = (
+                    f"{ctx.speaker} moved from {src} to {to}"
+                    if src
+                    else f"{ctx.speaker} moved to {to}"
+                )
                 planned = bool(re.search(r"(?i)will|going|plan|moving|relocating", m.group()))
                 if planned:
                     text = text.replace(" moved ", " is moving ", 1)
                     attrs["planned"] = True
                 label = t.label() if t else None
-                out.append(_profile(
-                    ctx, finish_en(text, label), "en", "lives_in", EntityRef(to, "place"),
-                    slot="residence", replaces=EntityRef(src, "place") if src else None,
-                    kind="event", event_time=when, valid_from=when, attrs=attrs))
+                out.append(
+                    _profile(
+                        ctx,
+                        finish_en(text, label),
+                        "en",
+                        "lives_in",
+                        EntityRef(to, "place"),
+                        slot="residence",
+                        replaces=EntityRef(src, "place") if src else None,
+                        kind="event",
+                        event_time=when,
+                        valid_from=when,
+                        attrs=attrs,
+                    )
+                )
             else:
-                out.append(_profile(ctx, finish_en(f"{ctx.speaker} lives in {to}"), "en",
-                                    "lives_in", EntityRef(to, "place"), slot="residence",
-                                    valid_from=when, attrs=attrs))
+                out.append(
+                    _profile(
+                        ctx,
+                        finish_en(f"{ctx.speaker} lives in {to}"),
+                        "en",
+                        "lives_in",
+                        EntityRef(to, "place"),
+                        slot="residence",
+                        valid_from=when,
+                        attrs=attrs,
+                    )
+                )
 
 
 def _people_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -260,20 +354,37 @@ def _people_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 relation, obj, slot = "reports_to", person, "manager"
             else:
                 relation, obj, slot = "works_with", person, None
-            out.append(ctx.candidate(
-                "entity", finish_en(text), "en", relation=relation, object=obj, slot=slot,
-                more=tuple(more), confidence=0.85, importance=0.8, attrs={"role": role}))
+            out.append(
+                ctx.candidate(
+                    "entity",
+                    finish_en(text),
+                    "en",
+                    relation=relation,
+                    object=obj,
+                    slot=slot,
+                    more=tuple(more),
+                    confidence=0.85,
+                    importance=0.8,
+                    attrs={"role": role},
+                )
+            )
 
 
 def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     text, shown = s.text, {}
-    team = next((m for m in re.finditer(rf"\b({_PERSON})(?=\s+(?:from|on|in|of)\s)", text)
-                 if _FROM_TEAM.match(text, m.end())), None)
+    team = next(
+        (
+            m
+            for m in re.finditer(rf"\b({_PERSON})(?=\s+(?:from|on|in|of)\s)", text)
+            if _FROM_TEAM.match(text, m.end())
+        ),
+        None,
+    )
     if team is not None:  # "Hannah from the data team owns X": read as "Hannah owns X"
         end = _FROM_TEAM.match(text, team.end())
         assert end is not None
         shown[team.group(1)] = team.group(1) + end.group()
-        text = text[: team.end()] + text[end.end():]
+        text = text[: team.end()] + text[end.end() :]
         ctx.people.append(team.group(1))
     for m in _EXPECT_EN.finditer(text):
         who = m.group("who")
@@ -283,19 +394,28 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
             who = ctx.people[-1]
         elif who.split()[0] in _NOT_NAMES:
             continue
-        what = re.split(r"\s+(?:and|but|so|because)\s+(?:I|we|you|he|she|they)\b|\s+[-–—]\s+",
-                        m.group("what"))[0].strip(" ,")
+        what = re.split(
+            r"\s+(?:and|but|so|because)\s+(?:I|we|you|he|she|they)\b|\s+[-–—]\s+", m.group("what")
+        )[0].strip(" ,")
         if not ctx.first("expects", f"{who}:{what}"):
             continue
         verb = m.group("verb")
         relation = "owns" if _OWNS.match(verb) else "expects"
         if relation == "owns" and who not in ctx.people and len(who.split()) < 2:
             continue  # "my partner Anna runs the shop": only colleagues own parts of the work
-        out.append(ctx.candidate(
-            "entity", finish_en(f"{shown.get(who, who)} {verb} {what}"), "en",
-            subject=EntityRef(who, "person"), relation=relation,
-            object=EntityRef(what, "concept"), confidence=0.8, importance=0.8,
-            attrs={"verb": verb}))
+        out.append(
+            ctx.candidate(
+                "entity",
+                finish_en(f"{shown.get(who, who)} {verb} {what}"),
+                "en",
+                subject=EntityRef(who, "person"),
+                relation=relation,
+                object=EntityRef(what, "concept"),
+                confidence=0.8,
+                importance=0.8,
+                attrs={"verb": verb},
+            )
+        )
 
 
 _OWNS = re.compile(r"owns|runs|leads|manages|maintains|handles|is\s+responsible|takes\s+care")
@@ -318,12 +438,17 @@ def identity_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     return out
 
 
-_ID_GATE = gate("i i'm im my work working live living based located moved relocated run lead"
-                " moving relocating call calling dialing writing name names")
-_EXPECT_GATE = gate("expects wants needs asks requires reviews approves signs checks likes"
-                    " prefers insists owns runs leads manages maintains handles responsible"
-                    " takes")
-_PEOPLE_GATE = frozenset(
-    (_HEADS + "|" + _ACRONYM_ROLES).lower().replace("-", "|").split("|")) | frozenset(
-    f"{h}s" for h in _HEADS.split("|")) | {"joined"}
-
+_ID_GATE = gate(
+    "i i'm im my work working live living based located moved relocated run lead"
+    " moving relocating call calling dialing writing name names"
+)
+_EXPECT_GATE = gate(
+    "expects wants needs asks requires reviews approves signs checks likes"
+    " prefers insists owns runs leads manages maintains handles responsible"
+    " takes"
+)
+_PEOPLE_GATE = (
+    frozenset((_HEADS + "|" + _ACRONYM_ROLES).lower().replace("-", "|").split("|"))
+    | frozenset(f"{h}s" for h in _HEADS.split("|"))
+    | {"joined"}
+)

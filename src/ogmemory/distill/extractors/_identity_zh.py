@@ -13,39 +13,53 @@ from ._grammar import finish_zh
 __all__ = ["identity_zh"]
 
 
-_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董"
-             "袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟"
-             "熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤")
+_SURNAMES = (
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董"
+    "袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟"
+    "熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
+)
 _END_ZH = r"(?=[说是在和也都很去来要会的了给跟让把被负每管习希需，。！？、；\s,.!?;]|$)"
-_NAME_ZH = (rf"(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?|[{_SURNAMES}](?![不没都也就要是在有和的了])"
-            rf"[\u4e00-\u9fff]{{1,2}}?{_END_ZH})")
-_ROLE_ZH = (r"(?:[\u4e00-\u9fff]{0,4}?(?:工程师|经理|负责人|总监|主管|专员|分析师|顾问|架构师)"
-            r"|(?:前端|后端|数据|测试|运维|算法|全栈|移动端|客户端|服务端|资深|高级)(?:开发)?(?:工程师|负责人)"
-            r"|上级|主管领导|直接上级"
-            r"|产品经理|项目经理|技术负责人|负责人|直属领导|领导|上司|老板|经理|设计师"
-            r"|主策划|策划|运营|美术|客服|销售|市场|人事|财务|法务|服务端|客户端|主程|组长|架构师"
-            r"|测试(?:同学|工程师)?|运维|架构师|总监|主管|组长|同事|导师|前端|后端|数据工程师|工程师|开发"
-            r"|工程师|CTO|CEO|SRE|PM)")
+_NAME_ZH = (
+    rf"(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?|[{_SURNAMES}](?![不没都也就要是在有和的了])"
+    rf"[\u4e00-\u9fff]{{1,2}}?{_END_ZH})"
+)
+_ROLE_ZH = (
+    r"(?:[\u4e00-\u9fff]{0,4}?(?:工程师|经理|负责人|总监|主管|专员|分析师|顾问|架构师)"
+    r"|(?:前端|后端|数据|测试|运维|算法|全栈|移动端|客户端|服务端|资深|高级)(?:开发)?(?:工程师|负责人)"
+    r"|上级|主管领导|直接上级"
+    r"|产品经理|项目经理|技术负责人|负责人|直属领导|领导|上司|老板|经理|设计师"
+    r"|主策划|策划|运营|美术|客服|销售|市场|人事|财务|法务|服务端|客户端|主程|组长|架构师"
+    r"|测试(?:同学|工程师)?|运维|架构师|总监|主管|组长|同事|导师|前端|后端|数据工程师|工程师|开发"
+    r"|工程师|CTO|CEO|SRE|PM)"
+)
 _STOP_ZH = r"，,。！!？?；;：:、\s"
 _MY_NAME_ZH = re.compile(rf"我(?:的名字)?(?:叫|是)\s*(?P<n>{_NAME_ZH})")
 _JOB_ZH = re.compile(
     rf"(?:我(?:现在|目前)?)?在\s*(?P<org>[^{_STOP_ZH}在我]{{2,12}}?)\s*(?P<verb>做|当|担任|任|负责|工作|上班)"
     rf"(?P<role>[^{_STOP_ZH}]{{0,10}})"
 )
-_JOB_OF_ZH = re.compile(rf"(?:我|^|[，,]\s*)(?:也|现在|目前)?是\s*"
-                        rf"(?P<org>[^{_STOP_ZH}的是]{{2,12}})的\s*(?P<role>{_ROLE_ZH})")
-_LIVE_ZH = re.compile(rf"(?:我?(?:现在|目前)?住在|(?:^|[，,]\s*)(?:我)?(?:人在|现居|坐标|常驻"
-                      rf"|目前在|现在在|[Bb]ase\s*在|驻)|我在)\s*"
-                      rf"(?P<to>[\u4e00-\u9fff]{{2,5}}?)(?=[{_STOP_ZH}了]|$)")
+_JOB_OF_ZH = re.compile(
+    rf"(?:我|^|[，,]\s*)(?:也|现在|目前)?是\s*"
+    rf"(?P<org>[^{_STOP_ZH}的是]{{2,12}})的\s*(?P<role>{_ROLE_ZH})"
+)
+_LIVE_ZH = re.compile(
+    rf"(?:我?(?:现在|目前)?住在|(?:^|[，,]\s*)(?:我)?(?:人在|现居|坐标|常驻"
+    rf"|目前在|现在在|[Bb]ase\s*在|驻)|我在)\s*"
+    rf"(?P<to>[\u4e00-\u9fff]{{2,5}}?)(?=[{_STOP_ZH}了]|$)"
+)
 _MOVE_ZH = re.compile(
     rf"我(?:们)?(?P<when>[^{_STOP_ZH}从搬]{{0,6}})(?P<plan>要|会|准备|打算|计划)?"
     rf"(?:从\s*(?P<from>[\u4e00-\u9fff]{{2,5}}))?\s*搬(?:家)?(?:到|去)\s*(?P<to>[\u4e00-\u9fff]{{2,5}}?)"
     rf"(?=[{_STOP_ZH}了]|$)"
 )
 _PEOPLE_ZH = (
-    re.compile(rf"(?P<name>{_NAME_ZH})\s*是\s*(?P<poss>我们|我)(?:组|团队|公司)?的?\s*(?P<role>{_ROLE_ZH})"),
-    re.compile(rf"(?P<poss>我们|我)(?:组|团队|公司)?的?\s*(?P<role>{_ROLE_ZH})\s*(?:是|叫)\s*"
-               rf"(?P<name>{_NAME_ZH})"),
+    re.compile(
+        rf"(?P<name>{_NAME_ZH})\s*是\s*(?P<poss>我们|我)(?:组|团队|公司)?的?\s*(?P<role>{_ROLE_ZH})"
+    ),
+    re.compile(
+        rf"(?P<poss>我们|我)(?:组|团队|公司)?的?\s*(?P<role>{_ROLE_ZH})\s*(?:是|叫)\s*"
+        rf"(?P<name>{_NAME_ZH})"
+    ),
     re.compile(rf"(?P<role>{_ROLE_ZH})\s*(?:同学|同事)?\s*叫\s*(?P<name>{_NAME_ZH})(?P<poss>)"),
 )
 _EXPECT_ZH = re.compile(
@@ -57,14 +71,23 @@ _EXPECT_ZH = re.compile(
 _OWNS_ZH = re.compile(
     rf"(?P<what>[^{_STOP_ZH}由]{{1,8}}?)(?:那边|这块|这边|部分|方面)?由\s*(?P<who>{_NAME_ZH})\s*(?:来)?负责"
     rf"|(?P<who2>{_NAME_ZH})\s*负责\s*(?P<what2>[^{_STOP_ZH}]{{1,10}})"
-    rf"|(?P<what3>[^{_STOP_ZH}归]{{1,8}}?)(?:那块|这块|那边|这边)?归\s*(?P<who3>{_NAME_ZH})\s*管")
+    rf"|(?P<what3>[^{_STOP_ZH}归]{{1,8}}?)(?:那块|这块|那边|这边)?归\s*(?P<who3>{_NAME_ZH})\s*管"
+)
 
 
-def _zh(ctx: NodeContext, type: str, text: str, relation: str | None, obj: EntityRef | None,
-        **kw: Any) -> Candidate:
-    return ctx.candidate(type, finish_zh(text), "zh", relation=relation, object=obj,
-                         confidence=kw.pop("confidence", 0.85),
-                         importance=kw.pop("importance", 0.85), **kw)
+def _zh(
+    ctx: NodeContext, type: str, text: str, relation: str | None, obj: EntityRef | None, **kw: Any
+) -> Candidate:
+    return ctx.candidate(
+        type,
+        finish_zh(text),
+        "zh",
+        relation=relation,
+        object=obj,
+        confidence=kw.pop("confidence", 0.85),
+        importance=kw.pop("importance", 0.85),
+        **kw,
+    )
 
 
 def _identity_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -74,23 +97,42 @@ def _identity_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             n = m.group("n").strip()
             if ctx.first("name", n):
                 subject = ctx.subject("zh", n)
-                out.append(_zh(ctx, "profile", f"{name}叫{n}", None, None, subject=subject,
-                               attrs={"name": n}))
+                out.append(
+                    _zh(
+                        ctx,
+                        "profile",
+                        f"{name}叫{n}",
+                        None,
+                        None,
+                        subject=subject,
+                        attrs={"name": n},
+                    )
+                )
     for rx in (_JOB_OF_ZH, _JOB_ZH):
         for m in rx.finditer(s.text):
             org, role = m.group("org").strip(), m.group("role").strip()
             verb = m.groupdict().get("verb") or "担任"
             # "在安康医疗负责小程序开发": what they are responsible for is their role
-            if rx is _JOB_ZH and not (re.search(_ROLE_ZH, role or "工作")
-                                      or (verb == "负责" and len(role) >= 2)):
+            if rx is _JOB_ZH and not (
+                re.search(_ROLE_ZH, role or "工作") or (verb == "负责" and len(role) >= 2)
+            ):
                 continue
             if not ctx.first("org", org):
                 continue
             more = (Fact("has_role", EntityRef(role, "role"), slot="role"),) if role else ()
             verb = verb if verb in ("负责", "做") else "担任"
             text = f"{name}在{org}{verb}{role}" if role else f"{name}在{org}工作"
-            out.append(_zh(ctx, "profile", text, "works_at", EntityRef(org, "organization"),
-                           slot="employer", more=more))
+            out.append(
+                _zh(
+                    ctx,
+                    "profile",
+                    text,
+                    "works_at",
+                    EntityRef(org, "organization"),
+                    slot="employer",
+                    more=more,
+                )
+            )
 
 
 def _home_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -107,18 +149,41 @@ def _home_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             attrs = date_attrs(t) if t else {}
             if rx is _MOVE_ZH:
                 planned = bool(m.group("plan")) or (t is not None and t.day > ctx.ref_day)
-                text = (f"{name}要{'从' + src if src else ''}搬到{to}" if planned
-                        else f"{name}{'从' + src if src else ''}搬到了{to}")
+                text = (
+                    f"{name}要{'从' + src if src else ''}搬到{to}"
+                    if planned
+                    else f"{name}{'从' + src if src else ''}搬到了{to}"
+                )
                 if planned:
                     attrs["planned"] = True
-                out.append(_zh(ctx, "profile", text + (f"（{t.label('zh')}）" if t else ""),
-                               "lives_in", EntityRef(to, "place"), slot="residence",
-                               replaces=EntityRef(src, "place") if src else None, kind="event",
-                               event_time=when, valid_from=when, attrs=attrs))
+                out.append(
+                    _zh(
+                        ctx,
+                        "profile",
+                        text + (f"（{t.label('zh')}）" if t else ""),
+                        "lives_in",
+                        EntityRef(to, "place"),
+                        slot="residence",
+                        replaces=EntityRef(src, "place") if src else None,
+                        kind="event",
+                        event_time=when,
+                        valid_from=when,
+                        attrs=attrs,
+                    )
+                )
             else:
-                out.append(_zh(ctx, "profile", f"{name}住在{to}", "lives_in",
-                               EntityRef(to, "place"), slot="residence", valid_from=when,
-                               attrs=attrs))
+                out.append(
+                    _zh(
+                        ctx,
+                        "profile",
+                        f"{name}住在{to}",
+                        "lives_in",
+                        EntityRef(to, "place"),
+                        slot="residence",
+                        valid_from=when,
+                        attrs=attrs,
+                    )
+                )
 
 
 def _people_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -126,19 +191,26 @@ def _people_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     for rx in _PEOPLE_ZH:
         for m in rx.finditer(s.text):
             person_name, role = m.group("name").strip(), m.group("role")
-            if person_name in (ctx.speaker, ctx.speaker_zh) or not ctx.first("person",
-                                                                           person_name):
+            if person_name in (ctx.speaker, ctx.speaker_zh) or not ctx.first("person", person_name):
                 continue
             ctx.people.append(person_name)
             poss = m.group("poss") or "我们"
             owner = f"{name}的" if poss == "我" else "团队的"
             person = EntityRef(person_name, "person", attrs={"role": role})
             boss = poss == "我" and re.search(r"领导|上司|上级|老板|经理|主管|组长", role)
-            out.append(_zh(
-                ctx, "entity", f"{person_name}是{owner}{role}",
-                "reports_to" if boss else "works_with", person, slot="manager" if boss else None,
-                more=(Fact("has_role", EntityRef(role, "role"), subject=person, slot="role"),),
-                importance=0.8, attrs={"role": role}))
+            out.append(
+                _zh(
+                    ctx,
+                    "entity",
+                    f"{person_name}是{owner}{role}",
+                    "reports_to" if boss else "works_with",
+                    person,
+                    slot="manager" if boss else None,
+                    more=(Fact("has_role", EntityRef(role, "role"), subject=person, slot="role"),),
+                    importance=0.8,
+                    attrs={"role": role},
+                )
+            )
 
 
 def _expectations_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -154,21 +226,44 @@ def _expectations_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
         what = m.group("what")
         if not ctx.first("expects", f"{who}:{what}"):
             continue
-        out.append(_zh(ctx, "entity", f"{who}{when}{m.group('verb')}{what}", "expects",
-                       EntityRef(f"{when}{what}", "concept"), subject=EntityRef(who, "person"),
-                       confidence=0.8, importance=0.8))
+        out.append(
+            _zh(
+                ctx,
+                "entity",
+                f"{who}{when}{m.group('verb')}{what}",
+                "expects",
+                EntityRef(f"{when}{what}", "concept"),
+                subject=EntityRef(who, "person"),
+                confidence=0.8,
+                importance=0.8,
+            )
+        )
 
 
 def _owners_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     for m in _OWNS_ZH.finditer(s.text):
         who = (m.group("who") or m.group("who2") or m.group("who3") or "").strip()
         what = (m.group("what") or m.group("what2") or m.group("what3") or "").strip()
-        if not who or not what or who in (ctx.speaker, ctx.speaker_zh) or not ctx.first(
-                "owns", f"{who}:{what}"):
+        if (
+            not who
+            or not what
+            or who in (ctx.speaker, ctx.speaker_zh)
+            or not ctx.first("owns", f"{who}:{what}")
+        ):
             continue
         ctx.people.append(who)
-        out.append(_zh(ctx, "entity", f"{what}由{who}负责", "owns", EntityRef(what, "concept"),
-                       subject=EntityRef(who, "person"), confidence=0.8, importance=0.8))
+        out.append(
+            _zh(
+                ctx,
+                "entity",
+                f"{what}由{who}负责",
+                "owns",
+                EntityRef(what, "concept"),
+                subject=EntityRef(who, "person"),
+                confidence=0.8,
+                importance=0.8,
+            )
+        )
 
 
 def identity_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:

@@ -20,17 +20,24 @@ from ._grammar import finish_en, finish_zh
 
 __all__ = ["asks_why", "explanation", "lesson"]
 
-_WHY = re.compile(r"(?i)^(?:\W*(?:so|and|but|ok|hmm|hey)\W+)*(?:why|how\s+come|what\s+(?:caused"
-                  r"|happened|went\s+wrong|broke|made)|what['’]s\s+(?:causing|wrong))\b"
-                  r"|为什么|为啥|怎么会|什么原因|怎么回事|原因是什么")
-_BECAUSE = re.compile(r"(?i)\bbecause\b|\bdue\s+to\b|\bcaused\s+by\b|\bthe\s+(?:root\s+)?cause\b"
-                      r"|是因为|由于|原因是|导致")
-_FIX = re.compile(r"(?i)\bfix(?:es|ed)?\b|\bsolv(?:es|ed)\b|\bresolv|\bavoid"
-                  r"|\bworks?\s+(?:now|again)|^[a-z]+ing\b|\bafter\b"
-                  r"|解决|修复|就好了|就行了|改成|加上|之后就")
+_WHY = re.compile(
+    r"(?i)^(?:\W*(?:so|and|but|ok|hmm|hey)\W+)*(?:why|how\s+come|what\s+(?:caused"
+    r"|happened|went\s+wrong|broke|made)|what['’]s\s+(?:causing|wrong))\b"
+    r"|为什么|为啥|怎么会|什么原因|怎么回事|原因是什么"
+)
+_BECAUSE = re.compile(
+    r"(?i)\bbecause\b|\bdue\s+to\b|\bcaused\s+by\b|\bthe\s+(?:root\s+)?cause\b"
+    r"|是因为|由于|原因是|导致"
+)
+_FIX = re.compile(
+    r"(?i)\bfix(?:es|ed)?\b|\bsolv(?:es|ed)\b|\bresolv|\bavoid"
+    r"|\bworks?\s+(?:now|again)|^[a-z]+ing\b|\bafter\b"
+    r"|解决|修复|就好了|就行了|改成|加上|之后就"
+)
 _LESSON_EN = re.compile(
     r"(?i)\b(?:the\s+)?(?:lesson(?:\s+learned)?|takeaway|moral|rule\s+of\s+thumb)\s+(?:here\s+)?"
-    r"(?:is|was|:)\s+(?:to\s+|that\s+)?(?P<x>.{6,200})")
+    r"(?:is|was|:)\s+(?:to\s+|that\s+)?(?P<x>.{6,200})"
+)
 _LESSON_ZH = re.compile(r"(?:教训|经验|结论|收获)(?:就)?(?:是|：|:)\s*(?P<x>.{4,120})")
 _ME_EN = re.compile(r"\bI(?:['’]ve|\s+have)?\s+(?=[a-z])")
 
@@ -42,25 +49,55 @@ def asks_why(text: str) -> bool:
     """Whether a message asks for a cause ("why ...?", "how come ...", "为什么 ...")."""
     if not _WHY_GATE.search(text):
         return False
-    return any(_WHY.search(part.strip()) for part in re.split(r"(?<=[.!?。！？])\s*", text)
-               if part.strip().endswith(("?", "？")) or re.search(r"为什么|为啥|怎么会", part))
+    return any(
+        _WHY.search(part.strip())
+        for part in re.split(r"(?<=[.!?。！？])\s*", text)
+        if part.strip().endswith(("?", "？")) or re.search(r"为什么|为啥|怎么会", part)
+    )
 
 
 # "It timed out because ...", "They were double counted because ...": a pronoun subject
-_PRONOUN_EN = re.compile(r"^(?P<p>it|they|this|that)\s+(?:(?:was|were|is|are|has|had|have)\s+)?"
-                         r"(?P<w>[a-z]+)", re.IGNORECASE)
+_PRONOUN_EN = re.compile(
+    r"^(?P<p>it|they|this|that)\s+(?:(?:was|were|is|are|has|had|have)\s+)?"
+    r"(?P<w>[a-z]+)",
+    re.IGNORECASE,
+)
 # where the noun phrase a question asks about starts: a determiner, or right after the
 # auxiliary of "why were X ...", "how come X ..."
-_DET_EN = re.compile(r"\b(?:the|our|my|this|that|these|those|your)\s+|\b(?:why\s+(?:was|were|is"
-                     r"|are|did|does|do|has|have|had)|how\s+come)\s+(?!the\b|our\b|my\b|this\b"
-                     r"|that\b|these\b|those\b|your\b|it\b|they\b|you\b|we\b|i\b)",
-                     re.IGNORECASE)
-_WHEN_POSS = re.compile(r"^(?:yesterday|today|tonight|last\s+\w+|this\s+\w+)['’]s\s+",
-                        re.IGNORECASE)
+_DET_EN = re.compile(
+    r"\b(?:the|our|my|this|that|these|those|your)\s+|\b(?:why\s+(?:was|were|is"
+    r"|are|did|does|do|has|have|had)|how\s+come)\s+(?!the\b|our\b|my\b|this\b"
+    r"|that\b|these\b|those\b|your\b|it\b|they\b|you\b|we\b|i\b)",
+    re.IGNORECASE,
+)
+_WHEN_POSS = re.compile(
+    r"^(?:yesterday|today|tonight|last\s+\w+|this\s+\w+)['’]s\s+", re.IGNORECASE
+)
 # words that end the noun phrase: "the retries kept piling up", "the build suddenly broke"
-_NP_STOP = frozenset(("kept", "keep", "keeps", "get", "gets", "got", "start", "started",
-                      "starts", "stopped", "suddenly", "always", "still", "just", "so", "too",
-                      "very", "really", "that", "this"))
+_NP_STOP = frozenset(
+    (
+        "kept",
+        "keep",
+        "keeps",
+        "get",
+        "gets",
+        "got",
+        "start",
+        "started",
+        "starts",
+        "stopped",
+        "suddenly",
+        "always",
+        "still",
+        "just",
+        "so",
+        "too",
+        "very",
+        "really",
+        "that",
+        "this",
+    )
+)
 _CAUSE_ZH = re.compile(r"^(?P<p>它|这|那)?(?P<pred>[^，,。是]{0,4}?)(?:是因为|是由于|的原因是)")
 _ASK_ZH = re.compile(r"(?:为什么|为啥|怎么会)(?P<q>[^？?。]+)")
 _DEGREE_ZH = re.compile(r"(?:这么|那么|会|又|总是|老是|一直|突然|总)+$")
@@ -74,12 +111,13 @@ def _subject_en(question: str, answer: str) -> str | None:
         return None
     stem = m.group("w").lower()[:3]
     for d in _DET_EN.finditer(question):
-        words = question[d.end():].split()
+        words = question[d.end() :].split()
         for k, w in enumerate(words[:6]):
             if k and w.lower().strip("?,.!")[:3] == stem:
                 det = d.group().strip().lower()
-                det = "the" if det in ("our", "my", "your", "this", "that", "these",
-                                       "those") else det
+                det = (
+                    "the" if det in ("our", "my", "your", "this", "that", "these", "those") else det
+                )
                 np = words[:k]
                 while np and np[-1].lower() in _NP_STOP:
                     np.pop()
@@ -105,23 +143,24 @@ def _with_subject(text: str, question: str, zh: bool) -> str:
         subj = _DEGREE_ZH.sub("", asked[:at]).strip() if at > 0 else ""
         if not subj or subj in text:
             return text
-        return subj + text[m.end("p") if m.group("p") else 0:]
+        return subj + text[m.end("p") if m.group("p") else 0 :]
     phrase = _subject_en(question, text)
     pron = _PRONOUN_EN.match(text)
     if phrase is None or pron is None:
         return text
-    return phrase[:1].upper() + phrase[1:] + text[pron.end("p"):]
+    return phrase[:1].upper() + phrase[1:] + text[pron.end("p") :]
 
 
-def explanation(sentences: list[Sentence], ctx: NodeContext, question_id: str,
-                question: str = "") -> Candidate | None:
+def explanation(
+    sentences: list[Sentence], ctx: NodeContext, question_id: str, question: str = ""
+) -> Candidate | None:
     """The cause (and fix) an answer gives, as a learning resting on question and answer;
     ``question``'s subject stands in for a pronoun ("It failed because ...")."""
     cause = next((i for i, s in enumerate(sentences) if _BECAUSE.search(s.text)), None)
     if cause is None:
         return None
     picked = [_with_subject(_dated(sentences[cause]), question, sentences[cause].lang == "zh")]
-    for s in sentences[cause + 1: cause + 3]:
+    for s in sentences[cause + 1 : cause + 3]:
         if _FIX.search(s.text) and not s.question:
             picked.append(_dated(s))
             break
@@ -132,9 +171,17 @@ def explanation(sentences: list[Sentence], ctx: NodeContext, question_id: str,
         text = " ".join(finish_en(_ME_EN.sub("", p)) for p in picked)
     if len(text) > 320:
         text = text[:317].rstrip() + "…"
-    return ctx.candidate("pattern", text, "zh" if zh else "en", subject=None, kind="learning",
-                         event_time=ctx.event_time, confidence=0.75, importance=0.75,
-                         attrs={"explains": question_id})
+    return ctx.candidate(
+        "pattern",
+        text,
+        "zh" if zh else "en",
+        subject=None,
+        kind="learning",
+        event_time=ctx.event_time,
+        confidence=0.75,
+        importance=0.75,
+        attrs={"explains": question_id},
+    )
 
 
 def _dated(s: Sentence) -> str:
@@ -142,7 +189,7 @@ def _dated(s: Sentence) -> str:
     text = s.text
     for t in sorted(s.times, key=lambda t: -t.start):
         label = t.label(s.lang)
-        text = f"{text[:t.start]}{label if s.lang == 'zh' else 'on ' + label}{text[t.end:]}"
+        text = f"{text[: t.start]}{label if s.lang == 'zh' else 'on ' + label}{text[t.end :]}"
     return text
 
 
@@ -158,5 +205,13 @@ def lesson(s: Sentence, ctx: NodeContext) -> Candidate | None:
         text = finish_zh(f"经验：{x.rstrip('。')}")
     else:
         text = finish_en(f"Lesson: {x[:1].lower()}{x[1:]}")
-    return ctx.candidate("pattern", text, s.lang, kind="learning", event_time=ctx.event_time,
-                         confidence=0.8, importance=0.8, collective=True)
+    return ctx.candidate(
+        "pattern",
+        text,
+        s.lang,
+        kind="learning",
+        event_time=ctx.event_time,
+        confidence=0.8,
+        importance=0.8,
+        collective=True,
+    )

@@ -76,8 +76,9 @@ class BatchContext:
     project_types: frozenset[str] = frozenset()  # types a bound project owns (scope: project)
 
     @classmethod
-    def build(cls, registry: SchemaRegistry, records: Sequence[NodeRecord],
-              max_items: int = 20) -> BatchContext:
+    def build(
+        cls, registry: SchemaRegistry, records: Sequence[NodeRecord], max_items: int = 20
+    ) -> BatchContext:
         return cls(
             node_sessions={r.node.id: r.session_id for r in records},
             memory_types=frozenset(registry.names()),
@@ -93,8 +94,9 @@ def entity_types(registry: SchemaRegistry) -> list[str]:
     return sorted(set(ENTITY_TYPES) | {t.entity_type for t in registry.all()})
 
 
-def plan_batches(records: Sequence[NodeRecord], max_nodes: int,
-                 max_chars: int) -> list[list[NodeRecord]]:
+def plan_batches(
+    records: Sequence[NodeRecord], max_nodes: int, max_chars: int
+) -> list[list[NodeRecord]]:
     """Split records into model calls: one session per batch (a candidate's evidence must come
     from one session), in order, at most ``max_nodes`` nodes and about ``max_chars`` of text."""
     by_session: dict[str, list[NodeRecord]] = {}
@@ -116,8 +118,9 @@ def plan_batches(records: Sequence[NodeRecord], max_nodes: int,
     return batches
 
 
-def run_fallback(fallback: Extractor, records: Sequence[NodeRecord],
-                 stats: dict[str, int]) -> list[Candidate]:
+def run_fallback(
+    fallback: Extractor, records: Sequence[NodeRecord], stats: dict[str, int]
+) -> list[Candidate]:
     """The fallback extractor's candidates for ``records``; its counters are added to ``stats``."""
     result = fallback.extract(records)
     for key, value in result.stats.items():
@@ -130,8 +133,6 @@ def run_fallback(fallback: Extractor, records: Sequence[NodeRecord],
 
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
-
-
 
 
 def render_nodes(records: Iterable[NodeRecord]) -> str:
@@ -196,10 +197,14 @@ Rules:
 
 
 def _entity_schema(ctx: BatchContext) -> dict[str, Any]:
-    return {"type": "object",
-            "properties": {"name": {"type": "string", "minLength": 1, "maxLength": MAX_NAME},
-                           "type": {"enum": sorted(ctx.entity_types)}},
-            "required": ["name", "type"]}
+    return {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "minLength": 1, "maxLength": MAX_NAME},
+            "type": {"enum": sorted(ctx.entity_types)},
+        },
+        "required": ["name", "type"],
+    }
 
 
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
@@ -213,14 +218,26 @@ def memory_item_schema(ctx: BatchContext, fields: Iterable[str] | None = None) -
     props: dict[str, Any] = {
         "type": {"enum": sorted(ctx.memory_types)},
         "text": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT},
-        "node_ids": {"type": "array", "items": {"enum": ids}, "minItems": 1,
-                     "maxItems": min(len(ids), 8)},
+        "node_ids": {
+            "type": "array",
+            "items": {"enum": ids},
+            "minItems": 1,
+            "maxItems": min(len(ids), 8),
+        },
         "subject": _nullable(_entity_schema(ctx)),
-        "relation": _nullable({"enum": sorted(ctx.relations)} if ctx.relations
-                              else {"type": "string", "maxLength": 40}),
+        "relation": _nullable(
+            {"enum": sorted(ctx.relations)}
+            if ctx.relations
+            else {"type": "string", "maxLength": 40}
+        ),
         "object": _nullable(_entity_schema(ctx)),
-        "slot": _nullable({"type": "string", "maxLength": 70,
-                           "pattern": "^[a-z][a-z0-9_]{0,29}(:[^:\\n]{1,40})?$"}),
+        "slot": _nullable(
+            {
+                "type": "string",
+                "maxLength": 70,
+                "pattern": "^[a-z][a-z0-9_]{0,29}(:[^:\\n]{1,40})?$",
+            }
+        ),
         "kind": _nullable({"enum": list(TIMELINE_KINDS)}),
         "date": _nullable({"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}),
         "confidence": {"enum": SCORES},
@@ -234,10 +251,17 @@ def memory_item_schema(ctx: BatchContext, fields: Iterable[str] | None = None) -
 
 def extraction_schema(ctx: BatchContext) -> dict[str, Any]:
     """``{"memories": [memory, ...]}`` with at most ``ctx.max_items`` memories."""
-    return {"type": "object",
-            "properties": {"memories": {"type": "array", "items": memory_item_schema(ctx),
-                                        "maxItems": ctx.max_items}},
-            "required": ["memories"]}
+    return {
+        "type": "object",
+        "properties": {
+            "memories": {
+                "type": "array",
+                "items": memory_item_schema(ctx),
+                "maxItems": ctx.max_items,
+            }
+        },
+        "required": ["memories"],
+    }
 
 
 # ====================================================================== validation
@@ -362,8 +386,9 @@ class MemoryOut(BaseModel):
 def _error_text(exc: ValidationError) -> str:
     first = exc.errors()[0]
     where = ".".join(str(p) for p in first.get("loc", ()))
-    return f"{where}: {first.get('msg')}" + (f" (+{exc.error_count() - 1} more)"
-                                             if exc.error_count() > 1 else "")
+    return f"{where}: {first.get('msg')}" + (
+        f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    )
 
 
 def parse_json_object(raw: str) -> dict[str, Any]:
@@ -412,10 +437,19 @@ def to_candidate(item: MemoryOut, ctx: BatchContext, extractor: str) -> Candidat
         day = date.fromisoformat(item.date)
         when = datetime.combine(day, time(0), tzinfo=UTC).timestamp()
     return Candidate(
-        type=item.type, text=item.text, session_id=ctx.node_sessions[item.node_ids[0]],
-        node_ids=tuple(item.node_ids), subject=_ref(item.subject), relation=item.relation,
-        object=_ref(item.object), slot=item.slot, kind=item.kind, event_time=when,
-        confidence=item.confidence, importance=item.importance,
-        language=detect_language(item.text), attrs={"extractor": extractor},
+        type=item.type,
+        text=item.text,
+        session_id=ctx.node_sessions[item.node_ids[0]],
+        node_ids=tuple(item.node_ids),
+        subject=_ref(item.subject),
+        relation=item.relation,
+        object=_ref(item.object),
+        slot=item.slot,
+        kind=item.kind,
+        event_time=when,
+        confidence=item.confidence,
+        importance=item.importance,
+        language=detect_language(item.text),
+        attrs={"extractor": extractor},
         collective=item.type in ctx.project_types,
     )

@@ -35,17 +35,22 @@ _PRONOUN_OBJ = re.compile(
     r"|u|ya|ur|yours|seeing\s+(?:you|that|this|it)|each\s+other|em|'em|ones?)\b",
     re.IGNORECASE,
 )
-_VERB_OBJ = re.compile(r"^(?:is|was|are|were|has|had|will|would|can|could|and|or|but|so"
-                       r"|too|as|about|most|more|best)\b", re.IGNORECASE)
-_CLAUSE_OK = frozenset("and but so then when because since as that oh well yeah yes also just why"
-                       " really honestly personally totally absolutely still always plus though"
-                       " anyway btw haha lol wow hey".split())
+_VERB_OBJ = re.compile(
+    r"^(?:is|was|are|were|has|had|will|would|can|could|and|or|but|so"
+    r"|too|as|about|most|more|best)\b",
+    re.IGNORECASE,
+)
+_CLAUSE_OK = frozenset(
+    "and but so then when because since as that oh well yeah yes also just why"
+    " really honestly personally totally absolutely still always plus though"
+    " anyway btw haha lol wow hey".split()
+)
 _LAST_WORD = re.compile(r"(\w+)\W*$")
 
 
 def _clause_start(text: str, start: int) -> bool:
     """Whether a subject at ``start`` begins a clause (not "something I love")."""
-    before = text[max(0, start - 40): start].rstrip()
+    before = text[max(0, start - 40) : start].rstrip()
     if not before or before[-1] in ",;:!.-–—(\"'“":
         return True
     m = _LAST_WORD.search(before)
@@ -53,12 +58,36 @@ def _clause_start(text: str, start: int) -> bool:
 
 
 _ARTICLE = re.compile(r"^(?:the|a|an|some|my|our)\s+", re.IGNORECASE)
-_TRAIL_PREP = re.compile(r"(?:\s+(?:for|to|of|with|at|in|on|a|an|the|and|or|my|our))+$",
-                         re.IGNORECASE)
+_TRAIL_PREP = re.compile(
+    r"(?:\s+(?:for|to|of|with|at|in|on|a|an|the|and|or|my|our))+$", re.IGNORECASE
+)
 
 
-_DANGLING = frozenset(("with", "and", "or", "but", "for", "of", "the", "a", "an", "to", "in",
-                       "on", "at", "by", "from", "as", "my", "our", "their", "his", "her"))
+_DANGLING = frozenset(
+    (
+        "with",
+        "and",
+        "or",
+        "but",
+        "for",
+        "of",
+        "the",
+        "a",
+        "an",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "from",
+        "as",
+        "my",
+        "our",
+        "their",
+        "his",
+        "her",
+    )
+)
 
 
 def _cut(text: str, s: Sentence, max_words: int = 8) -> str:
@@ -75,7 +104,7 @@ def _cut(text: str, s: Sentence, max_words: int = 8) -> str:
             words.pop()
     for t in s.times:  # a capture cut short inside a time phrase: "a group last" (Tuesday)
         head = t.text.split()[:-1]
-        while head and words[-len(head):] == head:
+        while head and words[-len(head) :] == head:
             words = words[: -len(head)]
         if len(head) > 1 and words and words[-1] == head[0]:
             words = words[:-1]
@@ -121,8 +150,11 @@ _FAV_AFTER_RE = re.compile(
 )
 _FAV_WORDS = gate("favorite favourite fave fav pick go")
 _SEGMENT_END = re.compile(r"[,;:!?()–—]|\s-\s|\.\s")
-_FAV_SKIP = re.compile(r"^(?:it|that|this|he|she|they|which|what|who|there|here|one|these"
-                       r"|those|you)$", re.IGNORECASE)
+_FAV_SKIP = re.compile(
+    r"^(?:it|that|this|he|she|they|which|what|who|there|here|one|these"
+    r"|those|you)$",
+    re.IGNORECASE,
+)
 _DISLIKE = {"hate", "dislike", "detest", "loathe"}
 
 
@@ -162,9 +194,17 @@ def _preferences(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         elif verb.startswith(("am", "'m")):
             said = "is " + re.sub(r"^(?:am|'m)\s+", "", verb)
         else:
-            said = {"prefer": "prefers", "like": "likes", "love": "loves", "enjoy": "enjoys",
-                    "adore": "adores", "hate": "hates", "dislike": "dislikes",
-                    "detest": "detests", "loathe": "loathes"}[verb]
+            said = {
+                "prefer": "prefers",
+                "like": "likes",
+                "love": "loves",
+                "enjoy": "enjoys",
+                "adore": "adores",
+                "hate": "hates",
+                "dislike": "dislikes",
+                "detest": "detests",
+                "loathe": "loathes",
+            }[verb]
         shown = third_person_en(shown_obj, name).replace(f"{name}'s", "their")
         text = f"{name} {said} {shown}"
         attrs: dict[str, Any] = {"verb": verb}
@@ -172,16 +212,23 @@ def _preferences(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             text += f" over {third_person_en(prefer_over, name)}"
             attrs["over"] = prefer_over
         strong = verb in ("prefer", "love", "hate", "adore", "stand") or "fan" in verb
-        out.append(ctx.candidate(
-            "preference", finish_en(text), "en", relation=relation,
-            object=object_ref(obj), confidence=0.8 if strong else 0.7,
-            importance=0.75, attrs=attrs,
-        ))
+        out.append(
+            ctx.candidate(
+                "preference",
+                finish_en(text),
+                "en",
+                relation=relation,
+                object=object_ref(obj),
+                confidence=0.8 if strong else 0.7,
+                importance=0.75,
+                attrs=attrs,
+            )
+        )
     _favorites(s, ctx, out)
 
 
 def _favorites(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
-    """"My favorite X is Y", "Y is my go-to"."""
+    """ "My favorite X is Y", "Y is my go-to"."""
     if not s.has(_FAV_WORDS):
         return
     name = ctx.speaker
@@ -191,8 +238,12 @@ def _favorites(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 obj = _cut(m.group("obj"), s)
             else:  # "contemporary is my top pick": the last words before "is"
                 words = _SEGMENT_END.split(s.text[: m.start()])[-1].split()[-4:]
-                obj = re.sub(r"^(?:and|but|so|also|though|plus|oh|well|yeah)\s+", "",
-                             clean_phrase(" ".join(words)), flags=re.IGNORECASE)
+                obj = re.sub(
+                    r"^(?:and|but|so|also|though|plus|oh|well|yeah)\s+",
+                    "",
+                    clean_phrase(" ".join(words)),
+                    flags=re.IGNORECASE,
+                )
             cat = clean_phrase(m.group("cat") or "")
             if not obj or _FAV_SKIP.match(obj) or _PRONOUN_OBJ.match(obj):
                 continue
@@ -200,11 +251,18 @@ def _favorites(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 continue
             label = f"favorite {cat}" if cat else "favorite"
             text = f"{name}'s {label} is {third_person_en(obj, name)}"
-            out.append(ctx.candidate(
-                "preference", finish_en(text), "en", relation="prefers",
-                object=object_ref(obj), confidence=0.85, importance=0.75,
-                attrs={"verb": "favorite", **({"category": cat} if cat else {})},
-            ))
+            out.append(
+                ctx.candidate(
+                    "preference",
+                    finish_en(text),
+                    "en",
+                    relation="prefers",
+                    object=object_ref(obj),
+                    confidence=0.85,
+                    importance=0.75,
+                    attrs={"verb": "favorite", **({"category": cat} if cat else {})},
+                )
+            )
 
 
 # ----------------------------------------------------------------------------- decisions
@@ -212,8 +270,10 @@ def _favorites(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
 _DEC_GATE = gate(
     "decided agreed chose opted settled let ll will should shall going instead rather use go"
 )
-_USE_VERBS = (r"use|go\s+with|stick\s+with|pick|choose|adopt|switch\s+to|move\s+to"
-              r"|migrate\s+to|build\s+(?:it\s+)?(?:with|on|in)|write\s+it\s+in")
+_USE_VERBS = (
+    r"use|go\s+with|stick\s+with|pick|choose|adopt|switch\s+to|move\s+to"
+    r"|migrate\s+to|build\s+(?:it\s+)?(?:with|on|in)|write\s+it\s+in"
+)
 _DECIDE_RE = re.compile(
     r"\b(?:I|we|We|the\s+team|[Tt]he\s+team)\s+(?:have\s+|'ve\s+|had\s+)?(?:finally\s+|just\s+"
     r"|already\s+|collectively\s+)?(?P<verb>decided|agreed|chose|opted|settled)\s+"
@@ -224,8 +284,9 @@ _WILL_USE_RE = re.compile(
     r"|(?:I|we|We)(?:'re|'m|\s+are|\s+am)\s+going\s+to)|^(?:please\s+)?(?=[Uu]se\b))\s*"
     rf"(?:just\s+|definitely\s+|probably\s+)?(?P<use>(?i:{_USE_VERBS}))\s+(?P<x>{_TXT}{{1,120}})"
 )
-_REJECT_SPLIT = re.compile(r"\s*,?\s+(?:not|instead\s+of|rather\s+than|over)\s+|\s*,\s*not\s+",
-                           re.IGNORECASE)
+_REJECT_SPLIT = re.compile(
+    r"\s*,?\s+(?:not|instead\s+of|rather\s+than|over)\s+|\s*,\s*not\s+", re.IGNORECASE
+)
 
 
 def _decision_text(name: str, obj: str, rejected: str | None) -> str:
@@ -255,16 +316,30 @@ def _decisions(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             when = ctx.epoch(s.times[0].day) if s.times else ctx.event_time
             if names:
                 obj, slot = tool_ref(names[0])
-                rej_ref = tool_ref(_tool_names(rejected)[0])[0] if rejected and _tool_names(
-                    rejected) else (EntityRef(rejected, "tool") if rejected else None)
+                rej_ref = (
+                    tool_ref(_tool_names(rejected)[0])[0]
+                    if rejected and _tool_names(rejected)
+                    else (EntityRef(rejected, "tool") if rejected else None)
+                )
                 if not ctx.first("decision", obj.name):
                     continue
-                out.append(ctx.candidate(
-                    "decision", finish_en(_decision_text(name, obj.name, rejected)), "en",
-                    relation="uses", object=obj, slot=slot, replaces=rej_ref, kind="decision",
-                    event_time=when, valid_from=when, confidence=0.85 if rx is _DECIDE_RE else 0.8,
-                    importance=0.85, attrs=attrs,
-                ))
+                out.append(
+                    ctx.candidate(
+                        "decision",
+                        finish_en(_decision_text(name, obj.name, rejected)),
+                        "en",
+                        relation="uses",
+                        object=obj,
+                        slot=slot,
+                        replaces=rej_ref,
+                        kind="decision",
+                        event_time=when,
+                        valid_from=when,
+                        confidence=0.85 if rx is _DECIDE_RE else 0.8,
+                        importance=0.85,
+                        attrs=attrs,
+                    )
+                )
             else:
                 verb = m.group("verb") if rx is _DECIDE_RE else ""
                 to = (m.group("to") or "").strip() if rx is _DECIDE_RE else ""
@@ -274,11 +349,20 @@ def _decisions(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                     continue
                 action = third_person_en(x, name)
                 verb = "settled on" if verb == "settled" else f"{verb} to"
-                out.append(ctx.candidate(
-                    "decision", finish_en(f"{name} {verb} {action}"), "en", relation="decided",
-                    object=EntityRef(x, "decision"), kind="decision", event_time=when,
-                    confidence=0.75, importance=0.8, attrs=attrs,
-                ))
+                out.append(
+                    ctx.candidate(
+                        "decision",
+                        finish_en(f"{name} {verb} {action}"),
+                        "en",
+                        relation="decided",
+                        object=EntityRef(x, "decision"),
+                        kind="decision",
+                        event_time=when,
+                        confidence=0.75,
+                        importance=0.8,
+                        attrs=attrs,
+                    )
+                )
 
 
 # ----------------------------------------------------------------------------- switches
@@ -309,8 +393,9 @@ _USED_UNTIL_RE = re.compile(
     rf"\b(?:I|we|We)\s+(?:had\s+)?(?:used|was\s+using|were\s+using)\s+(?P<x>{_TXT}{{1,60}}?)\s+"
     r"(?:until|till|up\s+until|up\s+to)\s+"
 )
-_SINCE_BEFORE = re.compile(r"(?:since|starting|from|as\s+of|beginning|effective)\s*$",
-                           re.IGNORECASE)
+_SINCE_BEFORE = re.compile(
+    r"(?:since|starting|from|as\s+of|beginning|effective)\s*$", re.IGNORECASE
+)
 _UNTIL_BEFORE = re.compile(r"(?:until|till|up\s+to)\s*$", re.IGNORECASE)
 
 
@@ -346,18 +431,33 @@ def _switches(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 continue
             when, attrs = _switch_time(s, ctx)
             label = f" (since {attrs['date']})" if attrs else ""
-            text = (f"{name} switched from {rep.name} to {obj.name}" if rep
-                    else f"{name} switched to {obj.name}") + label
-            out.append(ctx.candidate(
-                "tool", finish_en(text), "en", relation="uses", object=obj, slot=slot,
-                replaces=rep, kind="decision", event_time=when, valid_from=when,
-                confidence=0.85, importance=0.8, attrs=attrs,
-            ))
+            text = (
+                f"{name} switched from {rep.name} to {obj.name}"
+                if rep
+                else f"{name} switched to {obj.name}"
+            ) + label
+            out.append(
+                ctx.candidate(
+                    "tool",
+                    finish_en(text),
+                    "en",
+                    relation="uses",
+                    object=obj,
+                    slot=slot,
+                    replaces=rep,
+                    kind="decision",
+                    event_time=when,
+                    valid_from=when,
+                    confidence=0.85,
+                    importance=0.8,
+                    attrs=attrs,
+                )
+            )
     _endings(s, ctx, out)
 
 
 def _endings(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
-    """"we no longer use X", "we now use Y", "we used X until March"."""
+    """ "we no longer use X", "we now use Y", "we used X until March"."""
     name = ctx.speaker
     for m in _NO_LONGER_RE.finditer(s.text):
         plain_not = "don't" in m.group() or "do not" in m.group()
@@ -370,11 +470,21 @@ def _endings(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         if not ctx.first("ended", obj.name):
             continue
         when, attrs = _switch_time(s, ctx)
-        out.append(ctx.candidate(
-            "tool", finish_en(f"{name} no longer uses {obj.name}"), "en", relation="uses",
-            object=obj, slot=slot, valid_until=when, event_time=when, confidence=0.8,
-            importance=0.75, attrs={**attrs, "ended": True},
-        ))
+        out.append(
+            ctx.candidate(
+                "tool",
+                finish_en(f"{name} no longer uses {obj.name}"),
+                "en",
+                relation="uses",
+                object=obj,
+                slot=slot,
+                valid_until=when,
+                event_time=when,
+                confidence=0.8,
+                importance=0.75,
+                attrs={**attrs, "ended": True},
+            )
+        )
     for m in _NOW_USE_RE.finditer(s.text):
         y = _toolish(_cut(m.group("y") or m.group("y2"), s, 4))
         if not y:
@@ -383,10 +493,20 @@ def _endings(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         if not ctx.first("uses", obj.name):
             continue
         when, attrs = _switch_time(s, ctx)
-        out.append(ctx.candidate(
-            "tool", finish_en(f"{name} now uses {obj.name}"), "en", relation="uses", object=obj,
-            slot=slot, valid_from=when, confidence=0.8, importance=0.75, attrs=attrs,
-        ))
+        out.append(
+            ctx.candidate(
+                "tool",
+                finish_en(f"{name} now uses {obj.name}"),
+                "en",
+                relation="uses",
+                object=obj,
+                slot=slot,
+                valid_from=when,
+                confidence=0.8,
+                importance=0.75,
+                attrs=attrs,
+            )
+        )
     for m in _USED_UNTIL_RE.finditer(s.text):
         x = _toolish(m.group("x"))
         until = next((t for t in s.times if t.start >= m.end() - 1), None)
@@ -395,55 +515,116 @@ def _endings(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         obj, slot = tool_ref(x)
         if not ctx.first("ended", obj.name):
             continue
-        out.append(ctx.candidate(
-            "tool", finish_en(f"{name} used {obj.name} until {until.label()}"), "en",
-            relation="uses", object=obj, slot=slot, valid_until=ctx.epoch(until.day),
-            event_time=ctx.epoch(until.day),
-            confidence=0.8, importance=0.75, attrs={**date_attrs(until), "ended": True},
-        ))
+        out.append(
+            ctx.candidate(
+                "tool",
+                finish_en(f"{name} used {obj.name} until {until.label()}"),
+                "en",
+                relation="uses",
+                object=obj,
+                slot=slot,
+                valid_until=ctx.epoch(until.day),
+                event_time=ctx.epoch(until.day),
+                confidence=0.8,
+                importance=0.75,
+                attrs={**date_attrs(until), "ended": True},
+            )
+        )
 
 
 # ----------------------------------------------------------------------------- constraints
 
-_CONS_GATE = gate(
-    "budget team us deadline due by before later"
+_CONS_GATE = gate("budget team us deadline due by before later")
+_AMOUNT = (
+    r"(?P<cur1>[$€£¥])?\s*(?P<amt>\d[\d,]*(?:\.\d+)?)\s*(?P<mult>k|m|mm|bn|thousand"
+    r"|million|billion|grand)?\b\s*(?P<cur2>usd|eur|gbp|dollars|euros|pounds|bucks|rmb"
+    r"|yuan|cny|jpy|yen)?"
 )
-_AMOUNT = (r"(?P<cur1>[$€£¥])?\s*(?P<amt>\d[\d,]*(?:\.\d+)?)\s*(?P<mult>k|m|mm|bn|thousand"
-           r"|million|billion|grand)?\b\s*(?P<cur2>usd|eur|gbp|dollars|euros|pounds|bucks|rmb"
-           r"|yuan|cny|jpy|yen)?")
 _BUDGET_RE = re.compile(
     rf"\bbudget\b[^.;!?\d$€£¥]{{0,30}}?{_AMOUNT}|{_AMOUNT.replace('(?P<', '(?P<r_')}\s+budget\b",
     re.IGNORECASE,
 )
-_MULT = {"k": 1e3, "thousand": 1e3, "grand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6,
-         "bn": 1e9, "billion": 1e9}
-_CURRENCY = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "CNY", "usd": "USD", "dollars": "USD",
-             "bucks": "USD", "eur": "EUR", "euros": "EUR", "gbp": "GBP", "pounds": "GBP",
-             "rmb": "CNY", "yuan": "CNY", "cny": "CNY", "jpy": "JPY", "yen": "JPY"}
-_N = (r"\d{1,4}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty"
-      r"|thirty|fifty|hundred")
+_MULT = {
+    "k": 1e3,
+    "thousand": 1e3,
+    "grand": 1e3,
+    "m": 1e6,
+    "mm": 1e6,
+    "million": 1e6,
+    "bn": 1e9,
+    "billion": 1e9,
+}
+_CURRENCY = {
+    "$": "USD",
+    "€": "EUR",
+    "£": "GBP",
+    "¥": "CNY",
+    "usd": "USD",
+    "dollars": "USD",
+    "bucks": "USD",
+    "eur": "EUR",
+    "euros": "EUR",
+    "gbp": "GBP",
+    "pounds": "GBP",
+    "rmb": "CNY",
+    "yuan": "CNY",
+    "cny": "CNY",
+    "jpy": "JPY",
+    "yen": "JPY",
+}
+_N = (
+    r"\d{1,4}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty"
+    r"|thirty|fifty|hundred"
+)
 _TEAM_RE = re.compile(
     rf"\b(?:team\s+of\s+|team\s+(?:is|has)\s+(?:only\s+|just\s+)?)(?P<n>{_N})\b"
     rf"|\b(?P<n2>{_N})[-\s](?:person|people|man|member|dev|developer|engineer)\s+team\b"
     rf"|\bthere\s+are\s+(?:only\s+|just\s+)?(?P<n3>{_N})\s+of\s+us\b",
     re.IGNORECASE,
 )
-_WORD_N = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-           "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
-           "thirty": 30, "fifty": 50, "hundred": 100}
+_WORD_N = {
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+    "fifty": 50,
+    "hundred": 100,
+}
 _DEADLINE_KW = re.compile(r"\b(?:deadline|due(?:\s+date)?)\b", re.IGNORECASE)
-_BY_BEFORE = re.compile(r"\b(?:by|before|no\s+later\s+than)\s+(?:the\s+end\s+of\s+)?$",
-                        re.IGNORECASE)
-_MUST = re.compile(r"\b(?:must|need\s+to|needs\s+to|have\s+to|has\s+to|got\s+to|gotta|should"
-                   r"|ship|deliver|submit|finish|launch|release|complete)\b", re.IGNORECASE)
+_BY_BEFORE = re.compile(
+    r"\b(?:by|before|no\s+later\s+than)\s+(?:the\s+end\s+of\s+)?$", re.IGNORECASE
+)
+_MUST = re.compile(
+    r"\b(?:must|need\s+to|needs\s+to|have\s+to|has\s+to|got\s+to|gotta|should"
+    r"|ship|deliver|submit|finish|launch|release|complete)\b",
+    re.IGNORECASE,
+)
 
 
-def _constraint(ctx: NodeContext, s: Sentence, text: str, name: str, slot: str,
-                attrs: dict[str, Any], **kw: Any) -> Candidate:
+def _constraint(
+    ctx: NodeContext, s: Sentence, text: str, name: str, slot: str, attrs: dict[str, Any], **kw: Any
+) -> Candidate:
     return ctx.candidate(
-        "constraint", finish_en(text), "en", relation="has_constraint",
-        object=EntityRef(name, "constraint", attrs=dict(attrs)), slot=slot,
-        confidence=kw.pop("confidence", 0.85), importance=0.85, attrs=attrs, **kw,
+        "constraint",
+        finish_en(text),
+        "en",
+        relation="has_constraint",
+        object=EntityRef(name, "constraint", attrs=dict(attrs)),
+        slot=slot,
+        confidence=kw.pop("confidence", 0.85),
+        importance=0.85,
+        attrs=attrs,
+        **kw,
     )
 
 
@@ -466,15 +647,26 @@ def _constraints(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         attrs: dict[str, Any] = {"amount": amount, "text": shown}
         if cur:
             attrs["currency"] = _CURRENCY.get(cur, cur.upper())
-        out.append(_constraint(ctx, s, f"{name} has a budget of {shown}", f"budget {shown}",
-                               "budget", attrs))
+        out.append(
+            _constraint(
+                ctx, s, f"{name} has a budget of {shown}", f"budget {shown}", "budget", attrs
+            )
+        )
     for m in _TEAM_RE.finditer(s.text):
         raw_n = (m.group("n") or m.group("n2") or m.group("n3")).lower()
         size = int(raw_n) if raw_n.isdigit() else _WORD_N.get(raw_n)
         if not size or not ctx.first("constraint", "team"):
             continue
-        out.append(_constraint(ctx, s, f"{name}'s team has {size} people", f"team of {size}",
-                               "team_size", {"size": size}))
+        out.append(
+            _constraint(
+                ctx,
+                s,
+                f"{name}'s team has {size} people",
+                f"team of {size}",
+                "team_size",
+                {"size": size},
+            )
+        )
     kw = _DEADLINE_KW.search(s.text)
     for t in s.times:
         before = s.text[: t.start]
@@ -483,19 +675,30 @@ def _constraints(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 break
             clause = third_person_en(s.text, name)
             attrs = {**date_attrs(t), "deadline": t.iso}
-            out.append(_constraint(ctx, s, f"{clean_phrase(clause)} ({t.iso})",
-                                   f"deadline {t.iso}", "deadline", attrs,
-                                   valid_until=ctx.epoch(t.day), confidence=0.8))
+            out.append(
+                _constraint(
+                    ctx,
+                    s,
+                    f"{clean_phrase(clause)} ({t.iso})",
+                    f"deadline {t.iso}",
+                    "deadline",
+                    attrs,
+                    valid_until=ctx.epoch(t.day),
+                    confidence=0.8,
+                )
+            )
             break
 
 
 # ----------------------------------------------------------------------------- people, orgs
 
-_ROLES = (r"business\s+partner|partner|co-?founder|boss|manager|sister|brother|wife|husband"
-          r"|mom|mother|mum|dad|father|son|daughter|best\s+friend|friend|buddy|girlfriend"
-          r"|boyfriend|fianc[eé]e?|colleague|co-?worker|teammate|cousin|aunt|uncle|niece|nephew"
-          r"|grandma|grandmother|grandpa|grandfather|mentor|roommate|neighbou?r|therapist"
-          r"|coach|teacher|kid|child|baby|dog|cat|puppy|kitten|pet")
+_ROLES = (
+    r"business\s+partner|partner|co-?founder|boss|manager|sister|brother|wife|husband"
+    r"|mom|mother|mum|dad|father|son|daughter|best\s+friend|friend|buddy|girlfriend"
+    r"|boyfriend|fianc[eé]e?|colleague|co-?worker|teammate|cousin|aunt|uncle|niece|nephew"
+    r"|grandma|grandmother|grandpa|grandfather|mentor|roommate|neighbou?r|therapist"
+    r"|coach|teacher|kid|child|baby|dog|cat|puppy|kitten|pet"
+)
 _NAME = r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?"
 _PEOPLE_GATE = gate(
     "partner cofounder co founder boss manager sister brother wife husband mom mother mum dad"
@@ -504,14 +707,20 @@ _PEOPLE_GATE = gate(
     " grandpa grandfather mentor roommate neighbor neighbour therapist coach teacher kid child"
     " baby dog cat puppy kitten pet work worked working intern interned job joined signed member"
 )
-_MY_ROLE_NAME = re.compile(rf"\b[Mm]y\s+(?:(?:older|younger|little|big|new|old|best|dear"
-                           rf"|eldest|oldest|youngest)\s+)?(?P<role>(?i:{_ROLES}))s?"
-                           rf"(?:\s*,\s*|\s+)(?:named\s+|called\s+)?(?P<name>{_NAME})\b")
-_NAME_IS_ROLE = re.compile(rf"\b(?P<name>{_NAME})\s*(?:,|\s+is)\s+my\s+(?:(?:older|younger"
-                           rf"|little|big|new|old|best)\s+)?(?P<role>(?i:{_ROLES}))\b")
-_NOT_NAMES = frozenset("I And But The So We He She It They You Oh Yeah Also This That My Our"
-                       " Hey Hi Thanks Thank Wow Just When What How Why Who Where Today Last"
-                       " Next Yes No Well Anyway Plus Mr Mrs Ms Dr Is Was Has Had Who".split())
+_MY_ROLE_NAME = re.compile(
+    rf"\b[Mm]y\s+(?:(?:older|younger|little|big|new|old|best|dear"
+    rf"|eldest|oldest|youngest)\s+)?(?P<role>(?i:{_ROLES}))s?"
+    rf"(?:\s*,\s*|\s+)(?:named\s+|called\s+)?(?P<name>{_NAME})\b"
+)
+_NAME_IS_ROLE = re.compile(
+    rf"\b(?P<name>{_NAME})\s*(?:,|\s+is)\s+my\s+(?:(?:older|younger"
+    rf"|little|big|new|old|best)\s+)?(?P<role>(?i:{_ROLES}))\b"
+)
+_NOT_NAMES = frozenset(
+    "I And But The So We He She It They You Oh Yeah Also This That My Our"
+    " Hey Hi Thanks Thank Wow Just When What How Why Who Where Today Last"
+    " Next Yes No Well Anyway Plus Mr Mrs Ms Dr Is Was Has Had Who".split()
+)
 _PETS = {"dog", "cat", "puppy", "kitten", "pet"}
 _ORG = r"(?P<org>(?:the\s+)?[A-Z][\w&'.-]*(?:\s+(?:[A-Z][\w&'.-]*|of|and|&|for|de))*)"
 _WORK_RE = re.compile(
@@ -526,8 +735,11 @@ _JOIN_RE = re.compile(
     rf"(?:joined|became\s+a\s+member\s+of)\s+(?:{_ORG}"
     r"|(?P<low>(?:a|an|the|my)\s+[a-z][\w-]*(?:\s+[\w+-]+){0,4}))"
 )
-_ENDED_JOB = re.compile(r"\b(?:lost|quit|left|resigned\s+from|was\s+fired\s+from|got\s+laid\s+off"
-                        r"\s+from)\s+(?:my\s+)?(?:job|position|role)?", re.IGNORECASE)
+_ENDED_JOB = re.compile(
+    r"\b(?:lost|quit|left|resigned\s+from|was\s+fired\s+from|got\s+laid\s+off"
+    r"\s+from)\s+(?:my\s+)?(?:job|position|role)?",
+    re.IGNORECASE,
+)
 
 
 def _people(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -543,11 +755,18 @@ def _people(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             if not ctx.first("person", person):
                 continue
             etype = "animal" if role in _PETS else "person"
-            out.append(ctx.candidate(
-                "entity", finish_en(f"{person} is {name}'s {role}"), "en",
-                relation="has_relation", object=EntityRef(person, etype, attrs={"role": role}),
-                confidence=0.85, importance=0.65, attrs={"role": role},
-            ))
+            out.append(
+                ctx.candidate(
+                    "entity",
+                    finish_en(f"{person} is {name}'s {role}"),
+                    "en",
+                    relation="has_relation",
+                    object=EntityRef(person, etype, attrs={"role": role}),
+                    confidence=0.85,
+                    importance=0.65,
+                    attrs={"role": role},
+                )
+            )
     _jobs(s, ctx, out)
 
 
@@ -568,19 +787,34 @@ def _jobs(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             t = s.times[0] if s.times else None
             until = ctx.epoch(t.day) if t else ctx.event_time
             text = f"{name} lost their job at {org}"
-            out.append(ctx.candidate(
-                "entity", finish_en(text), "en", relation="works_at",
-                object=EntityRef(org, "organization"), valid_until=until, confidence=0.75,
-                importance=0.7, attrs={**attrs, "ended": True, **(date_attrs(t) if t else {})},
-            ))
+            out.append(
+                ctx.candidate(
+                    "entity",
+                    finish_en(text),
+                    "en",
+                    relation="works_at",
+                    object=EntityRef(org, "organization"),
+                    valid_until=until,
+                    confidence=0.75,
+                    importance=0.7,
+                    attrs={**attrs, "ended": True, **(date_attrs(t) if t else {})},
+                )
+            )
             continue
         role = f" as {attrs['role']}" if "role" in attrs else ""
         text = f"{name} {'worked' if past else 'works'} at {org}{role}"
-        out.append(ctx.candidate(
-            "entity", finish_en(text), "en", relation="works_at",
-            object=EntityRef(org, "organization"), confidence=0.8 if not past else 0.65,
-            importance=0.7, attrs={**attrs, **({"past": True} if past else {})},
-        ))
+        out.append(
+            ctx.candidate(
+                "entity",
+                finish_en(text),
+                "en",
+                relation="works_at",
+                object=EntityRef(org, "organization"),
+                confidence=0.8 if not past else 0.65,
+                importance=0.7,
+                attrs={**attrs, **({"past": True} if past else {})},
+            )
+        )
     for m in _JOIN_RE.finditer(s.text):
         said = clean_phrase(m.group("org") or _cut(m.group("low") or "", s, 6)).strip(" .'")
         said = _TRAIL_PREP.sub("", said)
@@ -590,19 +824,24 @@ def _jobs(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         said = third_person_en(said, name).replace(f"{name}'s", "their")
         t = s.times[0] if s.times else None
         when = ctx.epoch(t.day) if t else ctx.event_time
-        out.append(ctx.candidate(
-            "entity", finish_en(f"{name} joined {said}"), "en", relation="member_of",
-            object=EntityRef(org, "organization"), valid_from=when,
-            confidence=0.8 if m.group("org") else 0.6, importance=0.6,
-            attrs=date_attrs(t) if t else {},
-        ))
+        out.append(
+            ctx.candidate(
+                "entity",
+                finish_en(f"{name} joined {said}"),
+                "en",
+                relation="member_of",
+                object=EntityRef(org, "organization"),
+                valid_from=when,
+                confidence=0.8 if m.group("org") else 0.6,
+                importance=0.6,
+                attrs=date_attrs(t) if t else {},
+            )
+        )
 
 
 # ----------------------------------------------------------------------------- projects, tools
 
-_PROJ_GATE = gate(
-    "working project use using rely built run deploy"
-)
+_PROJ_GATE = gate("working project use using rely built run deploy")
 _WORKING_ON_RE = re.compile(
     r"\b(?:I|i|we|We)(?:'m|'re|\s+am|\s+are)\s+(?:currently\s+|still\s+|now\s+|also\s+|busy\s+)?"
     rf"working\s+on\s+(?P<p>{_TXT}{{2,80}})"
@@ -627,31 +866,51 @@ def _projects(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         p = _ARTICLE.sub("", _cut(m.group("p"), s, 8))
         if not p or _PRONOUN_OBJ.match(p) or not ctx.first("project", p):
             continue
-        out.append(ctx.candidate(
-            "entity", finish_en(f"{name} is working on {third_person_en(p, name)}"), "en",
-            relation="works_on", object=EntityRef(p, "project"), valid_from=ctx.event_time,
-            confidence=0.75 if p[:1].isupper() else 0.6, importance=0.65,
-        ))
+        out.append(
+            ctx.candidate(
+                "entity",
+                finish_en(f"{name} is working on {third_person_en(p, name)}"),
+                "en",
+                relation="works_on",
+                object=EntityRef(p, "project"),
+                valid_from=ctx.event_time,
+                confidence=0.75 if p[:1].isupper() else 0.6,
+                importance=0.65,
+            )
+        )
     for m in _PROJECT_NAME_RE.finditer(s.text):
         p = (m.group("p") or m.group("p2") or m.group("p3") or "").rstrip(".-")
         if not p or p.split()[0] in _NOT_NAMES or not ctx.first("project", p):
             continue
-        out.append(ctx.candidate(
-            "entity", finish_en(f"{name} works on the project {p}"), "en", relation="works_on",
-            object=EntityRef(p, "project"), confidence=0.8, importance=0.65,
-        ))
+        out.append(
+            ctx.candidate(
+                "entity",
+                finish_en(f"{name} works on the project {p}"),
+                "en",
+                relation="works_on",
+                object=EntityRef(p, "project"),
+                confidence=0.8,
+                importance=0.65,
+            )
+        )
     for m in _WE_USE_RE.finditer(s.text):
         for tool in _tool_names(_cut(m.group("t"), s, 10)):
             obj, slot = tool_ref(tool)
             if not ctx.first("uses", obj.name):
                 continue
             # The generic "tool" slot is not functional: using Jenkins does not end Sentry.
-            out.append(ctx.candidate(
-                "tool", finish_en(f"{name} uses {obj.name}"), "en", relation="uses",
-                object=obj, slot=None if slot == "tool" else slot,
-                confidence=0.8 if slot != "tool" else 0.65,
-                importance=0.6,
-            ))
+            out.append(
+                ctx.candidate(
+                    "tool",
+                    finish_en(f"{name} uses {obj.name}"),
+                    "en",
+                    relation="uses",
+                    object=obj,
+                    slot=None if slot == "tool" else slot,
+                    confidence=0.8 if slot != "tool" else 0.65,
+                    importance=0.6,
+                )
+            )
 
 
 # ----------------------------------------------------------------------------- learnings
@@ -682,10 +941,17 @@ def _learnings(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         text = f"Lesson: {x}"
     else:
         text = f"{ctx.speaker} learned that {third_person_en(x, ctx.speaker)}"
-    out.append(ctx.candidate(
-        "pattern", finish_en(text), "en", kind="learning", event_time=ctx.event_time,
-        confidence=0.75 if m.group("x") or m.group("x3") else 0.6, importance=0.7,
-    ))
+    out.append(
+        ctx.candidate(
+            "pattern",
+            finish_en(text),
+            "en",
+            kind="learning",
+            event_time=ctx.event_time,
+            confidence=0.75 if m.group("x") or m.group("x3") else 0.6,
+            importance=0.7,
+        )
+    )
 
 
 def extract_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:

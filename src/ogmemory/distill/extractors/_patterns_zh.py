@@ -65,11 +65,18 @@ def _preferences(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         x, cat = _clean(m.group("x"), s), m.group("cat").strip()
         if not x or not ctx.first("pref", f"prefers:{x}"):
             continue
-        out.append(ctx.candidate(
-            "preference", finish_zh(f"{name}最喜欢的{cat}是{x}"), "zh", relation="prefers",
-            object=object_ref(x), confidence=0.85, importance=0.75,
-            attrs={"verb": "最喜欢", "category": cat},
-        ))
+        out.append(
+            ctx.candidate(
+                "preference",
+                finish_zh(f"{name}最喜欢的{cat}是{x}"),
+                "zh",
+                relation="prefers",
+                object=object_ref(x),
+                confidence=0.85,
+                importance=0.75,
+                attrs={"verb": "最喜欢", "category": cat},
+            )
+        )
     for m in _PREF_ZH.finditer(s.text):
         if m.group("x").lstrip().startswith("的"):
             continue  # "我最喜欢的 X 是 Y" was read above
@@ -82,10 +89,18 @@ def _preferences(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             continue
         tool = _tool_in(x)
         obj = object_ref(tool if tool and tool == x.strip() else x)
-        out.append(ctx.candidate(
-            "preference", finish_zh(f"{name}{v}{third_person_zh(x, name)}"), "zh",
-            relation=relation, object=obj, confidence=0.8, importance=0.75, attrs={"verb": v},
-        ))
+        out.append(
+            ctx.candidate(
+                "preference",
+                finish_zh(f"{name}{v}{third_person_zh(x, name)}"),
+                "zh",
+                relation=relation,
+                object=obj,
+                confidence=0.8,
+                importance=0.75,
+                attrs={"verb": v},
+            )
+        )
 
 
 # ----------------------------------------------------------------------------- decisions
@@ -119,11 +134,23 @@ def _decisions(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             if not ctx.first("decision", obj.name):
                 continue
             ctx.first("uses", obj.name)
-            out.append(ctx.candidate(
-                "decision", finish_zh(f"{name}决定用 {x}，不用 {y}"), "zh", relation="uses",
-                object=obj, slot=slot, replaces=rej, kind="decision", event_time=when,
-                valid_from=when, confidence=0.85, importance=0.85, attrs=dict(attrs),
-            ))
+            out.append(
+                ctx.candidate(
+                    "decision",
+                    finish_zh(f"{name}决定用 {x}，不用 {y}"),
+                    "zh",
+                    relation="uses",
+                    object=obj,
+                    slot=slot,
+                    replaces=rej,
+                    kind="decision",
+                    event_time=when,
+                    valid_from=when,
+                    confidence=0.85,
+                    importance=0.85,
+                    attrs=dict(attrs),
+                )
+            )
     for m in _DEC_DECIDE.finditer(s.text):
         x = _clean(m.group("x"), s)
         if not x or _PRONOUN_ZH.match(x):
@@ -134,19 +161,39 @@ def _decisions(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             if not ctx.first("decision", obj.name):
                 continue
             ctx.first("uses", obj.name)
-            out.append(ctx.candidate(
-                "decision", finish_zh(f"{name}决定用 {tool}"), "zh", relation="uses",
-                object=obj, slot=slot, kind="decision", event_time=when, valid_from=when,
-                confidence=0.8, importance=0.85, attrs=dict(attrs),
-            ))
+            out.append(
+                ctx.candidate(
+                    "decision",
+                    finish_zh(f"{name}决定用 {tool}"),
+                    "zh",
+                    relation="uses",
+                    object=obj,
+                    slot=slot,
+                    kind="decision",
+                    event_time=when,
+                    valid_from=when,
+                    confidence=0.8,
+                    importance=0.85,
+                    attrs=dict(attrs),
+                )
+            )
         elif m.group().startswith(("决定", "确定", "定了", "拍板")):
             if not ctx.first("decision", x):
                 continue
-            out.append(ctx.candidate(
-                "decision", finish_zh(f"{name}决定{third_person_zh(x, name)}"), "zh",
-                relation="decided", object=EntityRef(x, "decision"), kind="decision",
-                event_time=when, confidence=0.75, importance=0.8, attrs=dict(attrs),
-            ))
+            out.append(
+                ctx.candidate(
+                    "decision",
+                    finish_zh(f"{name}决定{third_person_zh(x, name)}"),
+                    "zh",
+                    relation="decided",
+                    object=EntityRef(x, "decision"),
+                    kind="decision",
+                    event_time=when,
+                    confidence=0.75,
+                    importance=0.8,
+                    attrs=dict(attrs),
+                )
+            )
 
 
 # ----------------------------------------------------------------------------- switches
@@ -173,7 +220,7 @@ _SINCE_ZH = re.compile(r"从\s*$|自\s*$")
 
 def _switch_time(s: Sentence, ctx: NodeContext) -> tuple[float, dict[str, Any]]:
     for t in s.times:
-        if "直到" not in s.text[max(0, t.start - 3): t.start]:
+        if "直到" not in s.text[max(0, t.start - 3) : t.start]:
             return ctx.epoch(t.day), date_attrs(t)
     return ctx.event_time, {}
 
@@ -197,16 +244,28 @@ def _switches(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             when, attrs = _switch_time(s, ctx)
             since = f"（从 {attrs['date']} 起）" if attrs else ""
             text = f"{name}从 {rep.name} 换成了 {obj.name}{since}"
-            out.append(ctx.candidate(
-                "tool", finish_zh(text), "zh", relation="uses", object=obj, slot=slot,
-                replaces=rep, kind="decision", event_time=when, valid_from=when,
-                confidence=0.85, importance=0.8, attrs=attrs,
-            ))
+            out.append(
+                ctx.candidate(
+                    "tool",
+                    finish_zh(text),
+                    "zh",
+                    relation="uses",
+                    object=obj,
+                    slot=slot,
+                    replaces=rep,
+                    kind="decision",
+                    event_time=when,
+                    valid_from=when,
+                    confidence=0.85,
+                    importance=0.8,
+                    attrs=attrs,
+                )
+            )
     _endings(s, ctx, out)
 
 
 def _endings(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
-    """"不再用 X", "现在用 Y", "直到三月还在用 X"."""
+    """ "不再用 X", "现在用 Y", "直到三月还在用 X"."""
     name = ctx.name("zh")
     for m in _NO_LONGER_ZH.finditer(s.text):
         if m.group().startswith("不用") and not m.group("le"):
@@ -216,20 +275,40 @@ def _endings(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         if not ctx.first("ended", obj.name) or ("decision", obj.name.lower()) in ctx.seen:
             continue
         when, attrs = _switch_time(s, ctx)
-        out.append(ctx.candidate(
-            "tool", finish_zh(f"{name}不再用 {obj.name}"), "zh", relation="uses", object=obj,
-            slot=slot, valid_until=when, event_time=when, confidence=0.8, importance=0.75,
-            attrs={**attrs, "ended": True},
-        ))
+        out.append(
+            ctx.candidate(
+                "tool",
+                finish_zh(f"{name}不再用 {obj.name}"),
+                "zh",
+                relation="uses",
+                object=obj,
+                slot=slot,
+                valid_until=when,
+                event_time=when,
+                confidence=0.8,
+                importance=0.75,
+                attrs={**attrs, "ended": True},
+            )
+        )
     for m in _NOW_ZH.finditer(s.text):
         obj, slot = tool_ref(m.group("y").strip())
         if not ctx.first("uses", obj.name):
             continue
         when, attrs = _switch_time(s, ctx)
-        out.append(ctx.candidate(
-            "tool", finish_zh(f"{name}现在用 {obj.name}"), "zh", relation="uses", object=obj,
-            slot=slot, valid_from=when, confidence=0.8, importance=0.75, attrs=attrs,
-        ))
+        out.append(
+            ctx.candidate(
+                "tool",
+                finish_zh(f"{name}现在用 {obj.name}"),
+                "zh",
+                relation="uses",
+                object=obj,
+                slot=slot,
+                valid_from=when,
+                confidence=0.8,
+                importance=0.75,
+                attrs=attrs,
+            )
+        )
     for m in _UNTIL_ZH.finditer(s.text):
         t = next((t for t in s.times if t.start >= m.start("t")), None)
         if t is None:
@@ -237,12 +316,21 @@ def _endings(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         obj, slot = tool_ref(m.group("x").strip())
         if not ctx.first("ended", obj.name):
             continue
-        out.append(ctx.candidate(
-            "tool", finish_zh(f"直到 {t.label('zh')}，{name}还在用 {obj.name}"), "zh",
-            relation="uses", object=obj, slot=slot, valid_until=ctx.epoch(t.day),
-            event_time=ctx.epoch(t.day), confidence=0.8, importance=0.75,
-            attrs={**date_attrs(t), "ended": True},
-        ))
+        out.append(
+            ctx.candidate(
+                "tool",
+                finish_zh(f"直到 {t.label('zh')}，{name}还在用 {obj.name}"),
+                "zh",
+                relation="uses",
+                object=obj,
+                slot=slot,
+                valid_until=ctx.epoch(t.day),
+                event_time=ctx.epoch(t.day),
+                confidence=0.8,
+                importance=0.75,
+                attrs={**date_attrs(t), "ended": True},
+            )
+        )
 
 
 # ----------------------------------------------------------------------------- constraints
@@ -254,8 +342,16 @@ _BUDGET_ZH = re.compile(
     r"(?P<mult>万|千|百万|亿|k|K|w|W)?\s*(?P<cur>元|块钱|块|人民币|美元|美金|刀|欧元)?"
 )
 _ZH_MULT = {"万": 1e4, "w": 1e4, "W": 1e4, "千": 1e3, "k": 1e3, "K": 1e3, "百万": 1e6, "亿": 1e8}
-_ZH_CUR = {"元": "CNY", "块钱": "CNY", "块": "CNY", "人民币": "CNY", "美元": "USD", "美金": "USD",
-           "刀": "USD", "欧元": "EUR"}
+_ZH_CUR = {
+    "元": "CNY",
+    "块钱": "CNY",
+    "块": "CNY",
+    "人民币": "CNY",
+    "美元": "USD",
+    "美金": "USD",
+    "刀": "USD",
+    "欧元": "EUR",
+}
 _TEAM_ZH = re.compile(
     rf"(?P<n>{_ZN})\s*(?:个)?人(?:的)?(?:小)?(?:团队|小组|队伍|公司|创业团队)"
     rf"|团队(?:有|共|一共|总共|只有|就|是)\s*(?P<n2>{_ZN})\s*(?:个)?人"
@@ -267,12 +363,20 @@ _DEADLINE_BEFORE = re.compile(
 )
 
 
-def _constraint(ctx: NodeContext, text: str, name: str, slot: str, attrs: dict[str, Any],
-                **kw: Any) -> Candidate:
+def _constraint(
+    ctx: NodeContext, text: str, name: str, slot: str, attrs: dict[str, Any], **kw: Any
+) -> Candidate:
     return ctx.candidate(
-        "constraint", finish_zh(text), "zh", relation="has_constraint",
-        object=EntityRef(name, "constraint", attrs=dict(attrs)), slot=slot,
-        confidence=kw.pop("confidence", 0.85), importance=0.85, attrs=attrs, **kw,
+        "constraint",
+        finish_zh(text),
+        "zh",
+        relation="has_constraint",
+        object=EntityRef(name, "constraint", attrs=dict(attrs)),
+        slot=slot,
+        confidence=kw.pop("confidence", 0.85),
+        importance=0.85,
+        attrs=attrs,
+        **kw,
     )
 
 
@@ -297,17 +401,27 @@ def _constraints(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         size = int(float(raw)) if raw[0].isdigit() else parse_number(raw)
         if not size or not ctx.first("constraint", "team"):
             continue
-        out.append(_constraint(ctx, f"{name}的团队有 {size} 人", f"{size} 人团队", "team_size",
-                               {"size": size}))
+        out.append(
+            _constraint(
+                ctx, f"{name}的团队有 {size} 人", f"{size} 人团队", "team_size", {"size": size}
+            )
+        )
     for t in s.times:
-        if _DEADLINE_AFTER.match(s.text[t.end:]) or _DEADLINE_BEFORE.search(s.text[: t.start]):
+        if _DEADLINE_AFTER.match(s.text[t.end :]) or _DEADLINE_BEFORE.search(s.text[: t.start]):
             if not ctx.first("constraint", "deadline"):
                 break
             clause = third_person_zh(s.text, name)
-            out.append(_constraint(ctx, f"{finish_zh(clause)[:-1]}（截止 {t.iso}）",
-                                   f"截止 {t.iso}", "deadline",
-                                   {**date_attrs(t), "deadline": t.iso},
-                                   valid_until=ctx.epoch(t.day), confidence=0.8))
+            out.append(
+                _constraint(
+                    ctx,
+                    f"{finish_zh(clause)[:-1]}（截止 {t.iso}）",
+                    f"截止 {t.iso}",
+                    "deadline",
+                    {**date_attrs(t), "deadline": t.iso},
+                    valid_until=ctx.epoch(t.day),
+                    confidence=0.8,
+                )
+            )
             break
 
 
@@ -324,8 +438,10 @@ _SURNAMES = (
     "莫孔向汤"
 )
 _NAME_END = r"(?=[说是在和也都很去来要会的了给跟让把被，。！？、\s,.!?]|$)"
-_NAME_ZH = (rf"(?:[A-Z][a-z]+|[{_SURNAMES}](?:总|老师|经理|哥|姐|叔|姨|博士|医生|教授|工|律师)"
-            rf"|[小老][\u4e00-\u9fff]{_NAME_END}|[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}?{_NAME_END})")
+_NAME_ZH = (
+    rf"(?:[A-Z][a-z]+|[{_SURNAMES}](?:总|老师|经理|哥|姐|叔|姨|博士|医生|教授|工|律师)"
+    rf"|[小老][\u4e00-\u9fff]{_NAME_END}|[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}?{_NAME_END})"
+)
 _PEOPLE_GATE = re.compile(rf"我的|工作|上班|实习|任职|加入|入职|{_ROLES_ZH}")
 _MY_ROLE_ZH = re.compile(rf"我的(?P<role>{_ROLES_ZH})(?:是|叫|，)?\s*(?P<name>{_NAME_ZH})")
 _NAME_ROLE_ZH = re.compile(rf"(?P<name>{_NAME_ZH})是我的(?P<role>{_ROLES_ZH})")
@@ -346,19 +462,33 @@ def _people(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             person, role = m.group("name"), m.group("role")
             if not ctx.first("person", person):
                 continue
-            out.append(ctx.candidate(
-                "entity", finish_zh(f"{person}是{name}的{role}"), "zh", relation="has_relation",
-                object=EntityRef(person, "person", attrs={"role": role}), confidence=0.85,
-                importance=0.65, attrs={"role": role},
-            ))
+            out.append(
+                ctx.candidate(
+                    "entity",
+                    finish_zh(f"{person}是{name}的{role}"),
+                    "zh",
+                    relation="has_relation",
+                    object=EntityRef(person, "person", attrs={"role": role}),
+                    confidence=0.85,
+                    importance=0.65,
+                    attrs={"role": role},
+                )
+            )
     for m in _WORK_ZH.finditer(s.text):
         org = _clean(m.group("org"), s)
         if len(org) < 2 or not ctx.first("org", org):
             continue
-        out.append(ctx.candidate(
-            "entity", finish_zh(f"{name}在{org}{m.group('v')}"), "zh", relation="works_at",
-            object=EntityRef(org, "organization"), confidence=0.8, importance=0.7,
-        ))
+        out.append(
+            ctx.candidate(
+                "entity",
+                finish_zh(f"{name}在{org}{m.group('v')}"),
+                "zh",
+                relation="works_at",
+                object=EntityRef(org, "organization"),
+                confidence=0.8,
+                importance=0.7,
+            )
+        )
     for m in _JOIN_ZH.finditer(s.text):
         org = _clean(m.group("org"), s)
         if len(org) < 2 or not ctx.first("org", org):
@@ -366,12 +496,19 @@ def _people(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         t = s.times[0] if s.times else None
         when = ctx.epoch(t.day) if t else ctx.event_time
         works = m.group("v").startswith("入职")
-        out.append(ctx.candidate(
-            "entity", finish_zh(f"{name}{'入职了' if works else '加入了'}{org}"), "zh",
-            relation="works_at" if works else "member_of",
-            object=EntityRef(org, "organization"), valid_from=when, confidence=0.8,
-            importance=0.65, attrs=date_attrs(t) if t else {},
-        ))
+        out.append(
+            ctx.candidate(
+                "entity",
+                finish_zh(f"{name}{'入职了' if works else '加入了'}{org}"),
+                "zh",
+                relation="works_at" if works else "member_of",
+                object=EntityRef(org, "organization"),
+                valid_from=when,
+                confidence=0.8,
+                importance=0.65,
+                attrs=date_attrs(t) if t else {},
+            )
+        )
 
 
 # ----------------------------------------------------------------------------- projects, tools
@@ -397,29 +534,50 @@ def _projects(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         if len(p) < 2 or _PRONOUN_ZH.match(p) or not ctx.first("project", p):
             continue
         shown = p + (m.group("kind") or "")
-        out.append(ctx.candidate(
-            "entity", finish_zh(f"{name}在做{shown}"), "zh", relation="works_on",
-            object=EntityRef(p, "project"), valid_from=ctx.event_time,
-            confidence=0.75 if m.group("kind") else 0.6, importance=0.65,
-        ))
+        out.append(
+            ctx.candidate(
+                "entity",
+                finish_zh(f"{name}在做{shown}"),
+                "zh",
+                relation="works_on",
+                object=EntityRef(p, "project"),
+                valid_from=ctx.event_time,
+                confidence=0.75 if m.group("kind") else 0.6,
+                importance=0.65,
+            )
+        )
     for m in _PROJ_NAME_ZH.finditer(s.text):
         p = _clean(m.group("p"), s)
         if not p or not ctx.first("project", p):
             continue
-        out.append(ctx.candidate(
-            "entity", finish_zh(f"{name}的项目叫 {p}"), "zh", relation="works_on",
-            object=EntityRef(p, "project"), confidence=0.8, importance=0.65,
-        ))
+        out.append(
+            ctx.candidate(
+                "entity",
+                finish_zh(f"{name}的项目叫 {p}"),
+                "zh",
+                relation="works_on",
+                object=EntityRef(p, "project"),
+                confidence=0.8,
+                importance=0.65,
+            )
+        )
     for m in _USE_ZH.finditer(s.text):
         for tool in re.split(r"\s*(?:和|、|,|，|与|跟|\+|加)\s*", m.group("t")):
             obj, slot = tool_ref(tool.strip())
             if not tool.strip() or not ctx.first("uses", obj.name):
                 continue
-            out.append(ctx.candidate(
-                "tool", finish_zh(f"{name}用 {obj.name}"), "zh", relation="uses", object=obj,
-                slot=None if slot == "tool" else slot, confidence=0.8 if slot != "tool" else 0.65,
-                importance=0.6,
-            ))
+            out.append(
+                ctx.candidate(
+                    "tool",
+                    finish_zh(f"{name}用 {obj.name}"),
+                    "zh",
+                    relation="uses",
+                    object=obj,
+                    slot=None if slot == "tool" else slot,
+                    confidence=0.8 if slot != "tool" else 0.65,
+                    importance=0.6,
+                )
+            )
 
 
 # ----------------------------------------------------------------------------- learnings
@@ -444,10 +602,17 @@ def _learnings(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         text = f"{m.group('kw')}：{x}"
     else:
         text = f"{name}学到：{third_person_zh(x, name)}"
-    out.append(ctx.candidate(
-        "pattern", finish_zh(text), "zh", kind="learning", event_time=ctx.event_time,
-        confidence=0.7, importance=0.7,
-    ))
+    out.append(
+        ctx.candidate(
+            "pattern",
+            finish_zh(text),
+            "zh",
+            kind="learning",
+            event_time=ctx.event_time,
+            confidence=0.7,
+            importance=0.7,
+        )
+    )
 
 
 def extract_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:

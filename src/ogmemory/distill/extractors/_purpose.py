@@ -21,32 +21,99 @@ __all__ = ["purpose_slot", "tool_at"]
 
 
 _PURPOSES = {
-    "database": "database", "db": "database", "the database": "database", "storage": "database",
-    "persistence": "database", "data store": "database", "datastore": "database",
-    "cache": "cache", "caching": "cache", "the cache": "cache", "缓存": "cache",
-    "数据库": "database", "存储": "database", "数据仓库": "warehouse", "warehouse": "warehouse",
-    "the data warehouse": "warehouse", "data warehouse": "warehouse",
-    "state management": "state_management", "state": "state_management",
-    "状态管理": "state_management", "scheduling": "scheduler", "scheduler": "scheduler",
-    "orchestration": "scheduler", "workflows": "scheduler", "调度": "scheduler",
-    "infra": "infrastructure", "infrastructure": "infrastructure", "iac": "infrastructure",
-    "基础设施": "infrastructure", "package manager": "package_manager",
-    "packages": "package_manager", "包管理": "package_manager", "包管理器": "package_manager",
-    "the frontend": "frontend", "frontend": "frontend", "前端": "frontend",
-    "the backend": "backend", "backend": "backend", "后端": "backend", "language": "language",
-    "语言": "language", "framework": "framework", "框架": "framework", "ui": "ui", "the ui": "ui",
-    "layouts": "ui", "the layouts": "ui", "testing": "testing", "tests": "testing",
-    "测试": "testing", "ci": "ci", "deployment": "hosting", "hosting": "hosting",
-    "部署": "hosting", "monitoring": "monitoring", "监控": "monitoring", "logging": "logging",
-    "日志": "logging", "auth": "auth", "authentication": "auth", "认证": "auth",
-    "queue": "queue", "queues": "queue", "messaging": "queue", "消息队列": "queue",
-    "search": "search", "搜索": "search", "transformations": "transform",
-    "transformation": "transform", "transforms": "transform", "数据转换": "transform",
+    "database": "database",
+    "db": "database",
+    "the database": "database",
+    "storage": "database",
+    "persistence": "database",
+    "data store": "database",
+    "datastore": "database",
+    "cache": "cache",
+    "caching": "cache",
+    "the cache": "cache",
+    "缓存": "cache",
+    "数据库": "database",
+    "存储": "database",
+    "数据仓库": "warehouse",
+    "warehouse": "warehouse",
+    "the data warehouse": "warehouse",
+    "data warehouse": "warehouse",
+    "state management": "state_management",
+    "state": "state_management",
+    "状态管理": "state_management",
+    "scheduling": "scheduler",
+    "scheduler": "scheduler",
+    "orchestration": "scheduler",
+    "workflows": "scheduler",
+    "调度": "scheduler",
+    "infra": "infrastructure",
+    "infrastructure": "infrastructure",
+    "iac": "infrastructure",
+    "基础设施": "infrastructure",
+    "package manager": "package_manager",
+    "packages": "package_manager",
+    "包管理": "package_manager",
+    "包管理器": "package_manager",
+    "the frontend": "frontend",
+    "frontend": "frontend",
+    "前端": "frontend",
+    "the backend": "backend",
+    "backend": "backend",
+    "后端": "backend",
+    "language": "language",
+    "语言": "language",
+    "framework": "framework",
+    "框架": "framework",
+    "ui": "ui",
+    "the ui": "ui",
+    "layouts": "ui",
+    "the layouts": "ui",
+    "testing": "testing",
+    "tests": "testing",
+    "测试": "testing",
+    "ci": "ci",
+    "deployment": "hosting",
+    "hosting": "hosting",
+    "部署": "hosting",
+    "monitoring": "monitoring",
+    "监控": "monitoring",
+    "logging": "logging",
+    "日志": "logging",
+    "auth": "auth",
+    "authentication": "auth",
+    "认证": "auth",
+    "queue": "queue",
+    "queues": "queue",
+    "messaging": "queue",
+    "消息队列": "queue",
+    "search": "search",
+    "搜索": "search",
+    "transformations": "transform",
+    "transformation": "transform",
+    "transforms": "transform",
+    "数据转换": "transform",
 }
 
 
-_COMPONENTS = frozenset({"frontend", "backend", "api", "web", "mobile", "ios", "android", "server",
-                         "client", "dashboard", "cli", "app", "website", "site", "admin"})
+_COMPONENTS = frozenset(
+    {
+        "frontend",
+        "backend",
+        "api",
+        "web",
+        "mobile",
+        "ios",
+        "android",
+        "server",
+        "client",
+        "dashboard",
+        "cli",
+        "app",
+        "website",
+        "site",
+        "admin",
+    }
+)
 
 
 def purpose_slot(purpose: str, kind: str = "tool") -> str:
@@ -80,8 +147,11 @@ def tool_at(text: str) -> str | None:
         if w != words[len(out) - 1]:
             break  # punctuation ended the name
     name = " ".join(out)
-    if not name or name.lower() in _NOT_TOOLS or (len(out) == 1 and name[:1].islower()
-                                                  and not lookup(name)):
+    if (
+        not name
+        or name.lower() in _NOT_TOOLS
+        or (len(out) == 1 and name[:1].islower() and not lookup(name))
+    ):
         return None
     return name
 

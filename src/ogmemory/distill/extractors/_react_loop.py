@@ -28,9 +28,21 @@ if TYPE_CHECKING:
 
 __all__ = ["ReActLoop", "norm_text"]
 
-STAT_KEYS = ("react_batches", "react_calls", "react_steps", "react_tokens", "react_accepted",
-             "react_known_skipped", "react_repeats", "react_budget_stops", "react_stalled",
-             "react_errors", "react_invalid", "react_empty", "react_fallback_batches")
+STAT_KEYS = (
+    "react_batches",
+    "react_calls",
+    "react_steps",
+    "react_tokens",
+    "react_accepted",
+    "react_known_skipped",
+    "react_repeats",
+    "react_budget_stops",
+    "react_stalled",
+    "react_errors",
+    "react_invalid",
+    "react_empty",
+    "react_fallback_batches",
+)
 
 MAX_THOUGHT = 400
 MAX_URI = 200
@@ -46,8 +58,16 @@ _SCORES = ("confidence", "importance")
 EXTRACT_FIELDS: dict[str, tuple[str, ...]] = {
     "extract_memory": (*_COMMON, "kind", "date", *_SCORES),
     "extract_entity": (*_COMMON, "subject", *_SCORES),
-    "extract_relation": (*_COMMON, "subject", "relation", "object", "slot", "kind", "date",
-                         *_SCORES),
+    "extract_relation": (
+        *_COMMON,
+        "subject",
+        "relation",
+        "object",
+        "slot",
+        "kind",
+        "date",
+        *_SCORES,
+    ),
 }
 LOOKUP_ACTIONS = ("read", "list", "get_relations")
 ACTIONS = (*LOOKUP_ACTIONS, *EXTRACT_FIELDS, "finish")
@@ -79,8 +99,9 @@ class ReActLoop:
     ``InvalidOutput`` for an unknown action or extract arguments that break the schema.
     """
 
-    def __init__(self, extractor: ReActExtractor, records: Sequence[NodeRecord],
-                 stats: dict[str, int]) -> None:
+    def __init__(
+        self, extractor: ReActExtractor, records: Sequence[NodeRecord], stats: dict[str, int]
+    ) -> None:
         self.extractor = extractor
         self.kb = extractor.kb
         self.records = list(records)
@@ -133,8 +154,13 @@ class ReActLoop:
         relations = self._relations(entity.id)
         if action == "get_relations":
             return {"entity": entity.id, "relations": relations}
-        return {"id": entity.id, "type": entity.type, "name": entity.name,
-                "aliases": list(entity.aliases[:5]), "relations": relations}
+        return {
+            "id": entity.id,
+            "type": entity.type,
+            "name": entity.name,
+            "aliases": list(entity.aliases[:5]),
+            "relations": relations,
+        }
 
     def _name_of(self, entity_id: str) -> str:
         entity = self.kb.lookup(entity_id)
@@ -142,8 +168,10 @@ class ReActLoop:
 
     def _relations(self, entity_id: str) -> list[str]:
         edges = self.kb.edges(entity=entity_id)[:RELATION_LIMIT]
-        return [f"{self._name_of(e.src)} --{e.relation}--> {self._name_of(e.dst)}: {e.fact}"
-                for e in edges]
+        return [
+            f"{self._name_of(e.src)} --{e.relation}--> {self._name_of(e.dst)}: {e.fact}"
+            for e in edges
+        ]
 
     def _read_uri(self, uri: str) -> Any:
         """Any other record by its ogm:// URI, through the one resolver (abstract, overview)."""
@@ -164,15 +192,20 @@ class ReActLoop:
 
     def _list_entities(self, type_: str | None) -> Any:
         found = self.kb.entities(type=type_)
-        return {"total": len(found),
-                "entities": [{"id": e.id, "name": e.name} for e in found[:LIST_LIMIT]]}
+        return {
+            "total": len(found),
+            "entities": [{"id": e.id, "name": e.name} for e in found[:LIST_LIMIT]],
+        }
 
     def _list_memories(self, type_: str | None) -> Any:
         found = self.kb.memories(include_disabled=False, type=type_)
         found.reverse()  # newest first
-        return {"total": len(found),
-                "memories": [{"id": m.id, "type": m.type, "text": m.text[:160]}
-                             for m in found[:LIST_LIMIT]]}
+        return {
+            "total": len(found),
+            "memories": [
+                {"id": m.id, "type": m.type, "text": m.text[:160]} for m in found[:LIST_LIMIT]
+            ],
+        }
 
     # ------------------------------------------------------------------ extract tools
 
@@ -219,13 +252,22 @@ class ReActLoop:
             entity = self.kb.lookup(subject.name)
             if entity is not None:
                 return f"entity {entity.id} exists"
-            same = [c for c in self.accepted if c.subject and c.relation is None
-                    and normalize_name(c.subject.name) == normalize_name(subject.name)]
+            same = [
+                c
+                for c in self.accepted
+                if c.subject
+                and c.relation is None
+                and normalize_name(c.subject.name) == normalize_name(subject.name)
+            ]
             return "entity extracted earlier in this loop" if same else None
         triple = (normalize_name(subject.name), candidate.relation, normalize_name(obj.name))
         for c in self.accepted:
-            if c.subject and c.object and (normalize_name(c.subject.name), c.relation,
-                                           normalize_name(c.object.name)) == triple:
+            if (
+                c.subject
+                and c.object
+                and (normalize_name(c.subject.name), c.relation, normalize_name(c.object.name))
+                == triple
+            ):
                 return "relation extracted earlier in this loop"
         src, dst = self.kb.lookup(subject.name), self.kb.lookup(obj.name)
         if src is None or dst is None:
@@ -243,8 +285,10 @@ class ReActLoop:
         hits = []
         for entity in self.kb.entities():
             names = [entity.name, *entity.aliases]
-            if any(len(n) >= 2 and re.search(r"(?<!\w)" + re.escape(n.casefold()) + r"(?!\w)",
-                                              text) for n in names):
+            if any(
+                len(n) >= 2 and re.search(r"(?<!\w)" + re.escape(n.casefold()) + r"(?!\w)", text)
+                for n in names
+            ):
                 hits.append(f"ogm://entity/{entity.id} ({entity.name})")
                 if len(hits) >= KNOWN_HINT_LIMIT:
                     break

@@ -84,9 +84,7 @@ _WEAK_EN = gate(
     " other stay staying focused focus energy peace positive progress growth grow learn"
     " learning experience experiences things day days time times"
 )
-_SECOND_EN = gate(
-    "you you're you've you'll you'd your yours yourself ya u ur yall y'all"
-)
+_SECOND_EN = gate("you you're you've you'll you'd your yours yourself ya u ur yall y'all")
 _WORD_EN = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d[\d,.:]*")
 _LEAD_EN = re.compile(
     r"^(?:(?:hey|hi|hello|oh|ah|aw+|wow|woah|whoa|yeah|yes|yep|yup|nope|no|ok|okay|so|well"
@@ -160,8 +158,12 @@ def too_thin(text: str, speaker: str) -> bool:
     """Whether an English event says too little to be kept ("Melanie painted it", "Melanie
     and others just did it"): no content word besides who it is about, or one and a vague
     pronoun for what ("went to the zoo" stays)."""
-    body = re.sub(rf"\b{re.escape(speaker)}(?:'s team)?\b|\band (?:others|their family|their"
-                  r" friends)\b", " ", text)
+    body = re.sub(
+        rf"\b{re.escape(speaker)}(?:'s team)?\b|\band (?:others|their family|their"
+        r" friends)\b",
+        " ",
+        text,
+    )
     body = re.sub(r"\([^)]*\)", " ", body)  # the resolved date
     words = [w.lower() for w in _WORD_EN.findall(body)]
     content = _content_en(words)
@@ -170,8 +172,11 @@ def too_thin(text: str, speaker: str) -> bool:
 
 
 def _content_en(words: list[str]) -> float:
-    return sum(0.5 if w in _WEAK_EN else 1.0 for w in words
-               if w not in _STOP_EN and w not in _EVAL_EN and len(w) > 1)
+    return sum(
+        0.5 if w in _WEAK_EN else 1.0
+        for w in words
+        if w not in _STOP_EN and w not in _EVAL_EN and len(w) > 1
+    )
 
 
 def _strip_lead(text: str) -> str:
@@ -189,8 +194,10 @@ _GERUND_SUBJECT = re.compile(
     r"|feels?|matters?|means?|reminds?)\b)|^\w+ing\b[^.!?]{0,60}?\s[-–—]\s(?:that)['’]s\b",
     re.IGNORECASE,
 )
-_GENERIC_WE = re.compile(r"^[Ww]e(?:'ll|'re\s+all|\s+are\s+all|\s+(?:can|could|should|must"
-                         r"|all|'ll|will|got\s+this))\b")
+_GENERIC_WE = re.compile(
+    r"^[Ww]e(?:'ll|'re\s+all|\s+are\s+all|\s+(?:can|could|should|must"
+    r"|all|'ll|will|got\s+this))\b"
+)
 # Self-talk about keeping going says nothing a reader could use later.
 _PERSEVERE = re.compile(
     r"^(?:I|we)(?:'ll|'m|'re|\s+will|\s+am|\s+are)?\s+(?:(?:not\s+)?(?:going\s+to|gonna)\s+|just\s+"
@@ -214,8 +221,12 @@ def _score_en(span: str, s: Sentence, start: int) -> float:
     words = [w.lower() for w in _WORD_EN.findall(span)]
     content = _content_en(words)
     second = sum(1 for w in words if w in _SECOND_EN)
-    specific = (len(_NAME_EN.findall(span)) + len(_NUMBER.findall(span))
-                + sum(1 for t in s.times if t.start >= start) + len(_MY_NOUN.findall(span)))
+    specific = (
+        len(_NAME_EN.findall(span))
+        + len(_NUMBER.findall(span))
+        + sum(1 for t in s.times if t.start >= start)
+        + len(_MY_NOUN.findall(span))
+    )
     return content + 0.75 * min(specific, 3) - 2.0 * second
 
 
@@ -257,30 +268,62 @@ def _routes_en(full: str, s: Sentence) -> list[Salience]:
     offset = max(0, full.find(text))
     photo = _PHOTO_EN.match(text)
     if photo is not None and _MENTION.search(photo.group("x")):
-        out.append(Salience(False, _score_en(photo.group("x"), s, offset) + 1.0,
-                            offset + photo.start("x"), form="photo", end=len(full)))
+        out.append(
+            Salience(
+                False,
+                _score_en(photo.group("x"), s, offset) + 1.0,
+                offset + photo.start("x"),
+                form="photo",
+                end=len(full),
+            )
+        )
         return out
     if not text or _PHATIC_START_EN.match(text):
         return out
     implied = _IMPLIED.match(text)
     if implied is not None:
         verb = implied.group("v").lower()
-        after = text[implied.end("v"):].split(None, 1)
-        if not (verb in _NOT_IMPLIED or _GERUND_SUBJECT.match(text)
-                or (verb in ("gonna", "going to") and after[:1] == ["be"])
-                or (verb == "been" and after[:1] and after[0].lower() in _IT_HAS_BEEN)):
-            out.append(Salience(False, _score_en(text, s, offset), offset, implied.group("v"),
-                                end=len(full)))
+        after = text[implied.end("v") :].split(None, 1)
+        if not (
+            verb in _NOT_IMPLIED
+            or _GERUND_SUBJECT.match(text)
+            or (verb in ("gonna", "going to") and after[:1] == ["be"])
+            or (verb == "been" and after[:1] and after[0].lower() in _IT_HAS_BEEN)
+        ):
+            out.append(
+                Salience(
+                    False, _score_en(text, s, offset), offset, implied.group("v"), end=len(full)
+                )
+            )
             return out
     if _MENTION.search(text):  # "Pottery is a huge part of my life": about the speaker too
         penalty = MENTION_PENALTY + (1.0 if _PRONOUN_START.match(text) else 0.0)
-        out.append(Salience(False, _score_en(text, s, offset) - penalty, offset, form="mention",
-                            end=len(full)))
+        out.append(
+            Salience(
+                False, _score_en(text, s, offset) - penalty, offset, form="mention", end=len(full)
+            )
+        )
     return out
 
 
-_IT_HAS_BEEN = frozenset({"a", "an", "the", "so", "such", "quite", "pretty", "really", "too",
-                          "great", "good", "fun", "tough", "hard"})
+_IT_HAS_BEEN = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "so",
+        "such",
+        "quite",
+        "pretty",
+        "really",
+        "too",
+        "great",
+        "good",
+        "fun",
+        "tough",
+        "hard",
+    }
+)
 
 
 #: Score a sentence needs to be kept, and what reading it through "me"/"my" only costs.
@@ -327,7 +370,7 @@ def _finish_en(clause: str, label: str | None) -> str:
     return f"{clause} ({label})." if label else f"{clause}."
 
 
-_EMOJI = re.compile("[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+")
+_EMOJI = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]+")
 _GOING = re.compile(r"^(?:gonna|going\s+to)\s+", re.IGNORECASE)
 
 
@@ -345,7 +388,7 @@ def _implied_subject(text: str, verb: str, name: str) -> str:
 def statement(s: Sentence, sal: Salience, ctx: NodeContext) -> Candidate | None:
     """The kept sentence as a third-person memory with resolved dates."""
     zh = s.lang == "zh"
-    raw = s.text.replace("’", "'")[sal.start:sal.end]
+    raw = s.text.replace("’", "'")[sal.start : sal.end]
     t = next((t for t in s.times if t.start >= sal.start), None)
     lead = next((t for t in s.times if t.end <= sal.start), None)  # "Last week, I ..."
     if t is None and lead is not None:
@@ -382,10 +425,14 @@ def statement(s: Sentence, sal: Salience, ctx: NodeContext) -> Candidate | None:
         attrs["planned"] = True
     dated = t is not None
     return ctx.candidate(
-        "event" if dated else "note", text, "zh" if zh else "en",
+        "event" if dated else "note",
+        text,
+        "zh" if zh else "en",
         kind="event" if dated else None,
         event_time=ctx.epoch(t.day) if t else ctx.event_time,
-        confidence=0.6, importance=min(0.4 + 0.03 * sal.score, 0.7), attrs=attrs,
+        confidence=0.6,
+        importance=min(0.4 + 0.03 * sal.score, 0.7),
+        attrs=attrs,
     )
 
 
@@ -406,8 +453,13 @@ def elaboration(sentences: list[Sentence], ctx: NodeContext) -> Candidate | None
     if best is None:
         return None
     zh = sentences[0].lang == "zh"
-    body = third_person_zh(best[1], ctx.name("zh")) if zh else third_person_en(best[1],
-                                                                                ctx.speaker)
+    body = third_person_zh(best[1], ctx.name("zh")) if zh else third_person_en(best[1], ctx.speaker)
     text = finish_zh(body) if zh else _finish_en(body, None)
-    return ctx.candidate("note", text, "zh" if zh else "en", confidence=0.5, importance=0.4,
-                         attrs={"elaborates": True})
+    return ctx.candidate(
+        "note",
+        text,
+        "zh" if zh else "en",
+        confidence=0.5,
+        importance=0.4,
+        attrs={"elaborates": True},
+    )

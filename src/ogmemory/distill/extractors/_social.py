@@ -103,14 +103,20 @@ _OFFERS_GATE = gate("help assist anything count spread around lend hand need")
 _OFFERS_ZH = re.compile(
     r"需要帮忙(?:的话)?(?:就|随时)?(?:告诉|找)我|我(?:可以|能|来)帮(?:你|您)|算我一个|有什么我能"
 )
-_TEXT_EN = {"encourages": "{a} encourages and supports {b}",
-            "offers_help": "{a} offers to help {b}",
-            "admires": "{a} admires and praises {b}",
-            "grateful_to": "{a} is grateful for {b}'s support",
-            "cares_about": "{a} cares about {b}"}
-_TEXT_ZH = {"encourages": "{a}鼓励并支持{b}", "admires": "{a}欣赏并称赞{b}",
-            "offers_help": "{a}主动提出帮助{b}",
-            "grateful_to": "{a}感谢{b}的支持", "cares_about": "{a}关心{b}"}
+_TEXT_EN = {
+    "encourages": "{a} encourages and supports {b}",
+    "offers_help": "{a} offers to help {b}",
+    "admires": "{a} admires and praises {b}",
+    "grateful_to": "{a} is grateful for {b}'s support",
+    "cares_about": "{a} cares about {b}",
+}
+_TEXT_ZH = {
+    "encourages": "{a}鼓励并支持{b}",
+    "admires": "{a}欣赏并称赞{b}",
+    "offers_help": "{a}主动提出帮助{b}",
+    "grateful_to": "{a}感谢{b}的支持",
+    "cares_about": "{a}关心{b}",
+}
 
 
 _ADDRESSED_EN = re.compile(r"\b(?:you|your|yours|yourself|ya)\b", re.IGNORECASE)
@@ -128,8 +134,9 @@ _VOCATIVE_EN = re.compile(r",\s+[A-Z][a-z]+\s*[.!~]*\s*$")
 def _addressed(s: Sentence) -> bool:
     """Whether a sentence speaks to the listener ("you ...", an imperative "Keep going!", or
     a name called at its end: "I appreciate our friendship, Caroline.")."""
-    return bool(_ADDRESSED_EN.search(s.text) or _IMPERATIVE_EN.match(s.text)
-                or _VOCATIVE_EN.search(s.text))
+    return bool(
+        _ADDRESSED_EN.search(s.text) or _IMPERATIVE_EN.match(s.text) or _VOCATIVE_EN.search(s.text)
+    )
 
 
 _GATE_EN = gate(
@@ -142,7 +149,8 @@ _GATE_EN = gate(
     " kindness friendship backing means meant matters helps keeps motivates feel better well"
     " okay ok fine safe alright recover recovering impressed sweet nice cool perfect true real"
     " encouraging motivating uplifting helpful priceless bout honor honour privilege friends"
-    " friend someone people difference start create change offering helping letting")
+    " friend someone people difference start create change offering helping letting"
+)
 
 
 def relation_of(s: Sentence) -> str | None:
@@ -154,11 +162,19 @@ def relation_of(s: Sentence) -> str | None:
     if s.lang == "en" and (not s.has(_GATE_EN) or not _addressed(s)):
         return None
     if s.lang == "zh":
-        found = [(_GRATEFUL_ZH, "grateful_to"), (_ADMIRE_ZH, "admires"),
-                 (_ENCOURAGE_ZH, "encourages"), (_CARE_ZH, "cares_about")]
+        found = [
+            (_GRATEFUL_ZH, "grateful_to"),
+            (_ADMIRE_ZH, "admires"),
+            (_ENCOURAGE_ZH, "encourages"),
+            (_CARE_ZH, "cares_about"),
+        ]
     else:
-        found = [(_GRATEFUL_EN, "grateful_to"), (_CARE_EN, "cares_about"),
-                 (_ADMIRE_EN, "admires"), (_ENCOURAGE_EN, "encourages")]
+        found = [
+            (_GRATEFUL_EN, "grateful_to"),
+            (_CARE_EN, "cares_about"),
+            (_ADMIRE_EN, "admires"),
+            (_ENCOURAGE_EN, "encourages"),
+        ]
     for rx, relation in found:
         if rx.search(s.text):
             return relation
@@ -177,9 +193,16 @@ def social(sentences: list[Sentence], ctx: NodeContext, listener: str) -> list[C
         zh = s.lang == "zh"
         a = ctx.name("zh") if zh else ctx.speaker
         text = (_TEXT_ZH if zh else _TEXT_EN)[relation].format(a=a, b=listener)
-        out.append(ctx.candidate(
-            "entity", finish_zh(text) if zh else finish_en(text), "zh" if zh else "en",
-            relation=relation, object=EntityRef(listener, "person"), confidence=0.7,
-            importance=0.45, attrs={"social": relation},
-        ))
+        out.append(
+            ctx.candidate(
+                "entity",
+                finish_zh(text) if zh else finish_en(text),
+                "zh" if zh else "en",
+                relation=relation,
+                object=EntityRef(listener, "person"),
+                confidence=0.7,
+                importance=0.45,
+                attrs={"social": relation},
+            )
+        )
     return out

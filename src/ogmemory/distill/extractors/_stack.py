@@ -28,35 +28,45 @@ from ._purpose import purpose_slot, tool_at
 
 __all__ = ["stack_en"]
 
-_LEAD = (r"(?:(?i:actually|ok(?:ay)?|so|then|and|also|just|alright|yeah)[,\s]+)*"
-         r"(?P<lead>(?i:let['’]?s|let\s+us|we['’]ll|we\s+will|we\s+should|we['’]re\s+going\s+to"
-         r"|we\s+are\s+going\s+to|we\s+(?:have\s+)?(?:decided|chose|agreed|opted)\s+to|i['’]ll"
-         r"|i\s+(?:have\s+)?(?:decided|chose|want)\s+to|i['’]d\s+like\s+to|we\s+want\s+to"
-         r"|please|we(?:['’]re|\s+are)?\s+(?:now\s+)?)\s*)?")
-_VERB = (r"(?P<verb>(?i:use|go\s+with|stick\s+with|pick|choose|adopt|standardi[sz]e\s+on"
-         r"|settle\s+on|rely\s+on|keep|using|going\s+with))")
+_LEAD = (
+    r"(?:(?i:actually|ok(?:ay)?|so|then|and|also|just|alright|yeah)[,\s]+)*"
+    r"(?P<lead>(?i:let['’]?s|let\s+us|we['’]ll|we\s+will|we\s+should|we['’]re\s+going\s+to"
+    r"|we\s+are\s+going\s+to|we\s+(?:have\s+)?(?:decided|chose|agreed|opted)\s+to|i['’]ll"
+    r"|i\s+(?:have\s+)?(?:decided|chose|want)\s+to|i['’]d\s+like\s+to|we\s+want\s+to"
+    r"|please|we(?:['’]re|\s+are)?\s+(?:now\s+)?)\s*)?"
+)
+_VERB = (
+    r"(?P<verb>(?i:use|go\s+with|stick\s+with|pick|choose|adopt|standardi[sz]e\s+on"
+    r"|settle\s+on|rely\s+on|keep|using|going\s+with))"
+)
 _CHOICE = re.compile(
     rf"(?:^|[,;:]\s*|\b(?i:and|so|then|actually)\s+){_LEAD}{_VERB}\s+"
     r"(?P<y>(?:(?!\s+and\s+(?:use|go\s+with|stick\s+with|pick|choose|adopt|keep)\b)"
-    r"(?:[^,;.!?]|\.(?=\w)))+)")
+    r"(?:[^,;.!?]|\.(?=\w)))+)"
+)
 _FOR_FIRST = re.compile(
     rf"^(?:(?i:and|also|actually|ok|so)[,\s]+)?(?i:for)\s+(?P<purpose>[\w\s-]{{2,30}}?),?\s+"
-    rf"{_LEAD}{_VERB}\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)")
+    rf"{_LEAD}{_VERB}\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)"
+)
 _SWITCH = re.compile(
     r"\b(?P<lead>(?i:let['’]?s|we['’]ll|we\s+will|we\s+(?:have\s+)?|we['’]ve|i\s+(?:have\s+)?"
     r"|i['’]ve|we['’]re|we\s+are|we\s+need\s+to|we\s+should|please)\s+)?"
     r"(?P<verb>(?i:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|chang(?:e|ed|ing)"
     r"|port(?:ed|ing)?))(?:\s+(?i:over|everything|it|the\s+\w+))?\s+(?i:from)\s+"
-    r"(?P<x>(?:[^,;.!?]|\.(?=\w))+?)\s+(?i:to|over\s+to)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)")
+    r"(?P<x>(?:[^,;.!?]|\.(?=\w))+?)\s+(?i:to|over\s+to)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)"
+)
 _REPLACE = re.compile(
     r"\b(?P<lead>(?i:let['’]?s|we['’]ll|we\s+will|we['’]re|we\s+are|we\s+(?:have\s+)?|we['’]ve"
     r"|i['’]m|i\s+(?:have\s+)?|i['’]ve|please)\s+)?(?:(?i:going\s+to|gonna|now|just)\s+)?"
     r"(?P<verb>(?i:replac(?:e|ed|ing)|swap(?:ped|ping)?))\s+(?P<x>(?:[^,;.!?]|\.(?=\w))+?)\s+"
-    r"(?i:with|for|by)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)")
+    r"(?i:with|for|by)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)"
+)
 _MOVED_OFF = re.compile(
     r"\b(?:we|i)(?:['’]ve|\s+have)?\s+(?:just\s+|finally\s+)?(?:moved|migrated|switched)\s+off\s+"
     r"(?:of\s+)?(?P<x>(?:[^,;.!?]|\.(?=\w))+?)\s+(?:and\s+)?(?:onto|on\s+to|to)\s+"
-    r"(?P<y>(?:[^,;.!?]|\.(?=\w))+)", re.IGNORECASE)
+    r"(?P<y>(?:[^,;.!?]|\.(?=\w))+)",
+    re.IGNORECASE,
+)
 _AS_THE = re.compile(r"\s+(?i:as)\s+(?P<purpose>(?i:the|our)\s+[\w-]+(?:\s+[\w-]+)?)")
 # "we dropped X for Y", "we're ditching X in favour of Y", "we'll retire X for Y"
 _IN_FAVOUR = re.compile(
@@ -64,36 +74,50 @@ _IN_FAVOUR = re.compile(
     r"(?:just\s+|finally\s+|now\s+)?(?P<verb>drop(?:ped|ping)?|ditch(?:ed|ing)?"
     r"|retir(?:ed|ing|e)|abandon(?:ed|ing)?|dump(?:ed|ing)?|replac(?:ed|ing)"
     r"|swap(?:ped|ping)?\s+out)\s+(?P<x>(?:[^,;.!?]|\.(?=\w))+?)\s+"
-    r"(?:in\s+favou?r\s+of|for)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)", re.IGNORECASE)
+    r"(?:in\s+favou?r\s+of|for)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)",
+    re.IGNORECASE,
+)
 _RATHER = re.compile(
     r"\b(?:I|we)(?:['’]d|\s+would)\s+(?:much\s+)?rather\s+(?:use\s+|go\s+with\s+|have\s+)?"
-    r"(?P<y>(?:[^,;.!?]|\.(?=\w))+?)\s+than\s+(?:use\s+)?(?P<x>(?:[^,;.!?]|\.(?=\w))+)")
+    r"(?P<y>(?:[^,;.!?]|\.(?=\w))+?)\s+than\s+(?:use\s+)?(?P<x>(?:[^,;.!?]|\.(?=\w))+)"
+)
 _MOVING_TO = re.compile(
     r"\b(?P<who>(?i:we|i))(?:['’]re|['’]m|\s+are|\s+am)\s+(?:now\s+)?(?i:moving|switching"
-    r"|migrating)\s+(?:everything\s+)?(?i:to)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)")
+    r"|migrating)\s+(?:everything\s+)?(?i:to)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)"
+)
 _WERE_USING = re.compile(
     r"\b(?i:we|i)\s+(?i:were|was|have\s+been|['’]ve\s+been)\s+(?:\w+\s+){0,3}?(?i:using|in|on|with)"
-    r"\s+(?P<x>[A-Z][\w.+#-]*)")
+    r"\s+(?P<x>[A-Z][\w.+#-]*)"
+)
 _WRITTEN_IN = re.compile(
     r"\b(?P<subj>(?i:the|our)\s+[\w-]+(?:\s+[\w-]+)?|it)\s+(?i:is|was|'s)\s+(?:now\s+)?"
     r"(?i:written|built|implemented|developed|done)\s+(?i:in|with)\s+(?P<y>[^,;.!?]+?)"
-    r"(?:\s+(?i:with|and|on\s+top\s+of)\s+(?P<z>[^,;.!?]+))?(?=[,;.!?]|$)")
+    r"(?:\s+(?i:with|and|on\s+top\s+of)\s+(?P<z>[^,;.!?]+))?(?=[,;.!?]|$)"
+)
 _REWROTE = re.compile(
     r"\b(?i:we|i)\s+(?:(?i:just|completely|finally)\s+)?(?i:rewrote|re-wrote|rewrite|ported)\s+"
     r"(?P<subj>(?i:the|our)\s+[\w-]+|it|everything)\s+(?i:in|to|into)\s+"
-    r"(?P<y>(?:[^,;.!?]|\.(?=\w))+)")
-_RETIRED = re.compile(r"\b(?i:the)\s+(?P<x>[A-Z][\w.+#-]*)\s+(?i:version|one|code)\s+"
-                      r"(?i:is|was)\s+(?i:retired|gone|dead|deprecated|dropped)")
+    r"(?P<y>(?:[^,;.!?]|\.(?=\w))+)"
+)
+_RETIRED = re.compile(
+    r"\b(?i:the)\s+(?P<x>[A-Z][\w.+#-]*)\s+(?i:version|one|code)\s+"
+    r"(?i:is|was)\s+(?i:retired|gone|dead|deprecated|dropped)"
+)
 _AVOID = re.compile(
     r"(?:^|[,;.]\s*|\b(?i:and|also|please)\s+)(?:(?i:please)\s+)?(?i:don['’]?t|do\s+not|never"
     r"|avoid|no\s+more|stop)\s+(?:(?i:ever|again)\s+)?(?:(?i:use|using|add|adding|pull\s+in"
     r"|introduce|bring\s+in)\s+)?(?P<x>(?:[^,;.!?]|\.(?=\w))+)"
-    r"(?:[,;:-]+\s*(?P<why>[^.!?]{3,80}))?")
-_EXCLUDED = re.compile(r"\s+(?i:instead\s+of|rather\s+than|over|not)\s+"
-                       r"(?P<x>(?:[^,;.!?]|\.(?=\w))+)"
-                       r"|,\s*(?i:not)\s+(?P<x2>(?:[^,;.!?]|\.(?=\w))+)")
-_FOR = re.compile(r"\s+(?i:for)\s+(?P<purpose>(?:the\s+|our\s+)?[\w-]+(?:\s+(?!(?:for|now|in|on"
-                  r"|at|to|because|since|as|so|and|but|too|instead|rather|not|over)\b)[\w-]+)?)")
+    r"(?:[,;:-]+\s*(?P<why>[^.!?]{3,80}))?"
+)
+_EXCLUDED = re.compile(
+    r"\s+(?i:instead\s+of|rather\s+than|over|not)\s+"
+    r"(?P<x>(?:[^,;.!?]|\.(?=\w))+)"
+    r"|,\s*(?i:not)\s+(?P<x2>(?:[^,;.!?]|\.(?=\w))+)"
+)
+_FOR = re.compile(
+    r"\s+(?i:for)\s+(?P<purpose>(?:the\s+|our\s+)?[\w-]+(?:\s+(?!(?:for|now|in|on"
+    r"|at|to|because|since|as|so|and|but|too|instead|rather|not|over)\b)[\w-]+)?)"
+)
 _TEAM = re.compile(r"(?i)\b(?:we|we're|we've|we'll|let's|our|us|team)\b")
 _LIFE_PLACES = re.compile(r"(?i)\b(?:house|home|apartment|flat|city|town|country|place)\b")
 
@@ -113,9 +137,18 @@ def _when(s: Sentence, ctx: NodeContext) -> tuple[float, dict[str, Any]]:
     return ctx.event_time, {}
 
 
-def _choice(ctx: NodeContext, s: Sentence, y: str, *, purpose: str | None = None,
-            x: str | None = None, why: str | None = None, switch: bool = False,
-            planned: bool = False, text: str | None = None) -> Candidate | None:
+def _choice(
+    ctx: NodeContext,
+    s: Sentence,
+    y: str,
+    *,
+    purpose: str | None = None,
+    x: str | None = None,
+    why: str | None = None,
+    switch: bool = False,
+    planned: bool = False,
+    text: str | None = None,
+) -> Candidate | None:
     obj, slot = tool_ref(y)
     if purpose:
         slot = purpose_slot(purpose, slot)
@@ -143,9 +176,21 @@ def _choice(ctx: NodeContext, s: Sentence, y: str, *, purpose: str | None = None
     # an unknown tool is not one-at-a-time: it ends nothing by itself
     fills = None if slot == "tool" else slot
     return ctx.candidate(
-        "decision", text, s.lang, relation="uses", object=obj, slot=fills, replaces=rep,
-        kind="decision", event_time=when, valid_from=when, confidence=0.85, importance=0.85,
-        attrs={**attrs, **({"purpose": purpose.strip()} if purpose else {})}, collective=team)
+        "decision",
+        text,
+        s.lang,
+        relation="uses",
+        object=obj,
+        slot=fills,
+        replaces=rep,
+        kind="decision",
+        event_time=when,
+        valid_from=when,
+        confidence=0.85,
+        importance=0.85,
+        attrs={**attrs, **({"purpose": purpose.strip()} if purpose else {})},
+        collective=team,
+    )
 
 
 def _near_purpose(text: str) -> str | None:
@@ -160,32 +205,55 @@ def _add(out: list[Candidate], c: Candidate | None) -> None:
 
 
 def _switches_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
-    """"switch from X to Y", "replace X with Y"."""
+    """ "switch from X to Y", "replace X with Y"."""
     for m in _SWITCH.finditer(s.text):
         y, x = tool_at(m.group("y")), tool_at(m.group("x"))
-        if not y or not x or _LIFE_PLACES.search(m.group("x")) or not (lookup(y) or lookup(x)
-                                                                      or m.group("lead")):
+        if (
+            not y
+            or not x
+            or _LIFE_PLACES.search(m.group("x"))
+            or not (lookup(y) or lookup(x) or m.group("lead"))
+        ):
             continue
-        planned = bool(re.match(r"(?i)let|we(?:'ll|\s+will|\s+need|\s+should)|please",
-                                m.group("lead") or "")) or "ing" in m.group("verb")[-3:]
-        purpose = _near_purpose(s.text[m.end("y") - len(m.group("y")):])
+        planned = (
+            bool(
+                re.match(
+                    r"(?i)let|we(?:'ll|\s+will|\s+need|\s+should)|please", m.group("lead") or ""
+                )
+            )
+            or "ing" in m.group("verb")[-3:]
+        )
+        purpose = _near_purpose(s.text[m.end("y") - len(m.group("y")) :])
         _add(out, _choice(ctx, s, y, x=x, switch=True, planned=planned, purpose=purpose))
     for m in _REPLACE.finditer(s.text):
         y, x = tool_at(m.group("y")), tool_at(m.group("x"))
         if y and x and (lookup(y) or lookup(x) or m.group("lead")):
             planned = "ing" in m.group("verb")[-3:] or bool(
-                re.match(r"(?i)let|we(?:'ll|\s+will)|please", m.group("lead") or ""))
-            _add(out, _choice(ctx, s, y, x=x, switch=True, planned=planned,
-                              purpose=_near_purpose(s.text[m.start("y"):])))
+                re.match(r"(?i)let|we(?:'ll|\s+will)|please", m.group("lead") or "")
+            )
+            _add(
+                out,
+                _choice(
+                    ctx,
+                    s,
+                    y,
+                    x=x,
+                    switch=True,
+                    planned=planned,
+                    purpose=_near_purpose(s.text[m.start("y") :]),
+                ),
+            )
 
 
 def _moves_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
-    """"moved off X to Y", "dropped X in favour of Y", "we were using X; moving to Y"."""
+    """ "moved off X to Y", "dropped X in favour of Y", "we were using X; moving to Y"."""
     for m in _MOVED_OFF.finditer(s.text):
         y, x = tool_at(m.group("y")), tool_at(m.group("x"))
         if y and x:
-            _add(out, _choice(ctx, s, y, x=x, switch=True,
-                              purpose=_near_purpose(s.text[m.start("y"):])))
+            _add(
+                out,
+                _choice(ctx, s, y, x=x, switch=True, purpose=_near_purpose(s.text[m.start("y") :])),
+            )
     for m in _IN_FAVOUR.finditer(s.text):
         y, x = tool_at(m.group("y")), tool_at(m.group("x"))
         if y and x and (lookup(y) or lookup(x)):
@@ -195,8 +263,12 @@ def _moves_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         y = tool_at(m.group("y"))
         before = _WERE_USING.search(s.text[: m.start()])
         if y and (lookup(y) or before):
-            _add(out, _choice(ctx, s, y, x=before.group("x") if before else None, switch=True,
-                              planned=True))
+            _add(
+                out,
+                _choice(
+                    ctx, s, y, x=before.group("x") if before else None, switch=True, planned=True
+                ),
+            )
 
 
 def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -204,14 +276,18 @@ def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     _moves_en(s, ctx, out)
     for rx in (_FOR_FIRST, _CHOICE):
         for m in rx.finditer(s.text):
-            if rx is _CHOICE and not m.group("lead") and m.start() > 0 and not re.match(
-                    r"^[,;:]", s.text[m.start():]) and not (out and re.match(
-                        r"(?i)\s*and\b", s.text[m.start():])):
+            if (
+                rx is _CHOICE
+                and not m.group("lead")
+                and m.start() > 0
+                and not re.match(r"^[,;:]", s.text[m.start() :])
+                and not (out and re.match(r"(?i)\s*and\b", s.text[m.start() :]))
+            ):
                 continue  # only a clause of its own, or "..., and use Y" after a choice
             y = tool_at(m.group("y"))
             if not y:
                 continue
-            rest = s.text[m.start("y"):]  # "Use Next.js, not Remix": past the comma
+            rest = s.text[m.start("y") :]  # "Use Next.js, not Remix": past the comma
             ex = _EXCLUDED.search(rest)
             if ex is not None and ex.start() > len(y) + 12:
                 ex = None
@@ -230,7 +306,7 @@ def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         z = tool_at(m.group("z")) if m.group("z") else None
         if not y:
             continue
-        body = third_person_en(s.text[m.start():m.end()], ctx.speaker)
+        body = third_person_en(s.text[m.start() : m.end()], ctx.speaker)
         c = _choice(ctx, s, y, text=finish_en(body))
         if c is None:
             continue
@@ -238,8 +314,17 @@ def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             obj, slot = tool_ref(z)
             subj = m.group("subj")
             subj = subj[:1].upper() + subj[1:]
-            c = replace(c, more=(Fact("uses", obj, slot=None if slot == "tool" else slot,
-                                      text=finish_en(f"{subj} uses {obj.name}")),))
+            c = replace(
+                c,
+                more=(
+                    Fact(
+                        "uses",
+                        obj,
+                        slot=None if slot == "tool" else slot,
+                        text=finish_en(f"{subj} uses {obj.name}"),
+                    ),
+                ),
+            )
         out.append(replace(c, type="tool"))
     for m in _REWROTE.finditer(s.text):
         y = tool_at(m.group("y"))
@@ -248,8 +333,14 @@ def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             who, _ = _who(ctx, s)
             what = m.group("subj")
             what = "it" if what.lower() == "it" else "the " + what.split(None, 1)[-1]
-            c = _choice(ctx, s, y, x=old.group("x") if old else None, switch=True,
-                        text=finish_en(f"{who} rewrote {what} in {y}{_date_label(s)}"))
+            c = _choice(
+                ctx,
+                s,
+                y,
+                x=old.group("x") if old else None,
+                switch=True,
+                text=finish_en(f"{who} rewrote {what} in {y}{_date_label(s)}"),
+            )
             if c is not None:
                 out.append(c)
 
@@ -259,16 +350,24 @@ def _date_label(s: Sentence) -> str:
 
 
 def _rather_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
-    """"I'd rather use pytest fixtures than unittest setUp methods": a preference."""
+    """ "I'd rather use pytest fixtures than unittest setUp methods": a preference."""
     for m in _RATHER.finditer(s.text):
         y, x = m.group("y").strip(), m.group("x").strip()
         if not y or not x or not ctx.first("pref", f"prefers:{y}"):
             continue
         text = finish_en(f"{ctx.speaker} prefers {y} over {x}")
-        out.append(ctx.candidate(
-            "preference", text[:1].upper() + text[1:], "en", relation="prefers",
-            object=tool_ref(y)[0] if lookup(y) else EntityRef(y, "preference"),
-            confidence=0.8, importance=0.75, attrs={"verb": "rather", "over": x}))
+        out.append(
+            ctx.candidate(
+                "preference",
+                text[:1].upper() + text[1:],
+                "en",
+                relation="prefers",
+                object=tool_ref(y)[0] if lookup(y) else EntityRef(y, "preference"),
+                confidence=0.8,
+                importance=0.75,
+                attrs={"verb": "rather", "over": x},
+            )
+        )
 
 
 def _avoid_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -282,10 +381,21 @@ def _avoid_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         why = re.sub(r"^(?:it['’]s|its|they['’]re)\s+", "", why, flags=re.IGNORECASE)
         why = re.sub(r"\s+for\s+(?:us|me)$", "", why, flags=re.IGNORECASE)
         text = f"{who} decided not to use {obj.name}" + (f" ({why})" if why else "")
-        out.append(ctx.candidate(
-            "decision", finish_en(third_person_en(text, "the team")), "en", relation="avoids",
-            object=obj, slot=None, kind="decision", confidence=0.8, importance=0.8,
-            attrs={"negated": True}, collective=team))
+        out.append(
+            ctx.candidate(
+                "decision",
+                finish_en(third_person_en(text, "the team")),
+                "en",
+                relation="avoids",
+                object=obj,
+                slot=None,
+                kind="decision",
+                confidence=0.8,
+                importance=0.8,
+                attrs={"negated": True},
+                collective=team,
+            )
+        )
 
 
 def stack_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
@@ -307,6 +417,7 @@ _CHOICE_GATE = gate(
     " switched switching move moved moving migrate migrated migrating change changed changing"
     " port ported porting written built implemented developed done rewrote rewrite re replace"
     " replaced replacing swap swapped swapping dropped ditched retired abandoned dumped favour"
-    " favor off dropping ditching retiring abandoning dumping drop ditch retire")
+    " favor off dropping ditching retiring abandoning dumping drop ditch retire"
+)
 _AVOID_GATE = gate("don dont do never avoid no stop")
 _RATHER_GATE = gate("rather")

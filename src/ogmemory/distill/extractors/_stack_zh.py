@@ -20,9 +20,12 @@ _P = r"(?P<purpose>[\u4e00-\u9fffA-Za-z]{1,8}?)"
 _USE_ZH = re.compile(
     rf"(?:^|[，,；;。]\s*){_P}?\s*(?:我们|我|团队)?(?:组)?(?:就|都|还是|统一|一律|主要)?\s*"
     rf"(?P<plan>打算|准备|计划|要|会|决定)?\s*(?:从\s*{_T}\s*)?"
-    rf"(?P<verb>改用|选了|选用|采用|使用|换成|换到|改成|切换到|迁移到|迁到|转到|用)\s*(?P<y>{_T})")
-_DROP_ZH = re.compile(rf"(?:不用|不再用|不再使用|停用|弃用|不要再用|别再用)\s*(?P<x>{_T})\s*了|"
-                      rf"(?P<x2>{_T})\s*(?:不再用|不用|不再使用)了")
+    rf"(?P<verb>改用|选了|选用|采用|使用|换成|换到|改成|切换到|迁移到|迁到|转到|用)\s*(?P<y>{_T})"
+)
+_DROP_ZH = re.compile(
+    rf"(?:不用|不再用|不再使用|停用|弃用|不要再用|别再用)\s*(?P<x>{_T})\s*了|"
+    rf"(?P<x2>{_T})\s*(?:不再用|不用|不再使用)了"
+)
 _NOT_AFTER = re.compile(
     rf"\s*[，,]?\s*(?:不用|而不是|而不用|不要用|不选|别用|代替|替代|取代)\s*(?:用)?\s*"
     rf"(?P<x>{_T})"
@@ -30,7 +33,8 @@ _NOT_AFTER = re.compile(
 _BEFORE_NOW_ZH = re.compile(
     rf"(?P<purpose>[\u4e00-\u9fff]{{1,8}}?)?(?:之前|以前|原来|过去|本来)(?:一直)?(?:是|用|用的是|在用)\s*"
     rf"(?P<x>{_T})\s*[，,]\s*(?:现在|后来|目前|如今)?(?:已经)?(?:换成|改成|改用|换|切到|迁到)(?:了)?\s*"
-    rf"(?P<y>{_T})")
+    rf"(?P<y>{_T})"
+)
 _DECIDED_ZH = re.compile(r"决定|定了|选|以后|今后|就用|还是用|统一|一律|改|换|迁|不用|而不是")
 _FROM_ZH = re.compile(rf"从\s*(?P<x>{_T})\s*(?:迁移|换|切换|转|改)")
 _AVOID_ZH = re.compile(
@@ -38,25 +42,35 @@ _AVOID_ZH = re.compile(
 )
 _PIVOT_ZH = re.compile(
     r"(?:(?:之前|以前|原来|过去)(?:一直)?(?:做|是|搞|专注)\s*(?P<x>[^，,。；;]{1,12}?)[，,]\s*)?"
-    r"(?:最近|现在|目前|如今|已经|开始)?(?:转向|转型到?|转到|转做)(?:了)?\s*(?P<y>[^，,。；;了]{1,12})")
+    r"(?:最近|现在|目前|如今|已经|开始)?(?:转向|转型到?|转到|转做)(?:了)?\s*(?P<y>[^，,。；;了]{1,12})"
+)
 _PIVOT_EN = re.compile(
     r"\b(?:we|i)(?:['’]ve|\s+have)?\s+(?:recently\s+|just\s+|now\s+)?(?:pivoted|shifted|switched"
     r"|moved)\s+(?:our\s+focus\s+)?to\s+(?P<y>(?:B2C|B2B|consumers?|enterprise|[A-Z][\w-]*)"
-    r"(?:\s+[\w-]+)?)(?:\s+from\s+(?P<x>[\w-]+(?:\s+[\w-]+)?))?")
+    r"(?:\s+[\w-]+)?)(?:\s+from\s+(?P<x>[\w-]+(?:\s+[\w-]+)?))?"
+)
 _NOT_PURPOSE = re.compile(r"^(?:我们|我|团队|以后|之后|现在|目前|还是|就|都|也|先|那|这|再)+$")
 
 
 def _before_now_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
-    """"缓存之前是 Memcached，现在换成 Redis 了": a switch whose old value was named first."""
+    """ "缓存之前是 Memcached，现在换成 Redis 了": a switch whose old value was named first."""
     for m in _BEFORE_NOW_ZH.finditer(s.text):
         x, y = m.group("x").strip(), m.group("y").strip()
         purpose = (m.group("purpose") or "").strip()
-        purpose = "" if _NOT_PURPOSE.match(purpose) or re.search(r"[我你他她]", purpose) \
-            else purpose
+        purpose = (
+            "" if _NOT_PURPOSE.match(purpose) or re.search(r"[我你他她]", purpose) else purpose
+        )
         name = "团队" if not ctx.record.node.name else ctx.name("zh")
         what = f"的{purpose}" if purpose else ""
-        c = _choice(ctx, s, y, x=x, purpose=purpose or None, switch=True,
-                    text=finish_zh(f"{name}{what}从 {x} 换成了 {tool_ref(y)[0].name}"))
+        c = _choice(
+            ctx,
+            s,
+            y,
+            x=x,
+            purpose=purpose or None,
+            switch=True,
+            text=finish_zh(f"{name}{what}从 {x} 换成了 {tool_ref(y)[0].name}"),
+        )
         if c is not None:
             out.append(c)
 
@@ -75,7 +89,8 @@ def _choices_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         if m.group("verb") == "用" and not purpose and not _DECIDED_ZH.search(s.text):
             continue  # "我们用 FastAPI 和 Redis": what is in use, read as tools elsewhere
         switch = m.group("verb") in ("改用", "换成", "换到", "改成", "切换到", "迁移到") or bool(
-            later and old)
+            later and old
+        )
         x = old
         if later and not x:
             prev = re.search(rf"(?:不要|别)(?:再)?(?:写|用)\s*(?P<x>{_T})", s.text)
@@ -93,8 +108,11 @@ def _choices_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         if switch and x and m.group("plan"):
             text = f"{name}打算把{what}从 {x} 换成 {obj.name}"
         elif switch and x:
-            text = f"{name}的{what}从 {x} 换成了 {obj.name}" if what else \
-                f"{name}从 {x} 换成了 {obj.name}"
+            text = (
+                f"{name}的{what}从 {x} 换成了 {obj.name}"
+                if what
+                else f"{name}从 {x} 换成了 {obj.name}"
+            )
         else:
             text = f"{name}决定{what}用 {obj.name}"
             if x:
@@ -102,8 +120,16 @@ def _choices_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         label = _zh_label(s)
         if switch and x and s.times and not m.group("plan"):
             label = f"（从 {_when(s, ctx)[1].get('date', s.times[0].iso)} 起）"
-        c = _choice(ctx, s, y, x=x, purpose=purpose or None, switch=switch,
-                    planned=bool(m.group("plan")), text=finish_zh(text + label))
+        c = _choice(
+            ctx,
+            s,
+            y,
+            x=x,
+            purpose=purpose or None,
+            switch=switch,
+            planned=bool(m.group("plan")),
+            text=finish_zh(text + label),
+        )
         if c is not None:
             out.append(c)
     _avoids_zh(s, ctx, out)
@@ -120,24 +146,33 @@ def _stated_purpose(raw: str) -> str | None:
     if re.search(r"[我你他她它了吗呢吧从周月年天]|以前|之前|开始|现在|以后", purpose):
         purpose = ""  # "从上周开始", "以后都": when, not what for
     purpose = re.sub(r"(?:我们|我|团队|以后|之后|都|就)+$", "", purpose)
-    if not purpose or _NOT_PURPOSE.match(purpose) or not re.search(r"[\u4e00-\u9fff]",
-                                                                    purpose):
+    if not purpose or _NOT_PURPOSE.match(purpose) or not re.search(r"[\u4e00-\u9fff]", purpose):
         return ""
     return purpose
 
 
 def _avoids_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
-    """"不要用 Redux": the team decided against a tool."""
+    """ "不要用 Redux": the team decided against a tool."""
     for m in _AVOID_ZH.finditer(s.text):
         x = m.group("x").strip()
         if not ctx.first("avoids", x):
             continue
         obj, _ = tool_ref(x)
         name = "团队" if not ctx.record.node.name else ctx.name("zh")
-        out.append(ctx.candidate(
-            "decision", finish_zh(f"{name}决定不用 {obj.name}"), "zh", relation="avoids",
-            object=obj, kind="decision", confidence=0.8, importance=0.8,
-            attrs={"negated": True}, collective=True))
+        out.append(
+            ctx.candidate(
+                "decision",
+                finish_zh(f"{name}决定不用 {obj.name}"),
+                "zh",
+                relation="avoids",
+                object=obj,
+                kind="decision",
+                confidence=0.8,
+                importance=0.8,
+                attrs={"negated": True},
+                collective=True,
+            )
+        )
 
 
 def _zh_label(s: Sentence) -> str:
@@ -160,11 +195,24 @@ def _pivot(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     else:
         who, _ = _who(ctx, s)
         text = finish_en(f"{who} shifted focus to {y}" + (f" from {x}" if x else ""))
-    out.append(ctx.candidate(
-        "decision", text, s.lang, relation="focuses_on", object=EntityRef(y, "concept"),
-        slot="business_focus", replaces=EntityRef(x, "concept") if x else None,
-        kind="decision", event_time=when, valid_from=when, confidence=0.8, importance=0.85,
-        attrs=attrs, collective=True))
+    out.append(
+        ctx.candidate(
+            "decision",
+            text,
+            s.lang,
+            relation="focuses_on",
+            object=EntityRef(y, "concept"),
+            slot="business_focus",
+            replaces=EntityRef(x, "concept") if x else None,
+            kind="decision",
+            event_time=when,
+            valid_from=when,
+            confidence=0.8,
+            importance=0.85,
+            attrs=attrs,
+            collective=True,
+        )
+    )
 
 
 _RATHER_ZH = re.compile(
@@ -174,7 +222,7 @@ _RATHER_ZH = re.compile(
 
 
 def _rather_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
-    """"我不太喜欢用 Jenkins，更喜欢 GitHub Actions": the liked half is a preference too."""
+    """ "我不太喜欢用 Jenkins，更喜欢 GitHub Actions": the liked half is a preference too."""
     m = _RATHER_ZH.search(s.text)
     if m is None:
         return
@@ -182,8 +230,17 @@ def _rather_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     if not y or not ctx.first("pref", f"prefers:{y}"):
         return
     obj = tool_ref(y)[0] if lookup(y) else EntityRef(y, "preference")
-    out.append(ctx.candidate("preference", finish_zh(f"{ctx.name('zh')}更喜欢{y}"), "zh",
-                             relation="prefers", object=obj, confidence=0.8, importance=0.75))
+    out.append(
+        ctx.candidate(
+            "preference",
+            finish_zh(f"{ctx.name('zh')}更喜欢{y}"),
+            "zh",
+            relation="prefers",
+            object=obj,
+            confidence=0.8,
+            importance=0.75,
+        )
+    )
 
 
 def stack_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
@@ -199,7 +256,7 @@ def stack_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
 
 
 def pivot_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
-    """"We pivoted to B2C": the business focus (English)."""
+    """ "We pivoted to B2C": the business focus (English)."""
     out: list[Candidate] = []
     if not s.question and ctx.personal:
         _pivot(s, ctx, out)

@@ -37,20 +37,25 @@ _NOT_GENERIC = re.compile(
     r"|remember|not|no|never|only)\b",
     re.IGNORECASE,
 )
-_PRONOUN = re.compile(r"^(?:it|that|this|these|those|them|you|your|yours|him|her|what|how|every"
-                      r"(?:one|thing)|some(?:one|thing)|any(?:one|thing)|each\s+other)\b",
-                      re.IGNORECASE)
+_PRONOUN = re.compile(
+    r"^(?:it|that|this|these|those|them|you|your|yours|him|her|what|how|every"
+    r"(?:one|thing)|some(?:one|thing)|any(?:one|thing)|each\s+other)\b",
+    re.IGNORECASE,
+)
 _SUBJECT = r"(?P<x>[A-Za-z][\w-]*(?:\s+[\w-]+){0,7}?)"
 # Words a generic subject never holds: persons, "it", verbs of a clause of its own.
 _SUBJECT_STOP = frozenset(
     "i i'm i've i'd i'll me we we're us you you're your it it's its this that they them he she"
     " him her his their was were is are am be been had did do does would could should will can"
-    " to here there these those".split())
+    " to here there these those".split()
+)
 
 # ----------------------------------------------------------------------------- English
 
 _VALUE_EN = re.compile(
-    _SUBJECT + r"(?:['’]s|\s+(?:is|are|was|were|has\s+been|have\s+been))?\s+" + _INTENS
+    _SUBJECT
+    + r"(?:['’]s|\s+(?:is|are|was|were|has\s+been|have\s+been))?\s+"
+    + _INTENS
     + r"(?:(?:important|precious|special|dear|everything|the\s+world|a\s+big\s+deal)"
     r"|matters?(?:\s+(?:so\s+much|a\s+lot|the\s+most))?"
     r"|means?\s+(?:so\s+much|a\s+lot|the\s+world|everything))\s+to\s+(?:me|us)\b",
@@ -60,19 +65,25 @@ _VALUE_VERB_EN = re.compile(
     r"\b(?:I|we)\s+" + _INTENS + r"(?P<v>value|cherish|treasure)\s+(?P<x>[^,;:!?.]{3,80})",
     re.IGNORECASE,
 )
-_VERDICT = (r"(?:key|vital|essential|crucial|important|so\s+important|necessary|everything"
-            r"|a\s+must|the\s+key|a\s+game[-\s]changer|a\s+lifesaver|so\s+rewarding|rewarding"
-            r"|so\s+healing|healing|therapeutic|worth\s+it)")
+_VERDICT = (
+    r"(?:key|vital|essential|crucial|important|so\s+important|necessary|everything"
+    r"|a\s+must|the\s+key|a\s+game[-\s]changer|a\s+lifesaver|so\s+rewarding|rewarding"
+    r"|so\s+healing|healing|therapeutic|worth\s+it)"
+)
 _BELIEF_EN = re.compile(
-    _SUBJECT + r"(?:['’]s|\s+(?:is|are|can\s+be|has\s+been|have\s+been))\s+" + _INTENS
-    + _VERDICT + r"(?P<rest>(?:\s+(?:for|to|in|when|if)\s+[^,;:!?.]{3,80})?)\s*(?:[,;:!?.]|$)"
+    _SUBJECT
+    + r"(?:['’]s|\s+(?:is|are|can\s+be|has\s+been|have\s+been))\s+"
+    + _INTENS
+    + _VERDICT
+    + r"(?P<rest>(?:\s+(?:for|to|in|when|if)\s+[^,;:!?.]{3,80})?)\s*(?:[,;:!?.]|$)"
     r"|" + _SUBJECT.replace("x>", "x2>") + r"(?:\s+|(?=['’]))(?:can\s+|really\s+|also\s+"
     r"|totally\s+)*"
     r"(?:will\s+|would\s+|could\s+|may\s+)?"
     r"(?P<v>do(?:es)?\s+wonders|helps?|helped|can\s+help|brings?\s+(?:so\s+much\s+)?(?:joy|peace"
     r"|people\s+together|happiness|hope)|(?:can\s+)?have\s+a\s+(?:big|huge|real|great|lasting)\s+"
     r"(?:effect|impact)|matters|counts?|(?:make|makes|making)\s+(?:such\s+)?a\s+(?:big\s+|huge\s+"
-    r"|real\s+|great\s+|positive\s+)?difference|(?:is|are|'s|'re)\s+" + _INTENS
+    r"|real\s+|great\s+|positive\s+)?difference|(?:is|are|'s|'re)\s+"
+    + _INTENS
     + r"(?:great|good|awesome|amazing|perfect"
     r"|wonderful|the\s+best)\s+(?:for|at))\b(?P<rest2>[^,;:!?.]{0,80})",
     re.IGNORECASE,
@@ -86,7 +97,8 @@ _NEED_EN = re.compile(
 )
 _OFFER_EN = re.compile(
     r"\b(?:I|we)\s*(?:could|can|'d\s+be\s+(?:happy|glad)\s+to|would\s+be\s+(?:happy|glad)\s+to"
-    r"|(?:'m|am)\s+(?:happy|glad)\s+to|'d\s+love\s+to|would\s+love\s+to)\s+" + _INTENS
+    r"|(?:'m|am)\s+(?:happy|glad)\s+to|'d\s+love\s+to|would\s+love\s+to)\s+"
+    + _INTENS
     + r"(?P<v>help|show|teach|give|lend|send|introduce|recommend|bring|make|cook|take)"
     r"\s+(?:you|ya)\b(?P<x>[^,;:!?.]{0,80})",
     re.IGNORECASE,
@@ -97,13 +109,20 @@ _NOW_EN = re.compile(
     re.IGNORECASE,
 )
 _IMPORTANT = r"important|essential|vital|crucial|key|necessary"
-_FEELING = (r"rewarding|fulfilling|empowering|freeing|humbling|heartwarming|heartbreaking|sad"
-            r"|inspiring|motivating|amazing|wonderful|awesome|incredible|great|cool|nice|fun"
-            r"|satisfying|special|tough|hard|calming|relaxing|refreshing|scary|exciting|powerful"
-            r"|an\s+honou?r|a\s+privilege|a\s+blessing")
+_FEELING = (
+    r"rewarding|fulfilling|empowering|freeing|humbling|heartwarming|heartbreaking|sad"
+    r"|inspiring|motivating|amazing|wonderful|awesome|incredible|great|cool|nice|fun"
+    r"|satisfying|special|tough|hard|calming|relaxing|refreshing|scary|exciting|powerful"
+    r"|an\s+honou?r|a\s+privilege|a\s+blessing"
+)
 _IT_IS_EN = re.compile(
-    r"^(?:it|that)(?:'s|\s+is|\s+was|\s+has\s+been|\s+can\s+be)\s+" + _INTENS
-    + r"(?P<adj>" + _IMPORTANT + "|" + _FEELING + r")\s+(?P<me>(?:to|for)\s+(?:me|us)\s+)?"
+    r"^(?:it|that)(?:'s|\s+is|\s+was|\s+has\s+been|\s+can\s+be)\s+"
+    + _INTENS
+    + r"(?P<adj>"
+    + _IMPORTANT
+    + "|"
+    + _FEELING
+    + r")\s+(?P<me>(?:to|for)\s+(?:me|us)\s+)?"
     r"(?P<x>(?:to\s+|seeing\s+|knowing\s+|being\s+|having\s+|watching\s+|helping\s+|working\s+"
     r"|making\s+|getting\s+)[^,;:!?.]{6,100})",
     re.IGNORECASE,
@@ -140,8 +159,9 @@ _CUT = re.compile(
     r"|if|haha|lol|any\s+advice|any\s+tips|any\s+ideas|anytime|if\s+you)\b|\s[-–—]\s",
     re.IGNORECASE,
 )
-_THIN = frozenset("go it that this there home now then soon bed out later something anything"
-                  " stuff things".split())
+_THIN = frozenset(
+    "go it that this there home now then soon bed out later something anything stuff things".split()
+)
 _CONTENT = re.compile(r"[A-Za-z]{3,}")
 
 
@@ -157,8 +177,13 @@ def _generic(x: str, own: bool = False) -> str | None:
     if own and _OWN.match(x):
         return x
     words = x.lower().split()
-    if (not x or _NOT_GENERIC.match(x) or len(_CONTENT.findall(x)) < 1
-            or any(w in _SUBJECT_STOP for w in words) or words[-1] in _DANGLING):
+    if (
+        not x
+        or _NOT_GENERIC.match(x)
+        or len(_CONTENT.findall(x)) < 1
+        or any(w in _SUBJECT_STOP for w in words)
+        or words[-1] in _DANGLING
+    ):
         return None
     return x
 
@@ -181,9 +206,11 @@ _SUGGEST_EN = re.compile(
     r"(?P<x>[^,;:!?.]{6,80})\?",
     re.IGNORECASE,
 )
-_HEAR = re.compile(r"^(?:hear|see|know|talk|chat|catch|join\s+me|come\s+with|try\s+it|do\s+it"
-                   r"|do\s+that|do\s+this|go\b|share|tell|check|grab\s+a\s+bite)\b",
-                   re.IGNORECASE)
+_HEAR = re.compile(
+    r"^(?:hear|see|know|talk|chat|catch|join\s+me|come\s+with|try\s+it|do\s+it"
+    r"|do\s+that|do\s+this|go\b|share|tell|check|grab\s+a\s+bite)\b",
+    re.IGNORECASE,
+)
 
 
 def _read_en(s: Sentence) -> list[tuple[str, str]]:
@@ -226,10 +253,10 @@ def _belief(clause: str) -> Found:
         return []
     if m.group("x") is not None:
         x = _generic(m.group("x"))
-        body = clause[m.start("x"): m.end("rest")] if x else ""
+        body = clause[m.start("x") : m.end("rest")] if x else ""
     else:
         x = _generic(m.group("x2"))
-        body = clause[m.start("x2"): m.end("rest2")] if x else ""
+        body = clause[m.start("x2") : m.end("rest2")] if x else ""
     body = _cut(body)
     if not x or len(_CONTENT.findall(body)) < 3:
         return []
@@ -270,8 +297,11 @@ def _feel(clause: str) -> Found:
     if m.group("x"):
         x = _generic(m.group("x"))
         y = _cut(m.group("y"))
-        return [("feels", f"{x}\0{m.group('v').lower()}\0{y}")] if (
-            x and y and not _PRONOUN.match(y)) else []
+        return (
+            [("feels", f"{x}\0{m.group('v').lower()}\0{y}")]
+            if (x and y and not _PRONOUN.match(y))
+            else []
+        )
     if _PRONOUN.match(m.group("y2")):
         return []
     return [("felt_like", f"{m.group('fv').lower()}\0{_cut(m.group('y2'))}")]
@@ -282,7 +312,8 @@ def _met(clause: str) -> Found:
     if m is None:
         return []
     det = {"these": "some", "this": "a", "the": "the", "some": "some"}.get(
-        m.group("d").lower(), m.group("d"))
+        m.group("d").lower(), m.group("d")
+    )
     rest = _cut(m.group("rest"))
     return [("did", f"{m.group('v').lower()} {det} {m.group('x')} {rest}".strip())]
 
@@ -314,20 +345,32 @@ def _now(clause: str) -> Found:
     return [("about_to" if how == "off" or not _PLACE.match(x) else "heading", x)]
 
 
-_FEELING_WORDS = (" rewarding fulfilling empowering freeing humbling heartwarming heartbreaking"
-                  " sad inspiring motivating amazing wonderful awesome incredible great cool nice"
-                  " fun satisfying special tough hard calming relaxing refreshing scary exciting"
-                  " powerful honor honour privilege blessing")
+_FEELING_WORDS = (
+    " rewarding fulfilling empowering freeing humbling heartwarming heartbreaking"
+    " sad inspiring motivating amazing wonderful awesome incredible great cool nice"
+    " fun satisfying special tough hard calming relaxing refreshing scary exciting"
+    " powerful honor honour privilege blessing"
+)
 _IMPORTANT_WORDS = " important essential vital crucial key necessary"
 # Each family with the words one of which it needs (a cheap test before its regexes); the
 # first four are alternatives (one reading per sentence), the rest add up.
 _ALTERNATIVES = (
-    (gate("important precious special dear everything world deal matters matter means mean"
-          " value cherish treasure"), _values),
-    (gate("key vital essential crucial important necessary everything must lifesaver game"
-          " rewarding healing therapeutic worth wonders help helps helped brings bring impact"
-          " effect matters counts count difference great good awesome amazing perfect"
-          " wonderful best"), _belief),
+    (
+        gate(
+            "important precious special dear everything world deal matters matter means mean"
+            " value cherish treasure"
+        ),
+        _values,
+    ),
+    (
+        gate(
+            "key vital essential crucial important necessary everything must lifesaver game"
+            " rewarding healing therapeutic worth wonders help helps helped brings bring impact"
+            " effect matters counts count difference great good awesome amazing perfect"
+            " wonderful best"
+        ),
+        _belief,
+    ),
     (gate(_FEELING_WORDS + _IMPORTANT_WORDS), _it_is),
     (gate("remind reminds reminded"), _reminds),
     (gate("made makes make left leaves felt feel"), _feel),

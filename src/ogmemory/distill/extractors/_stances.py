@@ -80,11 +80,13 @@ def stances_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
             shown = third_person_en(what, name)
             if kind == "values":
                 shown = _lower_first(re.sub(rf"^{re.escape(name)}'s\b", "their", shown))
-            text = {"values": f"{name} values {shown}",
-                    "says": shown if name in shown else f"For {name}, {_lower_first(shown)}",
-                    "needs": f"{name} needs {shown}",
-                    "about_to": f"{name} is about to {shown}",
-                    "heading": f"{name} is heading to {shown}"}[kind]
+            text = {
+                "values": f"{name} values {shown}",
+                "says": shown if name in shown else f"For {name}, {_lower_first(shown)}",
+                "needs": f"{name} needs {shown}",
+                "about_to": f"{name} is about to {shown}",
+                "heading": f"{name} is heading to {shown}",
+            }[kind]
         if _REFERS_BACK.search(re.sub(r"^it\s+(?:is\s+)?", "", what.replace("\0", " "))):
             continue  # "it was amazing to see one of them": who?
         if kind == "did" and len(_CONTENT.findall(what)) < 3:
@@ -95,23 +97,37 @@ def stances_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
         if _YOU.search(text) or not ctx.first("stance", f"{kind}:{what}"):
             continue  # "you" in a memory names no one
         text = _again(text, name)
-        out.append(ctx.candidate("note", finish_en(text), "en", confidence=0.6,
-                                 importance=0.5, attrs={"stance": kind}))
+        out.append(
+            ctx.candidate(
+                "note",
+                finish_en(text),
+                "en",
+                confidence=0.6,
+                importance=0.5,
+                attrs={"stance": kind},
+            )
+        )
     return out
 
 
 _GENERIC_WE = re.compile(r"\b(?:we|us|our|ours|ourselves)\b", re.IGNORECASE)
-_PEOPLE = {"we": "people", "us": "people", "our": "their", "ours": "theirs",
-           "ourselves": "themselves"}
-_REFERS_BACK = re.compile(r"\b(?:he|she|him|his|her|hers|they|them|their|theirs|it|its)\b"
-                          r"|\b(?:this|that|these|those)\s*$", re.IGNORECASE)
+_PEOPLE = {
+    "we": "people",
+    "us": "people",
+    "our": "their",
+    "ours": "theirs",
+    "ourselves": "themselves",
+}
+_REFERS_BACK = re.compile(
+    r"\b(?:he|she|him|his|her|hers|they|them|their|theirs|it|its)\b"
+    r"|\b(?:this|that|these|those)\s*$",
+    re.IGNORECASE,
+)
 _GENERIC_YOU = re.compile(r"\b(?:yourself|your\s+own)\b", re.IGNORECASE)
 
 
 def _one(m: re.Match[str]) -> str:
     return "oneself" if m.group().lower() == "yourself" else "one's own"
-
-
 
 
 _I_WAS = re.compile(r"^I\s+(was|am|'m)\s+")

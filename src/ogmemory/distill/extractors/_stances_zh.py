@@ -46,7 +46,7 @@ def stances_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
             out.append(("values", f"{name}看重{third_person_zh(x, name)}"))
     m = _BELIEF_ZH.search(s.text)
     if m is not None and not out:
-        body = s.text[m.start("x"): m.end()]
+        body = s.text[m.start("x") : m.end()]
         if len(body) >= 5 and not re.match(r"^(?:这|那|它|你|您)", body):
             out.append(("believes", f"{name}认为{third_person_zh(body, name)}"))
     m = _NEED_ZH.search(s.text)
@@ -63,8 +63,16 @@ def stances_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     for kind, text in out:
         if re.search(r"你|您", text) or not ctx.first("stance", f"{kind}:{text}"):
             continue
-        cands.append(ctx.candidate("note", finish_zh(text), "zh", confidence=0.6,
-                                   importance=0.5, attrs={"stance": kind}))
+        cands.append(
+            ctx.candidate(
+                "note",
+                finish_zh(text),
+                "zh",
+                confidence=0.6,
+                importance=0.5,
+                attrs={"stance": kind},
+            )
+        )
     return cands
 
 

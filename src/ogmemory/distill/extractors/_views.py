@@ -22,8 +22,11 @@ def keep_views(candidates: list[Candidate], answers: set[str]) -> list[Candidate
     """Views said in a turn that answers a question ("How do you stay motivated?" - "Having
     a support system is key"). Said unasked, "Definitely! Working together is key. Let's do
     it!" only agrees with the listener: a platitude of agreement, not a view a reader notes."""
-    return [c for c in candidates if c.attrs.get("stance") not in _VIEWS
-            or any(n in answers for n in c.node_ids)]
+    return [
+        c
+        for c in candidates
+        if c.attrs.get("stance") not in _VIEWS or any(n in answers for n in c.node_ids)
+    ]
 
 
 def merge_beliefs(candidates: list[Candidate]) -> list[Candidate]:
@@ -37,13 +40,15 @@ def merge_beliefs(candidates: list[Candidate]) -> list[Candidate]:
     drop: set[int] = set()
     for (_, _, lang, kind), idx in groups.items():
         for k in range(0, len(idx), MAX_VIEWS):
-            part = [candidates[i] for i in idx[k:k + MAX_VIEWS]]
+            part = [candidates[i] for i in idx[k : k + MAX_VIEWS]]
             if len(part) < 2:
                 continue
             candidates[idx[k]] = replace(
-                part[0], text=_join_views(part, lang, _VIEWS[kind]),
-                node_ids=tuple(dict.fromkeys(n for c in part for n in c.node_ids)))
-            drop.update(idx[k + 1:k + MAX_VIEWS])
+                part[0],
+                text=_join_views(part, lang, _VIEWS[kind]),
+                node_ids=tuple(dict.fromkeys(n for c in part for n in c.node_ids)),
+            )
+            drop.update(idx[k + 1 : k + MAX_VIEWS])
     return [c for i, c in enumerate(candidates) if i not in drop]
 
 

@@ -28,18 +28,55 @@ from ._grammar import IRREGULAR_PAST
 
 __all__ = ["extract_work"]
 
-_SHELL_TOOLS = frozenset({"bash", "shell", "run", "run_command", "exec", "execute", "terminal",
-                          "execute_command", "run_shell_command", "run_terminal_cmd", "sh",
-                          "command", "local_shell", "container.exec", "run_in_terminal"})
-_EDIT_TOOLS = frozenset({"write_file", "write", "edit", "edit_file", "apply_patch", "create_file",
-                         "multiedit", "multi_edit", "replace", "str_replace", "str_replace_editor",
-                         "str_replace_based_edit_tool", "insert", "patch", "notebookedit",
-                         "update_file", "append_file", "writefile", "editfile", "save_file"})
+_SHELL_TOOLS = frozenset(
+    {
+        "bash",
+        "shell",
+        "run",
+        "run_command",
+        "exec",
+        "execute",
+        "terminal",
+        "execute_command",
+        "run_shell_command",
+        "run_terminal_cmd",
+        "sh",
+        "command",
+        "local_shell",
+        "container.exec",
+        "run_in_terminal",
+    }
+)
+_EDIT_TOOLS = frozenset(
+    {
+        "write_file",
+        "write",
+        "edit",
+        "edit_file",
+        "apply_patch",
+        "create_file",
+        "multiedit",
+        "multi_edit",
+        "replace",
+        "str_replace",
+        "str_replace_editor",
+        "str_replace_based_edit_tool",
+        "insert",
+        "patch",
+        "notebookedit",
+        "update_file",
+        "append_file",
+        "writefile",
+        "editfile",
+        "save_file",
+    }
+)
 _VIEW_COMMANDS = frozenset({"view", "read"})
 _PATH_KEYS = ("path", "file_path", "filepath", "filename", "file", "target_file", "notebook_path")
 _CMD_KEYS = ("command", "cmd", "script", "commands")
-_PATCH_PATH = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\+\+\+ (?:b/)?(.+)$",
-                         re.MULTILINE)
+_PATCH_PATH = re.compile(
+    r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\+\+\+ (?:b/)?(.+)$", re.MULTILINE
+)
 _ERROR_RE = re.compile(
     r"Traceback \(most recent call last\)|^\s*\w*(?:Error|Exception)\b|\berror(?:\[\w+\])?:"
     r"|\bERROR\b|\bFAILED\b|\bFAIL\b|\d+\s+failed\b|exit (?:code|status)[:=]?\s*[1-9]"
@@ -126,8 +163,11 @@ def _is_error(rec: NodeRecord) -> tuple[bool, str]:
             if meta[key] != 0:
                 return True, f"exit code {meta[key]}"
             return False, ""
-    text = content_text(rec.node.content) if not isinstance(rec.node.content, dict) else \
-        json.dumps(rec.node.content)
+    text = (
+        content_text(rec.node.content)
+        if not isinstance(rec.node.content, dict)
+        else json.dumps(rec.node.content)
+    )
     stripped = text.lstrip()
     if stripped.startswith("{"):
         try:
@@ -184,8 +224,10 @@ def extract_work(records: Sequence[NodeRecord]) -> list[Candidate]:
         if node.role == "assistant" and node.tool_calls:
             calls = _calls(rec)
             by_node[node.id] = calls
-            turn = turns.setdefault(tkey, {"commands": [], "files": [], "nodes": [],
-                                           "time": node.event_time, "failed": 0})
+            turn = turns.setdefault(
+                tkey,
+                {"commands": [], "files": [], "nodes": [], "time": node.event_time, "failed": 0},
+            )
             turn["nodes"].append(node.id)
             for c in calls:
                 if c.call_id:
@@ -203,8 +245,10 @@ def extract_work(records: Sequence[NodeRecord]) -> list[Candidate]:
                 call = by_node[node.called_by][0]
             if call is None:
                 continue
-            turn = turns.setdefault(tkey, {"commands": [], "files": [], "nodes": [],
-                                           "time": node.event_time, "failed": 0})
+            turn = turns.setdefault(
+                tkey,
+                {"commands": [], "files": [], "nodes": [], "time": node.event_time, "failed": 0},
+            )
             turn["nodes"].append(node.id)
             if not call.command and not call.files and call.name.lower() not in _SHELL_TOOLS:
                 continue
@@ -222,15 +266,20 @@ def extract_work(records: Sequence[NodeRecord]) -> list[Candidate]:
         if not turn["commands"] and not turn["files"]:
             continue
         key = (session_id, turn_no)
-        out.append(_summary(session_id, turn_no, turn, key in zh_turns, said.get(key, []),
-                            fixes.get(key, [])))
+        out.append(
+            _summary(
+                session_id, turn_no, turn, key in zh_turns, said.get(key, []), fixes.get(key, [])
+            )
+        )
     return out
 
 
 _ACTION_EN = re.compile(
     r"^(?:I\s+(?:have\s+|'ve\s+|just\s+|also\s+|then\s+)*(?P<v>[a-z]+ed|"
-    + "|".join(sorted(IRREGULAR_PAST, key=len, reverse=True)) + r"|set\s+up)\b"
-    r"|(?P<v2>(?:[A-Z][a-z]+ed|Made|Wrote|Set(?:\s+up)?|Built|Rewrote|Put|Split|Cut|Ran)\b))")
+    + "|".join(sorted(IRREGULAR_PAST, key=len, reverse=True))
+    + r"|set\s+up)\b"
+    r"|(?P<v2>(?:[A-Z][a-z]+ed|Made|Wrote|Set(?:\s+up)?|Built|Rewrote|Put|Split|Cut|Ran)\b))"
+)
 _CAUSE_EN = re.compile(r"(?i)\bbecause\b|\bdue\s+to\b|\bcaused\s+by\b|\bbroke\b|\bfailed\b")
 # sentences, and the clauses an agent strings together ("...; I set X and it passes")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|;\s+|,\s+(?:so\s+|and\s+)?(?=I\s)")
@@ -266,49 +315,74 @@ def _achievement(texts: list[str], zh: bool) -> tuple[str, str]:
     return " ".join(done[:2]), cause
 
 
-def _summary(session_id: str, turn_no: int, turn: dict[str, Any], zh: bool,
-             said: list[NodeRecord], fixes: list[tuple[str, str]]) -> Candidate:
+def _summary(
+    session_id: str,
+    turn_no: int,
+    turn: dict[str, Any],
+    zh: bool,
+    said: list[NodeRecord],
+    fixes: list[tuple[str, str]],
+) -> Candidate:
     """One work event for a turn's tool activity: what was achieved, in the agent's words when
     it said so; the commands and files go to attributes and entities, not into the text."""
     commands, files = turn["commands"], turn["files"]
     answers = [content_text(r.node.content) for r in said if r.node.role == "assistant"]
     done, cause = _achievement(answers[-1:], zh)
     if zh:
-        text = done or ("修改了 " + _listing(files, 4, True) if files else
-                        f"运行了 {len(commands)} 条命令")
+        text = done or (
+            "修改了 " + _listing(files, 4, True) if files else f"运行了 {len(commands)} 条命令"
+        )
         if fixes and not cause and "修" not in text:
             text = f"修复了一次失败的运行：{text}"
         text = text.rstrip("。") + "。"
     else:
         # the agent's closing answer (not a preamble that opened a tool call)
-        final = [content_text(r.node.content) for r in said
-                 if r.node.role == "assistant" and not r.node.tool_calls]
+        final = [
+            content_text(r.node.content)
+            for r in said
+            if r.node.role == "assistant" and not r.node.tool_calls
+        ]
         first = _SENTENCE.split(final[-1].strip())[0] if final and final[-1].strip() else ""
         if done:
-            text = (f"{cause.rstrip(' .;,')}. {done}" if cause and cause not in done
-                    else done)
+            text = f"{cause.rstrip(' .;,')}. {done}" if cause and cause not in done else done
         elif first:  # what the run showed, in the agent's words; the files it edited
             text = first.rstrip(" .;,")
             text += f" (edited {_listing(files, 4, False)})." if files else "."
         elif files:
             text = f"Edited {_listing(files, 4, False)}."
         else:
-            text = f"Ran {len(commands)} command{'s' if len(commands) > 1 else ''} " \
-                   f"({', '.join(sorted({c.split()[0] for c in commands}))})."
+            text = (
+                f"Ran {len(commands)} command{'s' if len(commands) > 1 else ''} "
+                f"({', '.join(sorted({c.split()[0] for c in commands}))})."
+            )
         if fixes and not re.search(r"(?i)\bfix|\bfail|\bbroke", text):
             text = f"Fixed a failing run: {text[:1].lower()}{text[1:]}"
         text = text if text.endswith((".", "!", ")")) else text + "."
     if len(text) > 300:
         text = text[:297].rstrip() + "…"
-    nodes = [r.node.id for r in said if r.node.role == "user"][:1] + turn["nodes"] + [
-        r.node.id for r in said if r.node.role == "assistant"][-1:]
+    nodes = (
+        [r.node.id for r in said if r.node.role == "user"][:1]
+        + turn["nodes"]
+        + [r.node.id for r in said if r.node.role == "assistant"][-1:]
+    )
     important = bool(fixes) or bool(files)
     return Candidate(
-        type="case", text=text, session_id=session_id, node_ids=tuple(dict.fromkeys(nodes)),
-        kind="work", event_time=turn["time"], confidence=0.9,
-        importance=0.7 if important else 0.4, language="zh" if zh else "en",
+        type="case",
+        text=text,
+        session_id=session_id,
+        node_ids=tuple(dict.fromkeys(nodes)),
+        kind="work",
+        event_time=turn["time"],
+        confidence=0.9,
+        importance=0.7 if important else 0.4,
+        language="zh" if zh else "en",
         entities=tuple(EntityRef(f, "resource", attrs={"kind": "file"}) for f in files[:8]),
-        attrs={"commands": commands[:20], "files": files[:50], "failures": turn["failed"],
-               "fixed": [{"command": c, "error": e} for c, e in fixes], "turn": turn_no},
+        attrs={
+            "commands": commands[:20],
+            "files": files[:50],
+            "failures": turn["failed"],
+            "fixed": [{"command": c, "error": e} for c, e in fixes],
+            "turn": turn_no,
+        },
         collective=True,
     )

@@ -51,8 +51,17 @@ __all__ = ["LLMExtractor"]
 
 log = logging.getLogger(__name__)
 
-STAT_KEYS = ("llm_batches", "llm_calls", "llm_tokens", "llm_errors", "llm_truncated",
-             "llm_invalid", "llm_empty", "llm_fallback_batches", "llm_candidates")
+STAT_KEYS = (
+    "llm_batches",
+    "llm_calls",
+    "llm_tokens",
+    "llm_errors",
+    "llm_truncated",
+    "llm_invalid",
+    "llm_empty",
+    "llm_fallback_batches",
+    "llm_candidates",
+)
 
 SYSTEM_PROMPT = """\
 You extract long-term memories about the user and their work from a conversation.
@@ -75,12 +84,21 @@ class LLMExtractor:
 
     name = "llm"
 
-    def __init__(self, settings: LLMSettings, registry: SchemaRegistry, fallback: Extractor, *,
-                 max_nodes_per_call: int = 40, max_tokens: int = 1536,
-                 max_memories_per_call: int = 20, max_chars_per_call: int = 8000) -> None:
+    def __init__(
+        self,
+        settings: LLMSettings,
+        registry: SchemaRegistry,
+        fallback: Extractor,
+        *,
+        max_nodes_per_call: int = 40,
+        max_tokens: int = 1536,
+        max_memories_per_call: int = 20,
+        max_chars_per_call: int = 8000,
+    ) -> None:
         if max_nodes_per_call < 1 or max_tokens < 1 or max_memories_per_call < 1:
             raise ValueError(
-                "max_nodes_per_call, max_tokens and max_memories_per_call must be >= 1")
+                "max_nodes_per_call, max_tokens and max_memories_per_call must be >= 1"
+            )
         self.settings = settings
         self.registry = registry
         self.fallback = fallback
@@ -112,23 +130,27 @@ class LLMExtractor:
     def messages(self, batch: Sequence[NodeRecord]) -> list[dict[str, Any]]:
         """The chat messages sent for one batch."""
         system = SYSTEM_PROMPT.format(types=render_types(self.registry), rules=RULES)
-        user = ("Messages (one per line: [node id] role (speaker) date: text):\n"
-                f"{render_nodes(batch)}\n\nExtract the memories as JSON.")
+        user = (
+            "Messages (one per line: [node id] role (speaker) date: text):\n"
+            f"{render_nodes(batch)}\n\nExtract the memories as JSON."
+        )
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
     def response_schema(self, ctx: BatchContext) -> dict[str, Any]:
         """The JSON schema sent as ``response_format.schema`` for one batch."""
         return extraction_schema(ctx)
 
-    def _extract_batch(self, client: ChatClient, batch: Sequence[NodeRecord],
-                       stats: dict[str, int]) -> list[Candidate] | None:
+    def _extract_batch(
+        self, client: ChatClient, batch: Sequence[NodeRecord], stats: dict[str, int]
+    ) -> list[Candidate] | None:
         """The batch's candidates, or ``None`` when the fallback must take it."""
         ctx = BatchContext.build(self.registry, batch, self.max_memories_per_call)
         response_format = {"type": "json_object", "schema": self.response_schema(ctx)}
         stats["llm_calls"] += 1
         try:
-            reply = client.chat(self.messages(batch), max_tokens=self.max_tokens,
-                                response_format=response_format)
+            reply = client.chat(
+                self.messages(batch), max_tokens=self.max_tokens, response_format=response_format
+            )
         except LLMError as exc:
             stats["llm_errors"] += 1
             log.warning("LLM extraction failed; the fallback extracts this batch: %s", exc)
@@ -137,15 +159,16 @@ class LLMExtractor:
         if reply.truncated:
             stats["llm_truncated"] += 1
             stats["llm_invalid"] += 1
-            log.warning("LLM extraction cut off at max_tokens=%d; the fallback extracts this "
-                        "batch", self.max_tokens)
+            log.warning(
+                "LLM extraction cut off at max_tokens=%d; the fallback extracts this batch",
+                self.max_tokens,
+            )
             return None
         try:
             items = parse_extraction(reply.content, ctx)
         except InvalidOutput as exc:
             stats["llm_invalid"] += 1
-            log.warning("LLM extraction answer invalid; the fallback extracts this batch: %s",
-                        exc)
+            log.warning("LLM extraction answer invalid; the fallback extracts this batch: %s", exc)
             return None
         if not items:  # nothing valid came back: the rules read this batch instead
             stats["llm_empty"] += 1

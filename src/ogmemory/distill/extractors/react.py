@@ -114,11 +114,22 @@ class ReActExtractor:
 
     name = "react"
 
-    def __init__(self, settings: LLMSettings, registry: SchemaRegistry, kb: KnowledgeBase,
-                 fallback: Extractor, *, max_steps: int = 8, max_nodes_per_call: int = 20,
-                 max_chars_per_call: int = 6000, max_step_tokens: int = 320,
-                 max_total_tokens: int = 40000, max_seconds: float = 180.0,
-                 max_observation_chars: int = 800, max_history_steps: int = 4) -> None:
+    def __init__(
+        self,
+        settings: LLMSettings,
+        registry: SchemaRegistry,
+        kb: KnowledgeBase,
+        fallback: Extractor,
+        *,
+        max_steps: int = 8,
+        max_nodes_per_call: int = 20,
+        max_chars_per_call: int = 6000,
+        max_step_tokens: int = 320,
+        max_total_tokens: int = 40000,
+        max_seconds: float = 180.0,
+        max_observation_chars: int = 800,
+        max_history_steps: int = 4,
+    ) -> None:
         if max_steps < 1 or max_nodes_per_call < 1 or max_step_tokens < 1:
             raise ValueError("max_steps, max_nodes_per_call and max_step_tokens must be >= 1")
         self.settings = settings
@@ -137,8 +148,9 @@ class ReActExtractor:
         #: observation (or error / fallback entries)
         self.last_trace: list[dict[str, Any]] = []
 
-    def new_loop(self, records: Sequence[NodeRecord],
-                 stats: dict[str, int] | None = None) -> ReActLoop:
+    def new_loop(
+        self, records: Sequence[NodeRecord], stats: dict[str, int] | None = None
+    ) -> ReActLoop:
         """A loop over ``records`` (one session) without calling the model: for tools and tests."""
         return ReActLoop(self, records, stats if stats is not None else dict.fromkeys(STAT_KEYS, 0))
 
@@ -165,18 +177,26 @@ class ReActExtractor:
 
     def messages(self, loop: ReActLoop) -> list[dict[str, Any]]:
         """The opening messages of a batch's loop."""
-        system = SYSTEM_PROMPT.format(types=render_types(self.registry), rules=RULES,
-                                      entity_types=", ".join(entity_types(self.registry)))
-        user = ("Messages (one per line: [node id] role (speaker) date: text):\n"
-                f"{render_nodes(loop.records)}\n\n"
-                f"Known entities named here (read them first): {loop.known_hint()}\n"
-                "Next step as JSON.")
+        system = SYSTEM_PROMPT.format(
+            types=render_types(self.registry),
+            rules=RULES,
+            entity_types=", ".join(entity_types(self.registry)),
+        )
+        user = (
+            "Messages (one per line: [node id] role (speaker) date: text):\n"
+            f"{render_nodes(loop.records)}\n\n"
+            f"Known entities named here (read them first): {loop.known_hint()}\n"
+            "Next step as JSON."
+        )
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
     def step_schema(self, ctx: BatchContext) -> dict[str, Any]:
         """One step: an ``anyOf`` with one branch per action and its arguments."""
-        uri = {"type": "object", "properties": {"uri": {"type": "string", "maxLength": MAX_URI}},
-               "required": ["uri"]}
+        uri = {
+            "type": "object",
+            "properties": {"uri": {"type": "string", "maxLength": MAX_URI}},
+            "required": ["uri"],
+        }
         branches = []
         for action in ACTIONS:
             if action in EXTRACT_FIELDS:
@@ -185,15 +205,27 @@ class ReActExtractor:
                 args = {"type": "object", "properties": {}, "required": []}
             else:
                 args = uri
-            branches.append({"type": "object",
-                             "properties": {"thought": {"type": "string",
-                                                        "maxLength": MAX_THOUGHT},
-                                            "action": {"const": action}, "args": args},
-                             "required": ["thought", "action", "args"]})
+            branches.append(
+                {
+                    "type": "object",
+                    "properties": {
+                        "thought": {"type": "string", "maxLength": MAX_THOUGHT},
+                        "action": {"const": action},
+                        "args": args,
+                    },
+                    "required": ["thought", "action", "args"],
+                }
+            )
         return {"anyOf": branches}
 
-    def _run(self, client: ChatClient, batch: Sequence[NodeRecord], stats: dict[str, int],
-             trace: list[dict[str, Any]], number: int) -> list[Candidate] | None:
+    def _run(
+        self,
+        client: ChatClient,
+        batch: Sequence[NodeRecord],
+        stats: dict[str, int],
+        trace: list[dict[str, Any]],
+        number: int,
+    ) -> list[Candidate] | None:
         """One batch's loop: its accepted candidates, or ``None`` for the fallback."""
         loop = self.new_loop(batch, stats)
         opening = self.messages(loop)
@@ -209,9 +241,10 @@ class ReActExtractor:
                 break
             stats["react_calls"] += 1
             try:
-                messages = opening + history[max(0, len(history) - 2 * self.max_history_steps):]
-                reply = client.chat(messages, max_tokens=self.max_step_tokens,
-                                    response_format=response_format)
+                messages = opening + history[max(0, len(history) - 2 * self.max_history_steps) :]
+                reply = client.chat(
+                    messages, max_tokens=self.max_step_tokens, response_format=response_format
+                )
             except LLMError as exc:
                 stats["react_errors"] += 1
                 trace.append({"batch": number, "step": step, "error": str(exc)})
@@ -225,16 +258,24 @@ class ReActExtractor:
                 parsed, key, observation = self._observe(loop, reply.content, seen, stats)
             except InvalidOutput as exc:
                 stats["react_invalid"] += 1
-                trace.append({"batch": number, "step": step, "raw": reply.content[:500],
-                              "invalid": str(exc)})
+                trace.append(
+                    {"batch": number, "step": step, "raw": reply.content[:500], "invalid": str(exc)}
+                )
                 log.warning("ReAct step invalid; the fallback extracts this batch: %s", exc)
                 return None
             run = run + 1 if key == last_key else 1
             last_key = key
             stats["react_steps"] += 1
-            trace.append({"batch": number, "step": step, "thought": parsed.thought,
-                          "action": parsed.action, "args": parsed.args,
-                          "observation": observation})
+            trace.append(
+                {
+                    "batch": number,
+                    "step": step,
+                    "thought": parsed.thought,
+                    "action": parsed.action,
+                    "args": parsed.args,
+                    "observation": observation,
+                }
+            )
             if loop.finished:
                 break
             if run >= STALL_REPEATS:
@@ -242,8 +283,9 @@ class ReActExtractor:
                 log.info("ReAct loop stalled (the same step %d times); ending it", run)
                 break
             history.append({"role": "assistant", "content": reply.content})
-            history.append({"role": "user",
-                            "content": f"Observation: {observation}\nNext step as JSON."})
+            history.append(
+                {"role": "user", "content": f"Observation: {observation}\nNext step as JSON."}
+            )
         if not loop.accepted:  # stalled, stopped or finished with nothing: the rules read it
             stats["react_empty"] += 1
             trace.append({"batch": number, "empty": True})
@@ -251,8 +293,9 @@ class ReActExtractor:
         return loop.accepted
 
     @staticmethod
-    def _observe(loop: ReActLoop, content: str, seen: dict[str, str],
-                 stats: dict[str, int]) -> tuple[_Step, str, str]:
+    def _observe(
+        loop: ReActLoop, content: str, seen: dict[str, str], stats: dict[str, int]
+    ) -> tuple[_Step, str, str]:
         """Parse one answer and act on it: ``(step, its key, the observation)``. The same tool
         call again is answered from ``seen`` (an extract would only be skipped as known), with
         a nudge to move on."""
@@ -260,8 +303,11 @@ class ReActExtractor:
         key = json.dumps([parsed.action, parsed.args], sort_keys=True)
         if key in seen:
             stats["react_repeats"] += 1
-            return parsed, key, (f"{seen[key]}\n(You did exactly this already. Extract what is "
-                                 "new, or finish.)")
+            return (
+                parsed,
+                key,
+                (f"{seen[key]}\n(You did exactly this already. Extract what is new, or finish.)"),
+            )
         seen[key] = loop.act(parsed.action, parsed.args)
         return parsed, key, seen[key]
 

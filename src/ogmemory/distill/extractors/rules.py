@@ -72,8 +72,14 @@ class RuleExtractor:
 
     name = "rules"
 
-    def __init__(self, *, tz: tzinfo = UTC, assistant_facts: bool = False,
-                 max_chars: int = 20_000, max_statements: int = 2) -> None:
+    def __init__(
+        self,
+        *,
+        tz: tzinfo = UTC,
+        assistant_facts: bool = False,
+        max_chars: int = 20_000,
+        max_statements: int = 2,
+    ) -> None:
         self.tz = tz
         self.max_statements = max_statements
         self.assistant_facts = assistant_facts
@@ -87,8 +93,9 @@ class RuleExtractor:
         else:
             speaker, speaker_zh = _DEFAULT_NAMES.get(node.role, (node.role, node.role))
         personal = named or node.role == "user" or self.assistant_facts
-        return NodeContext(record, speaker, speaker_zh, personal, day_of(node.event_time, self.tz),
-                           self.tz)
+        return NodeContext(
+            record, speaker, speaker_zh, personal, day_of(node.event_time, self.tz), self.tz
+        )
 
     def extract(self, records: Sequence[NodeRecord]) -> ExtractionResult:
         """Candidates for every node of the batch, in node order, then the work items."""
@@ -119,37 +126,60 @@ class RuleExtractor:
             listener = ctx.listener = threads.listener(record, ctx)
             start = len(candidates)
             statements = self._node(ctx, sentences, candidates, answer)
-            said = next((i for i in range(start, len(candidates))
-                         if candidates[i].type in _STATEMENT_TYPES), None)
+            said = next(
+                (
+                    i
+                    for i in range(start, len(candidates))
+                    if candidates[i].type in _STATEMENT_TYPES
+                ),
+                None,
+            )
             why = threads.why.get(record.session_id)
             if why and node.role == "assistant" and not ctx.personal:
-                found = explanation(sentences, ctx, why,
-                                    threads.why_text.get(record.session_id, ""))
+                found = explanation(
+                    sentences, ctx, why, threads.why_text.get(record.session_id, "")
+                )
                 if found is not None:
                     candidates.append(replace(found, node_ids=(why, node.id)))
-            threads.why[record.session_id] = node.id if (
-                ctx.personal and asks_why(text)) else ""
+            threads.why[record.session_id] = node.id if (ctx.personal and asks_why(text)) else ""
             threads.why_text[record.session_id] = text if threads.why[record.session_id] else ""
             if listener and ctx.personal:
                 offered = any(c.attrs.get("stance") == "offers" for c in candidates[start:])
-                candidates.extend(c for c in social(sentences, ctx, listener)
-                                  if not (offered and c.relation == "offers_help"))
+                candidates.extend(
+                    c
+                    for c in social(sentences, ctx, listener)
+                    if not (offered and c.relation == "offers_help")
+                )
             extra = None
-            if (threads.asked(record, ctx) and not statements and said is None
-                    and len(candidates) == start):
+            if (
+                threads.asked(record, ctx)
+                and not statements
+                and said is None
+                and len(candidates) == start
+            ):
                 extra = elaboration(sentences, ctx)  # may only join what it answers
-            counts["threads_merged"] += threads.add(record, ctx, sentences, statements,
-                                                    candidates, said, extra)
+            counts["threads_merged"] += threads.add(
+                record, ctx, sentences, statements, candidates, said, extra
+            )
             _name_the_group(candidates, start, ctx, text)
         candidates = merge_beliefs(keep_views(candidates, answers))
         work = extract_work(records)
         candidates.extend(work)
-        stats = {"nodes": len(records), **counts, "candidates": len(candidates),
-                 "work_items": len(work)}
+        stats = {
+            "nodes": len(records),
+            **counts,
+            "candidates": len(candidates),
+            "work_items": len(work),
+        }
         return ExtractionResult(candidates, stats)
 
-    def _node(self, ctx: NodeContext, sentences: list[Sentence], candidates: list[Candidate],
-              answer: bool = False) -> list[Candidate]:
+    def _node(
+        self,
+        ctx: NodeContext,
+        sentences: list[Sentence],
+        candidates: list[Candidate],
+        answer: bool = False,
+    ) -> list[Candidate]:
         """Pattern, event and statement candidates of one node; returns its statements (not
         yet in ``candidates``: a thread may merge them into an earlier one). ``answer``: the
         node answers a question about the speaker, so a less salient statement is kept."""
@@ -163,9 +193,14 @@ class RuleExtractor:
             if not s.question and ctx.personal:
                 # An unnamed assistant's echoes and confirmations are never memories.
                 found = deadlines(s, ctx)
-                found += (stack_zh(s, ctx) + identity_zh(s, ctx) + extract_zh(s, ctx) if zh
-                          else stack_en(s, ctx) + pivot_en(s, ctx) + identity_en(s, ctx)
-                          + extract_en(s, ctx))
+                found += (
+                    stack_zh(s, ctx) + identity_zh(s, ctx) + extract_zh(s, ctx)
+                    if zh
+                    else stack_en(s, ctx)
+                    + pivot_en(s, ctx)
+                    + identity_en(s, ctx)
+                    + extract_en(s, ctx)
+                )
                 if not found:
                     found = stances_zh(s, ctx) if zh else stances_en(s, ctx)
                 found += conventions_zh(s, ctx, found) if zh else conventions_en(s, ctx, found)
@@ -173,8 +208,13 @@ class RuleExtractor:
                 # A decision, switch, learning or deadline already dates this sentence: an
                 # event restating it would only be a duplicate on the timeline.
                 if not any(c.kind or (c.slot or "").startswith("deadline") for c in found):
-                    events = events_zh(s, ctx) if zh else [
-                        e for e in events_en(s, ctx, carry) if not too_thin(e.text, ctx.speaker)]
+                    events = (
+                        events_zh(s, ctx)
+                        if zh
+                        else [
+                            e for e in events_en(s, ctx, carry) if not too_thin(e.text, ctx.speaker)
+                        ]
+                    )
                     candidates.extend(events)
             elif ctx.personal and not s.text.rstrip().endswith(("?", "？")):
                 # "When you review, flag ...": question-shaped, but an instruction
@@ -187,8 +227,9 @@ class RuleExtractor:
             if ctx.personal and not s.question:
                 learned = lesson(s, ctx)
                 if learned is not None:  # "the lesson is ...": one lesson, not two readings
-                    candidates[:] = [c for c in candidates
-                                     if c not in found or c.kind != "learning"]
+                    candidates[:] = [
+                        c for c in candidates if c not in found or c.kind != "learning"
+                    ]
                     candidates.append(learned)
                     found.append(learned)
             if ctx.personal and not found and not events:
@@ -214,9 +255,10 @@ class RuleExtractor:
 _POINTS_BACK = re.compile(r"^(?:It|Its|They|Their|Them|This|That|These|Those|He|She|His|Her)\b")
 
 
-def _with_referent(cand: Candidate, s: Sentence, sentences: list[Sentence], ctx: NodeContext,
-                   kept: list[Sentence]) -> Candidate:
-    """"It's like therapy for Melanie": the sentence before says what "it" is ("Melanie is a
+def _with_referent(
+    cand: Candidate, s: Sentence, sentences: list[Sentence], ctx: NodeContext, kept: list[Sentence]
+) -> Candidate:
+    """ "It's like therapy for Melanie": the sentence before says what "it" is ("Melanie is a
     big fan of pottery"), so the memory starts there (unless that sentence is a memory of its
     own, a question or too long)."""
     if cand.language != "en" or not _POINTS_BACK.match(cand.text):
@@ -226,8 +268,13 @@ def _with_referent(cand: Candidate, s: Sentence, sentences: list[Sentence], ctx:
     while i > 0 and len(lead) < 2:  # "She gave it to me. It stands for love." : two back
         prev = sentences[i - 1]
         said = _REFERENT_LEAD.sub("", prev.text).strip()
-        if (prev in kept or prev.question or not said or len(said.split()) > 25
-                or len(_WORDS.findall(said)) < 2):
+        if (
+            prev in kept
+            or prev.question
+            or not said
+            or len(said.split()) > 25
+            or len(_WORDS.findall(said)) < 2
+        ):
             break
         for t in prev.times:  # "yesterday" means nothing later: the day it was
             said = said.replace(t.text, f"({t.label()})")
@@ -241,15 +288,17 @@ def _with_referent(cand: Candidate, s: Sentence, sentences: list[Sentence], ctx:
     return replace(cand, text=f"{before}. {cand.text}")
 
 
-_REFERENT_LEAD = re.compile(r"^(?:(?:yeah|yes|yep|oh|wow|thanks|thank\s+you|haha|lol|aw+|hey|hi"
-                            r"|totally|definitely|sure|so|and|but|well|ok|okay)\b[\s,!.~]*)+"
-                            r"|^[A-Z][a-z]+\s*[,!]\s*", re.IGNORECASE)
+_REFERENT_LEAD = re.compile(
+    r"^(?:(?:yeah|yes|yep|oh|wow|thanks|thank\s+you|haha|lol|aw+|hey|hi"
+    r"|totally|definitely|sure|so|and|but|well|ok|okay)\b[\s,!.~]*)+"
+    r"|^[A-Z][a-z]+\s*[,!]\s*",
+    re.IGNORECASE,
+)
 _WORDS = re.compile(r"[A-Za-z]{3,}")
 
 
-def _name_the_group(candidates: list[Candidate], start: int, ctx: NodeContext,
-                    text: str) -> None:
-    """"We went camping": the clause alone did not say who "we" is; the whole message may
+def _name_the_group(candidates: list[Candidate], start: int, ctx: NodeContext, text: str) -> None:
+    """ "We went camping": the clause alone did not say who "we" is; the whole message may
     ("... the kids loved it"), or it is the two people talking ("we finally met up")."""
     vague = f"{ctx.speaker} and others"
     for i in range(start, len(candidates)):
@@ -263,11 +312,13 @@ def _name_the_group(candidates: list[Candidate], start: int, ctx: NodeContext,
             candidates[i] = replace(c, text=c.text.replace(vague, group))
 
 
-_TOGETHER = re.compile(r"\b(?:we|us)\b[^.!?]*\b(?:together|met\s+up|meet\s+up|both|hung\s+out"
-                       r"|hang\s+out|caught\s+up|catch\s+up|each\s+other)\b"
-                       r"|\bmet\s+up\b|\bus\s+two\b|\bthe\s+two\s+of\s+us\b"
-                       r"|\bwe\s+(?:last\s+|haven't\s+|have\s+not\s+)?(?:chatted|talked|spoke)\b",
-                       re.IGNORECASE)
+_TOGETHER = re.compile(
+    r"\b(?:we|us)\b[^.!?]*\b(?:together|met\s+up|meet\s+up|both|hung\s+out"
+    r"|hang\s+out|caught\s+up|catch\s+up|each\s+other)\b"
+    r"|\bmet\s+up\b|\bus\s+two\b|\bthe\s+two\s+of\s+us\b"
+    r"|\bwe\s+(?:last\s+|haven't\s+|have\s+not\s+)?(?:chatted|talked|spoke)\b",
+    re.IGNORECASE,
+)
 _MERGE_LIMIT = 300
 _STATEMENT_TYPES = ("note", "event")
 _YOU = re.compile(r"\byou(?:rs?|rself)?\b|你|您", re.IGNORECASE)
@@ -309,26 +360,42 @@ class _Threads:
         if other and other != ctx.speaker:
             return other
         if other is None:  # the session's first turn: the one who will answer
-            return next((n for n in self.speakers.get(record.session_id, ())
-                         if n != ctx.speaker), None)
+            return next(
+                (n for n in self.speakers.get(record.session_id, ()) if n != ctx.speaker), None
+            )
         return None
 
-    def add(self, record: NodeRecord, ctx: NodeContext, sentences: list[Sentence],
-            statements: list[Candidate], candidates: list[Candidate],
-            said: int | None = None, extra: Candidate | None = None) -> int:
+    def add(
+        self,
+        record: NodeRecord,
+        ctx: NodeContext,
+        sentences: list[Sentence],
+        statements: list[Candidate],
+        candidates: list[Candidate],
+        said: int | None = None,
+        extra: Candidate | None = None,
+    ) -> int:
         """Place the node's statements (merged or appended); returns 1 if it merged.
         ``said``: the index of an event the node already stated (a later answer may join
         it when the node has no statement of its own)."""
         recent = self.recent.setdefault(record.session_id, [])
         merged = 0
         target = None
-        if (len(recent) == 2 and recent[0][0] == ctx.speaker and recent[1][0] != ctx.speaker
-                and recent[1][1] and recent[0][2] is not None):
+        if (
+            len(recent) == 2
+            and recent[0][0] == ctx.speaker
+            and recent[1][0] != ctx.speaker
+            and recent[1][1]
+            and recent[0][2] is not None
+        ):
             target = recent[0][2]
         first_index: int | None = None
-        if (extra is not None and target is not None and _can_merge(candidates[target], extra)
-                and _follows_up(self.question.get(record.session_id, ""),
-                                candidates[target].text)):
+        if (
+            extra is not None
+            and target is not None
+            and _can_merge(candidates[target], extra)
+            and _follows_up(self.question.get(record.session_id, ""), candidates[target].text)
+        ):
             candidates[target] = _merge(candidates[target], extra)
             merged, first_index = 1, target
         for cand in statements:
@@ -352,8 +419,11 @@ class _Threads:
         return merged
 
 
-_ANAPHORA = re.compile(r"\b(?:it|its|that|this|they|them|their|those|these|there|he|she|his"
-                      r"|her)\b|它|那|这|他们|她们", re.IGNORECASE)
+_ANAPHORA = re.compile(
+    r"\b(?:it|its|that|this|they|them|their|those|these|there|he|she|his"
+    r"|her)\b|它|那|这|他们|她们",
+    re.IGNORECASE,
+)
 _WORD = re.compile(r"[A-Za-z]{4,}|[\u4e00-\u9fff]{2}")
 # "Where did you go?", "What did you see?": asking on about what was just told
 _WH_YOU = re.compile(r"\b(?:what|where|how|who|when|which|why)\b[^?]*\byou\b", re.IGNORECASE)
@@ -370,8 +440,12 @@ def _follows_up(question: str, said: str) -> bool:
 
 
 def _can_merge(old: Candidate, new: Candidate) -> bool:
-    return (old.language == new.language and old.type in _STATEMENT_TYPES
-            and "stance" not in old.attrs and len(old.text) + len(new.text) < _MERGE_LIMIT)
+    return (
+        old.language == new.language
+        and old.type in _STATEMENT_TYPES
+        and "stance" not in old.attrs
+        and len(old.text) + len(new.text) < _MERGE_LIMIT
+    )
 
 
 def _merge(old: Candidate, new: Candidate) -> Candidate:
@@ -379,6 +453,10 @@ def _merge(old: Candidate, new: Candidate) -> Candidate:
     if "date" not in attrs and "date" in new.attrs:
         attrs.update({k: v for k, v in new.attrs.items() if k.startswith("date")})
     sep = "" if old.language == "zh" else " "
-    return replace(old, text=f"{old.text}{sep}{new.text}",
-                   node_ids=tuple(dict.fromkeys((*old.node_ids, *new.node_ids))),
-                   importance=max(old.importance, new.importance), attrs=attrs)
+    return replace(
+        old,
+        text=f"{old.text}{sep}{new.text}",
+        node_ids=tuple(dict.fromkeys((*old.node_ids, *new.node_ids))),
+        importance=max(old.importance, new.importance),
+        attrs=attrs,
+    )

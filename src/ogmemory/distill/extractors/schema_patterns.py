@@ -71,7 +71,9 @@ class SchemaPatternExtractor:
 _NAME = r"[\w+#-]+(?:\.[\w+#-]+)*"
 _EN_ALIAS = re.compile(
     r"\s*(?:\(|,)\s*(?:aka|a\.k\.a\.?|also (?:called|known as)|which we call|we call it)\s+"
-    rf"(?:the\s+|our\s+)?(?P<b>{_NAME}(?: {_NAME})?)", re.IGNORECASE)
+    rf"(?:the\s+|our\s+)?(?P<b>{_NAME}(?: {_NAME})?)",
+    re.IGNORECASE,
+)
 _ZH_ALIAS = re.compile(
     r"(?P<a>[A-Za-z][\w.+#-]{1,40}|[\u4e00-\u9fff]{1,8})\s*(?:也叫|又叫|也就是|即)\s*"
     r"(?:我们的)?(?P<b>[A-Za-z][\w.+#-]{1,40}|[\u4e00-\u9fff]{1,8})"
@@ -99,12 +101,15 @@ def _alias_pairs(text: str) -> list[tuple[str, str]]:
             pairs.append((" ".join(words), b))
     for m in _ZH_ALIAS.finditer(text) if _ZH_GATE.search(text) else ():
         pairs.append((m.group("a"), m.group("b")))
-    return [(a, b) for a, b in pairs
-            if a.lower() not in _STOP and b.lower() not in _STOP and a.lower() != b.lower()]
+    return [
+        (a, b)
+        for a, b in pairs
+        if a.lower() not in _STOP and b.lower() not in _STOP and a.lower() != b.lower()
+    ]
 
 
 class AliasExtractor:
-    """"the worker (aka the daemon)", "worker 也叫 后端": two names of one entity."""
+    """ "the worker (aka the daemon)", "worker 也叫 后端": two names of one entity."""
 
     name = "aliases"
 
@@ -117,11 +122,18 @@ class AliasExtractor:
             for a, b in _alias_pairs(text):
                 lang = detect_language(text)
                 statement = f"{a} 也叫 {b}。" if lang == "zh" else f"{a} is also called {b}."
-                out.append(Candidate(
-                    type="entity", text=statement, session_id=rec.session_id,
-                    node_ids=(rec.node.id,), subject=EntityRef(a, "concept", aliases=(b,)),
-                    confidence=0.8, importance=0.4, language=lang,
-                ))
+                out.append(
+                    Candidate(
+                        type="entity",
+                        text=statement,
+                        session_id=rec.session_id,
+                        node_ids=(rec.node.id,),
+                        subject=EntityRef(a, "concept", aliases=(b,)),
+                        confidence=0.8,
+                        importance=0.4,
+                        language=lang,
+                    )
+                )
         return ExtractionResult(out)
 
 

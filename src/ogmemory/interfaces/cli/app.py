@@ -72,9 +72,10 @@ class _OgmemGroup(TyperGroup):
         super().__init__(*args, **kwargs)
         _plain_flags(self)
 
-    def make_context(self, info_name: str | None, args: list[str], parent: Any = None,
-                     **extra: Any) -> Any:
-        wants_json = "--json" in (args[:args.index("--")] if "--" in args else args)
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any
+    ) -> Any:
+        wants_json = "--json" in (args[: args.index("--")] if "--" in args else args)
         ctx = super().make_context(info_name, args, parent, **extra)
         ctx.meta[_JSON_KEY] = wants_json
         return ctx
@@ -118,8 +119,9 @@ def error_json(kind: str, message: str, code: int) -> str:
     >>> error_json("NotFound", "no session 'x'", 1)
     '{"error": {"type": "NotFound", "message": "no session \'x\'", "exit_code": 1}}'
     """
-    return json.dumps({"error": {"type": kind, "message": message, "exit_code": code}},
-                      ensure_ascii=False)
+    return json.dumps(
+        {"error": {"type": kind, "message": message, "exit_code": code}}, ensure_ascii=False
+    )
 
 
 def _plain_flags(command: Any) -> None:

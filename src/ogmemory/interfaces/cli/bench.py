@@ -41,12 +41,24 @@ def _check_args(data: Path, budget: int, samples: int | None, run_out: Path | No
 
 
 def _print_loo(report: LocomoReport) -> None:
-    rows = [(held, chosen, f"{c14:.3f}", f"{d14:.3f}", f"{cmh:.3f}", f"{dmh:.3f}")
-            for held, chosen, c14, d14, cmh, dmh in loo_table(report)]
-    stdout_console().print(table(
-        "Leave one conversation out: settings chosen on the others",
-        ("held out", "chosen on the others", "1-4 chosen", "1-4 default",
-         "multi-hop chosen", "multi-hop default"), rows))
+    rows = [
+        (held, chosen, f"{c14:.3f}", f"{d14:.3f}", f"{cmh:.3f}", f"{dmh:.3f}")
+        for held, chosen, c14, d14, cmh, dmh in loo_table(report)
+    ]
+    stdout_console().print(
+        table(
+            "Leave one conversation out: settings chosen on the others",
+            (
+                "held out",
+                "chosen on the others",
+                "1-4 chosen",
+                "1-4 default",
+                "multi-hop chosen",
+                "multi-hop default",
+            ),
+            rows,
+        )
+    )
 
 
 @bench_app.command("locomo")
@@ -98,8 +110,11 @@ def bench_locomo(
     ] = False,
     leave_one_out: Annotated[
         bool,
-        typer.Option("--leave-one-out", help="Also recall with variants of the settings and "
-                     "show what choosing them on the other conversations gives on each."),
+        typer.Option(
+            "--leave-one-out",
+            help="Also recall with variants of the settings and "
+            "show what choosing them on the other conversations gives on each.",
+        ),
     ] = False,
 ) -> None:
     """Recall every LoCoMo question within the budget and score the evidence turns cited,

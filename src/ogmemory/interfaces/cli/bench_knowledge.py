@@ -20,25 +20,39 @@ __all__ = ["bench_knowledge"]
 def bench_knowledge(
     data: Annotated[
         Path | None,
-        typer.Option("--data", metavar="FILE", show_default=False,
-                     help="A LoCoMo-format JSON file whose samples carry 'observation' lists."),
+        typer.Option(
+            "--data",
+            metavar="FILE",
+            show_default=False,
+            help="A LoCoMo-format JSON file whose samples carry 'observation' lists.",
+        ),
     ] = None,
     sessions: Annotated[
         list[Path] | None,
-        typer.Option("--sessions", metavar="PATH", show_default=False,
-                     help="A scripted developer session (YAML) or a directory of them; "
-                     "repeat for several (e.g. a dev and a held-out set)."),
+        typer.Option(
+            "--sessions",
+            metavar="PATH",
+            show_default=False,
+            help="A scripted developer session (YAML) or a directory of them; "
+            "repeat for several (e.g. a dev and a held-out set).",
+        ),
     ] = None,
     samples: Annotated[
         int | None,
-        typer.Option("--samples", metavar="N", show_default=False,
-                     help="Only the first N LoCoMo conversations. \\[default: all]"),
+        typer.Option(
+            "--samples",
+            metavar="N",
+            show_default=False,
+            help="Only the first N LoCoMo conversations. \\[default: all]",
+        ),
     ] = None,
     recall: Annotated[
         bool,
-        typer.Option("--recall/--no-recall",
-                     help="Also run the LoCoMo recall benchmark on the same file (a few "
-                     "minutes) and print its evidence recall in the same table."),
+        typer.Option(
+            "--recall/--no-recall",
+            help="Also run the LoCoMo recall benchmark on the same file (a few "
+            "minutes) and print its evidence recall in the same table.",
+        ),
     ] = True,
     show: Annotated[
         bool,
@@ -46,10 +60,14 @@ def bench_knowledge(
     ] = False,
     home: Annotated[
         Path | None,
-        typer.Option("--home", file_okay=False, show_default=False,
-                     help="Keep the LoCoMo tenants here (accounts 'knowledge' and 'locomo', "
-                     "one space per sample). \\[default: a temporary directory, deleted "
-                     "afterwards]"),
+        typer.Option(
+            "--home",
+            file_okay=False,
+            show_default=False,
+            help="Keep the LoCoMo tenants here (accounts 'knowledge' and 'locomo', "
+            "one space per sample). \\[default: a temporary directory, deleted "
+            "afterwards]",
+        ),
     ] = None,
 ) -> None:
     """Score distillation: coverage, semantic coverage and grounded against LoCoMo's gold
@@ -64,18 +82,17 @@ def bench_knowledge(
     settings = Settings.from_env(home=home)
     console = stdout_console()
     if data is not None:
-        report = run_knowledge(data, home=home, settings=settings, samples=samples,
-                               progress=notice)
+        report = run_knowledge(data, home=home, settings=settings, samples=samples, progress=notice)
         if recall:
             from ...evaluation.locomo import run_locomo
 
             notice("running the LoCoMo recall benchmark on the same file ...")
-            locomo = run_locomo(data, home=home, settings=settings, samples=samples,
-                                progress=notice)
+            locomo = run_locomo(
+                data, home=home, settings=settings, samples=samples, progress=notice
+            )
             report.recall = recall_summary(locomo, ["ogmemory", "RRF turns"])
         print_knowledge(report, console)
     for path in sessions or []:
         paths = script_paths(path)
         scores = run_sessions(paths, settings=settings, progress=notice)
-        print_sessions(scores, console, title=f"scripted developer sessions: {path}",
-                       show=show)
+        print_sessions(scores, console, title=f"scripted developer sessions: {path}", show=show)

@@ -37,9 +37,18 @@ HELP = """\
 class ChatLoop:
     """One conversation: lines in, replies and command output out (``write``)."""
 
-    def __init__(self, engine: ContextEngine, client: ChatClient, *, session_id: str | None,
-                 temporary: bool, project: Path | None, system: str, max_tokens: int,
-                 write: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        engine: ContextEngine,
+        client: ChatClient,
+        *,
+        session_id: str | None,
+        temporary: bool,
+        project: Path | None,
+        system: str,
+        max_tokens: int,
+        write: Callable[[str], None],
+    ) -> None:
         self.engine = engine
         self.mem: Memory = engine.memory
         self.client = client
@@ -70,13 +79,19 @@ class ChatLoop:
         # bound only to a project named with --project: this agent has no tools, so what
         # changes in a repository during a turn is the user's own work, never to be committed
         # as the agent's
-        got = self.engine.on_message(self.session_id, text, cwd=self.project,
-                                     temporary=self.temporary, model=self.client.settings.model)
+        got = self.engine.on_message(
+            self.session_id,
+            text,
+            cwd=self.project,
+            temporary=self.temporary,
+            model=self.client.settings.model,
+        )
         self.session_id = got.session_id
         ctx = self.engine.before_inference(got.session_id, system=self.system)
         try:
-            reply = self.client.chat(list(ctx.messages), max_tokens=self.max_tokens,
-                                     temperature=0.3)
+            reply = self.client.chat(
+                list(ctx.messages), max_tokens=self.max_tokens, temperature=0.3
+            )
             answer = reply.content.strip() or "(no reply)"
         except LLMError as exc:
             self.write(f"[the model failed: {exc}; your message is recorded]")
@@ -92,9 +107,15 @@ class ChatLoop:
         if name in ("/exit", "/quit"):
             return False
         handlers: dict[str, Callable[[str], None]] = {
-            "/help": lambda _: self.write(HELP), "/remember": self.remember,
-            "/forget": self.forget, "/core": self.core, "/recall": self.recall,
-            "/rename": self.rename, "/why": self.why, "/compact": self.compact}
+            "/help": lambda _: self.write(HELP),
+            "/remember": self.remember,
+            "/forget": self.forget,
+            "/core": self.core,
+            "/recall": self.recall,
+            "/rename": self.rename,
+            "/why": self.why,
+            "/compact": self.compact,
+        }
         handler = handlers.get(name)
         if handler is None:
             self.write(f"unknown command {name}; /help lists them")
@@ -128,12 +149,15 @@ class ChatLoop:
         items = [m for m in self.mem.memories(include_disabled=True) if m.id == arg]
         if not items:
             needle = arg.lower()
-            items = [m for m in self.mem.memories(include_disabled=True)
-                     if needle in m.text.lower()]
+            items = [
+                m for m in self.mem.memories(include_disabled=True) if needle in m.text.lower()
+            ]
         if len(items) != 1:
             listing = "\n".join(f"  {m.id}: {m.text}" for m in items[:10])
-            self.write(f"{len(items)} memories match {arg!r}; give one id" +
-                       (f":\n{listing}" if listing else ""))
+            self.write(
+                f"{len(items)} memories match {arg!r}; give one id"
+                + (f":\n{listing}" if listing else "")
+            )
             return
         gone = self.mem.forget(items[0].id)
         self.write(f"forgot {gone.id}: {gone.text}")
@@ -141,8 +165,10 @@ class ChatLoop:
     def core(self, _: str) -> None:
         """/core"""
         if self._memory_read():
-            self.write(self.engine.core_for(self.scope) or "core.md is empty (nothing distilled "
-                       "yet; 'ogmem sleep deep' writes it)")
+            self.write(
+                self.engine.core_for(self.scope)
+                or "core.md is empty (nothing distilled yet; 'ogmem sleep deep' writes it)"
+            )
 
     def recall(self, arg: str) -> None:
         """/recall QUERY"""
@@ -150,8 +176,10 @@ class ChatLoop:
             raise InvalidInput("usage: /recall QUERY")
         if self._memory_read():
             result = self.mem.recall(arg, scope=self.scope)
-            lines = [f"{len(result.items)} item(s), {result.tokens} tokens" +
-                     (f" (fallback: {result.reason})" if result.fallback else "")]
+            lines = [
+                f"{len(result.items)} item(s), {result.tokens} tokens"
+                + (f" (fallback: {result.reason})" if result.fallback else "")
+            ]
             lines += [f"- {item.render()}" for item in result.items]
             self.write("\n".join(lines))
 
@@ -184,25 +212,48 @@ class ChatLoop:
         notice(f"session {self.session_id}: " + "; ".join(result.reasons))
 
 
-def _llm_settings(settings: Settings, base_url: str | None, model: str | None,
-                  api_key: str | None) -> LLMSettings:
+def _llm_settings(
+    settings: Settings, base_url: str | None, model: str | None, api_key: str | None
+) -> LLMSettings:
     base = settings.llm
     if base_url is None and base is None:
-        raise InvalidInput("ogmem chat needs an OpenAI-compatible endpoint: set "
-                           "OGMEM_LLM_BASE_URL (and OGMEM_LLM_MODEL) or pass --base-url")
-    return LLMSettings(base_url=base_url or (base.base_url if base else ""),
-                       model=model or (base.model if base else "default"),
-                       api_key=api_key or (base.api_key if base else None),
-                       timeout=base.timeout if base else 60.0)
+        raise InvalidInput(
+            "ogmem chat needs an OpenAI-compatible endpoint: set "
+            "OGMEM_LLM_BASE_URL (and OGMEM_LLM_MODEL) or pass --base-url"
+        )
+    return LLMSettings(
+        base_url=base_url or (base.base_url if base else ""),
+        model=model or (base.model if base else "default"),
+        api_key=api_key or (base.api_key if base else None),
+        timeout=base.timeout if base else 60.0,
+    )
 
 
-def run_chat(mem: Memory, client: ChatClient, lines: TextIO, *, session_id: str | None = None,
-             temporary: bool = False, project: Path | None = None, system: str = SYSTEM,
-             budget: int = 8000, max_tokens: int = 400, first: str | None = None) -> str | None:
+def run_chat(
+    mem: Memory,
+    client: ChatClient,
+    lines: TextIO,
+    *,
+    session_id: str | None = None,
+    temporary: bool = False,
+    project: Path | None = None,
+    system: str = SYSTEM,
+    budget: int = 8000,
+    max_tokens: int = 400,
+    first: str | None = None,
+) -> str | None:
     """Run a conversation over ``lines`` (a TTY gets a prompt); returns the session id."""
     engine = ContextEngine(mem, EngineConfig(budget=budget, recall_budget=min(2000, budget // 4)))
-    loop = ChatLoop(engine, client, session_id=session_id, temporary=temporary,
-                    project=project, system=system, max_tokens=max_tokens, write=typer.echo)
+    loop = ChatLoop(
+        engine,
+        client,
+        session_id=session_id,
+        temporary=temporary,
+        project=project,
+        system=system,
+        max_tokens=max_tokens,
+        write=typer.echo,
+    )
     interactive = lines.isatty()
     try:
         if first and not loop.handle(first):
@@ -291,10 +342,21 @@ def chat(
     llm = _llm_settings(settings, base_url, model, api_key)
     settings = Settings(**{**settings.__dict__, "llm": llm})
     with Memory(settings=settings) as mem, ChatClient(llm) as client:
-        notice(f"ogmem chat: {llm.model} at {llm.base_url}; memory in {settings.home}"
-               f"{' (temporary conversation)' if temporary else ''}. /help lists commands.")
-        run_chat(mem, client, sys.stdin, session_id=session, temporary=temporary,
-                 project=project, system=system, budget=budget, max_tokens=max_tokens)
+        notice(
+            f"ogmem chat: {llm.model} at {llm.base_url}; memory in {settings.home}"
+            f"{' (temporary conversation)' if temporary else ''}. /help lists commands."
+        )
+        run_chat(
+            mem,
+            client,
+            sys.stdin,
+            session_id=session,
+            temporary=temporary,
+            project=project,
+            system=system,
+            budget=budget,
+            max_tokens=max_tokens,
+        )
 
 
 def demo_chat(home: Path, account: str | None, space: str | None, question: str) -> None:
@@ -302,11 +364,14 @@ def demo_chat(home: Path, account: str | None, space: str | None, question: str)
     built, opening with a question about it (then interactive in a terminal)."""
     settings = Settings.from_env(home=home, account=account, space=space)
     if settings.llm is None:
-        notice("Set OGMEM_LLM_BASE_URL (and OGMEM_LLM_MODEL) to chat with this memory: "
-               f"ogmem chat --home {home}")
+        notice(
+            "Set OGMEM_LLM_BASE_URL (and OGMEM_LLM_MODEL) to chat with this memory: "
+            f"ogmem chat --home {home}"
+        )
         return
-    typer.echo(f"\nChat with this memory ({settings.llm.model}); /why shows the context, "
-               "/exit ends.")
+    typer.echo(
+        f"\nChat with this memory ({settings.llm.model}); /why shows the context, /exit ends."
+    )
     typer.echo(f"you> {question}")
     with Memory(settings=settings) as mem, ChatClient(settings.llm) as client:
         lines: TextIO = sys.stdin if sys.stdin.isatty() else io.StringIO("/why\n")

@@ -139,8 +139,9 @@ def missing_memory(settings: Settings) -> str | None:
     if not home.is_dir():
         return f"no ogmemory home at {home} (check --home or $OGMEM_HOME)"
     if not TenantRoot(home, settings.account, settings.space).root.is_dir():
-        return (f"nothing recorded for account {settings.account!r}, space "
-                f"{settings.space!r} in {home}")
+        return (
+            f"nothing recorded for account {settings.account!r}, space {settings.space!r} in {home}"
+        )
     return None
 
 

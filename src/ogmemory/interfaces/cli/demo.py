@@ -88,8 +88,9 @@ def mcp_command(home: Path, account: str | None = None, space: str | None = None
     return cmd
 
 
-def mcp_instructions(home: Path, account: str | None = None,
-                     space: str | None = None) -> dict[str, Any]:
+def mcp_instructions(
+    home: Path, account: str | None = None, space: str | None = None
+) -> dict[str, Any]:
     """Registering ``home`` with MCP clients: the Claude Code command line, and the
     ``mcpServers`` JSON block that Cursor, Claude Desktop and others read."""
     cmd = mcp_command(home, account, space)
@@ -108,9 +109,16 @@ def _print_mcp(info: dict[str, Any]) -> None:
     typer.echo("\n".join(f"  {line}" for line in block.splitlines()))
 
 
-def _print_report(source: str, sessions: list[SessionInfo], result: ImportResult,
-                  knowledge: dict[str, int], core: str, question: str, recalled: RecallResult,
-                  home: Path) -> None:
+def _print_report(
+    source: str,
+    sessions: list[SessionInfo],
+    result: ImportResult,
+    knowledge: dict[str, int],
+    core: str,
+    question: str,
+    recalled: RecallResult,
+    home: Path,
+) -> None:
     """What the demo recorded, distilled and recalled, for a person to read."""
     rows = [(s.session_id, s.display_title, s.turns, fmt_time(s.updated_at)) for s in sessions]
     stdout_console().print(
@@ -121,8 +129,10 @@ def _print_report(source: str, sessions: list[SessionInfo], result: ImportResult
         )
     )
     print_summary(result)
-    typer.echo(f"Distilled: {knowledge['memories']} memories, {knowledge['facts']} current facts, "
-               f"{knowledge['events']} timeline events.\n")
+    typer.echo(
+        f"Distilled: {knowledge['memories']} memories, {knowledge['facts']} current facts, "
+        f"{knowledge['events']} timeline events.\n"
+    )
     typer.echo(core)
     typer.echo(f"Recall for {question!r}: {len(recalled.items)} items, {recalled.tokens} tokens")
     for item in recalled.items[:3]:
@@ -197,8 +207,10 @@ def demo(
     conversations = list(parse_locomo(samples))
     home = home or Path.cwd() / DEMO_HOME
     notice(f"Memory home: {home}")
-    question = next((str(qa["question"]) for s in samples for qa in s.get("qa", [])
-                     if qa.get("question")), "What happened recently?")
+    question = next(
+        (str(qa["question"]) for s in samples for qa in s.get("qa", []) if qa.get("question")),
+        "What happened recently?",
+    )
     with open_memory(home, account, space, index_worker=False) as mem:
         result = run_import(mem, conversations)
         by_id = {s.session_id: s for s in mem.list_sessions()}
@@ -208,10 +220,19 @@ def demo(
     sessions = [by_id[c.session_id] for c in conversations if c.session_id in by_id]
     mcp = mcp_instructions(home, account, space)
     if as_json:
-        emit_json({"source": str(found) if found else None, "bundled_sample": found is None,
-                   "home": str(home), "import": result.to_dict(),
-                   "sessions": [s.to_dict() for s in sessions], "knowledge": knowledge,
-                   "core": core, "recall": recalled.to_dict(), "mcp": mcp})
+        emit_json(
+            {
+                "source": str(found) if found else None,
+                "bundled_sample": found is None,
+                "home": str(home),
+                "import": result.to_dict(),
+                "sessions": [s.to_dict() for s in sessions],
+                "knowledge": knowledge,
+                "core": core,
+                "recall": recalled.to_dict(),
+                "mcp": mcp,
+            }
+        )
         return
     _print_report(source, sessions, result, knowledge, core, question, recalled, home)
     _print_mcp(mcp)

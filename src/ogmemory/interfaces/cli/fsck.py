@@ -31,9 +31,12 @@ __all__ = ["fsck"]
 def fsck(
     repair: Annotated[
         bool,
-        typer.Option("--repair", help="Fix what the home itself can fix: stale git locks, node "
-                     "files and meta.json from git, torn log tails, a damaged or disagreeing "
-                     "index (rebuilt from the files)."),
+        typer.Option(
+            "--repair",
+            help="Fix what the home itself can fix: stale git locks, node "
+            "files and meta.json from git, torn log tails, a damaged or disagreeing "
+            "index (rebuilt from the files).",
+        ),
     ] = False,
     home: HomeOption = None,
     account: AccountOption = None,
@@ -62,14 +65,27 @@ def fsck(
 
 def _show(report: FsckReport) -> None:
     console = stdout_console()
-    console.print(f"Checked {len(report.tenants)} tenant(s): {report.sessions} session(s), "
-                  f"{report.logs} log file(s), {report.index_documents:,} index document(s).",
-                  highlight=False, markup=False)
+    console.print(
+        f"Checked {len(report.tenants)} tenant(s): {report.sessions} session(s), "
+        f"{report.logs} log file(s), {report.index_documents:,} index document(s).",
+        highlight=False,
+        markup=False,
+    )
     if report.findings:
-        rows = [(f.area, f.where, f.problem, "yes" if f.repaired else
-                 ("no" if not f.repairable else "with --repair")) for f in report.findings]
-        console.print(table(f"Findings ({len(report.findings)})",
-                            ("Area", "Where", "Problem", "Repaired"), rows))
+        rows = [
+            (
+                f.area,
+                f.where,
+                f.problem,
+                "yes" if f.repaired else ("no" if not f.repairable else "with --repair"),
+            )
+            for f in report.findings
+        ]
+        console.print(
+            table(
+                f"Findings ({len(report.findings)})", ("Area", "Where", "Problem", "Repaired"), rows
+            )
+        )
     for note in report.notes:
         notice(f"note: {note}")
     verdict = {0: "clean", 1: "every problem was repaired", 4: "problems remain"}

@@ -123,8 +123,14 @@ def list_entities(
     """List the entities that something enabled still supports."""
     with open_memory(home, account, space, read=True) as mem:
         entities = mem.entities(type=type_, scope=scope)
-    show_records(as_json, entities, f"{len(entities)} entity(ies)",
-                 ("ID", "Type", "Name", "Aliases", "Scope"), _entity_row, no_wrap=UNWRAPPED)
+    show_records(
+        as_json,
+        entities,
+        f"{len(entities)} entity(ies)",
+        ("ID", "Type", "Name", "Aliases", "Scope"),
+        _entity_row,
+        no_wrap=UNWRAPPED,
+    )
 
 
 @graph_app.command("show")

@@ -48,19 +48,29 @@ SHOWN_PROBLEMS = 20
 
 PathsArg = Annotated[
     list[Path] | None,
-    typer.Argument(exists=True, metavar="PATH", show_default=False,
-                   help="Files or folders to import (folders are searched). "
-                   "Default: the agent's own history folder."),
+    typer.Argument(
+        exists=True,
+        metavar="PATH",
+        show_default=False,
+        help="Files or folders to import (folders are searched). "
+        "Default: the agent's own history folder.",
+    ),
 ]
 WatchOption = Annotated[
-    bool, typer.Option("--watch", help="Keep syncing new lines as the agent writes them "
-                       "(until Ctrl-C).")]
+    bool,
+    typer.Option("--watch", help="Keep syncing new lines as the agent writes them (until Ctrl-C)."),
+]
 IntervalOption = Annotated[
-    float, typer.Option("--interval", min=0.05, help="Seconds between checks with --watch.")]
+    float, typer.Option("--interval", min=0.05, help="Seconds between checks with --watch.")
+]
 ProjectsOption = Annotated[
-    bool, typer.Option("--projects/--no-projects",
-                       help="Bind each session to the git repository it worked in (its cwd), "
-                       "when that repository exists here.")]
+    bool,
+    typer.Option(
+        "--projects/--no-projects",
+        help="Bind each session to the git repository it worked in (its cwd), "
+        "when that repository exists here.",
+    ),
+]
 
 
 def default_paths(fmt: str, env: Mapping[str, str], cwd: Path) -> list[Path]:
@@ -83,9 +93,19 @@ def default_paths(fmt: str, env: Mapping[str, str], cwd: Path) -> list[Path]:
     return [cwd / HISTORY_FILE]
 
 
-def _run(fmt: str, paths: list[Path] | None, *, watch: bool, interval: float, projects: bool,
-         embed: bool, home: Path | None, account: str | None, space: str | None,
-         as_json: bool) -> None:
+def _run(
+    fmt: str,
+    paths: list[Path] | None,
+    *,
+    watch: bool,
+    interval: float,
+    projects: bool,
+    embed: bool,
+    home: Path | None,
+    account: str | None,
+    space: str | None,
+    as_json: bool,
+) -> None:
     if paths:
         targets = paths
     else:
@@ -115,19 +135,30 @@ def _run(fmt: str, paths: list[Path] | None, *, watch: bool, interval: float, pr
             notice("Stopped watching.")
 
 
-def _sync(mem: Memory, fmt: str, targets: list[Path], projects: bool, *,
-          progress: bool) -> ImportReport:
+def _sync(
+    mem: Memory, fmt: str, targets: list[Path], projects: bool, *, progress: bool
+) -> ImportReport:
     if not progress:
         return mem.import_history(fmt, targets, bind_projects=projects)
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TimeElapsedColumn(), console=stderr_console(), transient=True)
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=stderr_console(),
+        transient=True,
+    )
     with bar:
         task = bar.add_task("Importing", total=None)
 
         def on_file(outcome: FileOutcome, done: int, total: int) -> None:
             name = Path(outcome.path).name
-            bar.update(task, completed=done, total=total,
-                       description=escape(f"{outcome.status:>9} {name[:48]}"))
+            bar.update(
+                task,
+                completed=done,
+                total=total,
+                description=escape(f"{outcome.status:>9} {name[:48]}"),
+            )
 
         return mem.import_history(fmt, targets, bind_projects=projects, on_file=on_file)
 
@@ -145,8 +176,10 @@ def _show_change(report: ImportReport, as_json: bool) -> None:
         return
     touched = [s.session_id for f in report.files for s in f.sessions if s.messages]
     stamp = datetime.now().strftime("%H:%M:%S")
-    typer.echo(f"{stamp} +{report.messages} message(s), {report.turns} turn(s) in "
-               f"{', '.join(dict.fromkeys(touched)) or 'no session'}")
+    typer.echo(
+        f"{stamp} +{report.messages} message(s), {report.turns} turn(s) in "
+        f"{', '.join(dict.fromkeys(touched)) or 'no session'}"
+    )
     for issue in report.issues[:SHOWN_PROBLEMS]:
         notice(f"  skipped {issue}")
 
@@ -170,39 +203,76 @@ def print_report(report: ImportReport) -> None:
     console.print(table(f"Imported {report.format} history", ["", "count"], rows))
     if report.issues:
         shown = report.issues[:SHOWN_PROBLEMS]
-        console.print(table("Skipped (file, line, reason)", ["File", "Line", "Reason"],
-                            [(i.path, i.line if i.line is not None else "-",
-                              f"{i.reason}: {i.detail}" if i.detail else i.reason)
-                             for i in shown], no_wrap=("Line",)))
+        console.print(
+            table(
+                "Skipped (file, line, reason)",
+                ["File", "Line", "Reason"],
+                [
+                    (
+                        i.path,
+                        i.line if i.line is not None else "-",
+                        f"{i.reason}: {i.detail}" if i.detail else i.reason,
+                    )
+                    for i in shown
+                ],
+                no_wrap=("Line",),
+            )
+        )
         if len(report.issues) > len(shown):
             typer.echo(f"... and {len(report.issues) - len(shown)} more (--json lists all)")
 
 
 def _command(fmt: str, doc: str) -> Callable[..., None]:
-    def command(paths: PathsArg = None, watch: WatchOption = False, interval: IntervalOption = 2.0,
-                projects: ProjectsOption = True, no_embed: NoEmbedOption = False,
-                home: HomeOption = None, account: AccountOption = None,
-                space: SpaceOption = None, as_json: JsonOption = False) -> None:
-        _run(fmt, paths, watch=watch, interval=interval, projects=projects,
-             embed=not no_embed, home=home, account=account, space=space, as_json=as_json)
+    def command(
+        paths: PathsArg = None,
+        watch: WatchOption = False,
+        interval: IntervalOption = 2.0,
+        projects: ProjectsOption = True,
+        no_embed: NoEmbedOption = False,
+        home: HomeOption = None,
+        account: AccountOption = None,
+        space: SpaceOption = None,
+        as_json: JsonOption = False,
+    ) -> None:
+        _run(
+            fmt,
+            paths,
+            watch=watch,
+            interval=interval,
+            projects=projects,
+            embed=not no_embed,
+            home=home,
+            account=account,
+            space=space,
+            as_json=as_json,
+        )
 
     command.__doc__ = doc
     command.__name__ = f"import_{fmt.replace('-', '_')}"
     return command
 
 
-import_claude_code = import_app.command("claude-code")(_command(
-    "claude-code",
-    "Import Claude Code sessions (default: ~/.claude/projects, or "
-    "$CLAUDE_CONFIG_DIR/projects): one session per file, rewinds as branches, subagents as "
-    "linked sessions. Run again to add only what is new."))
-import_codex = import_app.command("codex")(_command(
-    "codex",
-    "Import Codex CLI rollouts (default: ~/.codex/sessions and archived_sessions, or under "
-    "$CODEX_HOME). Preambles (AGENTS.md, environment context) are kept as metadata. Run again "
-    "to add only what is new."))
-import_aider = import_app.command("aider")(_command(
-    "aider",
-    "Import aider chat logs (.aider.chat.history.md; default: the one of the current git "
-    "repository), dated by .aider.input.history when present. Run again to add only what "
-    "is new."))
+import_claude_code = import_app.command("claude-code")(
+    _command(
+        "claude-code",
+        "Import Claude Code sessions (default: ~/.claude/projects, or "
+        "$CLAUDE_CONFIG_DIR/projects): one session per file, rewinds as branches, subagents as "
+        "linked sessions. Run again to add only what is new.",
+    )
+)
+import_codex = import_app.command("codex")(
+    _command(
+        "codex",
+        "Import Codex CLI rollouts (default: ~/.codex/sessions and archived_sessions, or under "
+        "$CODEX_HOME). Preambles (AGENTS.md, environment context) are kept as metadata. Run again "
+        "to add only what is new.",
+    )
+)
+import_aider = import_app.command("aider")(
+    _command(
+        "aider",
+        "Import aider chat logs (.aider.chat.history.md; default: the one of the current git "
+        "repository), dated by .aider.input.history when present. Run again to add only what "
+        "is new.",
+    )
+)

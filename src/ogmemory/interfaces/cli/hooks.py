@@ -27,16 +27,24 @@ hooks_app = typer.Typer(
 
 ProjectOption = Annotated[
     Path | None,
-    typer.Option("--project", file_okay=False, help="A project directory: its "
-                 ".claude/settings.local.json (this machine only), or .claude/settings.json "
-                 "with --shared."),
+    typer.Option(
+        "--project",
+        file_okay=False,
+        help="A project directory: its "
+        ".claude/settings.local.json (this machine only), or .claude/settings.json "
+        "with --shared.",
+    ),
 ]
 UserOption = Annotated[
     bool, typer.Option("--user", help="~/.claude/settings.json: every project (the default).")
 ]
 SharedOption = Annotated[
-    bool, typer.Option("--shared", help="With --project: .claude/settings.json, committed "
-                       "with the project (the command names this machine's Python).")
+    bool,
+    typer.Option(
+        "--shared",
+        help="With --project: .claude/settings.json, committed "
+        "with the project (the command names this machine's Python).",
+    ),
 ]
 
 
@@ -54,10 +62,15 @@ def _settings_path(project: Path | None, user: bool, shared: bool) -> Path:
 
 
 @hooks_app.command("install")
-def install_cmd(project: ProjectOption = None, user: UserOption = False,
-                shared: SharedOption = False, home: HomeOption = None,
-                account: AccountOption = None, space: SpaceOption = None,
-                as_json: JsonOption = False) -> None:
+def install_cmd(
+    project: ProjectOption = None,
+    user: UserOption = False,
+    shared: SharedOption = False,
+    home: HomeOption = None,
+    account: AccountOption = None,
+    space: SpaceOption = None,
+    as_json: JsonOption = False,
+) -> None:
     """Add ogmemory's six hooks (SessionStart, UserPromptSubmit, PostToolUse, Stop, PreCompact,
     SessionEnd) to Claude Code's settings, keeping everything else there. --home, --account
     and --space, when given, are written into the hooks' command."""
@@ -67,26 +80,39 @@ def install_cmd(project: ProjectOption = None, user: UserOption = False,
         emit_json({"settings": str(path), "events": events})
         return
     typer.echo(f"Installed ogmemory hooks in {path}: {', '.join(events)}")
-    notice(f"Hooks reference: {DOCS_URL}. With 'ogmem serve' running the hooks use it; "
-           "'ogmem hooks uninstall' removes only these.")
+    notice(
+        f"Hooks reference: {DOCS_URL}. With 'ogmem serve' running the hooks use it; "
+        "'ogmem hooks uninstall' removes only these."
+    )
 
 
 @hooks_app.command("uninstall")
-def uninstall_cmd(project: ProjectOption = None, user: UserOption = False,
-                  shared: SharedOption = False, as_json: JsonOption = False) -> None:
+def uninstall_cmd(
+    project: ProjectOption = None,
+    user: UserOption = False,
+    shared: SharedOption = False,
+    as_json: JsonOption = False,
+) -> None:
     """Remove ogmemory's hooks from Claude Code's settings (and nothing else)."""
     path = _settings_path(project, user, shared)
     removed = uninstall(path)
     if as_json:
         emit_json({"settings": str(path), "removed": removed})
         return
-    typer.echo(f"Removed {removed} ogmemory hook(s) from {path}" if removed else
-               f"No ogmemory hooks in {path}")
+    typer.echo(
+        f"Removed {removed} ogmemory hook(s) from {path}"
+        if removed
+        else f"No ogmemory hooks in {path}"
+    )
 
 
 @hooks_app.command("status")
-def status_cmd(project: ProjectOption = None, user: UserOption = False,
-               shared: SharedOption = False, as_json: JsonOption = False) -> None:
+def status_cmd(
+    project: ProjectOption = None,
+    user: UserOption = False,
+    shared: SharedOption = False,
+    as_json: JsonOption = False,
+) -> None:
     """Which events run ogmemory's hooks in that settings file."""
     path = _settings_path(project, user, shared)
     events = installed(path)
@@ -97,20 +123,30 @@ def status_cmd(project: ProjectOption = None, user: UserOption = False,
 
 
 def hook(
-    event: Annotated[str, typer.Argument(metavar="EVENT",
-                                         help=f"One of {', '.join(HOOK_EVENTS)}.")],
+    event: Annotated[
+        str, typer.Argument(metavar="EVENT", help=f"One of {', '.join(HOOK_EVENTS)}.")
+    ],
     home: HomeOption = None,
     account: AccountOption = None,
     space: SpaceOption = None,
-    server: Annotated[str | None, typer.Option("--server", help="URL of a running 'ogmem serve' "
-                      "(default $OGMEM_SERVER_URL or http://127.0.0.1:8765; 'off' for none).")]
-    = None,
+    server: Annotated[
+        str | None,
+        typer.Option(
+            "--server",
+            help="URL of a running 'ogmem serve' "
+            "(default $OGMEM_SERVER_URL or http://127.0.0.1:8765; 'off' for none).",
+        ),
+    ] = None,
 ) -> None:
     """Handle one Claude Code hook event: its JSON on stdin, additional context (if any) on
     stdout. Always exits 0; failures go to <home>/logs/hooks.log."""
     argv = [event]
-    for flag, value in (("--home", str(home) if home else None), ("--account", account),
-                        ("--space", space), ("--server", server)):
+    for flag, value in (
+        ("--home", str(home) if home else None),
+        ("--account", account),
+        ("--space", space),
+        ("--server", server),
+    ):
         if value:
             argv += [flag, value]
     import ogmemory_hook
@@ -119,8 +155,9 @@ def hook(
 
 
 def hook_work(
-    session_id: Annotated[str, typer.Argument(metavar="SESSION_ID",
-                                              help="The session whose turn just ended.")],
+    session_id: Annotated[
+        str, typer.Argument(metavar="SESSION_ID", help="The session whose turn just ended.")
+    ],
     home: HomeOption = None,
     account: AccountOption = None,
     space: SpaceOption = None,

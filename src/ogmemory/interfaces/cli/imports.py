@@ -34,8 +34,11 @@ __all__ = ["NoEmbedOption", "import_app", "print_summary", "run_import"]
 
 NoEmbedOption = Annotated[
     bool,
-    typer.Option("--no-embed", help="Do not build the vectors now: what was imported is found "
-                 "by full text until 'ogmem worker' (or the next recall) embeds it."),
+    typer.Option(
+        "--no-embed",
+        help="Do not build the vectors now: what was imported is found "
+        "by full text until 'ogmem worker' (or the next recall) embeds it.",
+    ),
 ]
 
 import_app = typer.Typer(

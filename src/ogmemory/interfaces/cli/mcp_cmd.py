@@ -38,8 +38,11 @@ def mcp(
     ] = Transport.stdio,
     host: Annotated[
         str,
-        typer.Option("--host", help="With --transport http: the address to listen on. Anything "
-                     "but loopback needs an API key to exist ('ogmem keys create')."),
+        typer.Option(
+            "--host",
+            help="With --transport http: the address to listen on. Anything "
+            "but loopback needs an API key to exist ('ogmem keys create').",
+        ),
     ] = "127.0.0.1",
     port: Annotated[
         int,
@@ -65,8 +68,9 @@ def mcp(
         server.run("stdio")
 
 
-def _serve_http(host: str, port: int, home: HomeOption, account: AccountOption,
-                space: SpaceOption) -> None:
+def _serve_http(
+    host: str, port: int, home: HomeOption, account: AccountOption, space: SpaceOption
+) -> None:
     from ..mcp.http import serve_http
     from ..rest.keys import KeyStore
 
@@ -74,8 +78,13 @@ def _serve_http(host: str, port: int, home: HomeOption, account: AccountOption,
     validate_id(settings.account, "account")
     validate_id(settings.space, "space")
     keys = KeyStore(settings.home)
-    mode = "API keys required (each key picks its tenant)" if keys.has_keys() else (
-        f"no API keys: serving tenant {settings.account}/{settings.space} to this machine only")
+    mode = (
+        "API keys required (each key picks its tenant)"
+        if keys.has_keys()
+        else (
+            f"no API keys: serving tenant {settings.account}/{settings.space} to this machine only"
+        )
+    )
     shown = f"[{host}]" if ":" in host else host
     notice(f"ogmem mcp: http://{shown}:{port}/mcp; {mode}; home {settings.home}")
     serve_http(settings, host, port)

@@ -73,10 +73,14 @@ def list_memories(
         if type_ is not None:
             mem.schema.get(type_)  # an unknown type is a typo, not an empty list
         items = mem.memories(include_disabled=not enabled_only, type=type_, scope=scope)
-    show_records(as_json, items, f"{len(items)} memory(ies)",
-                 ("ID", "Type", "Scope", "State", "Source", "Text"),
-                 lambda m: (m.id, m.type, m.scope, f"{_state(m)} v{m.version}", m.source, m.text),
-                 no_wrap=UNWRAPPED)
+    show_records(
+        as_json,
+        items,
+        f"{len(items)} memory(ies)",
+        ("ID", "Type", "Scope", "State", "Source", "Text"),
+        lambda m: (m.id, m.type, m.scope, f"{_state(m)} v{m.version}", m.source, m.text),
+        no_wrap=UNWRAPPED,
+    )
 
 
 @memories_app.command("show")

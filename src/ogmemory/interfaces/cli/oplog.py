@@ -52,11 +52,20 @@ def _list(home: Any, account: Any, space: Any, as_json: bool) -> None:
     with open_memory(home, account, space, read=True) as mem:
         infos = mem.batches()
     show_records(
-        as_json, infos, f"{len(infos)} batch(es), oldest first",
+        as_json,
+        infos,
+        f"{len(infos)} batch(es), oldest first",
         ("ID", "Time", "Reason", "Ops", "By kind", "Rolled back by"),
-        lambda b: (b.id, fmt_time(b.time), b.reason, len(b.ops), _by_kind(b),
-                   b.rolled_back_by or "-"),
-        no_wrap=UNWRAPPED)
+        lambda b: (
+            b.id,
+            fmt_time(b.time),
+            b.reason,
+            len(b.ops),
+            _by_kind(b),
+            b.rolled_back_by or "-",
+        ),
+        no_wrap=UNWRAPPED,
+    )
 
 
 def _given(ctx: typer.Context, name: str, value: Any) -> Any:

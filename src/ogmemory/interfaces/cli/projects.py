@@ -95,9 +95,13 @@ def project_log(
     """Show the commits the agent made in a project, newest first."""
     with open_memory(home, account, space, read=True) as mem:
         commits = mem.project_log(project_id, limit)
-    show_records(as_json, commits, f"Project {project_id}: {len(commits)} agent commit(s)",
-                 ("Commit", "Time", "Author", "Message"),
-                 lambda c: (c.sha[:10], fmt_time(c.time), c.author, c.message))
+    show_records(
+        as_json,
+        commits,
+        f"Project {project_id}: {len(commits)} agent commit(s)",
+        ("Commit", "Time", "Author", "Message"),
+        lambda c: (c.sha[:10], fmt_time(c.time), c.author, c.message),
+    )
 
 
 @project_app.command("list")
@@ -110,5 +114,10 @@ def list_projects(
     """List the bound projects."""
     with open_memory(home, account, space, read=True) as mem:
         projects = mem.list_projects()
-    show_records(as_json, projects, f"{len(projects)} project(s)", ("ID", "Name", "Path", "Bound"),
-                 lambda p: (p.project_id, p.name, p.path, fmt_time(p.created_at)))
+    show_records(
+        as_json,
+        projects,
+        f"{len(projects)} project(s)",
+        ("ID", "Name", "Path", "Bound"),
+        lambda p: (p.project_id, p.name, p.path, fmt_time(p.created_at)),
+    )

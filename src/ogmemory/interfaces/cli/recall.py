@@ -366,9 +366,15 @@ def git_log(
     what = f"Session {session}" if session else f"Project {project}"
     # a session's commits name the DAG nodes of their turn; a project's, the agent that made them
     show_records(
-        as_json, commits, f"{what}: {len(commits)} commit(s)",
+        as_json,
+        commits,
+        f"{what}: {len(commits)} commit(s)",
         ("Commit", "Time", "Nodes" if session else "Author", "Message"),
-        lambda c: (c.sha[:10], fmt_time(c.time), ", ".join(c.node_ids) if session else c.author,
-                   c.message),
+        lambda c: (
+            c.sha[:10],
+            fmt_time(c.time),
+            ", ".join(c.node_ids) if session else c.author,
+            c.message,
+        ),
         no_wrap=("Commit", "Time"),
     )

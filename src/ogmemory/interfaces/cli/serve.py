@@ -71,11 +71,16 @@ def serve(
     validate_id(settings.space, "space")
     keys = _key_store(settings.home)
     check_bind(host, keys)
-    mode = "API keys required" if keys.has_keys() else (
-        f"no API keys: serving tenant {settings.account}/{settings.space} on loopback only")
+    mode = (
+        "API keys required"
+        if keys.has_keys()
+        else (f"no API keys: serving tenant {settings.account}/{settings.space} on loopback only")
+    )
     shown = f"[{host}]" if ":" in host else host
-    notice(f"ogmem serve: http://{shown}:{port} (web UI at /, API docs at /docs); {mode}; "
-           f"home {settings.home}")
+    notice(
+        f"ogmem serve: http://{shown}:{port} (web UI at /, API docs at /docs); {mode}; "
+        f"home {settings.home}"
+    )
     uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level.lower())
 
 
@@ -120,28 +125,51 @@ def list_keys(
     home: HomeOption = None,
     account: Annotated[
         str | None,
-        typer.Option("--account", metavar="ACCOUNT", show_default=False,
-                     help="Only keys of this account. \\[default: every account]"),
+        typer.Option(
+            "--account",
+            metavar="ACCOUNT",
+            show_default=False,
+            help="Only keys of this account. \\[default: every account]",
+        ),
     ] = None,
     space: Annotated[
         str | None,
-        typer.Option("--space", metavar="SPACE", show_default=False,
-                     help="Only keys of this space. \\[default: every space]"),
+        typer.Option(
+            "--space",
+            metavar="SPACE",
+            show_default=False,
+            help="Only keys of this space. \\[default: every space]",
+        ),
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """List the keys (never their tokens), revoked ones included."""
-    keys = [k for k in _key_store(home).list()
-            if account in (None, k.account) and space in (None, k.space)]
-    show_records(as_json, keys, f"API keys ({len(keys)})",
-                 ("ID", "Account", "Space", "Label", "Admin", "State", "Created"), _row,
-                 no_wrap=(*UNWRAPPED, "Created"))
+    keys = [
+        k
+        for k in _key_store(home).list()
+        if account in (None, k.account) and space in (None, k.space)
+    ]
+    show_records(
+        as_json,
+        keys,
+        f"API keys ({len(keys)})",
+        ("ID", "Account", "Space", "Label", "Admin", "State", "Created"),
+        _row,
+        no_wrap=(*UNWRAPPED, "Created"),
+    )
 
 
 def _row(key: KeyInfo) -> tuple[str, ...]:
     state = f"revoked {fmt_time(key.revoked_at)}" if key.revoked else "active"
-    return (key.key_id, key.account, key.space, key.label, "yes" if key.admin else "",
-            state, fmt_time(key.created_at))
+    return (
+        key.key_id,
+        key.account,
+        key.space,
+        key.label,
+        "yes" if key.admin else "",
+        state,
+        fmt_time(key.created_at),
+    )
 
 
 @keys_app.command("revoke")
@@ -152,13 +180,21 @@ def revoke_key(
     home: HomeOption = None,
     account: Annotated[
         str | None,
-        typer.Option("--account", metavar="ACCOUNT", show_default=False,
-                     help="Refuse unless the key belongs to this account (a safety check)."),
+        typer.Option(
+            "--account",
+            metavar="ACCOUNT",
+            show_default=False,
+            help="Refuse unless the key belongs to this account (a safety check).",
+        ),
     ] = None,
     space: Annotated[
         str | None,
-        typer.Option("--space", metavar="SPACE", show_default=False,
-                     help="Refuse unless the key belongs to this space (a safety check)."),
+        typer.Option(
+            "--space",
+            metavar="SPACE",
+            show_default=False,
+            help="Refuse unless the key belongs to this space (a safety check).",
+        ),
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -166,8 +202,10 @@ def revoke_key(
     store = _key_store(home)
     key = store.get(key_id)
     if account not in (None, key.account) or space not in (None, key.space):
-        raise InvalidInput(f"key {key_id} belongs to {key.account}/{key.space}, not "
-                           f"{account or key.account}/{space or key.space}; nothing revoked")
+        raise InvalidInput(
+            f"key {key_id} belongs to {key.account}/{key.space}, not "
+            f"{account or key.account}/{space or key.space}; nothing revoked"
+        )
     info = store.revoke(key_id)
     if as_json:
         emit_json(info.to_dict())

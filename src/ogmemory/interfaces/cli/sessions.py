@@ -45,10 +45,19 @@ def list_sessions(
     when it happened)."""
     with open_memory(home, account, space, read=True) as mem:
         sessions = mem.list_sessions()
-    show_records(as_json, sessions, f"{len(sessions)} session(s)",
-                 ("ID", "Title", "Project", "Turns", "Last active"),
-                 lambda s: (s.session_id, s.display_title, s.project_id, s.turns,
-                            fmt_time(s.meta.get("last_event_at") or s.updated_at)))
+    show_records(
+        as_json,
+        sessions,
+        f"{len(sessions)} session(s)",
+        ("ID", "Title", "Project", "Turns", "Last active"),
+        lambda s: (
+            s.session_id,
+            s.display_title,
+            s.project_id,
+            s.turns,
+            fmt_time(s.meta.get("last_event_at") or s.updated_at),
+        ),
+    )
 
 
 @sessions_app.command("show")
@@ -114,9 +123,13 @@ def session_log(
     """Show a session's git log: one commit per turn, newest first."""
     with open_memory(home, account, space, read=True) as mem:
         commits = mem.session_commits(session_id, branch, limit)
-    show_records(as_json, commits, f"Session {session_id}: {len(commits)} commit(s)",
-                 ("Commit", "Time", "Nodes", "Message"),
-                 lambda c: (c.sha[:10], fmt_time(c.time), len(c.node_ids), c.message))
+    show_records(
+        as_json,
+        commits,
+        f"Session {session_id}: {len(commits)} commit(s)",
+        ("Commit", "Time", "Nodes", "Message"),
+        lambda c: (c.sha[:10], fmt_time(c.time), len(c.node_ids), c.message),
+    )
 
 
 @sessions_app.command("rename")

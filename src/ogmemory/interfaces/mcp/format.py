@@ -89,8 +89,7 @@ def _next(session_id: str | None, node_ids: Sequence[str]) -> str:
     if not session_id:
         return ""
     ids = list(dict.fromkeys(node_ids))
-    hint = call_hint("memory_open_session", session_id=session_id,
-                     around=ids[0] if ids else None)
+    hint = call_hint("memory_open_session", session_id=session_id, around=ids[0] if ids else None)
     extra = f" nodes={','.join(ids)}" if len(ids) > 1 else ""
     return f"\n  next: {hint}{extra}"
 
@@ -124,8 +123,10 @@ def fmt_recall(result: RecallResult) -> str:
 def fmt_event(ev: TimelineEvent) -> str:
     """``- <id> · <date> · <kind>: <summary> [<entities>]`` and its ``next:`` line."""
     ents = f" [{', '.join(ev.entities)}]" if ev.entities else ""
-    return (f"- {ev.id} · {_day(ev.event_time)} · {ev.kind}: {_one_line(ev.summary)}{ents}"
-            + _prov_next(ev.provenance))
+    return (
+        f"- {ev.id} · {_day(ev.event_time)} · {ev.kind}: {_one_line(ev.summary)}{ents}"
+        + _prov_next(ev.provenance)
+    )
 
 
 def fmt_entity(ent: Entity) -> str:
@@ -137,19 +138,27 @@ def fmt_entity(ent: Entity) -> str:
 def fmt_edge(edge: Edge) -> str:
     """``- <id> · <from> <relation> <to> · <valid period>: <fact>`` and its ``next:`` line."""
     until = "now" if edge.current else _day(edge.valid_to)
-    return (f"- {edge.id} · {edge.src} {edge.relation} {edge.dst} · "
-            f"{_day(edge.valid_from)}..{until}: {_one_line(edge.fact)}"
-            + _prov_next(edge.provenance))
+    return (
+        f"- {edge.id} · {edge.src} {edge.relation} {edge.dst} · "
+        f"{_day(edge.valid_from)}..{until}: {_one_line(edge.fact)}" + _prov_next(edge.provenance)
+    )
 
 
-def fmt_node(node: Node, around: str | None, *, session_id: str | None = None,
-             clip: int | None = NODE_CHARS) -> str:
+def fmt_node(
+    node: Node, around: str | None, *, session_id: str | None = None, clip: int | None = NODE_CHARS
+) -> str:
     """``#<seq> <id> <role> <time>: <text>``; ``(cited)`` marks ``around``; a text longer than
     ``clip`` is cut with the call that reads it whole."""
-    tags = [t for t in (f"name={node.name}" if node.name else "",
-                        f"call={node.tool_call_id}" if node.tool_call_id else "",
-                        f"by={node.called_by}" if node.called_by else "",
-                        "(cited)" if around is not None and node.id == around else "") if t]
+    tags = [
+        t
+        for t in (
+            f"name={node.name}" if node.name else "",
+            f"call={node.tool_call_id}" if node.tool_call_id else "",
+            f"by={node.called_by}" if node.called_by else "",
+            "(cited)" if around is not None and node.id == around else "",
+        )
+        if t
+    ]
     text = node.text.strip()
     if clip is not None and len(text) > clip:
         read = call_hint("memory_read", uri=f"ogm://node/{session_id}/{node.id}")
@@ -173,23 +182,32 @@ def fmt_commit(commit: CommitInfo, session_id: str | None) -> str:
 
 def fmt_memory(item: MemoryItem, verb: str = "memory") -> str:
     """``<verb> <id> (<type>, <scope>, v<n>[, disabled][, deleted]): <text>``."""
-    flags = [item.type, item.scope, f"v{item.version}", f"{item.source}",
-             "" if item.enabled else "disabled", "deleted" if item.deleted else ""]
+    flags = [
+        item.type,
+        item.scope,
+        f"v{item.version}",
+        f"{item.source}",
+        "" if item.enabled else "disabled",
+        "deleted" if item.deleted else "",
+    ]
     return f"{verb} {item.id} ({', '.join(f for f in flags if f)}): {_one_line(item.text)}"
 
 
 def fmt_resolved(found: Resolved, links: Iterable[str], more: str) -> str:
     """A URI's record: title line, abstract, overview, (clipped) content, then its links."""
-    parts = [f"{found.uri} · {found.type} · {_one_line(found.title)}",
-             f"abstract: {found.abstract.strip()}"]
+    parts = [
+        f"{found.uri} · {found.type} · {_one_line(found.title)}",
+        f"abstract: {found.abstract.strip()}",
+    ]
     if found.overview.strip():
         parts.append(f"overview:\n{found.overview.strip()}")
     if found.content is not None:
-        content = json.dumps(found.content, ensure_ascii=False, separators=(",", ":"),
-                             default=str)
+        content = json.dumps(found.content, ensure_ascii=False, separators=(",", ":"), default=str)
         if len(content) > CONTENT_CHARS:
-            content = (f"{content[:CONTENT_CHARS]}… [+{len(content) - CONTENT_CHARS} chars; "
-                       "for a session's messages use memory_open_session]")
+            content = (
+                f"{content[:CONTENT_CHARS]}… [+{len(content) - CONTENT_CHARS} chars; "
+                "for a session's messages use memory_open_session]"
+            )
         parts.append(f"content: {content}")
     shown = list(links)
     if shown:
@@ -201,4 +219,3 @@ def fmt_resolved(found: Resolved, links: Iterable[str], more: str) -> str:
 def bare_memory_id(text: str) -> str:
     """Accept a search hit's ``memory:<id>`` as well as the bare id."""
     return text.removeprefix("memory:")
-

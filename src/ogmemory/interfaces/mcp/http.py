@@ -79,17 +79,22 @@ class KeyedMCPApp:
         headers = Headers(scope=scope)
         client = scope.get("client")
         try:
-            key = await anyio.to_thread.run_sync(lambda: self.gate.caller(
-                peer=client[0] if client else None, host=headers.get("host"),
-                origin=headers.get("origin"), token=bearer_token(headers.get("authorization"))))
+            key = await anyio.to_thread.run_sync(
+                lambda: self.gate.caller(
+                    peer=client[0] if client else None,
+                    host=headers.get("host"),
+                    origin=headers.get("origin"),
+                    token=bearer_token(headers.get("authorization")),
+                )
+            )
         except (Unauthorized, Forbidden, KeysUnavailable) as exc:
-            status, slug, title = next((s, g, t) for kind, s, g, t in STATUSES
-                                       if isinstance(exc, kind))
+            status, slug, title = next(
+                (s, g, t) for kind, s, g, t in STATUSES if isinstance(exc, kind)
+            )
             extra = {"WWW-Authenticate": "Bearer"} if status == 401 else None
             await problem_response(status, slug, title, str(exc), extra)(scope, receive, send)
             return
-        tenant = (key.account, key.space) if key else (self.settings.account,
-                                                        self.settings.space)
+        tenant = (key.account, key.space) if key else (self.settings.account, self.settings.space)
         app = await self._tenant_app(tenant)
         await app(scope, receive, send)
 
@@ -104,8 +109,10 @@ class KeyedMCPApp:
                     raise OgmemError("the MCP HTTP application was not started (lifespan)")
                 mem = await anyio.to_thread.run_sync(self.pool.get, *tenant)
                 made = build_server(mem).streamable_http_app(
-                    streamable_http_path=MCP_PATH, transport_security=_NO_SDK_CHECK,
-                    max_request_body_size=self.settings.max_body_bytes)
+                    streamable_http_path=MCP_PATH,
+                    transport_security=_NO_SDK_CHECK,
+                    max_request_body_size=self.settings.max_body_bytes,
+                )
                 await self._tasks.start(_run_lifespan, made)
                 self._apps[tenant] = app = made
             return app
@@ -124,8 +131,7 @@ def serve_http(settings: Settings, host: str, port: int, *, log_level: str = "wa
     Refuses (``InvalidInput``) to listen beyond loopback while no API key exists.
     """
     check_bind(host, KeyStore(settings.home))
-    uvicorn.run(KeyedMCPApp(settings), host=host, port=port, log_level=log_level,
-                lifespan="on")
+    uvicorn.run(KeyedMCPApp(settings), host=host, port=port, log_level=log_level, lifespan="on")
 
 
 class BackgroundMCPServer(BackgroundServer):

@@ -45,9 +45,12 @@ def add_resources(server: MCPServer, mem: Memory) -> None:
         with _resource_errors():
             info = mem.get_session(session_id)
             nodes = mem.open_session(session_id)
-        head = (f"session {info.session_id} {info.display_title!r} · project "
-                f"{info.project_id} · {info.turns} turns · {len(nodes)} messages")
+        head = (
+            f"session {info.session_id} {info.display_title!r} · project "
+            f"{info.project_id} · {info.turns} turns · {len(nodes)} messages"
+        )
         return "\n".join([head, *(fmt_node(n, None, clip=None) for n in nodes)])
+
 
 @contextmanager
 def _resource_errors() -> Iterator[None]:

@@ -61,8 +61,10 @@ ScopeArg = Annotated[
 ]
 CursorArg = Annotated[
     str | None,
-    Field(max_length=MAX_CURSOR_LEN,
-          description="The cursor a previous page ended with, to continue that list."),
+    Field(
+        max_length=MAX_CURSOR_LEN,
+        description="The cursor a previous page ended with, to continue that list.",
+    ),
 ]
 WhenArg = Annotated[str | None, Field(description="YYYY-MM-DD or ISO datetime (UTC default).")]
 
@@ -99,7 +101,7 @@ class MemoryTools:
             offset = 0 if cursor is None else decode_cursor(cursor, key)
             want = min(SEARCH_MAX, offset + limit + 1)
             hits = self.mem.search(query, limit=want, scope=scope) if offset < want else []
-        page = hits[offset:offset + limit]
+        page = hits[offset : offset + limit]
         more = offset + limit < len(hits) and offset + limit < SEARCH_MAX
         nxt = encode_cursor(offset + limit, key) if more else None
         body = [fmt_hit(h) for h in page] or ["(no hits)"]
@@ -109,10 +111,8 @@ class MemoryTools:
     def memory_timeline(
         self,
         since: WhenArg = None,
-        until: Annotated[str | None, Field(description="Before this (a date: whole day).")]
-        = None,
-        entity: Annotated[str | None, Field(description="Only events about this entity.")]
-        = None,
+        until: Annotated[str | None, Field(description="Before this (a date: whole day).")] = None,
+        entity: Annotated[str | None, Field(description="Only events about this entity.")] = None,
         kind: Annotated[TimelineKind | None, Field(description="Only this kind.")] = None,
         scope: ScopeArg = None,
         limit: LimitArg = 20,
@@ -126,17 +126,23 @@ class MemoryTools:
             if start is not None and end is not None and end <= start:
                 raise InvalidInput(f"until ({until}) must be later than since ({since})")
             events = self.mem.timeline(start, end, entity=entity, kind=kind, scope=scope)
-            page = paginate(events, limit=limit, cursor=cursor,
-                            key=cursor_key("timeline", since, until, entity, kind, scope))
-        return _listing(f"timeline: {page.total} events", [fmt_event(e) for e in page.items],
-                        page, "events")
+            page = paginate(
+                events,
+                limit=limit,
+                cursor=cursor,
+                key=cursor_key("timeline", since, until, entity, kind, scope),
+            )
+        return _listing(
+            f"timeline: {page.total} events", [fmt_event(e) for e in page.items], page, "events"
+        )
 
     def memory_graph_neighbors(
         self,
         entity: Annotated[str, Field(description="A name, alias or id ('tool.postgresql').")],
         hops: Annotated[int, Field(ge=1, le=5, description="How many relations away.")] = 1,
-        at: Annotated[str | None, Field(description="Relations valid at this date, not now.")]
-        = None,
+        at: Annotated[
+            str | None, Field(description="Relations valid at this date, not now.")
+        ] = None,
         scope: ScopeArg = None,
         limit: LimitArg = 20,
         cursor: CursorArg = None,
@@ -147,24 +153,34 @@ class MemoryTools:
             when = parse_when(at, "at")
             entities, edges = self.mem.graph_neighbors(entity, hops, scope=scope, at=when)
             start = self.mem.entity(entity)
-            page = paginate(edges, limit=limit, cursor=cursor,
-                            key=cursor_key("graph", start.id, hops, at, scope))
+            page = paginate(
+                edges,
+                limit=limit,
+                cursor=cursor,
+                key=cursor_key("graph", start.id, hops, at, scope),
+            )
         others = [fmt_entity(e) for e in entities if e.id != start.id]
         shown = "; ".join(others[:LIMIT_MAX])
         if len(others) > LIMIT_MAX:
             shown += f"; (+{len(others) - LIMIT_MAX} more)"
-        head = (f"entity {fmt_entity(start)}\nneighbours ({len(others)}): {shown or '-'}\n"
-                f"relations ({page.total}):")
+        head = (
+            f"entity {fmt_entity(start)}\nneighbours ({len(others)}): {shown or '-'}\n"
+            f"relations ({page.total}):"
+        )
         return _listing(head, [fmt_edge(e) for e in page.items], page, "relations")
 
     def memory_open_session(
         self,
-        session_id: Annotated[str, Field(description="From a pointer '↪ session:<id>' or a "
-                                         "hit's next: call.")],
-        around: Annotated[str | None, Field(description="A node id (or a pointer's commit): "
-                                            "show the messages around it.")] = None,
-        radius: Annotated[int, Field(ge=0, le=200, description="With around: messages on each "
-                                     "side.")] = 5,
+        session_id: Annotated[
+            str, Field(description="From a pointer '↪ session:<id>' or a hit's next: call.")
+        ],
+        around: Annotated[
+            str | None,
+            Field(description="A node id (or a pointer's commit): show the messages around it."),
+        ] = None,
+        radius: Annotated[
+            int, Field(ge=0, le=200, description="With around: messages on each side.")
+        ] = 5,
         limit: LimitArg = 20,
         cursor: CursorArg = None,
     ) -> str:
@@ -184,18 +200,20 @@ class MemoryTools:
                 page = _page_at(nodes, first, min(idx + radius + 1 - first, LIMIT_MAX), key)
             else:
                 page = paginate(nodes, limit=limit, key=key)
-        head = (f"session {info.session_id} {info.display_title!r} · project {info.project_id} "
-                f"· {info.turns} turns · {len(nodes)} messages")
+        head = (
+            f"session {info.session_id} {info.display_title!r} · project {info.project_id} "
+            f"· {info.turns} turns · {len(nodes)} messages"
+        )
         lines = [fmt_node(n, around, session_id=info.session_id) for n in page.items]
         tail = f"turn commits: {call_hint('memory_git_log', session_id=info.session_id)}"
         return _listing(head, lines, page, "messages") + "\n" + tail
 
     def memory_git_log(
         self,
-        project_id: Annotated[str | None, Field(description="A project: its agent commits.")]
-        = None,
-        session_id: Annotated[str | None, Field(description="A session: its turn commits.")]
-        = None,
+        project_id: Annotated[
+            str | None, Field(description="A project: its agent commits.")
+        ] = None,
+        session_id: Annotated[str | None, Field(description="A session: its turn commits.")] = None,
         limit: LimitArg = 20,
         cursor: CursorArg = None,
     ) -> str:
@@ -206,8 +224,7 @@ class MemoryTools:
             if (project_id is None) == (session_id is None):
                 raise InvalidInput("give exactly one of project_id and session_id")
             offset = 0 if cursor is None else decode_cursor(cursor, key)
-            commits = self.mem.git_log(project_id, session_id=session_id,
-                                       limit=offset + limit + 1)
+            commits = self.mem.git_log(project_id, session_id=session_id, limit=offset + limit + 1)
         page = _page_at(commits, offset, limit, key, total=None)
         what = f"session {session_id}" if session_id else f"project {project_id}"
         head = f"git log of {what}:"
@@ -234,16 +251,18 @@ class MemoryTools:
     def memory_remember(
         self,
         text: Annotated[str, Field(description="One plain statement to remember.")],
-        type: Annotated[str, Field(description="'profile' or a declared memory type.")]
-        = "profile",
-        scope: Annotated[str, Field(description="'global', 'project:<id>' or 'agent:<id>'.")]
-        = "global",
+        type: Annotated[str, Field(description="'profile' or a declared memory type.")] = "profile",
+        scope: Annotated[
+            str, Field(description="'global', 'project:<id>' or 'agent:<id>'.")
+        ] = "global",
     ) -> str:
         """Remember something the user asked you to remember (facts derive at once)."""
         with _facade_errors():
             item = self.mem.remember(text, type=type, scope=scope)
-        return (f"{fmt_memory(item, 'remembered')}\n"
-                f"next: {call_hint('memory_forget', memory_id=item.id)}")
+        return (
+            f"{fmt_memory(item, 'remembered')}\n"
+            f"next: {call_hint('memory_forget', memory_id=item.id)}"
+        )
 
     def memory_forget(
         self,
@@ -257,21 +276,29 @@ class MemoryTools:
 
     def memory_read(
         self,
-        uri: Annotated[str, Field(max_length=600, description="ogm://<session|node|memory|"
-                                  "event|fact|entity|archive|project>/<id>")],
-        level: Annotated[int, Field(ge=0, le=2, description="0 abstract, 1 +overview, "
-                                    "2 +content.")] = 1,
+        uri: Annotated[
+            str,
+            Field(
+                max_length=600,
+                description="ogm://<session|node|memory|event|fact|entity|archive|project>/<id>",
+            ),
+        ],
+        level: Annotated[
+            int, Field(ge=0, le=2, description="0 abstract, 1 +overview, 2 +content.")
+        ] = 1,
         limit: LimitArg = 20,
         cursor: CursorArg = None,
     ) -> str:
         """Read what an ogm:// URI names (abstract, overview, content) and the URIs it links."""
         with _facade_errors():
             found = self.mem.resolve_uri(uri, level=level)
-            page = paginate(found.links, limit=limit, cursor=cursor,
-                            key=cursor_key("read", found.uri, level))
+            page = paginate(
+                found.links, limit=limit, cursor=cursor, key=cursor_key("read", found.uri, level)
+            )
         shown = f"links {page.offset + 1}-{page.offset + len(page.items)} of {page.total}"
-        return fmt_resolved(found, page.items,
-                            more_line(page.next_cursor, shown if page.items else "no links"))
+        return fmt_resolved(
+            found, page.items, more_line(page.next_cursor, shown if page.items else "no links")
+        )
 
 
 def make_tools(mem: Memory) -> dict[str, tuple[Callable[..., Any], ToolAnnotations]]:
@@ -281,13 +308,18 @@ def make_tools(mem: Memory) -> dict[str, tuple[Callable[..., Any], ToolAnnotatio
     return {name: (getattr(tools, name), kinds.get(name, _READ)) for name in TOOL_NAMES}
 
 
-def _page_at(items: Sequence[T], offset: int, limit: int, key: str,
-             total: int | None = -1) -> Page[T]:
+def _page_at(
+    items: Sequence[T], offset: int, limit: int, key: str, total: int | None = -1
+) -> Page[T]:
     """``limit`` items from ``offset``, with the cursor for the rest."""
-    chunk = list(items[offset:offset + limit])
+    chunk = list(items[offset : offset + limit])
     more = offset + limit < len(items)
-    return Page(chunk, offset, encode_cursor(offset + limit, key) if more else None,
-                len(items) if total == -1 else total)
+    return Page(
+        chunk,
+        offset,
+        encode_cursor(offset + limit, key) if more else None,
+        len(items) if total == -1 else total,
+    )
 
 
 def _listing(head: str, lines: list[str], page: Page[Any], what: str) -> str:

@@ -66,21 +66,39 @@ def create_app(settings: Settings) -> FastAPI:
     # The spec is a route of its own, behind the same keys as the API; /docs is the vendored
     # Swagger UI (web.install_web; FastAPI's own pages load a CDN), a page without data that
     # loads the spec with the key the web UI signed in with.
-    app = FastAPI(title="ogmemory", version=__version__, description=DESCRIPTION,
-                  lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    app = FastAPI(
+        title="ogmemory",
+        version=__version__,
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+    )
     app.state.settings = settings
     app.state.keys = KeyStore(settings.home)
     app.state.gate = Gate(app.state.keys)
     app.state.pool = pool
-    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes,
-                       larger={"/v1/import/": imports.MAX_UPLOAD})  # history file uploads
+    app.add_middleware(
+        BodyLimit, max_bytes=settings.max_body_bytes, larger={"/v1/import/": imports.MAX_UPLOAD}
+    )  # history file uploads
     install_error_handlers(app)
 
-    @app.get("/health", response_model=HealthOut, tags=["health"], summary="Health check",
-             responses={503: {"model": Problem, "description": "Keys are required but the "
-                              "key file is unreadable or gone: nothing is served."}},
-             description="Whether the server answers, its version, and whether it requires "
-             "API keys. Needs no key.")
+    @app.get(
+        "/health",
+        response_model=HealthOut,
+        tags=["health"],
+        summary="Health check",
+        responses={
+            503: {
+                "model": Problem,
+                "description": "Keys are required but the "
+                "key file is unreadable or gone: nothing is served.",
+            }
+        },
+        description="Whether the server answers, its version, and whether it requires "
+        "API keys. Needs no key.",
+    )
     def health(request: Request) -> dict[str, Any]:
         return {"status": "ok", "version": __version__, "auth": request.app.state.gate.mode()}
 
@@ -103,8 +121,9 @@ def _add_spec(app: FastAPI) -> None:
 def _openapi(app: FastAPI) -> dict[str, Any]:
     """FastAPI's spec, with error bodies declared as ``application/problem+json``."""
     if app.openapi_schema is None:
-        spec = get_openapi(title=app.title, version=app.version, description=app.description,
-                           routes=app.routes)
+        spec = get_openapi(
+            title=app.title, version=app.version, description=app.description, routes=app.routes
+        )
         for path in spec.get("paths", {}).values():
             for operation in path.values():
                 for status, response in operation.get("responses", {}).items():

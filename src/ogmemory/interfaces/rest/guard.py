@@ -104,33 +104,40 @@ class Gate:
             log.error("refusing every request: %s", exc)
             raise KeysUnavailable(
                 "the server's API key file is unreadable; no request is served until it is "
-                "repaired or replaced (ogmem keys create writes a new one)") from None
+                "repaired or replaced (ogmem keys create writes a new one)"
+            ) from None
         with self._lock:
             if present:
                 self._locked = True
                 return "keys"
             if self._locked:
-                log.error("refusing every request: %s is missing or holds no key",
-                          self.keys.path)
+                log.error("refusing every request: %s is missing or holds no key", self.keys.path)
                 raise KeysUnavailable(
                     "the server's API key file is missing or holds no key, but this server has "
-                    "required keys: it serves nothing until keys exist again")
+                    "required keys: it serves nothing until keys exist again"
+                )
         return "local"
 
-    def caller(self, *, peer: str | None, host: str | None, origin: str | None,
-               token: str | None) -> KeyInfo | None:
+    def caller(
+        self, *, peer: str | None, host: str | None, origin: str | None, token: str | None
+    ) -> KeyInfo | None:
         """The caller's key, or ``None`` for local mode; ``Unauthorized``, ``Forbidden`` or
         ``KeysUnavailable`` otherwise."""
         if self.mode() == "local":
             if not (peer and is_loopback(peer)):
-                raise Forbidden("without API keys the server only answers this machine "
-                                "(a loopback peer address)")
+                raise Forbidden(
+                    "without API keys the server only answers this machine "
+                    "(a loopback peer address)"
+                )
             if not is_loopback(host_name(host or "")):
-                raise Forbidden("without API keys the server only answers requests to a "
-                                "loopback address (127.0.0.1, ::1 or localhost)")
+                raise Forbidden(
+                    "without API keys the server only answers requests to a "
+                    "loopback address (127.0.0.1, ::1 or localhost)"
+                )
             if origin is not None and not _loopback_origin(origin):
-                raise Forbidden("without API keys the server does not answer pages of other "
-                                "origins")
+                raise Forbidden(
+                    "without API keys the server does not answer pages of other origins"
+                )
             return None
         if token is None:
             raise Unauthorized("an API key is required: 'Authorization: Bearer <token>'")
@@ -154,8 +161,9 @@ class BodyLimit:
     application sees a byte of it. ``larger`` raises the limit for paths under a prefix (file
     uploads)."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int,
-                 larger: Mapping[str, int] | None = None) -> None:
+    def __init__(
+        self, app: ASGIApp, max_bytes: int, larger: Mapping[str, int] | None = None
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
         self.larger = dict(larger or {})
@@ -165,9 +173,13 @@ class BodyLimit:
 
     @staticmethod
     def _too_large(limit: int) -> ASGIApp:
-        return problem_response(413, "payload-too-large", "Payload too large",
-                                f"the request body is larger than {limit:,} bytes "
-                                "(Settings.max_body_bytes, OGMEM_MAX_BODY_BYTES)")
+        return problem_response(
+            413,
+            "payload-too-large",
+            "Payload too large",
+            f"the request body is larger than {limit:,} bytes "
+            "(Settings.max_body_bytes, OGMEM_MAX_BODY_BYTES)",
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -198,8 +210,9 @@ class BodyLimit:
             chunks.append(body)
             if not message.get("more_body", False):
                 break
-        queue: list[Message] = [{"type": "http.request", "body": b"".join(chunks),
-                                 "more_body": False}]
+        queue: list[Message] = [
+            {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+        ]
 
         async def replay() -> Message:
             return queue.pop(0) if queue else await receive()

@@ -63,19 +63,25 @@ class ImportOut(BaseModel):
 
 
 @router.post(
-    "/{format}", response_model=ImportOut, responses=WRITE_ERRORS,
+    "/{format}",
+    response_model=ImportOut,
+    responses=WRITE_ERRORS,
     summary="Upload an agent-history file",
     description="Import one Claude Code session file (`<session-uuid>.jsonl`, or a subagent's "
     "`agent-<id>.jsonl`), Codex CLI rollout (`rollout-*.jsonl`) or aider chat log "
     "(`.aider.chat.history.md`), sent as the request body. Uploading the same `name` again "
     "after the file grew records only the new lines; lines that cannot be read are reported "
-    "and skipped. At most 64 MiB.")
+    "and skipped. At most 64 MiB.",
+)
 def upload(
     mem: MemoryDep,
-    format: Annotated[Literal["claude-code", "codex", "aider"], Path(
-        description="claude-code, codex or aider")],
-    name: Annotated[str, Query(min_length=1, max_length=255,
-                               description="The file's name (it names the session)")],
+    format: Annotated[
+        Literal["claude-code", "codex", "aider"], Path(description="claude-code, codex or aider")
+    ],
+    name: Annotated[
+        str,
+        Query(min_length=1, max_length=255, description="The file's name (it names the session)"),
+    ],
     body: Annotated[bytes, Body(media_type="application/octet-stream")] = b"",
 ) -> dict[str, Any]:
     if len(body) > MAX_UPLOAD:

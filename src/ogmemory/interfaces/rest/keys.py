@@ -119,17 +119,26 @@ class KeyStore:
 
     # ------------------------------------------------------------------ writing
 
-    def create(self, account: str, space: str, *, label: str = "",
-               admin: bool = False) -> tuple[KeyInfo, str]:
+    def create(
+        self, account: str, space: str, *, label: str = "", admin: bool = False
+    ) -> tuple[KeyInfo, str]:
         """A new key for ``(account, space)``: its info and the token (shown only now)."""
         validate_id(account, "account")
         validate_id(space, "space")
         if not isinstance(label, str) or len(label) > _MAX_LABEL:
             raise InvalidInput(f"key label must be a string of at most {_MAX_LABEL} characters")
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-        rec = {"key_id": f"k_{uuid.uuid4().hex[:16]}", "hash": _hash(token), "account": account,
-               "space": space, "label": label.strip(), "created_at": time.time(),
-               "admin": bool(admin), "revoked": False, "revoked_at": None}
+        rec = {
+            "key_id": f"k_{uuid.uuid4().hex[:16]}",
+            "hash": _hash(token),
+            "account": account,
+            "space": space,
+            "label": label.strip(),
+            "created_at": time.time(),
+            "admin": bool(admin),
+            "revoked": False,
+            "revoked_at": None,
+        }
         with file_lock(self._lock_path):
             records = list(self._load())
             records.append(rec)
@@ -151,9 +160,11 @@ class KeyStore:
                 if not rec.get("revoked"):
                     admins = [r for r in records if r.get("admin") and not r.get("revoked")]
                     if keep_an_admin and rec.get("admin") and len(admins) == 1:
-                        raise Conflict(f"{key_id} is the last active admin key; create another "
-                                       "admin key first (or use 'ogmem keys revoke' on the "
-                                       "server's machine)")
+                        raise Conflict(
+                            f"{key_id} is the last active admin key; create another "
+                            "admin key first (or use 'ogmem keys revoke' on the "
+                            "server's machine)"
+                        )
                     rec.update(revoked=True, revoked_at=time.time())
                     self._write(records)
                 return _info(rec)
@@ -166,7 +177,13 @@ class KeyStore:
 
 
 def _info(rec: dict[str, Any]) -> KeyInfo:
-    return KeyInfo(key_id=str(rec.get("key_id", "")), account=str(rec.get("account", "")),
-                   space=str(rec.get("space", "")), label=str(rec.get("label", "")),
-                   created_at=float(rec.get("created_at", 0.0)), admin=bool(rec.get("admin")),
-                   revoked=bool(rec.get("revoked")), revoked_at=rec.get("revoked_at"))
+    return KeyInfo(
+        key_id=str(rec.get("key_id", "")),
+        account=str(rec.get("account", "")),
+        space=str(rec.get("space", "")),
+        label=str(rec.get("label", "")),
+        created_at=float(rec.get("created_at", 0.0)),
+        admin=bool(rec.get("admin")),
+        revoked=bool(rec.get("revoked")),
+        revoked_at=rec.get("revoked_at"),
+    )

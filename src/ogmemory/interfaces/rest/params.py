@@ -15,8 +15,19 @@ from .schemas import ID_PATTERN
 
 T = TypeVar("T")
 
-__all__ = ["NEXT_CURSOR", "PAGE_HEADERS", "BatchIdPath", "CursorQuery", "EntityPath",
-           "KeyIdPath", "LimitQuery", "MemoryIdPath", "SessionIdPath", "page", "parse_when"]
+__all__ = [
+    "NEXT_CURSOR",
+    "PAGE_HEADERS",
+    "BatchIdPath",
+    "CursorQuery",
+    "EntityPath",
+    "KeyIdPath",
+    "LimitQuery",
+    "MemoryIdPath",
+    "SessionIdPath",
+    "page",
+    "parse_when",
+]
 
 #: The response header naming the cursor of the next page (absent on the last page).
 NEXT_CURSOR = "X-Next-Cursor"
@@ -24,22 +35,44 @@ NEXT_CURSOR = "X-Next-Cursor"
 PAGE_DEFAULT = 100
 PAGE_MAX = 1000
 
-LimitQuery = Annotated[int | None, Query(
-    ge=1, le=PAGE_MAX, description="At most this many items (default: all; with a `cursor`: "
-    f"{PAGE_DEFAULT}). When more follow, the `{NEXT_CURSOR}` header holds the cursor.")]
-CursorQuery = Annotated[str | None, Query(
-    min_length=1, max_length=MAX_CURSOR_LEN, description=f"The `{NEXT_CURSOR}` of the previous "
-    "page, to continue the same list (same other parameters).")]
+LimitQuery = Annotated[
+    int | None,
+    Query(
+        ge=1,
+        le=PAGE_MAX,
+        description="At most this many items (default: all; with a `cursor`: "
+        f"{PAGE_DEFAULT}). When more follow, the `{NEXT_CURSOR}` header holds the cursor.",
+    ),
+]
+CursorQuery = Annotated[
+    str | None,
+    Query(
+        min_length=1,
+        max_length=MAX_CURSOR_LEN,
+        description=f"The `{NEXT_CURSOR}` of the previous "
+        "page, to continue the same list (same other parameters).",
+    ),
+]
 #: For the OpenAPI spec of list routes: the headers a page answers with.
-PAGE_HEADERS: dict[int | str, dict[str, Any]] = {200: {"headers": {
-    NEXT_CURSOR: {"description": "The cursor of the next page; absent on the last page.",
-                  "schema": {"type": "string"}},
-    "X-Total-Count": {"description": "How many items the whole list holds (when paged).",
-                      "schema": {"type": "integer"}}}}}
+PAGE_HEADERS: dict[int | str, dict[str, Any]] = {
+    200: {
+        "headers": {
+            NEXT_CURSOR: {
+                "description": "The cursor of the next page; absent on the last page.",
+                "schema": {"type": "string"},
+            },
+            "X-Total-Count": {
+                "description": "How many items the whole list holds (when paged).",
+                "schema": {"type": "integer"},
+            },
+        }
+    }
+}
 
 
-def page(response: Response, items: Sequence[T], limit: int | None, cursor: str | None,
-         *key: object) -> list[T]:
+def page(
+    response: Response, items: Sequence[T], limit: int | None, cursor: str | None, *key: object
+) -> list[T]:
     """The page of ``items`` that ``limit`` and ``cursor`` select (all of them when neither is
     given); the next cursor and the total go into the response headers."""
     if limit is None and cursor is None:
@@ -51,12 +84,21 @@ def page(response: Response, items: Sequence[T], limit: int | None, cursor: str 
     return found.items
 
 
-SessionIdPath = Annotated[str, Path(min_length=1, max_length=MAX_ID_LEN, pattern=ID_PATTERN,
-                                    description="The session id.")]
-MemoryIdPath = Annotated[str, Path(min_length=1, max_length=200,
-                                   description="The memory id (`m_...`).")]
-EntityPath = Annotated[str, Path(min_length=1, max_length=200,
-                                 description="An entity id (`tool.postgresql`), name or alias.")]
-BatchIdPath = Annotated[str, Path(min_length=1, max_length=200,
-                                  description="The batch id, as listed by `GET /v1/batches`.")]
+SessionIdPath = Annotated[
+    str,
+    Path(min_length=1, max_length=MAX_ID_LEN, pattern=ID_PATTERN, description="The session id."),
+]
+MemoryIdPath = Annotated[
+    str, Path(min_length=1, max_length=200, description="The memory id (`m_...`).")
+]
+EntityPath = Annotated[
+    str,
+    Path(
+        min_length=1, max_length=200, description="An entity id (`tool.postgresql`), name or alias."
+    ),
+]
+BatchIdPath = Annotated[
+    str,
+    Path(min_length=1, max_length=200, description="The batch id, as listed by `GET /v1/batches`."),
+]
 KeyIdPath = Annotated[str, Path(min_length=1, max_length=200, description="The key id (`k_...`).")]

@@ -56,13 +56,15 @@ class Problem(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    type: str = Field(description="A URI naming the kind of problem, e.g. "
-                      "`urn:ogmemory:problem:not-found`.")
+    type: str = Field(
+        description="A URI naming the kind of problem, e.g. `urn:ogmemory:problem:not-found`."
+    )
     title: str = Field(description="A short summary of the kind of problem.")
     status: int = Field(description="The HTTP status code.")
     detail: str = Field(description="What went wrong with this request, for a human.")
     errors: list[dict[str, Any]] | None = Field(
-        default=None, description="For 422: each invalid field (`loc`, `msg`, `type`).")
+        default=None, description="For 422: each invalid field (`loc`, `msg`, `type`)."
+    )
 
 
 #: Checked in order; the first matching class decides status, slug and title.
@@ -76,17 +78,37 @@ STATUSES: tuple[tuple[type[Exception], int, str, str], ...] = (
     (OgmemError, 500, "internal", "Internal server error"),
 )
 
-_HTTP_TITLES = {400: "Bad request", 401: "Unauthorized", 403: "Forbidden", 404: "Not found",
-                405: "Method not allowed", 406: "Not acceptable", 409: "Conflict",
-                413: "Payload too large", 415: "Unsupported media type",
-                422: "Unprocessable content", 500: "Internal server error",
-                503: "Service unavailable"}
+_HTTP_TITLES = {
+    400: "Bad request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not found",
+    405: "Method not allowed",
+    406: "Not acceptable",
+    409: "Conflict",
+    413: "Payload too large",
+    415: "Unsupported media type",
+    422: "Unprocessable content",
+    500: "Internal server error",
+    503: "Service unavailable",
+}
 
 
-def problem_response(status: int, slug: str, title: str, detail: str,
-                     headers: dict[str, str] | None = None, **extra: Any) -> Response:
-    body: dict[str, Any] = {"type": f"urn:ogmemory:problem:{slug}", "title": title,
-                            "status": status, "detail": detail, **extra}
+def problem_response(
+    status: int,
+    slug: str,
+    title: str,
+    detail: str,
+    headers: dict[str, str] | None = None,
+    **extra: Any,
+) -> Response:
+    body: dict[str, Any] = {
+        "type": f"urn:ogmemory:problem:{slug}",
+        "title": title,
+        "status": status,
+        "detail": detail,
+        **extra,
+    }
     try:
         data = json.dumps(body, ensure_ascii=False).encode()
     except UnicodeEncodeError:  # the detail quotes invalid text the caller sent: escape it
@@ -105,9 +127,14 @@ async def _known(request: Request, exc: Exception) -> Response:
 
 async def _validation(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
-    errors = [{"loc": [p for p in e.get("loc", ()) if isinstance(p, (str, int))],
-               "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
-              for e in exc.errors()]
+    errors = [
+        {
+            "loc": [p for p in e.get("loc", ()) if isinstance(p, (str, int))],
+            "msg": str(e.get("msg", "")),
+            "type": str(e.get("type", "")),
+        }
+        for e in exc.errors()
+    ]
     first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
     where = ".".join(str(p) for p in first["loc"])
     detail = f"{where}: {first['msg']}" if where else str(first["msg"])
@@ -123,8 +150,13 @@ async def _http(request: Request, exc: Exception) -> Response:
     detail = exc.detail if isinstance(exc.detail, str) else title
     if status == 404 and detail == "Not Found":
         detail = "no such route"  # the router's own 404: same text for every path
-    return problem_response(status, title.lower().replace(" ", "-"), title, detail,
-                            dict(exc.headers) if exc.headers else None)
+    return problem_response(
+        status,
+        title.lower().replace(" ", "-"),
+        title,
+        detail,
+        dict(exc.headers) if exc.headers else None,
+    )
 
 
 async def _unexpected(request: Request, exc: Exception) -> Response:

@@ -29,78 +29,123 @@ router = APIRouter(prefix="/v1")
 SEARCH_MAX = 100
 
 
-@router.post("/recall", response_model=RecallOut, responses=READ_ERRORS, tags=["recall"],
-             summary="Recall context",
-             description="Bounded context for a query: at most 30 candidates, 1-hop graph "
-             "expansion, rerank by relevance × recency × importance, then at most 20 items "
-             "within `budget` tokens, each with its provenance. When the index fails the "
-             "deterministic latest items answer (`fallback: true`). A temporary `session_id` "
-             "gets no items: memory is not read. `context` is the items as one text block, "
-             "each with its `↪ session:<id>@<commit>` pointer: what to put in a prompt.")
+@router.post(
+    "/recall",
+    response_model=RecallOut,
+    responses=READ_ERRORS,
+    tags=["recall"],
+    summary="Recall context",
+    description="Bounded context for a query: at most 30 candidates, 1-hop graph "
+    "expansion, rerank by relevance × recency × importance, then at most 20 items "
+    "within `budget` tokens, each with its provenance. When the index fails the "
+    "deterministic latest items answer (`fallback: true`). A temporary `session_id` "
+    "gets no items: memory is not read. `context` is the items as one text block, "
+    "each with its `↪ session:<id>@<commit>` pointer: what to put in a prompt.",
+)
 def recall(mem: MemoryDep, body: RecallIn) -> dict[str, Any]:
-    result = mem.recall(body.query, budget=body.budget, scope=body.scope,
-                        at=parse_when(body.at, "at"), recipe=body.recipe,
-                        session_id=body.session_id)
+    result = mem.recall(
+        body.query,
+        budget=body.budget,
+        scope=body.scope,
+        at=parse_when(body.at, "at"),
+        recipe=body.recipe,
+        session_id=body.session_id,
+    )
     return {**result.to_dict(), "context": result.as_context()}
 
 
-@router.get("/search", response_model=list[SearchHitOut],
-            responses={**READ_ERRORS, **PAGE_HEADERS}, tags=["recall"],
-            summary="Search everything",
-            description="Hybrid full-text and vector search over memories, facts, events, "
-            "entities, session summaries and turns, one hit per record; each hit says where it "
-            "came from. Paged with `limit` and `cursor` (the first 100 hits can be reached).")
-def search(mem: MemoryDep, response: Response,
-           q: Annotated[str, Query(min_length=1, max_length=2000, description="The query.")],
-           limit: Annotated[int, Query(ge=1, le=100, description="At most this many hits.")]
-           = 10,
-           scope: Annotated[str | None, Query(min_length=1, max_length=200,
-                                              description="`global`, `project:<id>` or "
-                                              "`agent:<id>` (default: every scope).")] = None,
-           kind: Annotated[list[str] | None, Query(description="Only these kinds (`memory`, "
-                                                   "`fact`, `event`, `entity`, `session`, "
-                                                   "`turn`); repeatable.")] = None,
-           cursor: CursorQuery = None,
-           ) -> list[dict[str, Any]]:
+@router.get(
+    "/search",
+    response_model=list[SearchHitOut],
+    responses={**READ_ERRORS, **PAGE_HEADERS},
+    tags=["recall"],
+    summary="Search everything",
+    description="Hybrid full-text and vector search over memories, facts, events, "
+    "entities, session summaries and turns, one hit per record; each hit says where it "
+    "came from. Paged with `limit` and `cursor` (the first 100 hits can be reached).",
+)
+def search(
+    mem: MemoryDep,
+    response: Response,
+    q: Annotated[str, Query(min_length=1, max_length=2000, description="The query.")],
+    limit: Annotated[int, Query(ge=1, le=100, description="At most this many hits.")] = 10,
+    scope: Annotated[
+        str | None,
+        Query(
+            min_length=1,
+            max_length=200,
+            description="`global`, `project:<id>` or `agent:<id>` (default: every scope).",
+        ),
+    ] = None,
+    kind: Annotated[
+        list[str] | None,
+        Query(
+            description="Only these kinds (`memory`, "
+            "`fact`, `event`, `entity`, `session`, "
+            "`turn`); repeatable."
+        ),
+    ] = None,
+    cursor: CursorQuery = None,
+) -> list[dict[str, Any]]:
     key = cursor_key("search", q, scope, sorted(kind or []))
     offset = 0 if cursor is None else decode_cursor(cursor, key)
     want = min(SEARCH_MAX, offset + limit + 1)
     hits = mem.search(q, limit=want, scope=scope, kinds=kind or None) if offset < want else []
     if offset + limit < min(len(hits), SEARCH_MAX):
         response.headers[NEXT_CURSOR] = encode_cursor(offset + limit, key)
-    return [h.to_dict() for h in hits[offset:offset + limit]]
+    return [h.to_dict() for h in hits[offset : offset + limit]]
 
 
-@router.post("/sleep", response_model=DistillReportOut, responses=WRITE_ERRORS,
-             tags=["consolidation"], summary="Consolidate (sleep)",
-             description="Run the distillation now: `light` distills every pending turn in "
-             "bounded, resumable batches; `deep` also regenerates the entity views and "
-             "core.md. Every batch is written to the operation log and can be rolled back.")
+@router.post(
+    "/sleep",
+    response_model=DistillReportOut,
+    responses=WRITE_ERRORS,
+    tags=["consolidation"],
+    summary="Consolidate (sleep)",
+    description="Run the distillation now: `light` distills every pending turn in "
+    "bounded, resumable batches; `deep` also regenerates the entity views and "
+    "core.md. Every batch is written to the operation log and can be rolled back.",
+)
 def sleep(mem: MemoryDep, body: Annotated[SleepIn | None, Body()] = None) -> dict[str, Any]:
     return mem.sleep((body or SleepIn()).mode).to_dict()
 
 
-@router.get("/batches", response_model=list[BatchOut], responses=READ_ERRORS,
-            tags=["consolidation"], summary="List batches",
-            description="The operation log: every committed batch of changes to the knowledge "
-            "(distillation, memory edits, rollbacks), oldest first.")
+@router.get(
+    "/batches",
+    response_model=list[BatchOut],
+    responses=READ_ERRORS,
+    tags=["consolidation"],
+    summary="List batches",
+    description="The operation log: every committed batch of changes to the knowledge "
+    "(distillation, memory edits, rollbacks), oldest first.",
+)
 def list_batches(mem: MemoryDep) -> list[dict[str, Any]]:
     return [b.to_dict() for b in mem.batches()]
 
 
-@router.get("/batches/{batch_id}", response_model=BatchOut, responses=READ_ERRORS,
-            tags=["consolidation"], summary="Get a batch",
-            description="One batch of the operation log, with how many records of each kind "
-            "it changed.")
+@router.get(
+    "/batches/{batch_id}",
+    response_model=BatchOut,
+    responses=READ_ERRORS,
+    tags=["consolidation"],
+    summary="Get a batch",
+    description="One batch of the operation log, with how many records of each kind it changed.",
+)
 def get_batch(mem: MemoryDep, batch_id: BatchIdPath) -> dict[str, Any]:
     return mem.batch(batch_id).to_dict()
 
 
-@router.post("/batches/{batch_id}/rollback", response_model=BatchOut, responses=WRITE_ERRORS,
-             tags=["consolidation"], summary="Roll a batch back",
-             description="Undo a batch atomically by appending its before-states (history is "
-             "kept). A 409 when it was already rolled back, or when a later batch changed the "
-             "same records (unless `force`). Answers with the rollback batch.")
-def rollback(mem: MemoryDep, batch_id: BatchIdPath,
-             body: Annotated[RollbackIn | None, Body()] = None) -> dict[str, Any]:
+@router.post(
+    "/batches/{batch_id}/rollback",
+    response_model=BatchOut,
+    responses=WRITE_ERRORS,
+    tags=["consolidation"],
+    summary="Roll a batch back",
+    description="Undo a batch atomically by appending its before-states (history is "
+    "kept). A 409 when it was already rolled back, or when a later batch changed the "
+    "same records (unless `force`). Answers with the rollback batch.",
+)
+def rollback(
+    mem: MemoryDep, batch_id: BatchIdPath, body: Annotated[RollbackIn | None, Body()] = None
+) -> dict[str, Any]:
     return mem.rollback(batch_id, force=(body or RollbackIn()).force).to_dict()

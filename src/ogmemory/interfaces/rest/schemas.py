@@ -81,105 +81,159 @@ class _Out(BaseModel):
 
 class SessionCreate(_In):
     session_id: IdStr | None = Field(
-        default=None, description="The new session's id (letters, digits, `.`, `_`, `-`); "
-        "generated when omitted.")
+        default=None,
+        description="The new session's id (letters, digits, `.`, `_`, `-`); "
+        "generated when omitted.",
+    )
     title: str | None = Field(
-        default=None, max_length=200, description="A manual title (kept forever; otherwise one "
-        "is derived from the first user message).")
-    agent_id: IdStr | None = Field(default=None,
-                                   description="The agent this conversation belongs to.")
+        default=None,
+        max_length=200,
+        description="A manual title (kept forever; otherwise one "
+        "is derived from the first user message).",
+    )
+    agent_id: IdStr | None = Field(
+        default=None, description="The agent this conversation belongs to."
+    )
     model: str | None = Field(default=None, max_length=200, description="The model that answers.")
     temporary: bool = Field(
-        default=False, description="A temporary conversation: it neither reads nor writes "
+        default=False,
+        description="A temporary conversation: it neither reads nor writes "
         "memory, is kept outside the state directory, and is erased by "
-        "`POST /v1/sessions/{session_id}/end`.")
+        "`POST /v1/sessions/{session_id}/end`.",
+    )
 
 
 class SessionUpdate(_In):
     title: str | None = Field(
-        default=None, min_length=1, max_length=200,
-        description="A manual title (never replaced by automatic ones).")
-    agent_id: IdStr | None = Field(default=None,
-                                   description="The agent this conversation belongs to.")
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="A manual title (never replaced by automatic ones).",
+    )
+    agent_id: IdStr | None = Field(
+        default=None, description="The agent this conversation belongs to."
+    )
     model: str | None = Field(default=None, max_length=200, description="The model that answers.")
 
 
 class MessageIn(_In):
     role: Literal["user", "assistant", "tool"] = Field(description="Who speaks.")
     content: str | list[dict[str, Any] | str] | None = Field(
-        default=None, description="The text, or OpenAI-style content parts; may be null for an "
-        "assistant message that only carries `tool_calls`.")
+        default=None,
+        description="The text, or OpenAI-style content parts; may be null for an "
+        "assistant message that only carries `tool_calls`.",
+    )
     name: str | None = Field(default=None, max_length=200, description="Optional speaker name.")
     tool_calls: list[dict[str, Any]] | None = Field(
-        default=None, description="Assistant only: OpenAI-style tool calls.")
-    tool_call_id: str | None = Field(default=None, min_length=1, max_length=200,
-                                     description="Tool messages only: the call answered.")
+        default=None, description="Assistant only: OpenAI-style tool calls."
+    )
+    tool_call_id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="Tool messages only: the call answered.",
+    )
     event_time: float | str | None = Field(
-        default=None, description="When it was said: epoch seconds or ISO-8601 (default: now).")
+        default=None, description="When it was said: epoch seconds or ISO-8601 (default: now)."
+    )
     metadata: dict[str, Any] | None = Field(default=None, description="Anything to keep with it.")
     id: IdStr | None = Field(default=None, description="The node id (generated when omitted).")
     parent_id: IdStr | None = Field(
-        default=None, description="The parent node (default: the current head); a different "
-        "parent starts a branch.")
+        default=None,
+        description="The parent node (default: the current head); a different "
+        "parent starts a branch.",
+    )
 
 
 class CommitIn(_In):
     message: str | None = Field(
-        default=None, max_length=2000,
-        description="Commit message (default `turn N: <user message>`).")
+        default=None,
+        max_length=2000,
+        description="Commit message (default `turn N: <user message>`).",
+    )
     context: dict[str, Any] | None = Field(
-        default=None, description="The context the model saw this turn, stored as the turn's "
-        "view.")
+        default=None, description="The context the model saw this turn, stored as the turn's view."
+    )
 
 
 class MemoryCreate(_In):
     text: str = Field(min_length=1, max_length=10_000, description="What to remember.")
-    type: str = Field(default="profile", min_length=1, max_length=64,
-                      description="A memory type declared in the YAML schemas (e.g. `profile`, "
-                      "`preference`, `tool`).")
-    scope: str = Field(default="global", min_length=1, max_length=200,
-                       description="`global`, `project:<id>` or `agent:<id>`.")
+    type: str = Field(
+        default="profile",
+        min_length=1,
+        max_length=64,
+        description="A memory type declared in the YAML schemas (e.g. `profile`, "
+        "`preference`, `tool`).",
+    )
+    scope: str = Field(
+        default="global",
+        min_length=1,
+        max_length=200,
+        description="`global`, `project:<id>` or `agent:<id>`.",
+    )
 
 
 class MemoryEdit(_In):
     text: str = Field(min_length=1, max_length=10_000, description="The new text.")
     expected_version: int | None = Field(
-        default=None, ge=1, description="Optimistic concurrency: fail with 409 unless the memory "
-        "is still at this version.")
+        default=None,
+        ge=1,
+        description="Optimistic concurrency: fail with 409 unless the memory "
+        "is still at this version.",
+    )
 
 
 class RecallIn(_In):
     query: str = Field(min_length=1, max_length=10_000, description="What to recall context for.")
-    budget: int = Field(default=BUDGET_DEFAULT, ge=BUDGET_MIN, le=BUDGET_MAX,
-                        description="Token budget (o200k_base tokens).")
-    scope: str | None = Field(default=None, min_length=1, max_length=200,
-                              description="`global`, `project:<id>` or `agent:<id>` "
-                              "(default: every scope).")
+    budget: int = Field(
+        default=BUDGET_DEFAULT,
+        ge=BUDGET_MIN,
+        le=BUDGET_MAX,
+        description="Token budget (o200k_base tokens).",
+    )
+    scope: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="`global`, `project:<id>` or `agent:<id>` (default: every scope).",
+    )
     session_id: IdStr | None = Field(
-        default=None, description="The conversation asking; a temporary session gets nothing.")
-    at: str | None = Field(default=None, max_length=64, description="Recall as of this time "
-                           "(ISO-8601 date or datetime, or epoch seconds).")
+        default=None, description="The conversation asking; a temporary session gets nothing."
+    )
+    at: str | None = Field(
+        default=None,
+        max_length=64,
+        description="Recall as of this time (ISO-8601 date or datetime, or epoch seconds).",
+    )
     recipe: Literal["default", "fulltext", "flat"] = Field(
-        default="default", description="Retrieval recipe: `default` (hybrid, expanded), "
-        "`fulltext` (no vectors), `flat` (no graph expansion).")
+        default="default",
+        description="Retrieval recipe: `default` (hybrid, expanded), "
+        "`fulltext` (no vectors), `flat` (no graph expansion).",
+    )
 
 
 class SleepIn(_In):
     mode: Literal["light", "deep"] = Field(
-        default="light", description="`light`: distill pending turns; `deep`: light, then "
-        "regenerate every entity view and core.md.")
+        default="light",
+        description="`light`: distill pending turns; `deep`: light, then "
+        "regenerate every entity view and core.md.",
+    )
 
 
 class RollbackIn(_In):
-    force: bool = Field(default=False, description="Roll back even if later batches changed the "
-                        "same records (their changes are lost).")
+    force: bool = Field(
+        default=False,
+        description="Roll back even if later batches changed the "
+        "same records (their changes are lost).",
+    )
 
 
 class KeyCreate(_In):
     account: IdStr = Field(description="The tenant account the key acts in.")
     space: IdStr = Field(description="The space within the account.")
-    label: str = Field(default="", max_length=200,
-                       description="A note on who or what uses the key.")
+    label: str = Field(
+        default="", max_length=200, description="A note on who or what uses the key."
+    )
     admin: bool = Field(default=False, description="An admin key may also manage keys.")
 
 
@@ -191,7 +245,8 @@ class HealthOut(_Out):
     version: str = Field(description="The ogmemory version.")
     auth: Literal["keys", "local"] = Field(
         description="`keys`: every request needs a key; `local`: no keys exist, the local "
-        "default tenant is served on loopback only.")
+        "default tenant is served on loopback only."
+    )
 
 
 class SessionOut(_Out):
@@ -214,12 +269,20 @@ class SessionOut(_Out):
 def session_out(info: SessionInfo) -> dict[str, Any]:
     """A session without server internals (its filesystem path and raw metadata)."""
     meta = info.meta
-    return {"session_id": info.session_id, "title": info.title,
-            "display_title": info.display_title, "project_id": info.project_id,
-            "agent_id": info.agent_id, "model": meta.get("model"),
-            "created_at": info.created_at, "updated_at": info.updated_at, "turns": info.turns,
-            "preview": meta.get("preview"), "head": meta.get("head"),
-            "temporary": bool(meta.get("temporary"))}
+    return {
+        "session_id": info.session_id,
+        "title": info.title,
+        "display_title": info.display_title,
+        "project_id": info.project_id,
+        "agent_id": info.agent_id,
+        "model": meta.get("model"),
+        "created_at": info.created_at,
+        "updated_at": info.updated_at,
+        "turns": info.turns,
+        "preview": meta.get("preview"),
+        "head": meta.get("head"),
+        "temporary": bool(meta.get("temporary")),
+    }
 
 
 class NodeOut(_Out):
@@ -369,8 +432,11 @@ class RecallOut(_Out):
     fallback: bool = Field(description="True when the deterministic 'latest items' answered.")
     reason: str | None = None
     stats: dict[str, Any] = Field(default_factory=dict)
-    context: str = Field(default="", description="The items as one text block for a prompt, "
-                         "each ending with its `↪ session:<id>@<commit>` pointer.")
+    context: str = Field(
+        default="",
+        description="The items as one text block for a prompt, "
+        "each ending with its `↪ session:<id>@<commit>` pointer.",
+    )
 
 
 class SearchHitOut(_Out):

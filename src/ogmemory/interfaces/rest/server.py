@@ -30,21 +30,30 @@ class BackgroundServer:
     #: the path its URL ends with
     path = ""
 
-    def __init__(self, app: ASGIApp, host: str = "127.0.0.1", port: int = 0, *,
-                 log_level: str = "warning") -> None:
+    def __init__(
+        self, app: ASGIApp, host: str = "127.0.0.1", port: int = 0, *, log_level: str = "warning"
+    ) -> None:
         self.host = host
         # IPPROTO_TCP spelled out: asyncio sets TCP_NODELAY on accepted connections only when
         # the listening socket says so, and without it every response waits ~40 ms for an ACK.
-        self._sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET,
-                                   socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        self._sock = socket.socket(
+            socket.AF_INET6 if ":" in host else socket.AF_INET,
+            socket.SOCK_STREAM,
+            socket.IPPROTO_TCP,
+        )
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind((host, port))
         self.port: int = self._sock.getsockname()[1]
-        config = uvicorn.Config(app, log_level=log_level, lifespan="on", access_log=False,
-                                timeout_graceful_shutdown=10)
+        config = uvicorn.Config(
+            app, log_level=log_level, lifespan="on", access_log=False, timeout_graceful_shutdown=10
+        )
         self.server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self._sock]},
-                                        name=f"ogmem-{self.kind}-{self.port}", daemon=True)
+        self._thread = threading.Thread(
+            target=self.server.run,
+            kwargs={"sockets": [self._sock]},
+            name=f"ogmem-{self.kind}-{self.port}",
+            daemon=True,
+        )
 
     @property
     def url(self) -> str:
@@ -69,6 +78,10 @@ class BackgroundServer:
     def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.stop()

@@ -30,7 +30,8 @@ def check_bind(host: str, keys: KeyStore) -> None:
         raise InvalidInput(
             f"refusing to listen on {host}: no API key exists, so anyone who can reach the "
             "server could read and change memory. Create one with 'ogmem keys create --account "
-            "A --space S' (or listen on 127.0.0.1).")
+            "A --space S' (or listen on 127.0.0.1)."
+        )
 
 
 class TenantPool:
@@ -64,18 +65,25 @@ class TenantPool:
             mem.close()
 
 
-_bearer = HTTPBearer(auto_error=False, scheme_name="apiKey",
-                     description="An API key from `ogmem keys create` (or `POST /v1/admin/keys`).")
+_bearer = HTTPBearer(
+    auto_error=False,
+    scheme_name="apiKey",
+    description="An API key from `ogmem keys create` (or `POST /v1/admin/keys`).",
+)
 
 
-def _caller(request: Request,
-            credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-            ) -> KeyInfo | None:
+def _caller(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> KeyInfo | None:
     """The caller's key, or ``None`` in local mode (no key exists)."""
     gate: Gate = request.app.state.gate
-    return gate.caller(peer=request.client.host if request.client else None,
-                       host=request.headers.get("host"), origin=request.headers.get("origin"),
-                       token=credentials.credentials if credentials else None)
+    return gate.caller(
+        peer=request.client.host if request.client else None,
+        host=request.headers.get("host"),
+        origin=request.headers.get("origin"),
+        token=credentials.credentials if credentials else None,
+    )
 
 
 def _memory(request: Request, key: Annotated[KeyInfo | None, Depends(_caller)]) -> Memory:

@@ -27,9 +27,11 @@ STATIC_DIR = Path(__file__).resolve().parent / "static"
 #: browser test fails on the CSP violation it logs, and prints the hash to put here.
 _CYTOSCAPE_STYLE = "'sha256-pgvDUBa4IjFA2yuSJ2cqcyxmNYJMborsd0ORcRv9vw8='"
 
-_CSP = (f"default-src 'none'; script-src 'self'; style-src 'self' {_CYTOSCAPE_STYLE}; "
-        "img-src 'self' data:; connect-src 'self'; font-src 'self'; manifest-src 'self'; "
-        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+_CSP = (
+    f"default-src 'none'; script-src 'self'; style-src 'self' {_CYTOSCAPE_STYLE}; "
+    "img-src 'self' data:; connect-src 'self'; font-src 'self'; manifest-src 'self'; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
 
 #: Headers on every response of the UI (page, docs, static files).
 UI_HEADERS = {
@@ -46,16 +48,18 @@ UI_HEADERS = {
 class _Static(StaticFiles):
     """Static files with the UI's security headers."""
 
-    def file_response(self, full_path: Any, stat_result: Any, scope: Scope,
-                      status_code: int = 200) -> Response:
+    def file_response(
+        self, full_path: Any, stat_result: Any, scope: Scope, status_code: int = 200
+    ) -> Response:
         response = super().file_response(full_path, stat_result, scope, status_code)
         response.headers.update(UI_HEADERS)
         return response
 
 
 def _page(name: str) -> FileResponse:
-    return FileResponse(STATIC_DIR / name, media_type="text/html; charset=utf-8",
-                        headers=UI_HEADERS)
+    return FileResponse(
+        STATIC_DIR / name, media_type="text/html; charset=utf-8", headers=UI_HEADERS
+    )
 
 
 def install_web(app: FastAPI) -> None:
