@@ -240,8 +240,20 @@ def check_after_kill(
     tally.acknowledged += len(expected)
     tally.lost += sum(1 for m in expected if seen[m] == 0)
     tally.duplicated += sum(1 for m, n in seen.items() if n > 1)
-    if phase != "append" and finish(phase, home, embedder) != reference:
-        tally.mismatches += 1
+    if phase != "append":
+        got = finish(phase, home, embedder)
+        if got != reference:
+            tally.mismatches += 1
+            for key in sorted(k for k in reference if got.get(k) != reference[k]):
+                tally.notes[f"differs in {key}: {_difference(got.get(key), reference[key])}"] += 1
+
+
+def _difference(got: Any, want: Any) -> str:
+    """What differs from the reference, in a few words (which ids, or both values)."""
+    if isinstance(got, list) and isinstance(want, list):
+        extra, missing = sorted(set(got) - set(want)), sorted(set(want) - set(got))
+        return f"extra {extra[:3]}, missing {missing[:3]}"
+    return f"{got} instead of {want}"
 
 
 # ====================================================================== trials
