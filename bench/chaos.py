@@ -362,7 +362,8 @@ def show(results: dict[str, Tally], seconds: float, embedder: str | None) -> Non
     console.print(table)
     for phase, t in results.items():
         for what, count in t.notes.most_common():
-            console.print(f"  {phase}: fsck found {what} in {count} trial(s)", markup=False)
+            said = what if what.startswith("differs") else f"fsck found {what}"
+            console.print(f"  {phase}: {said} in {count} trial(s)", markup=False)
 
 
 def main() -> None:
