@@ -5,6 +5,9 @@ answers. The real default embedder, a real SQLite outbox."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -64,3 +67,26 @@ def test_import_no_embed_then_recall_embeds_pending_up_to_its_bound(
     after = status(home)
     assert after["pending"] == 0 and after["done"] == before["pending"]
     assert data["stats"]["dense"] > 0  # the answer used vectors
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one thread is the default here")
+def test_a_one_shot_query_embeds_on_one_thread_even_before_the_engine_is_loaded() -> None:
+    """threadpoolctl limits only the libraries already loaded: ``one_thread(embedder)`` loads
+    the E5 engine first, so its OpenMP pool runs one thread for the query (in a fresh process,
+    where nothing has loaded it yet)."""
+    script = (
+        "import json\n"
+        "from threadpoolctl import threadpool_info\n"
+        "from ogmemory.embed import make_embedder\n"
+        "from ogmemory.interfaces.cli.vectors import one_thread\n"
+        "emb = make_embedder('e5')\n"
+        "with one_thread(emb):\n"
+        "    emb.encode_query(['which database?'])\n"
+        "    print(json.dumps([p['num_threads'] for p in threadpool_info()\n"
+        "                      if p['user_api'] == 'openmp']))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMP_", "OGMEM_"))}
+    out = subprocess.run(
+        [sys.executable, "-c", script], env=env, check=True, capture_output=True, text=True
+    ).stdout
+    assert json.loads(out.strip().splitlines()[-1]) == [1]

@@ -64,6 +64,11 @@ class E5Embedder:
         loaded = "loaded" if self._model is not None else "not loaded"
         return f"E5Embedder(batch_size={self.batch_size}, {loaded})"
 
+    def load(self) -> None:
+        """Load the engine now. Thread-pool limits (``threadpoolctl``) reach only the libraries
+        loaded when they are set: load first, then limit its OpenMP threads."""
+        self._load()  # takes its own lock
+
     def _load(self) -> Any:
         with self._load_lock:
             if self._model is None:

@@ -211,7 +211,7 @@ def recall(
         validate_id(session, "session id")
     with open_reader(home, account, space) as mem, one_line_warnings():
         embed_pending(mem, "Embedding pending documents", embed)
-        with one_thread():
+        with one_thread(mem.embedder):
             result = mem.recall(
                 query, budget=budget, scope=scope, at=when, recipe=recipe, session_id=session
             )
@@ -256,7 +256,7 @@ def search(
         )
     with open_reader(home, account, space) as mem, one_line_warnings():
         embed_pending(mem, "Embedding pending documents", embed)
-        with one_thread():
+        with one_thread(mem.embedder):
             found = mem.search(query, limit=limit, scope=scope, kinds=kinds or None)
         hits = [h.to_dict() for h in found]
         warn_pending_vectors(mem)

@@ -14,6 +14,7 @@ from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ...embed import Embedder
 from ...errors import OgmemError, StorageError
 from ...memory import Memory
 from .common import stderr_console
@@ -85,11 +86,19 @@ def finish_import(mem: Memory, *, embed: bool) -> int:
     return 0
 
 
-def one_thread() -> Any:
+def one_thread(embedder: Embedder | None = None) -> Any:
     """A context in which the embedder's thread pools (OpenMP, BLAS) use one thread: what a
     one-shot query needs. One short query is too small to share out, and pool threads that
     spin-wait on a busy two-core machine made embedding it 20x slower (2.5 s against 0.1 s,
-    measured with ``bench/bench_cli.py`` under load)."""
+    measured with ``bench/bench_cli.py`` under load). The limit reaches only libraries already
+    loaded, so ``embedder``'s engine is loaded first: loaded inside, the E5 engine kept its two
+    OpenMP threads and the first query took 0.3-1.4 s instead of 0.02 s under load."""
     from threadpoolctl import threadpool_limits
 
+    load = getattr(embedder, "load", None)
+    if load is not None:
+        try:
+            load()
+        except Exception:  # the recall itself reports a broken embedder (full text only)
+            pass
     return threadpool_limits(limits=1)
