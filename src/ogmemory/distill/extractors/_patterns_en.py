@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..numbers import parse_number
 from ..types import Candidate, EntityRef
 from ._catalog import find_tool, lookup
 from ._common import NodeContext, Sentence, date_attrs, gate, object_ref, tool_ref
@@ -582,24 +583,6 @@ _TEAM_RE = re.compile(
     rf"|\bthere\s+are\s+(?:only\s+|just\s+)?(?P<n3>{_N})\s+of\s+us\b",
     re.IGNORECASE,
 )
-_WORD_N = {
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "fifteen": 15,
-    "twenty": 20,
-    "thirty": 30,
-    "fifty": 50,
-    "hundred": 100,
-}
 _DEADLINE_KW = re.compile(r"\b(?:deadline|due(?:\s+date)?)\b", re.IGNORECASE)
 _BY_BEFORE = re.compile(
     r"\b(?:by|before|no\s+later\s+than)\s+(?:the\s+end\s+of\s+)?$", re.IGNORECASE
@@ -654,7 +637,7 @@ def _constraints(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         )
     for m in _TEAM_RE.finditer(s.text):
         raw_n = (m.group("n") or m.group("n2") or m.group("n3")).lower()
-        size = int(raw_n) if raw_n.isdigit() else _WORD_N.get(raw_n)
+        size = parse_number(raw_n)
         if not size or not ctx.first("constraint", "team"):
             continue
         out.append(

@@ -10,6 +10,7 @@ CLI-only user gets vector search without running ``ogmem worker``.
 from __future__ import annotations
 
 import sqlite3
+from contextlib import ExitStack
 from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -90,15 +91,15 @@ def one_thread(embedder: Embedder | None = None) -> Any:
     """A context in which the embedder's thread pools (OpenMP, BLAS) use one thread: what a
     one-shot query needs. One short query is too small to share out, and pool threads that
     spin-wait on a busy two-core machine made embedding it 20x slower (2.5 s against 0.1 s,
-    measured with ``bench/bench_cli.py`` under load). The limit reaches only libraries already
-    loaded, so ``embedder``'s engine is loaded first: loaded inside, the E5 engine kept its two
-    OpenMP threads and the first query took 0.3-1.4 s instead of 0.02 s under load."""
+    measured with ``bench/bench_cli.py`` under load). BLAS pools through ``threadpoolctl``;
+    the E5 engine, which sets its OpenMP threads on every call (``embed/omp.py``), through
+    that module's cap, which holds even when the engine is loaded inside the block."""
     from threadpoolctl import threadpool_limits
 
-    load = getattr(embedder, "load", None)
-    if load is not None:
-        try:
-            load()
-        except Exception:  # the recall itself reports a broken embedder (full text only)
-            pass
-    return threadpool_limits(limits=1)
+    from ...embed.omp import thread_cap
+
+    del embedder  # every embedder is covered: the argument stays for the callers' clarity
+    stack = ExitStack()
+    stack.enter_context(threadpool_limits(limits=1))
+    stack.enter_context(thread_cap(1))
+    return stack

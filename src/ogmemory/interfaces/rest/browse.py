@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from .params import BatchIdPath, EntityPath, MemoryIdPath, SessionIdPath, parse_when
+from .params import BatchIdPath, EntityPath, MemoryIdPath, ScopeQuery, SessionIdPath, parse_when
 from .routing import READ_ERRORS
 from .schemas import BatchOut, EdgeOut, EntityOut
 from .tenants import CallerKey, MemoryDep
@@ -205,14 +205,7 @@ def graph(
             "datetime (UTC unless it has an offset), or epoch seconds.",
         ),
     ] = None,
-    scope: Annotated[
-        str | None,
-        Query(
-            min_length=1,
-            max_length=200,
-            description="`global`, `project:<id>` or `agent:<id>` (default: every scope).",
-        ),
-    ] = None,
+    scope: ScopeQuery = None,
 ) -> dict[str, Any]:
     return mem.graph_at(parse_when(at, "at"), scope=scope).to_dict()
 

@@ -24,6 +24,7 @@ __all__ = [
     "KeyIdPath",
     "LimitQuery",
     "MemoryIdPath",
+    "ScopeQuery",
     "SessionIdPath",
     "page",
     "parse_when",
@@ -42,6 +43,15 @@ LimitQuery = Annotated[
         le=PAGE_MAX,
         description="At most this many items (default: all; with a `cursor`: "
         f"{PAGE_DEFAULT}). When more follow, the `{NEXT_CURSOR}` header holds the cursor.",
+    ),
+]
+#: A scope filter of read routes (absent: every scope the key may read).
+ScopeQuery = Annotated[
+    str | None,
+    Query(
+        min_length=1,
+        max_length=200,
+        description="`global`, `project:<id>` or `agent:<id>` (default: every scope).",
     ),
 ]
 CursorQuery = Annotated[

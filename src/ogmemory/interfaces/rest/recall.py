@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Query, Response
 
 from ..paging import cursor_key, decode_cursor, encode_cursor
-from .params import NEXT_CURSOR, PAGE_HEADERS, BatchIdPath, CursorQuery, parse_when
+from .params import NEXT_CURSOR, PAGE_HEADERS, BatchIdPath, CursorQuery, ScopeQuery, parse_when
 from .routing import READ_ERRORS, WRITE_ERRORS
 from .schemas import (
     BatchOut,
@@ -69,14 +69,7 @@ def search(
     response: Response,
     q: Annotated[str, Query(min_length=1, max_length=2000, description="The query.")],
     limit: Annotated[int, Query(ge=1, le=100, description="At most this many hits.")] = 10,
-    scope: Annotated[
-        str | None,
-        Query(
-            min_length=1,
-            max_length=200,
-            description="`global`, `project:<id>` or `agent:<id>` (default: every scope).",
-        ),
-    ] = None,
+    scope: ScopeQuery = None,
     kind: Annotated[
         list[str] | None,
         Query(
