@@ -107,3 +107,16 @@ def test_mcp_command_names_the_tenant_and_an_absolute_home(
     beside = Path(sys.executable).absolute().with_name("ogmem")
     if beside.is_file():
         assert ogmem_executable() == [str(beside)]
+
+
+def test_the_demo_previews_the_line_of_an_item_that_answers() -> None:
+    from ogmemory.interfaces.cli.demo import _best_line
+
+    item = (
+        "[2023-05-08] Caroline: Hey Mel! Good to see you! How have you been?\n"
+        "Melanie: Hey Caroline! I'm swamped with the kids & work.\n"
+        "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.\n"
+        "  ([2023-05-07] Caroline went to a LGBTQ support group (2023-05-07).)"
+    )
+    best = _best_line(item, "When did Caroline go to the LGBTQ support group?")
+    assert best == "Caroline: I went to a LGBTQ support group yesterday and it was so powerful."

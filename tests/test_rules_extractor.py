@@ -852,3 +852,26 @@ def test_the_bundled_locomo_sample_extracts_cleanly() -> None:
 def test_arbitrary_text_never_breaks_the_extractor(text: str) -> None:
     for c in say(text, name="Alex"):
         assert c.node_ids == ("n1",) and c.text
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        (
+            "Melanie has done an abstract painting too, take a look",
+            "Melanie has done an abstract painting",
+        ),
+        (
+            "they want it to spread acceptance - let's make it happen",
+            "they want it to spread acceptance",
+        ),
+        ("I painted a lake - check it out!", "I painted a lake"),
+        ("we deploy on Fridays, you know", "we deploy on Fridays"),
+        ("my right hand hurts", "my right hand hurts"),
+        ("Let's go to the park", "Let's go to the park"),
+    ],
+)
+def test_a_closing_clause_addressed_to_the_listener_is_not_kept(said: str, kept: str) -> None:
+    from ogmemory.distill.extractors._grammar import clean_phrase
+
+    assert clean_phrase(said) == kept

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -136,7 +137,7 @@ def _print_report(
     typer.echo(core)
     typer.echo(f"Recall for {question!r}: {len(recalled.items)} items, {recalled.tokens} tokens")
     for item in recalled.items[:3]:
-        typer.echo(f"  [{', '.join(item.cites)}] {item.text.splitlines()[0][:110]}")
+        typer.echo(f"  [{', '.join(item.cites)}] {_best_line(item.text, question)[:110]}")
     if sessions:
         typer.echo(
             f"Next: ogmem sessions show {sessions[0].session_id} --home {shlex.quote(str(home))}"
@@ -240,3 +241,11 @@ def demo(
     from .chat import demo_chat
 
     demo_chat(home, account, space, question)
+
+
+def _best_line(text: str, question: str) -> str:
+    """The line of a recalled item that shares the most words with the question (an item is
+    several turns; its first line is often a greeting)."""
+    asked = {w for w in re.findall(r"\w+", question.lower()) if len(w) > 2}
+    lines = [line.strip().strip("()") for line in text.splitlines() if line.strip()]
+    return max(lines, key=lambda line: len(asked & set(re.findall(r"\w+", line.lower()))))
