@@ -5,6 +5,11 @@ overviews; L2 turns), full text and dense fused by reciprocal rank, restricted t
 may see; how far the best matches stand above the index's background (the relevance a recall
 may abstain on); then maximal marginal relevance over the head of the ranking, so a question
 with several answers gets several of them.
+
+The dense ranking is of what recall returns, not of documents: a turn scores
+``α·own + (1 − α)·max(own, parent)`` (seed 004's score propagation), ``parent`` the best cosine
+of the abstractions citing it, read from one search deep enough to reach past the levels that
+repeat each other (a memory, its overview, its event, the event's overview, the turn itself).
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from ..storage.protocols import IndexStore
 from .config import RecallConfig
 from .visibility import LiveSessions, doc_visible
 
-__all__ = ["Ask", "Cand", "CandidateSearch", "fuse"]
+__all__ = ["Ask", "Cand", "CandidateSearch", "fuse", "lend"]
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +54,53 @@ def fuse(
         for rank, (rowid, _) in enumerate(hits):
             out[rowid] = out.get(rowid, 0.0) + weight / (k + rank + 1)
     return out
+
+
+def lend(
+    hits: Sequence[tuple[int, float]],
+    docs: dict[int, Doc],
+    turn_cosines: Callable[[list[str]], dict[str, tuple[Doc, float]]],
+    *,
+    alpha: float,
+    max_cites: int,
+    lends: Callable[[Doc], bool] = lambda d: True,
+) -> list[tuple[int, float]]:
+    """A dense ranking of documents (``(rowid, cosine)``, best first) as a ranking of what
+    recall returns: each turn scores ``α·own + (1 − α)·max(own, parent)``, ``parent`` the best
+    cosine among the abstractions (memories, events, facts, at L0 or L1) that cite it and
+    ``lends`` allows; a turn lifted only by an abstraction gets its own cosine from
+    ``turn_cosines`` (turn ids -> (doc, cosine)). An abstraction with no turn to lend to (a
+    memory the user wrote), the user's rewrite of a turn, and the routes (session and entity
+    abstracts) keep their own place. Overviews of sessions are left out (their turns are
+    ranked themselves). ``docs`` gains the turns read."""
+    own: dict[str, tuple[int, float]] = {}
+    parent: dict[str, float] = {}
+    alone: list[tuple[int, float]] = []
+    for rowid, cos in hits:
+        d = docs.get(rowid)
+        if d is None:
+            continue
+        if d.kind == "turn":
+            own[d.id] = (rowid, cos)
+        elif d.kind == "session":
+            if d.level == 0:
+                alone.append((rowid, cos))
+        elif d.session_id and d.node_ids and not d.prov.get("edited"):
+            if lends(d):
+                for n in d.node_ids[:max_cites]:
+                    tid = turn_doc_id(d.session_id, n)
+                    parent[tid] = max(parent.get(tid, -1.0), cos)
+        elif d.level == 0:
+            alone.append((rowid, cos))
+    for tid, (doc, cos) in turn_cosines([t for t in parent if t not in own]).items():
+        if doc.rowid is not None:
+            docs[doc.rowid] = doc
+            own[tid] = (doc.rowid, cos)
+    scored = [
+        (rowid, alpha * cos + (1 - alpha) * max(cos, parent.get(tid, -1.0)))
+        for tid, (rowid, cos) in own.items()
+    ]
+    return sorted(scored + alone, key=lambda x: (-x[1], x[0]))
 
 
 @dataclass
@@ -141,8 +193,16 @@ class CandidateSearch:
                 dense_hits = self.store.dense(ask.qvec, config.dense_limit)
         ask.stats.update(fts=len(fts_hits), dense=len(dense_hits))
         docs = self.store.docs([r for r, _ in fts_hits] + [r for r, _ in dense_hits])
+        lent = lend(
+            dense_hits,
+            docs,
+            self._turn_cosines(ask),
+            alpha=config.lend_alpha,
+            max_cites=config.max_cites,
+            lends=lambda d: ask.visible(d) and not d.superseded,
+        )[: config.dense_units]
         ranks: dict[int, float] = {}
-        for hits, weight in ((fts_hits, 1.0), (dense_hits, config.dense_weight)):
+        for hits, weight in ((fts_hits, 1.0), (lent, config.dense_weight)):
             place = {False: 0, True: 0}
             for rowid, _ in hits:
                 d = docs.get(rowid)
@@ -159,9 +219,29 @@ class CandidateSearch:
             # applying it once only (or in the rerank only to expanded turns) measured worse
             # on LoCoMo dev (1-4 0.920 -> 0.911 / 0.917).
             for r, d in docs.items():
-                if d.kind == "turn" and str(d.prov.get("speaker", "")).lower() in ask.qwords:
+                if (
+                    r in ranks
+                    and d.kind == "turn"
+                    and str(d.prov.get("speaker", "")).lower() in ask.qwords
+                ):
                     ranks[r] *= 1 + config.speaker_weight
         return ranks, docs, dense_hits
+
+    def _turn_cosines(self, ask: Ask) -> Callable[[list[str]], dict[str, tuple[Doc, float]]]:
+        """Turn ids -> (their document, their cosine to the question)."""
+
+        def read(ids: list[str]) -> dict[str, tuple[Doc, float]]:
+            if not ids or ask.qvec is None:
+                return {}
+            found = self.store.docs_by_id(ids)
+            vecs = self.store.vectors([d.rowid for d in found.values() if d.rowid is not None])
+            return {
+                tid: (d, float(vecs[d.rowid] @ ask.qvec))
+                for tid, d in found.items()
+                if d.rowid in vecs
+            }
+
+        return read
 
     def __call__(self, ask: Ask) -> list[Cand]:
         """At most ``candidates`` distinct memories: a turn and the abstractions citing it
@@ -171,7 +251,11 @@ class CandidateSearch:
         self.relevance(ask, [(docs[r], s) for r, s in dense if r in docs])
         best = max(ranks.values(), default=1.0)
         ranked = sorted(
-            (Cand(d, ranks[r] / best, "search") for r, d in docs.items() if ask.visible(d)),
+            (
+                Cand(d, ranks[r] / best, "search")
+                for r, d in docs.items()
+                if r in ranks and ask.visible(d)
+            ),
             key=lambda c: (-c.score, c.doc.rowid or 0),
         )
         if config.mmr and ask.qvec is not None and ranked:
