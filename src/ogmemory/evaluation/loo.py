@@ -36,6 +36,10 @@ VARIANTS: dict[str, RecallConfig] = {
     "whole_items=8": replace(_DEFAULT, whole_items=8),
     "max_routes=2": replace(_DEFAULT, max_routes=2),
     "max_routes=8": replace(_DEFAULT, max_routes=8),
+    "lend_alpha=0.15": replace(_DEFAULT, lend_alpha=0.15),
+    "lend_alpha=0.5": replace(_DEFAULT, lend_alpha=0.5),
+    "dense_limit=120": replace(_DEFAULT, dense_limit=120),
+    "dense_limit=300": replace(_DEFAULT, dense_limit=300),
 }
 
 

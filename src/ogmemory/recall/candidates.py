@@ -64,7 +64,7 @@ def lend(
     alpha: float,
     max_cites: int,
     lends: Callable[[Doc], bool] = lambda d: True,
-) -> list[tuple[int, float]]:
+) -> list[tuple[int, float, int | None]]:
     """A dense ranking of documents (``(rowid, cosine)``, best first) as a ranking of what
     recall returns: each turn scores ``α·own + (1 − α)·max(own, parent)``, ``parent`` the best
     cosine among the abstractions (memories, events, facts, at L0 or L1) that cite it and
@@ -75,6 +75,7 @@ def lend(
     ranked themselves). ``docs`` gains the turns read."""
     own: dict[str, tuple[int, float]] = {}
     parent: dict[str, float] = {}
+    lender: dict[str, int] = {}
     alone: list[tuple[int, float]] = []
     for rowid, cos in hits:
         d = docs.get(rowid)
@@ -90,6 +91,8 @@ def lend(
                 for n in d.node_ids[:max_cites]:
                     tid = turn_doc_id(d.session_id, n)
                     parent[tid] = max(parent.get(tid, -1.0), cos)
+                    if d.level == 0:
+                        lender.setdefault(tid, rowid)  # hits come best first
         elif d.level == 0:
             alone.append((rowid, cos))
     for tid, (doc, cos) in turn_cosines([t for t in parent if t not in own]).items():
@@ -97,10 +100,11 @@ def lend(
             docs[doc.rowid] = doc
             own[tid] = (doc.rowid, cos)
     scored = [
-        (rowid, alpha * cos + (1 - alpha) * max(cos, parent.get(tid, -1.0)))
+        (rowid, alpha * cos + (1 - alpha) * max(cos, parent.get(tid, -1.0)), lender.get(tid))
         for tid, (rowid, cos) in own.items()
     ]
-    return sorted(scored + alone, key=lambda x: (-x[1], x[0]))
+    scored += [(rowid, cos, None) for rowid, cos in alone]
+    return sorted(scored, key=lambda x: (-x[1], x[0]))
 
 
 @dataclass
@@ -202,7 +206,7 @@ class CandidateSearch:
             lends=lambda d: ask.visible(d) and not d.superseded,
         )[: config.dense_units]
         ranks: dict[int, float] = {}
-        for hits, weight in ((fts_hits, 1.0), (lent, config.dense_weight)):
+        for hits, weight in ((fts_hits, 1.0), ([(r, s) for r, s, _ in lent], config.dense_weight)):
             place = {False: 0, True: 0}
             for rowid, _ in hits:
                 d = docs.get(rowid)
@@ -213,6 +217,13 @@ class CandidateSearch:
                 place[overview] += 1
                 share = config.overview_weight if overview else 1.0
                 ranks[rowid] = ranks.get(rowid, 0.0) + weight * share / (config.rrf_k + rank + 1)
+        # the abstraction that lifted a turn takes the turn's place too (as one memory with it):
+        # the rerank weighs what it says (a date, a validity span), the packer shows it as a note
+        lent_by: set[int] = set()
+        for rank, (_, _, by) in enumerate(lent):
+            if by is not None and by in docs and by not in lent_by:
+                lent_by.add(by)
+                ranks[by] = ranks.get(by, 0.0) + config.dense_weight / (config.rrf_k + rank + 1)
         if config.speaker_weight:
             # a question about someone: what they said outranks what was said to them, before
             # the cut to ``candidates``. The rerank weighs it again, over the expanded pool too;
