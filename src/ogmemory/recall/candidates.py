@@ -171,10 +171,8 @@ class CandidateSearch:
         self,
         ask: Ask,
     ) -> tuple[dict[int, float], dict[int, Doc], list[tuple[int, float]]]:
-        """Full text and dense rankings fused; a knowledge overview (L1) repeats its abstract
-        and the turns it cites, so it is ranked among the overviews only (at half weight): it
-        never pushes its own sources, or any other memory, down a place. Ranked among all at
-        full weight, LoCoMo dev 1-4 / multi-hop went 0.921 / 0.775 -> 0.912 / 0.755."""
+        """Full text and the vector ranking (``lend``) fused by reciprocal rank; returns the
+        fused scores, the documents read and the plain vector hits (for ``relevance``)."""
         config = ask.config
         words, chars = query_terms(ask.query)
         if len(words) > 1 and (total := self.store.count()) >= config.common_min_docs:
@@ -205,25 +203,7 @@ class CandidateSearch:
             max_cites=config.max_cites,
             lends=lambda d: ask.visible(d) and not d.superseded,
         )[: config.dense_units]
-        ranks: dict[int, float] = {}
-        for hits, weight in ((fts_hits, 1.0), ([(r, s) for r, s, _ in lent], config.dense_weight)):
-            place = {False: 0, True: 0}
-            for rowid, _ in hits:
-                d = docs.get(rowid)
-                if d is None:
-                    continue
-                overview = d.level == 1 and d.kind != "session"
-                rank = place[overview]
-                place[overview] += 1
-                share = config.overview_weight if overview else 1.0
-                ranks[rowid] = ranks.get(rowid, 0.0) + weight * share / (config.rrf_k + rank + 1)
-        # the abstraction that lifted a turn takes the turn's place too (as one memory with it):
-        # the rerank weighs what it says (a date, a validity span), the packer shows it as a note
-        lent_by: set[int] = set()
-        for rank, (_, _, by) in enumerate(lent):
-            if by is not None and by in docs and by not in lent_by:
-                lent_by.add(by)
-                ranks[by] = ranks.get(by, 0.0) + config.dense_weight / (config.rrf_k + rank + 1)
+        ranks = self._fuse(fts_hits, lent, docs, config)
         if config.speaker_weight:
             # a question about someone: what they said outranks what was said to them, before
             # the cut to ``candidates``. The rerank weighs it again, over the expanded pool too;
@@ -237,6 +217,40 @@ class CandidateSearch:
                 ):
                     ranks[r] *= 1 + config.speaker_weight
         return ranks, docs, dense_hits
+
+    @staticmethod
+    def _fuse(
+        fts_hits: list[tuple[int, float]],
+        lent: list[tuple[int, float, int | None]],
+        docs: dict[int, Doc],
+        config: RecallConfig,
+    ) -> dict[int, float]:
+        """Reciprocal rank fusion of full text and the vector ranking. A knowledge overview
+        (L1) repeats its abstract and the turns it cites, so full text ranks it among the
+        overviews only (at half weight): it never pushes its own sources, or any other memory,
+        down a place (ranked among all at full weight, LoCoMo dev 1-4 / multi-hop went
+        0.921 / 0.775 -> 0.912 / 0.755). The abstraction that lifted a turn takes the turn's
+        place too, as one memory with it: the rerank weighs what it says (a date, a validity
+        span) and the packer shows it beside the turn."""
+        ranks: dict[int, float] = {}
+        vector = [(r, s) for r, s, _ in lent]
+        for hits, weight in ((fts_hits, 1.0), (vector, config.dense_weight)):
+            place = {False: 0, True: 0}
+            for rowid, _ in hits:
+                d = docs.get(rowid)
+                if d is None:
+                    continue
+                overview = d.level == 1 and d.kind != "session"
+                rank = place[overview]
+                place[overview] += 1
+                share = config.overview_weight if overview else 1.0
+                ranks[rowid] = ranks.get(rowid, 0.0) + weight * share / (config.rrf_k + rank + 1)
+        lent_by: set[int] = set()
+        for rank, (_, _, by) in enumerate(lent):
+            if by is not None and by in docs and by not in lent_by:
+                lent_by.add(by)
+                ranks[by] = ranks.get(by, 0.0) + config.dense_weight / (config.rrf_k + rank + 1)
+        return ranks
 
     def _turn_cosines(self, ask: Ask) -> Callable[[list[str]], dict[str, tuple[Doc, float]]]:
         """Turn ids -> (their document, their cosine to the question)."""
