@@ -129,9 +129,15 @@ class Ask:
     live: LiveSessions
     qvec: np.ndarray | None = None
     stats: dict[str, Any] = field(default_factory=dict)
+    _visible: dict[str, bool] = field(default_factory=dict, repr=False)
 
     def visible(self, doc: Doc) -> bool:
-        return doc_visible(doc, self.scopes, self.active, self.hidden) and self.live(doc)
+        """The visibility rule, once per document of this recall (it is asked many times)."""
+        seen = self._visible.get(doc.id)
+        if seen is None:
+            seen = doc_visible(doc, self.scopes, self.active, self.hidden) and self.live(doc)
+            self._visible[doc.id] = seen
+        return seen
 
 
 class CandidateSearch:
