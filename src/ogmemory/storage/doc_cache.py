@@ -34,17 +34,18 @@ __all__ = ["DocCache"]
 
 T = TypeVar("T")
 K = TypeVar("K", int, str)
+V = TypeVar("V")
 
 
 class DocCache:
-    """Documents by rowid and by id, and memoised lookups, for one index file. Thread-safe."""
+    """Documents by rowid and by id, vectors by rowid, and memoised lookups, for one index
+    file. Thread-safe."""
 
     def __init__(self, limit: int = 20_000) -> None:
-        self.limit = limit  # documents kept (then everything is dropped and refilled)
+        self.limit = limit  # entries kept per table (then it is dropped and refilled)
         self._lock = threading.Lock()
         self._gen = 0
-        self._by_rowid: dict[int, Doc] = {}
-        self._by_id: dict[str, Doc] = {}
+        self._tables: dict[str, dict[Any, Any]] = {}  # "rowid", "id", "vector": key -> value
         self._memo: dict[tuple[Any, ...], Any] = {}
         self._seen = threading.local()  # this thread's (connection, data_version)
 
@@ -52,9 +53,8 @@ class DocCache:
         """Drop everything (the store wrote, or another connection did)."""
         with self._lock:
             self._gen += 1
-            self._by_rowid.clear()
-            self._by_id.clear()
-            self._memo.clear()
+            self._tables = {}
+            self._memo = {}
 
     def check(self, conn: sqlite3.Connection) -> int:
         """Drop everything if another connection committed since this thread last looked;
@@ -66,6 +66,40 @@ class DocCache:
             self.changed()
         return self._gen
 
+    def rows(
+        self,
+        conn: sqlite3.Connection,
+        table: str,
+        keys: Iterable[K],
+        read: Callable[[list[K]], dict[K, V]],
+        *,
+        block: int = 500,
+    ) -> dict[K, V]:
+        """The values of ``keys`` in ``table``: those kept, and the others from
+        ``read(missing)`` (then kept), in the order SQLite gives them: each ``block`` of keys
+        ascending (``SqliteIndexStore._rows_in`` reads 500 keys per statement)."""
+        wanted = list(dict.fromkeys(keys))
+        gen = self.check(conn)
+        with self._lock:
+            kept = self._tables.get(table, {})
+            found: dict[K, V] = {k: kept[k] for k in wanted if k in kept}
+        missing = [k for k in wanted if k not in found]
+        if missing:
+            fresh = read(missing)
+            found.update(fresh)
+            with self._lock:
+                if gen == self._gen:
+                    kept = self._tables.setdefault(table, {})
+                    if len(kept) >= self.limit:
+                        kept.clear()
+                    kept.update(fresh)
+        out: dict[K, V] = {}
+        for i in range(0, len(wanted), block):
+            for key in sorted(wanted[i : i + block]):
+                if key in found:
+                    out[key] = found[key]
+        return out
+
     def docs(
         self,
         conn: sqlite3.Connection,
@@ -73,39 +107,13 @@ class DocCache:
         keys: Iterable[K],
         read: Callable[[str, list[K]], list[Doc]],
     ) -> dict[K, Doc]:
-        """The documents whose ``column`` (``rowid`` or ``id``) is one of ``keys``: those kept,
-        and the others from ``read(column, missing)`` (then kept), in the order SQLite gives
-        them (each block of 500 keys ascending, as ``SqliteIndexStore._rows_in`` reads)."""
-        wanted = list(dict.fromkeys(keys))
-        gen = self.check(conn)
-        index: dict[Any, Doc] = self._by_rowid if column == "rowid" else self._by_id
-        with self._lock:
-            found = {k: d for k in wanted if (d := index.get(k)) is not None}
-        missing = [k for k in wanted if k not in found]
-        if missing:
-            fresh = read(column, missing)
-            self._keep(gen, fresh)
-            for doc in fresh:
-                found[doc.rowid if column == "rowid" else doc.id] = doc  # type: ignore[index]
-        out: dict[K, Doc] = {}
-        for i in range(0, len(wanted), 500):
-            for key in sorted(wanted[i : i + 500]):
-                if key in found:
-                    out[key] = found[key]
-        return out
+        """The documents whose ``column`` (``rowid`` or ``id``) is one of ``keys``."""
 
-    def _keep(self, gen: int, docs: Iterable[Doc]) -> None:
-        """Keep documents read under generation ``gen`` (unless something changed since)."""
-        with self._lock:
-            if gen != self._gen:
-                return
-            if len(self._by_rowid) >= self.limit:
-                self._by_rowid.clear()
-                self._by_id.clear()
-            for doc in docs:
-                if doc.rowid is not None:
-                    self._by_rowid[doc.rowid] = doc
-                self._by_id[doc.id] = doc
+        def fresh(missing: list[K]) -> dict[K, Doc]:
+            docs = read(column, missing)
+            return {(d.rowid if column == "rowid" else d.id): d for d in docs}  # type: ignore[misc]
+
+        return self.rows(conn, column, keys, fresh)
 
     def memo(self, conn: sqlite3.Connection, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
         """``compute()``'s answer for ``key``, computed once while nothing commits."""

@@ -86,6 +86,7 @@ class SqliteIndexStore:
     def _reset_memory(self) -> None:
         self._matrix = VectorMatrix()  # every vector logged up to ``_vec_seq``
         self._vec_seq = 0
+        self._vec_gen = -1  # the cache generation the matrix was last brought up to date in
         self._df: dict[str, int] = {}  # word -> documents holding it (cache for word_shares)
         self._df_total = 0
 
@@ -236,15 +237,14 @@ class SqliteIndexStore:
         """``compute()`` once while the index does not change (``doc_cache``)."""
         return self._cache.memo(self._conn(), key, compute)
 
+    def _scalar(self, sql: str, *args: Any) -> Any:
+        """The first value ``sql`` answers, read once while the index does not change."""
+        return self._memo((sql, *args), lambda: self._conn().execute(sql, args).fetchone()[0])
+
     def count(self, kind: str | None = None) -> int:
-        args: tuple[str, ...] = ()
         if kind is None:
-            sql = "SELECT count(*) FROM docs"
-        else:
-            sql, args = "SELECT count(*) FROM docs WHERE kind=?", (kind,)
-        return self._memo(
-            ("count", kind), lambda: int(self._conn().execute(sql, args).fetchone()[0])
-        )
+            return int(self._scalar("SELECT count(*) FROM docs"))
+        return int(self._scalar("SELECT count(*) FROM docs WHERE kind=?", kind))
 
     def text_search(
         self, words: Sequence[str], chars: Sequence[str], limit: int
@@ -377,11 +377,8 @@ class SqliteIndexStore:
     def latest_event_time(self) -> float | None:
         """When the newest indexed thing happened (``None`` for an empty index)."""
 
-        def read() -> float | None:
-            row = self._conn().execute("SELECT max(event_time) FROM docs").fetchone()
-            return float(row[0]) if row and row[0] is not None else None
-
-        return self._memo(("latest_event_time",), read)
+        latest = self._scalar("SELECT max(event_time) FROM docs")
+        return float(latest) if latest is not None else None
 
     def delete_session(self, session_id: str) -> int:
         """Drop the turns and the abstracts of a deleted session; returns how many."""
@@ -413,12 +410,16 @@ class SqliteIndexStore:
         """Append the vectors logged since the last call, reading them in blocks (so loading
         a million vectors never holds them twice as Python bytes)."""
         conn = self._conn()
+        gen = self._cache.check(conn)
+        if gen == self._vec_gen:
+            return  # nothing committed since the last load
         conn.execute("BEGIN")  # one snapshot for the size hint and the rows
         try:
             (hint,) = conn.execute(
                 "SELECT count(*) FROM vec_log WHERE seq > ?", (self._vec_seq,)
             ).fetchone()
             if not hint:
+                self._vec_gen = gen
                 return
             cur = conn.execute(
                 "SELECT l.seq, v.doc_rowid, v.v FROM vec_log l JOIN vecs v "
@@ -432,12 +433,12 @@ class SqliteIndexStore:
                 ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
                 self._matrix.append(block, ids, int(hint))
                 self._vec_seq = rows[-1][0]
+            self._vec_gen = gen
         finally:
             conn.execute("COMMIT")
 
     def vector_count(self) -> int:
-        sql = "SELECT count(*) FROM vecs"
-        return self._memo(("vectors",), lambda: int(self._conn().execute(sql).fetchone()[0]))
+        return int(self._scalar("SELECT count(*) FROM vecs"))
 
     def centroid(self) -> np.ndarray | None:
         """The mean of every document vector (``None`` before any): a query's dot product with
@@ -458,10 +459,14 @@ class SqliteIndexStore:
         ids = [int(r) for r in rowids]
         if not ids:
             return {}
-        rows = self._conn().execute(
-            f"SELECT doc_rowid, v FROM vecs WHERE doc_rowid IN ({','.join('?' * len(ids))})", ids
-        )
-        return {r: np.frombuffer(v, dtype=np.float32) for r, v in rows}
+
+        def read(missing: list[int]) -> dict[int, np.ndarray]:
+            marks = ",".join("?" * len(missing))
+            sql = f"SELECT doc_rowid, v FROM vecs WHERE doc_rowid IN ({marks})"
+            rows = self._conn().execute(sql, missing)
+            return {r: np.frombuffer(v, dtype=np.float32) for r, v in rows}
+
+        return self._cache.rows(self._conn(), "vector", ids, read, block=len(ids))
 
     def put_vectors(self, vectors: Mapping[int, np.ndarray]) -> int:
         """Store unit vectors by document rowid (idempotent); rowids of documents deleted
@@ -488,9 +493,5 @@ class SqliteIndexStore:
         return len(rows)
 
     def size_bytes(self) -> int:
-        total = 0
-        for suffix in ("", "-wal", "-shm"):
-            p = Path(str(self.path) + suffix)
-            if p.exists():
-                total += p.stat().st_size
-        return total
+        files = (Path(str(self.path) + suffix) for suffix in ("", "-wal", "-shm"))
+        return sum(p.stat().st_size for p in files if p.exists())
