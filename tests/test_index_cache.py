@@ -89,8 +89,13 @@ def test_every_writer_is_seen_by_the_next_read(tmp_path: Path) -> None:
     other = SqliteIndexStore(path)
     rowid = next(iter(store.docs_by_id([turn_doc_id("s", "n0")]).values())).rowid
     assert rowid is not None
+    assert store.vectors([rowid]) == {}
     other.put_vectors({rowid: np.ones(4, dtype=np.float32) / 2})
     assert reads(store)[7] == 1
+    assert store.vectors([rowid])[rowid].tolist() == [0.5] * 4
+    assert [r for r, _ in store.dense(np.ones(4, dtype=np.float32) / 2, 5)] == [rowid]
+    other.put_vectors({rowid: np.array([1, 0, 0, 0], dtype=np.float32)})
+    assert store.vectors([rowid])[rowid].tolist() == [1.0, 0.0, 0.0, 0.0]
     store.delete_session("s")
     assert reads(store)[:6] == ({}, [], [], [], 0, 0)
 
