@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Sequence
 
 import numpy as np
 import pytest
+from conftest import fresh_python
 
 from ogmemory.embed import E5Embedder, make_embedder
 from ogmemory.embed.base import encode_queries
@@ -118,14 +117,7 @@ def _engine_settings(env: dict[str, str]) -> tuple[str, str]:
         "E5Embedder().encode_query(['which database?'])\n"
         "print('left', os.environ.get('GOMP_SPINCOUNT'))\n"
     )
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("OMP_", "GOMP_"))}
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        env={**base, "OMP_DISPLAY_ENV": "VERBOSE", **env},
-        check=True,
-        capture_output=True,
-        text=True,
-    )
+    done = fresh_python(script, OMP_DISPLAY_ENV="VERBOSE", **env)
     spin = re.search(r"GOMP_SPINCOUNT = '(\d+)'", done.stderr)
     assert spin is not None, done.stderr
     return spin.group(1), done.stdout.strip().splitlines()[-1]

@@ -11,24 +11,10 @@ import threading
 from pathlib import Path
 
 import numpy as np
+from test_contract_index import turn
 
 from ogmemory.index.docs import Doc, session_doc_id, turn_doc_id
 from ogmemory.storage.sqlite_index import SqliteIndexStore
-
-
-def turn(sid: str, seq: int, text: str) -> Doc:
-    return Doc(
-        id=turn_doc_id(sid, f"n{seq}"),
-        kind="turn",
-        level=2,
-        text=text,
-        parent=session_doc_id(sid, 1),
-        session_id=sid,
-        seq=seq,
-        event_time=1000.0 + seq,
-        node_ids=(f"n{seq}",),
-        cites=(f"n{seq}",),
-    )
 
 
 def reads(store: SqliteIndexStore) -> tuple[object, ...]:
