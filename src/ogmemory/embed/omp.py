@@ -39,6 +39,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..config import openmp_spin_bounded
+
 __all__ = ["SPIN_ROUNDS", "load_runtime", "max_threads", "set_threads", "thread_cap"]
 
 #: Rounds a waiting OpenMP thread spins before it sleeps (libgomp's default: 300,000).
@@ -79,13 +81,8 @@ def _find_libgomp() -> Any:
 def _load_bounded(path: str) -> Any:
     """The runtime at ``path``, loaded (its settings read from the environment) with bounded
     spinning unless the environment chose a wait policy."""
-    if "GOMP_SPINCOUNT" in os.environ or "OMP_WAIT_POLICY" in os.environ:
+    with openmp_spin_bounded(SPIN_ROUNDS):
         return ctypes.CDLL(path)
-    os.environ["GOMP_SPINCOUNT"] = str(SPIN_ROUNDS)
-    try:
-        return ctypes.CDLL(path)
-    finally:
-        del os.environ["GOMP_SPINCOUNT"]
 
 
 def load_runtime() -> bool:
