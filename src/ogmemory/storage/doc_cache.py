@@ -60,9 +60,9 @@ class DocCache:
         """Drop everything if another connection committed since this thread last looked;
         returns the generation a read that starts now stores its results under."""
         version = conn.execute("PRAGMA data_version").fetchone()[0]
-        now = (id(conn), version)
-        if getattr(self._seen, "at", None) != now:
-            self._seen.at = now
+        seen = getattr(self._seen, "at", None)  # (the connection itself: an id can be reused)
+        if seen is None or seen[0] is not conn or seen[1] != version:
+            self._seen.at = (conn, version)
             self.changed()
         return self._gen
 
