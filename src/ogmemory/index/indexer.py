@@ -248,9 +248,8 @@ class Indexer:
     # ------------------------------------------------------------------ knowledge
 
     def _sync_knowledge(self) -> tuple[int, set[str]]:
-        self.kb.refresh()
         done = int(self.store.get_meta("kb_batches", 0))
-        batches = self.kb.batches()
+        batches = self.kb.batches()  # refreshes the store first
         if done >= len(batches):
             return 0, set()
         touched: dict[str, set[str]] = {}
