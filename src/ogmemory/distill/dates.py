@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, tzinfo
 
+from ..entity.periods import period_label, precision_of
 from ..entity.times import TIME_MAX, TIME_MIN, clamp_time
 from .calendar import Granularity
 from .dates_en import EN_GATE_WORDS, EN_RE, names_no_date, resolve_en
@@ -62,23 +63,19 @@ class TimeExpr:
         """The first day of the period as ``YYYY-MM-DD``."""
         return self.day.isoformat()
 
+    @property
+    def precision(self) -> str:
+        """How precisely the phrase names a time (:mod:`ogmemory.entity.periods`): ``day``,
+        ``month``, ``year``, ..., ``~year`` when hedged."""
+        return precision_of(self.granularity, self.approximate)
+
     def label(self, lang: str = "en") -> str:
-        """A short human label at the right precision: ``2023-05-07``, ``2023-04``, ``2022``."""
+        """A short human label at the phrase's precision: ``2023-05-07``, ``June 2023``,
+        ``2022``, ``about 2018``, ``since 2019``."""
+        text = period_label(self.day, self.precision, lang)
         if self.since:
-            inner = TimeExpr(self.text, self.start, self.end, self.day, self.granularity)
-            return f"自 {inner.label(lang)} 起" if lang == "zh" else f"since {inner.label()}"
-        g = self.granularity
-        if g == "year":
-            return f"{self.day.year}年" if lang == "zh" else str(self.day.year)
-        if g in ("month", "season"):
-            if lang == "zh":
-                return f"{self.day.year}年{self.day.month}月"
-            return f"{self.day.year}-{self.day.month:02d}"
-        if g == "week":
-            return f"{self.iso} 那周" if lang == "zh" else f"week of {self.iso}"
-        if g == "weekend":
-            return f"{self.iso} 周末" if lang == "zh" else f"weekend of {self.iso}"
-        return self.iso
+            return f"自 {text} 起" if lang == "zh" else f"since {text}"
+        return text
 
 
 def day_of(epoch: float, tz: tzinfo) -> date:
@@ -185,8 +182,9 @@ def find_times(
                 past, guessed = tense_of(text), True
             res = _total(resolve_en, m, ref, past)
             if res is not None:
-                found.append(
-                    TimeExpr(m.group(), m.start(), m.end(), *res, since=m.lastgroup == "dur")
+                since = m.lastgroup == "dur" or (
+                    m.lastgroup == "year" and m.group("year_p").lower() == "since"
                 )
+                found.append(TimeExpr(m.group(), m.start(), m.end(), *res, since=since))
     found.sort(key=lambda t: t.start)
     return found
