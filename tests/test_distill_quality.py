@@ -82,7 +82,7 @@ def test_a_lesson_is_not_also_a_rule_and_loses_its_acknowledgement() -> None:
         "用户的规则：以后心跳间隔一定要小于超时时间。"
     ]
     assert texts(chat("Got it, always run the linter before you push."), type="rule") == [
-        "The user's rule: always run the linter before you push."
+        "The user's rule: always run the linter before pushing."
     ]
 
 

@@ -41,6 +41,7 @@ __all__ = [
     "epoch_of",
     "find_times",
     "looks_future",
+    "names_a_time",
     "tense_of",
     "words_of",
 ]
@@ -188,3 +189,28 @@ def find_times(
                 found.append(TimeExpr(m.group(), m.start(), m.end(), *res, since=since))
     found.sort(key=lambda t: t.start)
     return found
+
+
+_BARE_TIME = re.compile(
+    r"(?i)^(?:january|february|march|april|may|june|july|august|september|october|november"
+    r"|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|monday|tuesday|wednesday"
+    r"|thursday|friday|saturday|sunday|today|tomorrow|yesterday|tonight|[一二三四五六七八九十]{1,2}月"
+    r"|周[一二三四五六日天]|星期[一二三四五六日天])$"
+)
+
+
+def names_a_time(name: str) -> bool:
+    """Whether a name is only a time ("March", "March 3", "next Friday", "12 月 1 日"): a date
+    is never a tool, a place or a person, whatever a pattern captured.
+
+    >>> names_a_time("March"), names_a_time("March 3"), names_a_time("Marchetti")
+    (True, True, False)
+    """
+    name = name.strip(" .,;:!?。，")
+    if not name:
+        return False
+    if _BARE_TIME.match(name):
+        return True
+    times = find_times(name, date(2000, 1, 1), past=False)
+    covered = sum(t.end - t.start for t in times)
+    return bool(times) and covered >= 0.8 * len(name)

@@ -4,7 +4,9 @@ so a change ends the old date of the same thing and nothing else; a deadline sta
 until it changes.
 
 >>> deadline_key("the 1.0 release"), deadline_key("Release 1.0"), deadline_key("上线截止日期")
-('1.0 release', '1.0 release', '上线')
+('1.0', '1.0', '上线')
+>>> deadline_key("the new checkout"), deadline_key("the checkout launch")
+('checkout', 'checkout')
 """
 
 from __future__ import annotations
@@ -26,13 +28,22 @@ _DUE_EN = re.compile(
     r"(?:be\s+)?(?:done|shipped|ship|released|release|launch(?:ed)?|land(?:ed)?|out|live|go\s+live"
     r"|ready|finished|finish|submitted|submit|delivered|deliver|merged|in\s+[\w\s]{1,20}?)"
     r"|must\s+(?:ship|launch|land|go\s+live|be\s+\w+)|should\s+(?:ship|launch|land|be\s+\w+)"
-    r"|ships|launches|lands|goes\s+live|(?:deadline|due\s+date)\s+is)\b"
+    r"|will\s+(?:ship|launch|land|go\s+live|go\s+out|be\s+(?:released|out|live|ready|done))"
+    r"|(?:is|are)\s+(?:scheduled|planned|slated|set|targeted|penciled\s+in|booked)\s+for"
+    r"|(?:is|are)\s+(?:shipping|launching|releasing|going\s+live|going\s+out)"
+    r"|ships|launches|lands|releases|goes\s+live|goes\s+out|(?:deadline|due\s+date)\s+is)\b"
+)
+# "Correction, the release is now April 21": a new date for something already planned
+_NOW_EN = re.compile(
+    r"(?P<thing>(?:(?i:the|our)\s+)?[\w.-]+(?:\s+[\w.-]+){0,2}?)\s+(?P<verb>(?:is|are)\s+now"
+    r"|now\s+(?:ships|launches|lands|goes\s+live))(?:\s+(?:due|scheduled\s+for|set\s+for"
+    r"|planned\s+for|happening))?(?:\s+(?:on|for|by))?\s+(?=\S)"
 )
 _MOVED_EN = re.compile(
     r"(?P<thing>(?:the\s+|our\s+)?[\w.-]+(?:\s+[\w.-]+){0,2}?)(?:['’]s)?\s*(?:deadline|due\s+date"
-    r"|date)?\s+(?:was\s+|got\s+|has\s+been\s+|is\s+)?(?P<verb>moved|slipped"
-    r"|pushed(?:\s+back)?|postponed|delayed|changed|rescheduled|brought\s+forward"
-    r"|moved\s+up)\s+(?:back\s+)?(?:to|until|till)\b",
+    r"|date)?\s+(?:was\s+|got\s+|has\s+been\s+|is\s+|just\s+)?(?P<verb>moved|slipped"
+    r"|pushed(?:\s+(?:back|out))?|postponed|delayed|changed|rescheduled|brought\s+forward"
+    r"|moved\s+(?:up|out)|bumped|shifted|slid|got\s+moved)\s+(?:back\s+)?(?:to|until|till)\b",
     re.IGNORECASE,
 )
 _MOVED_OBJ_EN = re.compile(
@@ -64,8 +75,16 @@ _DEADLINE_CONTEXT = re.compile(
     r"|ship(?:ping)?|go-live|cutover)\b|截止|期限|上线|发布|交付|报表|报告|推迟|延期|延到|提前"
 )
 _NOISE_THING = re.compile(
-    r"^(?:(?:bad|good)\s+news|so|and|but|also|ok(?:ay)?|change\s+of\s+plans|actually)[:,\s]+",
+    r"^(?:(?:bad|good)\s+news|so|and|but|also|ok(?:ay)?|change\s+of\s+plans|actually|update"
+    r"|correction|reminder|fyi|btw|heads\s+up|note|quick\s+update)[:,\s]+",
     re.IGNORECASE,
+)
+
+
+_KEY_STOP = frozenset("the our a an is was my this that".split())
+_KEY_GENERIC = frozenset(
+    "new upcoming next launch release rollout roll-out go-live golive cutover ship shipping"
+    " version".split()
 )
 
 
@@ -78,12 +97,11 @@ def deadline_key(thing: str) -> str:
         thing,
         flags=re.IGNORECASE,
     )
-    words = [
-        w.lower()
-        for w in re.findall(r"[\w.]+", t)
-        if w.lower() not in ("the", "our", "a", "an", "is", "was", "my", "this")
-    ]
-    return " ".join(sorted(words))
+    words = [w.lower() for w in re.findall(r"[\w.]+", t) if w.lower() not in _KEY_STOP]
+    # "the new checkout" and "the checkout launch" are one thing; "the launch" alone is what
+    # is due, so it stays
+    named = [w for w in words if w not in _KEY_GENERIC]
+    return " ".join(sorted(named or words))
 
 
 def _future_time(s: Sentence, ctx: NodeContext, after: int) -> TimeExpr | None:
@@ -138,7 +156,8 @@ def _deadline(
 _DEADLINE_GATE = gate(
     "due deadline slipped moved pushed postponed delayed changed rescheduled"
     " brought has have needs need must ships ship launches launch date bumped"
-    " shifted"
+    " shifted live goes out scheduled planned slated set targeted penciled booked"
+    " shipping launching releasing releases now will slid lands"
 )
 _DEADLINE_GATE_ZH = re.compile(
     r"截止|期限|之前|以前|前|推迟|延期|延迟|延|改|提前|挪|调整|deadline|最晚|最迟"
@@ -176,13 +195,16 @@ def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     else:
         found = [(m, True) for m in _MOVED_EN.finditer(s.text)]
         found += [(m, True) for m in _MOVED_OBJ_EN.finditer(s.text)]
+        found += [(m, True) for m in _NOW_EN.finditer(s.text)]
         found += [(m, False) for m in _DUE_EN.finditer(s.text)]
     for m, moved in sorted(found, key=lambda x: x[0].start()):
         due = _future_time(s, ctx, m.end())
-        if due is None or due.start - m.end() > 24:
+        if due is None or due.start - m.end() > 32:
             continue
         thing = m.group("thing")
-        vague = moved and re.match(r"(?i)moved|changed|brought|挪|改|调整", m.group("verb"))
+        vague = moved and re.match(
+            r"(?i)moved|changed|brought|is|are|now|挪|改|调整", m.group("verb")
+        )
         if _PERSONAL.match(thing.strip()) or (vague and not _DEADLINE_CONTEXT.search(s.text)):
             continue  # "I moved to Boston on May 1": a life event, not a deadline
         if not moved and _DEADLINE_WORD_EN.search(m.group()):
