@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from ..distill.dates import find_times
+from ..distill.dates import find_times, names_a_time
 from ..knowledge.models import Edge, Entity, MemoryItem
 from ..memory import Memory
 
@@ -27,11 +27,12 @@ __all__ = ["PERSONAL_LINE", "duplicate_memories", "wrong_facts"]
 CONFIG_RELATIONS = frozenset(
     {"listens_on", "has_host", "located_at", "stored_in", "deployed_to", "deployed_in"}
 )
-_NAMED_TYPES = frozenset({"tool", "place", "organization", "person", "concept", "project"})
-_MONTH_OR_DAY = re.compile(
-    r"(?i)^(?:january|february|march|april|may|june|july|august|september|october|november"
-    r"|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tomorrow"
-    r"|yesterday|tonight)$"
+_NAMED_TYPES = frozenset({"tool", "place", "organization", "concept", "project"})
+# a fact sentence that names the thing configured ("The API listens on port 8080"): its
+# subject is that thing, never the person who said it
+_NAMES_A_SERVICE = re.compile(
+    r"(?i)^(?:the|our)\s+(?!team\b|user\b)[\w.-]+(?:\s+[\w.-]+){0,3}?\s+(?:listens|runs|serves"
+    r"|is\s+served|is\s+at|lives|is\s+hosted|is\s+deployed|deploys|ships|sits)\b"
 )
 #: a core.md line that still speaks as the user or to the assistant
 PERSONAL_LINE = re.compile(
@@ -45,15 +46,6 @@ _STOP = frozenset(
 _WORD = re.compile(r"[\w.-]+")
 
 
-def _names_a_time(name: str) -> bool:
-    name = name.strip(" .")
-    if _MONTH_OR_DAY.match(name):
-        return True
-    times = find_times(name, datetime(2026, 1, 1, tzinfo=UTC).date())
-    covered = sum(t.end - t.start for t in times)
-    return bool(times) and covered >= len(name.replace(" ", "")) * 0.8
-
-
 def wrong_facts(mem: Memory, at: float) -> list[str]:
     """The current facts (as of ``at``) that no reading of the evidence supports."""
     kb = mem.knowledge.kb
@@ -61,9 +53,14 @@ def wrong_facts(mem: Memory, at: float) -> list[str]:
     out: list[str] = []
     for f in mem.facts(at=at):
         src, dst = entities.get(kb.resolve_id(f.src)), entities.get(kb.resolve_id(f.dst))
-        if dst is not None and dst.type in _NAMED_TYPES and _names_a_time(dst.name):
+        if dst is not None and dst.type in _NAMED_TYPES and names_a_time(dst.name):
             out.append(_show(f, "a date named as a " + dst.type))
-        elif src is not None and src.type == "person" and f.relation in CONFIG_RELATIONS:
+        elif (
+            src is not None
+            and src.type == "person"
+            and f.relation in CONFIG_RELATIONS
+            and _NAMES_A_SERVICE.match(f.fact)
+        ):
             out.append(_show(f, "a person as the subject of a configuration fact"))
     return out
 
@@ -102,7 +99,10 @@ def duplicate_memories(mem: Memory, memories: Sequence[MemoryItem]) -> list[str]
                 continue
             same_turn = bool(nodes & o_nodes) and bool(days & o_days) and bool(words & o_words)
             union = words | o_words
-            similar = bool(union) and len(words & o_words) / len(union) >= 0.75
+            overlap = len(words & o_words) / len(union) if union else 0.0
+            # the same words, or most of them and the same date ("Reminder, the release
+            # ships on April 14" beside "The release ships on April 14")
+            similar = overlap >= 0.75 or (bool(days) and days == o_days and overlap >= 0.6)
             if same_turn or similar:
                 out.append(f"{other.text} | {m.text}")
         seen.append((m, nodes, words, days))

@@ -1,0 +1,257 @@
+"""A reviewer's quick developer session, read end to end with the default rules (real session
+repositories, the JSONL knowledge files): a date is never a tool, a "ships on <date>" is a
+deadline that a later change supersedes, a port belongs to the service named, one fact said
+twice is one memory, and what the team does not use is a fact. English and Chinese.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ogmemory import Memory, Settings
+from ogmemory.entity.records import Provenance
+from ogmemory.evaluation.devchecks import duplicate_memories, wrong_facts
+from ogmemory.knowledge.models import Edge, Entity
+from ogmemory.knowledge.views import render_core
+
+
+def ts(day: str) -> float:
+    return datetime.fromisoformat(day).replace(tzinfo=UTC).timestamp()
+
+
+def make(tmp_path: Path) -> Memory:
+    return Memory(
+        settings=Settings(
+            home=tmp_path / "home", distill_on_turn=False, embedder=None, index_worker=False
+        )
+    )
+
+
+def talk(mem: Memory, sid: str, day: str, *turns: str | tuple[str, str]) -> None:
+    """One turn per user text (or (user, assistant) pair), a minute apart."""
+    when = ts(day)
+    for i, turn in enumerate(turns):
+        said, reply = turn if isinstance(turn, tuple) else (turn, "Okay.")
+        mem.append_message(sid, {"role": "user", "content": said, "event_time": when + 60 * i})
+        mem.append_message(
+            sid, {"role": "assistant", "content": reply, "event_time": when + 60 * i + 1}
+        )
+        mem.commit_turn(sid)
+
+
+def names(mem: Memory) -> dict[str, str]:
+    return {e.id: e.name for e in mem.knowledge.kb.entities(include_hidden=True)}
+
+
+def current(mem: Memory, at: float, relation: str) -> list[tuple[str, str]]:
+    """(subject name, object name) of the current facts of one relation."""
+    n = names(mem)
+    kb = mem.knowledge.kb
+    return sorted(
+        (n[kb.resolve_id(f.src)], n[kb.resolve_id(f.dst)])
+        for f in mem.facts(at=at)
+        if f.relation == relation
+    )
+
+
+def test_a_ship_date_is_a_deadline_that_a_change_supersedes(tmp_path: Path) -> None:
+    mem = make(tmp_path)
+    talk(
+        mem,
+        "dev-1",
+        "2026-02-10T10:00:00",
+        ("The beta ships on March 3.", "Noted: beta on March 3."),
+        ("Update: the beta moved to March 10.", "Understood, the beta is now March 10."),
+    )
+    mem.sleep("deep")
+    at = ts("2026-02-10T11:00:00")
+    # a date is never a tool: nothing is "deployed to" March
+    assert not any(
+        e.name.lower().startswith("march") and e.type in ("tool", "place", "organization")
+        for e in mem.knowledge.kb.entities(include_hidden=True)
+    )
+    assert wrong_facts(mem, at) == []
+    deadlines = [f for f in mem.facts(include_history=True) if f.relation == "has_deadline"]
+    now = [f.fact for f in deadlines if f.valid_at(at)]
+    assert now == ["The beta deadline moved to 2026-03-10."]
+    old = [f for f in deadlines if "2026-03-03" in f.fact]
+    assert len(old) == 1 and old[0].valid_to is not None and old[0].superseded_by is not None
+    # one memory for March 3 (the statement), not a config memory beside a deadline memory
+    march3 = [m.text for m in mem.memories(include_disabled=False) if "March 3" in m.text]
+    march3 += [m.text for m in mem.memories(include_disabled=False) if "03-03" in m.text]
+    assert march3 == ["The beta is due on 2026-03-03."]
+    # the upcoming deadline is in core.md; the old date is not
+    core = render_core(mem.knowledge.kb, scopes=["global"], now=at)
+    assert "2026-03-10" in core and "2026-03-03" not in core and "March" not in core
+    mem.close()
+
+
+def test_other_phrasings_of_a_date_and_its_change(tmp_path: Path) -> None:
+    mem = make(tmp_path)
+    talk(
+        mem,
+        "rel-1",
+        "2026-04-01T09:00:00",
+        "The new ranker goes live on April 20.",
+        "Heads up, the ranker launch got bumped to April 27.",
+        "Version 2.0 is scheduled for April 15.",
+        "Correction, version 2.0 is now April 22.",
+    )
+    mem.sleep("deep")
+    at = ts("2026-04-01T10:00:00")
+    due = sorted(f.fact for f in mem.facts(at=at) if f.relation == "has_deadline")
+    assert due == [
+        "The ranker launch deadline moved to 2026-04-27.",
+        "The version 2.0 deadline moved to 2026-04-22.",
+    ]
+    mem.close()
+
+
+def test_a_port_belongs_to_the_service_named(tmp_path: Path) -> None:
+    mem = make(tmp_path)
+    talk(
+        mem,
+        "svc-1",
+        "2026-04-01T09:00:00",
+        "The API listens on port 8080.",
+        "The inference server listens on 8500 and the metrics exporter on port 9100.",
+        "The admin dashboard runs on port 3001.",
+    )
+    mem.sleep("deep")
+    at = ts("2026-04-01T10:00:00")
+    # the user listens on nothing; each service keeps its own port (none ends another)
+    assert current(mem, at, "listens_on") == [
+        ("API", "port 8080"),
+        ("admin dashboard", "port 3001"),
+        ("inference server", "port 8500"),
+        ("metrics exporter", "port 9100"),
+    ]
+    assert wrong_facts(mem, at) == []
+    mem.close()
+
+
+def test_a_port_belongs_to_the_service_named_in_chinese(tmp_path: Path) -> None:
+    mem = make(tmp_path)
+    talk(
+        mem,
+        "svc-zh",
+        "2026-11-30T02:00:00",
+        "网关服务跑在 8443 端口，监控服务用 9090 端口。",
+        "对账服务监听 9001 端口。",
+    )
+    mem.sleep("deep")
+    at = ts("2026-11-30T03:00:00")
+    assert current(mem, at, "listens_on") == [
+        ("对账服务", "port 9001"),
+        ("监控服务", "port 9090"),
+        ("网关服务", "port 8443"),
+    ]
+    mem.close()
+
+
+def test_one_fact_said_twice_is_one_memory_with_more_evidence(tmp_path: Path) -> None:
+    mem = make(tmp_path)
+    talk(
+        mem,
+        "rep-1",
+        "2026-04-01T09:00:00",
+        "Correction, the release is now April 21.",
+        "Reminder, the release ships on April 21.",
+    )
+    mem.sleep("deep")
+    about = [m for m in mem.memories(include_disabled=False) if "2026-04-21" in m.text]
+    assert len(about) == 1
+    assert len(mem.evidence(about[0].id)) == 2
+    assert duplicate_memories(mem, list(mem.memories(include_disabled=False))) == []
+    mem.close()
+
+
+def test_what_the_team_does_not_use(tmp_path: Path) -> None:
+    mem = make(tmp_path)
+    talk(
+        mem,
+        "neg-1",
+        "2026-04-01T09:00:00",
+        "We use TensorFlow for the models.",
+        "We don't use TensorFlow anywhere anymore.",
+        "我们不用 Helm，部署清单都是 Kustomize 生成的。",
+    )
+    mem.sleep("deep")
+    at = ts("2026-04-01T10:00:00")
+    assert current(mem, at, "avoids") == [("user", "Helm"), ("user", "TensorFlow")]
+    assert ("user", "TensorFlow") not in current(mem, at, "uses")
+    said = {m.text for m in mem.memories(include_disabled=False)}
+    assert {"The team no longer uses TensorFlow.", "团队不用 Helm。"} <= said
+    assert not any("dons't" in t for t in said)
+    mem.close()
+
+
+def test_a_switch_away_from_a_tool_ends_its_version(tmp_path: Path) -> None:
+    mem = make(tmp_path)
+    talk(
+        mem,
+        "ver-1",
+        "2026-05-11T12:00:00",
+        "The storefront is a Vue 2 app.",
+        "After a long debate we're going with Nuxt 3 for the rewrite instead of staying on Vue 2.",
+    )
+    mem.sleep("deep")
+    at = ts("2026-05-11T13:00:00")
+    assert current(mem, at, "runs_on") == []
+    assert ("user", "Nuxt") in current(mem, at, "uses")
+    mem.close()
+
+
+def test_the_scorer_finds_what_the_reviewer_found(tmp_path: Path) -> None:
+    """The generic checks of ``ogmem bench knowledge --sessions`` see a date named as a tool,
+    a person as the subject of a port and two memories saying one thing."""
+    mem = make(tmp_path)
+    first = mem.remember("The beta ships on March 3.", type="config")
+    second = mem.remember("Beta ships March 3", type="constraint")
+    other = mem.remember("The user prefers pnpm.", type="preference")
+    dup = duplicate_memories(mem, [first, second, other])
+    assert dup == ["The beta ships on March 3. | Beta ships March 3"]
+    # what main wrote for "The beta ships on March 3." and "The API listens on port 8080."
+    at = ts("2026-02-10T11:00:00")
+    prov = Provenance("default", "chk-1", ("n1",), None, at, at)
+    batch = mem.knowledge.kb.begin("main's reading")
+    for eid, etype, name in (
+        ("tool.march", "tool", "March"),
+        ("value.port-8080", "value", "port 8080"),
+    ):
+        batch.put(Entity(eid, etype, name, support=(first.id,)))
+    for dst, rel, fact in (
+        ("tool.march", "deployed_to", "The beta ships on March 3."),
+        ("value.port-8080", "listens_on", "The API listens on port 8080."),
+    ):
+        batch.put(
+            Edge(f"e_{rel}", "person.user", dst, rel, fact, prov, at, at, at, support=(first.id,))
+        )
+    batch.commit()
+    assert wrong_facts(mem, at + 60) == [
+        "person.user deployed_to tool.march (a date named as a tool)",
+        "person.user listens_on value.port-8080 (a person as the subject of a configuration fact)",
+    ]
+    mem.close()
+
+
+def test_old_knowledge_lines_without_a_precision_still_read(tmp_path: Path) -> None:
+    from ogmemory.knowledge.models import TimelineEvent, record_from_json
+
+    line = {
+        "id": "ev_1",
+        "summary": "Caroline moved from Sweden (2019).",
+        "kind": "event",
+        "provenance": {"project_id": "default", "session_id": "s", "node_ids": ["n"]},
+        "event_time": ts("2019-06-09T00:00:00"),
+        "ingestion_time": 0.0,
+        "attrs": {"date": "2019-06-09", "granularity": "year"},
+    }
+    ev = record_from_json("event", json.loads(json.dumps(line)))
+    assert isinstance(ev, TimelineEvent)
+    assert ev.time_precision is None and ev.precision == "year"
+    plain: dict[str, Any] = {**line, "attrs": {}}
+    assert record_from_json("event", plain).precision == "day"  # type: ignore[union-attr]
