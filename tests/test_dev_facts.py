@@ -11,6 +11,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ogmemory import Memory, Settings
 from ogmemory.entity.records import Provenance
 from ogmemory.evaluation.devchecks import duplicate_memories, wrong_facts
@@ -255,3 +257,80 @@ def test_old_knowledge_lines_without_a_precision_still_read(tmp_path: Path) -> N
     assert ev.time_precision is None and ev.precision == "year"
     plain: dict[str, Any] = {**line, "attrs": {}}
     assert record_from_json("event", plain).precision == "day"  # type: ignore[union-attr]
+
+
+def _read(text: str) -> list[tuple[str, str, str | None, str | None, str | None]]:
+    """(type, text, subject, relation, object) of what the rules read in one user message."""
+    from ogmemory.distill.extractors.rules import RuleExtractor
+    from ogmemory.entity.records import Node, NodeRecord
+
+    when = ts("2026-04-01T09:00:00")  # a Wednesday
+    node = Node("n1", 1, "user", text, None, when, when)
+    out = []
+    for c in RuleExtractor().extract([NodeRecord("s1", "default", None, node, "c", 1)]).candidates:
+        out.append(
+            (
+                c.type,
+                c.text,
+                c.subject.name if c.subject else None,
+                c.relation,
+                c.object.name if c.object else None,
+            )
+        )
+    return out
+
+
+@pytest.mark.parametrize(
+    ("said", "text"),
+    [
+        ("Our demo is on Friday.", "The demo is due on 2026-04-03."),
+        ("The launch is June 5th.", "The launch is due on 2026-06-05."),
+        ("We go live on the 12th of May.", "The go-live is due on 2026-05-12."),
+        ("We're shipping v2 on May 30.", "V2 is due on 2026-05-30."),
+        ("The release date is May 30.", "The release is due on 2026-05-30."),
+        ("Launch moved from May 30 to June 6.", "The launch deadline moved to 2026-06-06."),
+        ("Our beta's set for next Wednesday.", "The beta is due on 2026-04-08."),
+    ],
+)
+def test_plain_phrasings_of_a_work_date_are_deadlines(said: str, text: str) -> None:
+    assert [(t, x, r) for t, x, _, r, _ in _read(said)] == [("constraint", text, "has_deadline")]
+
+
+def test_a_past_or_social_date_is_no_deadline() -> None:
+    for said in ("Our demo was on Friday.", "The concert is on Friday."):
+        assert all(r != "has_deadline" for *_, r, _ in _read(said)), said
+
+
+@pytest.mark.parametrize(
+    ("said", "ports"),
+    [
+        ("Postgres runs on 5433 here, not the default.", [("Postgres", "port 5433")]),
+        (
+            "The frontend runs on 5173 and the backend on 8000.",
+            [("frontend", "port 5173"), ("backend", "port 8000")],
+        ),
+        ("The app runs on 8080.", [("user", "port 8080")]),  # the team's (the project's)
+        ("The job runs on 16 cores.", []),
+        ("The cluster runs on 3 nodes.", []),
+    ],
+)
+def test_a_number_after_runs_on_is_a_port_only_when_nothing_is_counted(
+    said: str, ports: list[tuple[str, str]]
+) -> None:
+    from ogmemory.distill.extractors._services import port_facts
+
+    facts = port_facts(said, zh=False)
+    got = [(f.subject.name if f.subject else "user", f.object.name) for f in facts]
+    assert got == ports
+
+
+def test_a_rule_and_an_ending_in_plain_words() -> None:
+    assert _read("Make sure you run the migrations before you deploy.")[0][1] == (
+        "The user's rule: make sure to run the migrations before deploying."
+    )
+    assert _read("We've stopped using Jenkins.")[0][1:] == (
+        "The team no longer uses Jenkins.",
+        "user",
+        "avoids",
+        "Jenkins",
+    )

@@ -111,6 +111,7 @@ def _gerund(verb: str) -> str:
 
 
 def _no_you(body: str) -> str:
+    body = re.sub(r"(?i)^(make|be)\s+sure\s+(?:that\s+)?you\s+", r"\1 sure to ", body)
     return _YOU_CLAUSE.sub(lambda m: f"{m.group('conj')} {_gerund(m.group('v'))}", body)
 
 

@@ -43,9 +43,36 @@ _MOVED_EN = re.compile(
     r"(?P<thing>(?:the\s+|our\s+)?[\w.-]+(?:\s+[\w.-]+){0,2}?)(?:['’]s)?\s*(?:deadline|due\s+date"
     r"|date)?\s+(?:was\s+|got\s+|has\s+been\s+|is\s+|just\s+)?(?P<verb>moved|slipped"
     r"|pushed(?:\s+(?:back|out))?|postponed|delayed|changed|rescheduled|brought\s+forward"
-    r"|moved\s+(?:up|out)|bumped|shifted|slid|got\s+moved)\s+(?:back\s+)?(?:to|until|till)\b",
+    r"|moved\s+(?:up|out)|bumped|shifted|slid|got\s+moved)(?:\s+from\s+[^,;.!?]{1,24}?)?"
+    r"\s+(?:back\s+)?(?:to|until|till)\b",
     re.IGNORECASE,
 )
+# "The launch is June 5th", "our demo is on Friday", "v2.1 is set for May 30": a work event
+# named as a date is its plan
+_WORK_EVENT = (
+    r"demo|launch|release|release\s+date|go-live|cutover|deadline|milestone|submission|handoff"
+    r"|beta|code\s+freeze|feature\s+freeze|freeze|rc|rollout|migration|kickoff|ga"
+)
+_IS_ON_EN = re.compile(
+    rf"(?P<thing>(?:(?i:the|our)\s+)(?:[\w.-]+\s+){{0,2}}?(?i:{_WORK_EVENT})|v?\d+(?:\.\d+)+)"
+    r"(?P<verb>\s+is|'s)\b(?!\s+(?i:done|over|finished|complete|behind|late|ready|live|out)\b)"
+)
+# "We're shipping v2 on May 30", "we go live on the 12th of May", "we launch next Tuesday"
+_WE_SHIP_EN = re.compile(
+    r"\b(?i:we)(?:['’]re|\s+are|['’]ll|\s+will|\s+plan\s+to|\s+want\s+to)?\s+(?:be\s+)?"
+    r"(?P<verb>(?i:ship(?:ping)?|launch(?:ing)?|releas(?:e|ing)|go(?:ing)?\s+live|deliver(?:ing)?"
+    r"|cut(?:ting)?\s+over))(?:\s+(?P<thing>(?!on\b|by\b|in\b|next\b|this\b)"
+    r"[\w.-]+(?:\s+[\w.-]+)?))??\s+(?i:on|by|in|next|this)\b"
+)
+_VERB_NOUN = {
+    "ship": "the release",
+    "laun": "the launch",
+    "rele": "the release",
+    "go": "the go-live",
+    "deli": "the delivery",
+    "cut": "the cutover",
+}
+_COMMON_THING = re.compile(rf"(?i)^(?:{_WORK_EVENT})$")
 _MOVED_OBJ_EN = re.compile(
     r"(?i)\b(?P<verb>pushed|moved|postponed|delayed|rescheduled|bumped|shifted)\s+"
     r"(?P<thing>the\s+[\w.-]+(?:\s+[\w.-]+){0,3}?)\s+(?:out\s+|back\s+|up\s+)?(?:to|until|till)\b"
@@ -120,6 +147,8 @@ def _deadline(
     moved: bool,
 ) -> Candidate | None:
     thing = _NOISE_THING.sub("", thing.strip()).strip()
+    if s.lang != "zh":
+        thing = re.sub(r"^(?i:our)\s+", "the ", thing)
     key = deadline_key(thing)
     if not ctx.first("constraint", "deadline") or not ctx.first("deadline", key):
         return None
@@ -131,9 +160,13 @@ def _deadline(
         text = finish_zh(f"{shown}{'改到了' if moved else due} {iso}")
     else:
         shown = thing or "the deadline"
-        shown = (
-            shown if re.match(r"(?i)the\b|our\b", shown) or shown[:1].isupper() else f"the {shown}"
-        )
+        if not moved:  # "the release date is due on ...": the release is
+            shown = re.sub(r"(?i)\s+(?:date|due\s+date)$", "", shown) or shown
+        if _COMMON_THING.match(shown):
+            shown = shown.lower()  # "Launch moved to ...": the launch, not a name
+        shown = re.sub(r"^(?i:our)\b", "the", shown)  # memories are third person
+        if not (re.match(r"(?i)the\b|v?\d", shown) or shown[:1].isupper()):
+            shown = f"the {shown}"
         text = finish_en(f"{shown} {'deadline moved to' if moved else 'is due on'} {iso}")
         text = text[:1].upper() + text[1:]
     slot = f"deadline:{key}" if key else "deadline"
@@ -157,7 +190,9 @@ _DEADLINE_GATE = gate(
     "due deadline slipped moved pushed postponed delayed changed rescheduled"
     " brought has have needs need must ships ship launches launch date bumped"
     " shifted live goes out scheduled planned slated set targeted penciled booked"
-    " shipping launching releasing releases now will slid lands"
+    " shipping launching releasing releases now will slid lands demo release deadline"
+    " milestone submission handoff beta freeze rc rollout migration kickoff ga cutover go"
+    " deliver delivering"
 )
 _DEADLINE_GATE_ZH = re.compile(
     r"截止|期限|之前|以前|前|推迟|延期|延迟|延|改|提前|挪|调整|deadline|最晚|最迟"
@@ -197,11 +232,14 @@ def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         found += [(m, True) for m in _MOVED_OBJ_EN.finditer(s.text)]
         found += [(m, True) for m in _NOW_EN.finditer(s.text)]
         found += [(m, False) for m in _DUE_EN.finditer(s.text)]
+        found += [(m, False) for m in _IS_ON_EN.finditer(s.text)]
+        found += [(m, False) for m in _WE_SHIP_EN.finditer(s.text)]
     for m, moved in sorted(found, key=lambda x: x[0].start()):
-        due = _future_time(s, ctx, m.end())
+        due = _future_time(s, ctx, m.end() if m.re is not _WE_SHIP_EN else m.start("verb"))
         if due is None or due.start - m.end() > 32:
             continue
-        thing = m.group("thing")
+        verb = (m.groupdict().get("verb") or "").lower().split()
+        thing = m.group("thing") or _VERB_NOUN.get(verb[0][:4] if verb else "", "")
         vague = moved and re.match(
             r"(?i)moved|changed|brought|is|are|now|挪|改|调整", m.group("verb")
         )

@@ -36,10 +36,13 @@ _FOR = r"(?:\s+for\s+[\w.-]+(?:\s+[\w.-]+){0,2}?)?"
 _AT_PORT = re.compile(
     rf"(?:{_SUBJ}{_FOR}\s+)?{_VERB}\s+(?:only\s+)?(?:on|at|to)\s+port\s+(?P<v>\d{{2,5}})\b"
 )
-# "<the inference server> listens on 8500": a listening verb needs no "port"
+# "<the inference server> listens on 8500", "Postgres runs on 5433 here": a number after a
+# listening or running verb is a port, unless a count of something follows ("16 cores")
 _BARE = re.compile(
-    rf"(?:{_SUBJ}{_FOR}\s+)?(?:listens|serves|binds|is\s+served|is\s+listening)\s+(?:only\s+)?"
-    r"(?:on|to|at)\s+(?:localhost:|0\.0\.0\.0:|127\.0\.0\.1:)?(?P<v>\d{2,5})\b"
+    rf"(?:{_SUBJ}{_FOR}\s+)?(?:listens|serves|binds|is\s+served|is\s+listening|runs"
+    r"|is\s+running)\s+(?:only\s+)?(?:on|to|at)\s+(?:localhost:|0\.0\.0\.0:|127\.0\.0\.1:)?"
+    r"(?P<v>\d{2,5})\b(?!\.\d|\s*[%x]|\s+(?!(?:here|locally|now|and|but|by|in|instead|on|for"
+    r"|with|so|because|too|again|as|not|while|since|locally)\b)[A-Za-z])"
 )
 # "... and the metrics exporter on port 9100": the verb of the clause before
 _AND = re.compile(

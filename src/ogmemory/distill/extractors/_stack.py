@@ -116,7 +116,8 @@ _AVOID = re.compile(
 _NOT_USING = re.compile(
     r"\b(?P<who>(?i:we|i))(?:\s+(?i:really|just|simply|also|currently|honestly|still))?\s*"
     r"(?P<neg>(?i:don['’]?t|do\s+not|never|no\s+longer|aren['’]t|are\s+not|['’]re\s+not"
-    r"|am\s+not|['’]m\s+not|won['’]t\s+be|will\s+not\s+be))\s+(?:(?i:ever|even|really)\s+)?"
+    r"|am\s+not|['’]m\s+not|won['’]t\s+be|will\s+not\s+be|(?:['’]ve\s+|have\s+)?(?:stopped|quit)"
+    r"))\s+(?:(?i:ever|even|really)\s+)?"
     r"(?i:use|using|need|rely\s+on|relying\s+on|pay\s+for|paying\s+for)\s+"
     r"(?P<x>(?:[^,;.!?]|\.(?=\w))+)"
 )
@@ -443,7 +444,9 @@ def _not_using_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             continue
         obj = tool_ref(x)[0]
         who, team = _who(ctx, s)
-        ended = bool(_ANYMORE.search(s.text))
+        ended = (
+            bool(_ANYMORE.search(s.text)) or "stop" in m.group("neg") or "quit" in m.group("neg")
+        )
         verb = "no longer uses" if ended else "does not use"
         out.append(
             ctx.candidate(
@@ -485,5 +488,5 @@ _CHOICE_GATE = gate(
     " favor off dropping ditching retiring abandoning dumping drop ditch retire"
 )
 _AVOID_GATE = gate("don dont do never avoid no stop")
-_NOT_USING_GATE = gate("not never longer don dont aren won")
+_NOT_USING_GATE = gate("not never longer don dont aren won stopped quit")
 _RATHER_GATE = gate("rather")
