@@ -7,29 +7,17 @@ twice is one memory, and what the team does not use is a fact. English and Chine
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from test_distill_knowledge import make, ts
 
-from ogmemory import Memory, Settings
+from ogmemory import Memory
 from ogmemory.entity.records import Provenance
 from ogmemory.evaluation.devchecks import duplicate_memories, wrong_facts
 from ogmemory.knowledge.models import Edge, Entity
 from ogmemory.knowledge.views import render_core
-
-
-def ts(day: str) -> float:
-    return datetime.fromisoformat(day).replace(tzinfo=UTC).timestamp()
-
-
-def make(tmp_path: Path) -> Memory:
-    return Memory(
-        settings=Settings(
-            home=tmp_path / "home", distill_on_turn=False, embedder=None, index_worker=False
-        )
-    )
 
 
 def talk(mem: Memory, sid: str, day: str, *turns: str | tuple[str, str]) -> None:

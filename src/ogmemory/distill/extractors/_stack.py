@@ -324,6 +324,28 @@ def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             c = _choice(ctx, s, y, x=x, purpose=purpose)
             if c is not None:
                 out.append(c)
+    _written_in_en(s, ctx, out)
+    for m in _REWROTE.finditer(s.text):
+        y = tool_at(m.group("y"))
+        old = _RETIRED.search(s.text)
+        if y:
+            who, _ = _who(ctx, s)
+            what = m.group("subj")
+            what = "it" if what.lower() == "it" else "the " + what.split(None, 1)[-1]
+            c = _choice(
+                ctx,
+                s,
+                y,
+                x=old.group("x") if old else None,
+                switch=True,
+                text=finish_en(f"{who} rewrote {what} in {y}{_date_label(s)}"),
+            )
+            if c is not None:
+                out.append(c)
+
+
+def _written_in_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    """ "The app is written in Kotlin", "it's built on PyTorch": what a thing is made with."""
     for m in _WRITTEN_IN.finditer(s.text):
         y = tool_at(m.group("y"))
         z = tool_at(m.group("z")) if m.group("z") else None
@@ -365,23 +387,6 @@ def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 c, type="tool", kind=None, event_time=ctx.event_time, valid_from=None, attrs=plain
             )
         )
-    for m in _REWROTE.finditer(s.text):
-        y = tool_at(m.group("y"))
-        old = _RETIRED.search(s.text)
-        if y:
-            who, _ = _who(ctx, s)
-            what = m.group("subj")
-            what = "it" if what.lower() == "it" else "the " + what.split(None, 1)[-1]
-            c = _choice(
-                ctx,
-                s,
-                y,
-                x=old.group("x") if old else None,
-                switch=True,
-                text=finish_en(f"{who} rewrote {what} in {y}{_date_label(s)}"),
-            )
-            if c is not None:
-                out.append(c)
 
 
 def _date_label(s: Sentence) -> str:
@@ -409,6 +414,24 @@ def _rather_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         )
 
 
+def avoided(
+    ctx: NodeContext, text: str, lang: str, obj: EntityRef, team: bool, importance: float = 0.8
+) -> Candidate:
+    """A decision against a tool (``avoids``): "please don't use Redux", "we don't use Helm"."""
+    return ctx.candidate(
+        "decision",
+        text,
+        lang,
+        relation="avoids",
+        object=obj,
+        kind="decision",
+        confidence=0.8,
+        importance=importance,
+        attrs={"negated": True},
+        collective=team,
+    )
+
+
 def _avoid_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     for m in _AVOID.finditer(s.text):
         x = tool_at(m.group("x"))
@@ -420,21 +443,7 @@ def _avoid_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         why = re.sub(r"^(?:it['’]s|its|they['’]re)\s+", "", why, flags=re.IGNORECASE)
         why = re.sub(r"\s+for\s+(?:us|me)$", "", why, flags=re.IGNORECASE)
         text = f"{who} decided not to use {obj.name}" + (f" ({why})" if why else "")
-        out.append(
-            ctx.candidate(
-                "decision",
-                finish_en(third_person_en(text, "the team")),
-                "en",
-                relation="avoids",
-                object=obj,
-                slot=None,
-                kind="decision",
-                confidence=0.8,
-                importance=0.8,
-                attrs={"negated": True},
-                collective=team,
-            )
-        )
+        out.append(avoided(ctx, finish_en(third_person_en(text, "the team")), "en", obj, team))
 
 
 def _not_using_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -448,20 +457,7 @@ def _not_using_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             bool(_ANYMORE.search(s.text)) or "stop" in m.group("neg") or "quit" in m.group("neg")
         )
         verb = "no longer uses" if ended else "does not use"
-        out.append(
-            ctx.candidate(
-                "decision",
-                finish_en(f"{who} {verb} {obj.name}"),
-                "en",
-                relation="avoids",
-                object=obj,
-                kind="decision",
-                confidence=0.8,
-                importance=0.75,
-                attrs={"negated": True},
-                collective=team,
-            )
-        )
+        out.append(avoided(ctx, finish_en(f"{who} {verb} {obj.name}"), "en", obj, team, 0.75))
 
 
 def stack_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:

@@ -11,7 +11,7 @@ from ..types import Candidate, EntityRef
 from ._catalog import lookup
 from ._common import NodeContext, Sentence, tool_ref
 from ._grammar import finish_en, finish_zh
-from ._stack import _choice, _when, _who
+from ._stack import _choice, _when, _who, avoided
 
 __all__ = ["pivot_en", "stack_zh"]
 
@@ -166,20 +166,7 @@ def _avoids_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             continue
         obj, _ = tool_ref(x)
         name = "团队" if not ctx.record.node.name else ctx.name("zh")
-        out.append(
-            ctx.candidate(
-                "decision",
-                finish_zh(f"{name}决定不用 {obj.name}"),
-                "zh",
-                relation="avoids",
-                object=obj,
-                kind="decision",
-                confidence=0.8,
-                importance=0.8,
-                attrs={"negated": True},
-                collective=True,
-            )
-        )
+        out.append(avoided(ctx, finish_zh(f"{name}决定不用 {obj.name}"), "zh", obj, True))
 
 
 def _not_using_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -192,20 +179,8 @@ def _not_using_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             continue
         name = "团队" if not ctx.record.node.name else ctx.name("zh")
         ended = "不再" in m.group() or bool(re.search(r"不用\s*" + re.escape(x) + r"\s*了", s.text))
-        out.append(
-            ctx.candidate(
-                "decision",
-                finish_zh(f"{name}{'不再用' if ended else '不用'} {obj.name}"),
-                "zh",
-                relation="avoids",
-                object=obj,
-                kind="decision",
-                confidence=0.8,
-                importance=0.75,
-                attrs={"negated": True},
-                collective=True,
-            )
-        )
+        said = finish_zh(f"{name}{'不再用' if ended else '不用'} {obj.name}")
+        out.append(avoided(ctx, said, "zh", obj, True, 0.75))
 
 
 def _zh_label(s: Sentence) -> str:
