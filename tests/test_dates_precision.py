@@ -37,6 +37,12 @@ def ts(day: str) -> float:
         ("I've been doing ML since 2017", "since 2017", "year"),
         ("I've known them for 4 years", "since 2019", "year"),
         ("I went there yesterday", "2023-06-08", "day"),
+        ("I moved here in early 2021", "2021", "year"),
+        ("Around 2015 I learned Go", "about 2015", "~year"),
+        ("We met in the summer of 2019", "summer 2019", "season"),
+        ("Last spring I started running", "spring 2023", "season"),
+        ("I quit 2 years back", "2021", "year"),
+        ("The report is due by the end of 2024", "2024-12-31", "day"),
         ("三年前我加入了公司", "2020年", "year"),
         ("大约五年前我开始学吉他", "约2018年", "~year"),
         ("两年多前我搬了家", "约2021年", "~year"),
@@ -48,6 +54,10 @@ def test_a_time_phrase_keeps_its_precision(text: str, label: str, precision: str
     lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "en"
     assert (t.label(lang), t.precision) == (label, precision)
     assert "about" not in text or t.text.startswith("about")  # the hedge is part of the phrase
+
+
+def test_a_bare_number_is_no_year() -> None:
+    assert find_times("my 2019 MacBook and PR 2031", date(2023, 6, 9)) == []
 
 
 def test_labels_and_bounds_at_each_precision() -> None:

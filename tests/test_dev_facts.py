@@ -123,6 +123,20 @@ def test_a_port_belongs_to_the_service_named(tmp_path: Path) -> None:
     mem.close()
 
 
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        ("接口服务的端口改成 8081 了。", [("接口服务", "listens_on", "port 8081")]),
+        ("端口是 8080。", [("user", "listens_on", "port 8080")]),
+        ("预发环境的地址是 staging.foo.cn。", [("user", "has_host", "staging.foo.cn")]),
+    ],
+)
+def test_chinese_configuration_of_a_named_service(
+    said: str, facts: list[tuple[str, str, str]]
+) -> None:
+    assert [(s, r, o) for _, _, s, r, o in _read(said)] == facts
+
+
 def test_a_port_belongs_to_the_service_named_in_chinese(tmp_path: Path) -> None:
     mem = make(tmp_path)
     talk(
@@ -278,6 +292,8 @@ def _read(text: str) -> list[tuple[str, str, str | None, str | None, str | None]
         ("The release date is May 30.", "The release is due on 2026-05-30."),
         ("Launch moved from May 30 to June 6.", "The launch deadline moved to 2026-06-06."),
         ("Our beta's set for next Wednesday.", "The beta is due on 2026-04-08."),
+        # a month is not a day: the text says the month and the day it ends
+        ("The migration is due in June.", "The migration is due in June 2026, by 2026-06-30."),
     ],
 )
 def test_plain_phrasings_of_a_work_date_are_deadlines(said: str, text: str) -> None:
@@ -298,6 +314,7 @@ def test_a_past_or_social_date_is_no_deadline() -> None:
             [("frontend", "port 5173"), ("backend", "port 8000")],
         ),
         ("The app runs on 8080.", [("user", "port 8080")]),  # the team's (the project's)
+        ("The API now listens on 9090.", [("API", "port 9090")]),
         ("The job runs on 16 cores.", []),
         ("The cluster runs on 3 nodes.", []),
     ],

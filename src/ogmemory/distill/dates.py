@@ -184,7 +184,7 @@ def find_times(
             res = _total(resolve_en, m, ref, past)
             if res is not None:
                 since = m.lastgroup == "dur" or (
-                    m.lastgroup == "year" and m.group("year_p").lower() == "since"
+                    m.lastgroup == "year" and (m.group("year_p") or "").lower() == "since"
                 )
                 found.append(TimeExpr(m.group(), m.start(), m.end(), *res, since=since))
     found.sort(key=lambda t: t.start)

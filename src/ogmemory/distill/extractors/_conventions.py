@@ -241,6 +241,12 @@ _VERSION_ZH = re.compile(
     rf"(?P<tool>{_TOOLS_V})\s*(?:的)?(?:版本)?\s*(?:是|为|用的是|用)?\s*"
     rf"v?(?P<ver>\d+(?:\.\d+){{0,2}})"
 )
+# "预发环境的地址是 staging.foo.cn": where a named thing is reached
+_HOST_ZH = re.compile(
+    r"(?P<what>[\u4e00-\u9fffA-Za-z0-9]{1,12}?)(?:的)?(?:地址|域名|网址|主机|host)\s*(?:是|为|在|：|:)\s*"
+    r"(?:https?://)?(?P<h>(?:[a-z0-9-]+\.)+[a-z]{2,12})\b",
+    re.IGNORECASE,
+)
 _REGION_ZH = re.compile(r"在\s*(?P<r>[^，,。；;在]{2,10}?)\s*(?:区域|地域|机房|可用区)")
 _LANG_ZH = re.compile(
     r"(?:我们|团队|我们团队)[^，。]{0,4}?(?:用|说)\s*(?P<lang>中文|英文|英语|日语|粤语)"
@@ -254,7 +260,7 @@ _CONFIG_GATE = gate(
     " runs run running"
 )
 _PATHISH = re.compile(r"(?:^|\s)(?:/|~/|\./)\w")
-_CONFIG_GATE_ZH = re.compile(r"\d|端口|版本|区域|地域|机房|部署|交流|沟通")
+_CONFIG_GATE_ZH = re.compile(r"\d|端口|版本|区域|地域|机房|部署|交流|沟通|地址|域名|网址|主机")
 _DIGIT_OR_DOT = re.compile(r"\d|\w\.\w")
 
 
@@ -282,6 +288,10 @@ def _config_facts(s: Sentence) -> list[Fact]:
         r = m.group("r") or m.groupdict().get("r2")
         if r and r.lower() not in ("same", "other", "right", "wrong", "whole"):
             facts.append(Fact("deployed_in", EntityRef(r.strip(), "value"), slot="region"))
+    if zh:
+        for m in _HOST_ZH.finditer(s.text):
+            what = re.sub(r"^(?:我们的|我们|另外|还有)", "", m.group("what")) or "host"
+            facts.append(Fact("has_host", EntityRef(m.group("h"), "value"), slot=f"host:{what}"))
     if not zh:
         for m in _HOST_EN.finditer(s.text):
             what = m.group("what").lower()

@@ -12,8 +12,10 @@ until it changes.
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from ...entity.periods import period_bounds
 from ..dates import TimeExpr, find_times
 from ..types import Candidate, EntityRef
 from ._common import NodeContext, Sentence, date_attrs, gate
@@ -131,6 +133,15 @@ def deadline_key(thing: str) -> str:
     return " ".join(sorted(named or words))
 
 
+def _last_day(t: TimeExpr) -> str:
+    """The day a deadline falls on: the phrase's day, or the last day of its month or year."""
+    if t.granularity in ("day", "week", "weekend"):
+        return t.iso
+    start = datetime(t.day.year, t.day.month, 1, tzinfo=UTC).timestamp()
+    _, end = period_bounds(start, t.precision.lstrip("~"))
+    return (datetime.fromtimestamp(end, UTC).date() - timedelta(days=1)).isoformat()
+
+
 def _future_time(s: Sentence, ctx: NodeContext, after: int) -> TimeExpr | None:
     """The date after position ``after``, read as a future one (deadlines are ahead)."""
     for t in find_times(s.text, ctx.ref_day, past=False):
@@ -153,11 +164,15 @@ def _deadline(
     if not ctx.first("constraint", "deadline") or not ctx.first("deadline", key):
         return None
     zh = s.lang == "zh"
-    iso = t.iso
+    iso = _last_day(t)
+    # "due in June" is due by its last day, and the text says June, not a made-up day
+    when = iso if t.granularity == "day" else f"{t.label(s.lang)}，最晚 {iso}"
+    if not zh and t.granularity != "day":
+        when = f"{t.label()}, by {iso}"
     if zh:
         shown = thing or "截止日期"
         due = "截止日期是" if "的" in shown else "的截止日期是"  # 二期固件的交付截止日期是
-        text = finish_zh(f"{shown}{'改到了' if moved else due} {iso}")
+        text = finish_zh(f"{shown}{'改到了' if moved else due} {when}")
     else:
         shown = thing or "the deadline"
         if not moved:  # "the release date is due on ...": the release is
@@ -167,7 +182,8 @@ def _deadline(
         shown = re.sub(r"^(?i:our)\b", "the", shown)  # memories are third person
         if not (re.match(r"(?i)the\b|v?\d", shown) or shown[:1].isupper()):
             shown = f"the {shown}"
-        text = finish_en(f"{shown} {'deadline moved to' if moved else 'is due on'} {iso}")
+        on = "on" if t.granularity == "day" else "in"
+        text = finish_en(f"{shown} {'deadline moved to' if moved else 'is due ' + on} {when}")
         text = text[:1].upper() + text[1:]
     slot = f"deadline:{key}" if key else "deadline"
     name = f"{thing or ('截止' if zh else 'deadline')} due {iso}"

@@ -59,14 +59,20 @@ _NOT_NAMES = re.compile(
     r"|there|service|app|application|project|system|codebase|repo|stack|one|default|same"
     r"|new|local|dev|its)$"
 )
-_ZH_PORT = re.compile(r"(?P<v>\d{2,5})\s*端口|端口(?:号)?\s*(?:是|为|号是|用)?\s*(?P<v2>\d{2,5})")
+_ADVERB_TAIL = re.compile(
+    r"(?i)(?:\s+(?:now|currently|still|also|only|actually|usually|always|normally|by\s+default))+$"
+)
+_ZH_PORT = re.compile(
+    r"(?P<v>\d{2,5})\s*端口"
+    r"|端口(?:号)?\s*(?:已经|现在)?(?:是|为|号是|用|改成了?|改为|换成了?|改到|变成了?)?\s*(?P<v2>\d{2,5})"
+)
 _ZH_CLAUSE = re.compile(r"[，,；;。！!]")
 _ZH_HEAD = re.compile(
     r"^(?:另外|还有|然后|而且|以及|我们的|我们|我们这边|目前|现在)?(?:的)?"
     r"(?P<subj>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z0-9._-]{1,15}?)\s*"
     r"(?:的端口|端口|跑在|监听|运行在|部署在|开在|用的是|用|在|是)"
 )
-_ZH_GENERIC = re.compile(r"^(?:服务|应用|项目|系统|它|这个|那个|本地|默认|开发|我们|团队)$")
+_ZH_GENERIC = re.compile(r"^(?:服务|应用|项目|系统|它|这个|那个|本地|默认|开发|我们|团队|端口|端口号)$")
 
 
 def _service(raw: str | None) -> str | None:
@@ -75,6 +81,7 @@ def _service(raw: str | None) -> str | None:
         return None
     name = re.sub(r"(?i)^(?:the|our)\s+", "", raw.strip())
     name = re.sub(r"['’]s\b", "", name).strip(" ,")
+    name = _ADVERB_TAIL.sub("", name)  # "the API now listens ...": the API
     if not name or _NOT_NAMES.match(name) or _NOT_NAMES.match(name.split()[0]):
         return None
     return name
@@ -101,7 +108,7 @@ def ports_zh(text: str) -> list[tuple[str | None, str, int]]:
     for m in _ZH_PORT.finditer(text):
         v = m.group("v") or m.group("v2")
         start = max((c.end() for c in _ZH_CLAUSE.finditer(text, 0, m.start())), default=0)
-        head = _ZH_HEAD.match(text[start : m.start()].strip())
+        head = _ZH_HEAD.match(text[start : m.end()].strip())
         subj = head.group("subj").strip() if head else None
         if subj and _ZH_GENERIC.match(subj):
             subj = None
