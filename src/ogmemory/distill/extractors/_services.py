@@ -72,7 +72,9 @@ _ZH_HEAD = re.compile(
     r"(?P<subj>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z0-9._-]{1,15}?)\s*"
     r"(?:的端口|端口|跑在|监听|运行在|部署在|开在|用的是|用|在|是)"
 )
-_ZH_GENERIC = re.compile(r"^(?:服务|应用|项目|系统|它|这个|那个|本地|默认|开发|我们|团队|端口|端口号)$")
+_ZH_GENERIC = re.compile(
+    r"^(?:服务|应用|项目|系统|它|这个|那个|本地|默认|开发|我们|团队|端口|端口号)$"
+)
 
 
 def _service(raw: str | None) -> str | None:

@@ -125,9 +125,8 @@ def fmt_event(ev: TimelineEvent) -> str:
     """``- <id> · <date> · <kind>: <summary> [<entities>]`` and its ``next:`` line."""
     ents = f" [{', '.join(ev.entities)}]" if ev.entities else ""
     when = time_label(ev.event_time, ev.precision, ev.language)
-    return (
-        f"- {ev.id} · {when} · {ev.kind}: {_one_line(ev.summary)}{ents}"
-        + _prov_next(ev.provenance)
+    return f"- {ev.id} · {when} · {ev.kind}: {_one_line(ev.summary)}{ents}" + _prov_next(
+        ev.provenance
     )
 
 
