@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
+from ..entity.periods import time_label
 from ..entity.records import NodeRecord, Provenance
 from ..entity.times import day_label
 from ..knowledge.base import KnowledgeBase
@@ -377,7 +378,7 @@ class Indexer:
             id=record_doc_id("event", ev.id),
             kind="event",
             level=0,
-            text=f"[{day_label(ev.event_time)}] {ev.summary}",
+            text=f"[{time_label(ev.event_time, ev.precision, ev.language)}] {ev.summary}",
             scope=ev.scope,
             session_id=p.session_id or None,
             event_time=ev.event_time,
