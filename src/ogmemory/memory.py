@@ -334,6 +334,7 @@ class Memory(SessionMethods):
         self.wait_background(timeout=5)
         self.retrieval.close()
         self.sessions.close()
+        self.knowledge.close()
 
     def __enter__(self) -> Memory:
         return self

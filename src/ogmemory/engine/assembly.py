@@ -16,7 +16,7 @@ from ..entity.records import Node
 from ..errors import InvalidInput
 from ..resolver import uri_for_doc
 from ..tenancy import format_uri
-from .live import LiveView, dedupe, live_view, split_turns
+from .live import LiveView, dedupe, split_turns
 from .results import CompactionResult, ContextItem, ContextResult, render_memory_block
 
 if TYPE_CHECKING:
@@ -104,7 +104,7 @@ def _compacted_view(
     engine: ContextEngine, sid: str, live_limit: int, compact: bool, reasons: list[str]
 ) -> tuple[LiveView, CompactionResult | None]:
     """The live part of the session, compacted first if it passes ``live_limit``."""
-    view = live_view(engine.memory.get_branch_nodes(sid))
+    view = engine.live(sid)
     if not compact or engine.config.compaction == "off":
         return view, None
     if _live_tokens(engine, sid, view) <= live_limit:
@@ -114,7 +114,7 @@ def _compacted_view(
     why = f"the live context passed its {live_limit}-token share"
     compaction = run_compaction(engine, sid, force=False, why=why, limit=live_limit)
     if compaction.compacted:
-        view = live_view(engine.memory.get_branch_nodes(sid))
+        view = engine.live(sid)
         reasons.append(f"compacted {len(compaction.replaces)} nodes into {compaction.node_id}")
     return view, compaction
 

@@ -20,6 +20,10 @@ PostToolUse         ``tool_name``, ``tool_input``,              ③ call + resul
                     object: Bash ``stdout``/``stderr``/...,
                     Read ``{type, file}``, Edit ``filePath``/
                     ``structuredPatch``/...), ``tool_use_id``
+PostToolUseFailure  ``tool_name``, ``tool_input``,              ③ call + result nodes, the
+                    ``tool_use_id``, ``error`` (the text Claude  result marked ``is_error``
+                    gets as the tool's result; Bash: ``Exit
+                    code N`` first), ``is_interrupt``
 Stop                ``last_assistant_message`` (newer           ④ reply recorded, turn ends
                     versions; else the transcript's tail);
                     ``stop_hook_active`` is not needed
@@ -75,6 +79,10 @@ HOOK_EVENTS = (
     "SessionStart",
     "UserPromptSubmit",
     "PostToolUse",
+    # PostToolUse fires only when a tool succeeds; a tool that started and failed fires this
+    # instead (hooks reference, "PostToolUseFailure" and "PostToolUseFailure input",
+    # https://code.claude.com/docs/en/hooks): without it a failed call left no node at all
+    "PostToolUseFailure",
     "Stop",
     "PreCompact",
     "SessionEnd",
@@ -111,8 +119,8 @@ def handle_event(engine: ContextEngine, event: str, payload: Any) -> dict[str, A
         return _prompt(engine, sid, cwd, payload.get("prompt"))
     if not engine.exists(sid):
         return None  # nothing was said in this session yet: nothing to attach this to
-    if event == "PostToolUse":
-        _tool_use(engine, sid, payload)
+    if event in ("PostToolUse", "PostToolUseFailure"):
+        _tool_use(engine, sid, payload, failed=event == "PostToolUseFailure")
     elif event == "Stop":
         reply = payload.get("last_assistant_message")
         if not isinstance(reply, str) or not reply.strip():
@@ -199,23 +207,30 @@ def _is_error(response: Any) -> bool:
     return False
 
 
-def _tool_use(engine: ContextEngine, sid: str, payload: dict[str, Any]) -> None:
+def _tool_use(engine: ContextEngine, sid: str, payload: dict[str, Any], *, failed: bool) -> None:
+    """③ the call and its result; a failure's result is its ``error`` text (what Claude was
+    given as the tool's result), marked ``is_error`` (and ``interrupted`` for an abort)."""
     tool = payload.get("tool_name")
     if not isinstance(tool, str) or not tool:
-        raise InvalidInput("a PostToolUse event needs tool_name")
+        raise InvalidInput(f"a {payload.get('hook_event_name') or 'tool'} event needs tool_name")
     tool_input = payload.get("tool_input") or {}
     call_id = payload.get("tool_use_id")
     if not isinstance(call_id, str) or not call_id:
         call_id = None
     call = engine.on_tool_call(sid, tool, tool_input, call_id=call_id)
     read, written = tool_files(tool, tool_input)
-    response = payload.get("tool_response")
+    response = payload.get("error" if failed else "tool_response")
+    if failed and (not isinstance(response, str) or not response.strip()):
+        response = "the tool failed" + (" (interrupted)" if payload.get("is_interrupt") else "")
     engine.on_tool_result(
         sid,
         call.call_ids[0],
         "" if response is None else response,
         name=tool,
-        is_error=_is_error(response),
-        files_read=read,
-        files_written=written,
+        is_error=failed or _is_error(response),
+        files_read=[]
+        if failed
+        else read,  # a failed Read read nothing, a failed Edit wrote nothing
+        files_written=[] if failed else written,
+        metadata={"interrupted": True} if failed and payload.get("is_interrupt") is True else None,
     )

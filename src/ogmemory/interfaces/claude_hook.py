@@ -45,7 +45,10 @@ def run_local(
     if event in _BACKGROUND_EVENTS and isinstance(raw, str):
         from ..importers.base import session_key
 
-        _spawn_background(session_key("claude", raw), home, account, space)
+        try:
+            _spawn_background(session_key("claude", raw), home, account, space)
+        except (OSError, ValueError) as exc:  # the event is recorded; the next one catches up
+            log.warning("could not start the background work after %s: %s", event, exc)
     return output
 
 

@@ -25,7 +25,7 @@ The contract suites (``tests/test_contract_*.py``) run the same tests against ev
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
@@ -186,6 +186,10 @@ class KnowledgeStore(Protocol):
     def begin(self, reason: str) -> KnowledgeBatchWriter: ...
     def rollback(self, batch_id: str, *, force: bool = False, **meta: Any) -> BatchInfo: ...
     def exclusive(self, name: str) -> AbstractContextManager[None]: ...
+    def on_commit(self, listener: Callable[[BatchInfo], None]) -> None:
+        """Call ``listener`` for every batch committed from now on, here or (when this store
+        catches up with them) in another process; it runs under the store's lock."""
+
     def close(self) -> None: ...
 
 
