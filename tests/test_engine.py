@@ -502,3 +502,16 @@ def test_the_live_view_kept_per_session_equals_the_full_one(fast_mem: Memory) ->
     branch = fast_mem.get_branch_nodes("l")
     same(branch[:3])  # not an extension of what was seen: computed in full
     same(branch)
+
+
+def test_core_md_after_distillation_once_the_background_work_is_done(fast_mem: Memory) -> None:
+    """After distillation batches only, an assembly may get core.md as it was a moment ago
+    while it is rendered again beside it; ``wait_background`` waits for that render too."""
+    engine = ContextEngine(fast_mem)
+    engine.on_message("d", "I prefer Go for command line tools.")
+    assert "Go for command line" not in _core_text(engine, "d")
+    engine.after_turn("d", reply="Noted.")
+    fast_mem.wait_background(60)
+    assert fast_mem.knowledge.core_cache.ready("global")
+    engine.on_message("d", "And what about the web?")
+    assert "Go for command line tools" in _core_text(engine, "d")

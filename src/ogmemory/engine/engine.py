@@ -249,7 +249,8 @@ class ContextEngine:
         )
         with self._lock:
             self.last_context[session_id] = result
-        self._pending.save(session_id, result.to_record())
+        if not result.temporary:  # its turn end records nothing
+            self._pending.save(session_id, result.to_record())
         return result
 
     def flush(self, session_id: str | None = None) -> None:

@@ -40,7 +40,9 @@ def run_local(
     )
     settings = Settings(**{**settings.__dict__, "llm": None})
     with Memory(settings=settings) as mem:
-        output = handle_event(ContextEngine(mem), event, payload)
+        engine = ContextEngine(mem)
+        output = handle_event(engine, event, payload)
+        engine.flush()  # the context view, before this short-lived process goes
     raw = payload.get("session_id") if isinstance(payload, dict) else None
     if event in _BACKGROUND_EVENTS and isinstance(raw, str):
         from ..importers.base import session_key

@@ -292,6 +292,10 @@ class KnowledgeService:
         self.kb.store.on_commit(listener)
         return True
 
+    def wait(self, timeout: float | None = None) -> None:
+        """Wait for this service's background work (core.md rendered after a commit)."""
+        self.core_cache.wait(timeout)
+
     def close(self) -> None:
         """Stop this service's background thread (core.md warming)."""
         self.core_cache.close()
