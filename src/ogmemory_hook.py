@@ -41,10 +41,14 @@ if TYPE_CHECKING:
 
 __all__ = ["EVENTS", "last_reply", "main", "read_input"]
 
-EVENTS = (  # engine.claude_code.HOOK_EVENTS (not imported: this module stays light)
+#: the events handled (``engine.claude_code.HOOK_EVENTS`` is this tuple)
+EVENTS = (
     "SessionStart",
     "UserPromptSubmit",
     "PostToolUse",
+    # PostToolUse fires only when a tool succeeds; one that started and failed fires this
+    # instead (hooks reference, "PostToolUseFailure" and "PostToolUseFailure input",
+    # https://code.claude.com/docs/en/hooks): without it a failed call left no node at all
     "PostToolUseFailure",
     "Stop",
     "PreCompact",

@@ -55,6 +55,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ogmemory_hook import EVENTS
+
 from ..errors import InvalidInput
 from ..importers.base import session_key
 from ..tenancy import validate_id
@@ -75,18 +77,8 @@ __all__ = [
 DOCS_URL = "https://code.claude.com/docs/en/hooks"
 #: Claude Code's cap on one hook's ``additionalContext`` (hooks reference, "JSON output")
 MAX_CONTEXT_CHARS = 10_000
-HOOK_EVENTS = (
-    "SessionStart",
-    "UserPromptSubmit",
-    "PostToolUse",
-    # PostToolUse fires only when a tool succeeds; a tool that started and failed fires this
-    # instead (hooks reference, "PostToolUseFailure" and "PostToolUseFailure input",
-    # https://code.claude.com/docs/en/hooks): without it a failed call left no node at all
-    "PostToolUseFailure",
-    "Stop",
-    "PreCompact",
-    "SessionEnd",
-)
+#: the events handled, in the order of the hooks reference; the light client's list
+HOOK_EVENTS = EVENTS
 AGENT_ID = "claude-code"
 #: tools whose input names the file they read / write (Claude Code's built-in tools)
 _READS = {"Read": "file_path", "NotebookRead": "notebook_path"}

@@ -44,16 +44,7 @@ class LiveView:
 
 def live_view(branch: Sequence[Node]) -> LiveView:
     """Split a branch (root first) into its newest compaction summary and the live nodes."""
-    folded: set[str] = set()
-    summary: Node | None = None
-    for node in branch:
-        if is_derived(node) and node.metadata.get(DERIVED_KEY) == "compaction":
-            summary = node
-            replaced = node.metadata.get("replaces")
-            if isinstance(replaced, list):
-                folded.update(str(n) for n in replaced)
-    nodes = [n for n in branch if not is_derived(n) and n.id not in folded]
-    return LiveView(summary, nodes, folded)
+    return _extend(LiveView(None, []), branch)
 
 
 class LiveCache:

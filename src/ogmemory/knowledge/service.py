@@ -297,5 +297,7 @@ class KnowledgeService:
         self.core_cache.wait(timeout)
 
     def close(self) -> None:
-        """Stop this service's background thread (core.md warming)."""
+        """Stop this service's background thread (core.md warming) and close the store (the
+        JSONL store writes its checkpoint then)."""
         self.core_cache.close()
+        self.kb.store.close()

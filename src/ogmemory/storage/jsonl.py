@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..entity.times import clamp_time
+from . import jsonl_checkpoint as checkpoint
 from .files import file_lock
 from .folded import BatchInfo, FoldedStore
 from .lines import decode_line, encode_line
@@ -127,7 +128,49 @@ class JsonlKnowledgeStore(FoldedStore):
         self.fsync = fsync
         self._tails: dict[str, _Tail] = {}
         self._pending: dict[str, list[dict[str, Any]]] = {}  # lines of batches not committed yet
+        self._light = False  # batches restored from the checkpoint, without their operations
+        self._checkpointed = 0  # bytes of the logs the checkpoint covers
+        checkpoint.load(self)  # then only what was appended since is read
         self.refresh()
+
+    def batches(self) -> list[BatchInfo]:
+        self._with_operations()
+        return super().batches()
+
+    def batch(self, batch_id: str) -> BatchInfo:
+        self._with_operations()
+        return super().batch(batch_id)
+
+    def close(self) -> None:
+        """Write a checkpoint when this store read much of the logs since the last one."""
+        if checkpoint.worth_saving(self):
+            checkpoint.save(self)
+
+    def _with_operations(self) -> None:
+        """Batches restored from the checkpoint get their operations from the log."""
+        if not self._light:
+            return
+        with self._lock:
+            if not self._light:
+                return
+            full = {
+                m["batch"]: m
+                for m in _Tail(self.root / MARKERS).new_lines()
+                if isinstance(m.get("batch"), str)
+            }
+            for bid in self._order:
+                marker = full.get(bid)
+                if marker is not None and not self._batches[bid].ops:
+                    info = BatchInfo.from_marker(marker)
+                    self._batches[bid] = BatchInfo(
+                        info.id,
+                        info.time,
+                        info.reason,
+                        info.ops,
+                        info.meta,
+                        rolled_back_by=self._batches[bid].rolled_back_by,
+                    )
+            self._light = False
 
     # ------------------------------------------------------------------ reading
 
@@ -135,6 +178,7 @@ class JsonlKnowledgeStore(FoldedStore):
         try:
             self._read_new()
         except _Replaced:  # repaired under us: fold the repaired files from the start
+            self._light = False
             self._reset()
             self._tails.clear()
             self._pending.clear()
