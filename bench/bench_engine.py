@@ -20,7 +20,7 @@
 Targets (issue 11): assembly p95 <= 1.2x bare recall; hook p95 <= 300 ms with the server,
 <= 1 s without.
 
-    python bench/bench_engine.py [--turns 1000] [--hook-calls 20]
+    python bench/bench_engine.py [--turns 1000] [--hook-calls 20] [--skip-hooks]
 """
 
 from __future__ import annotations
@@ -209,6 +209,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=1000)
     parser.add_argument("--hook-calls", type=int, default=20)
+    parser.add_argument(
+        "--skip-hooks", action="store_true", help="part 1 only (the per-turn overhead table)"
+    )
     args = parser.parse_args()
     console = Console()
     home = Path(tempfile.mkdtemp(prefix="ogm-bench-engine-"))
@@ -240,6 +243,8 @@ def main() -> None:
         f"{time.perf_counter() - started:.0f} s; load average {_load()}"
     )
 
+    if args.skip_hooks:
+        return
     console.print(f"ogmem hook UserPromptSubmit, {args.hook_calls} calls each ...")
     without = run_hooks(home, args.hook_calls, "off", "local")
     proc, url = start_server(home)

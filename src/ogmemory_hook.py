@@ -192,7 +192,7 @@ def main(argv: Sequence[str], stdin: IO[bytes] | None = None, stdout: IO[str] | 
             f"{opts['event']} {sid} handled ({how}) in "
             f"{(time.perf_counter() - started) * 1000:.0f} ms"
         )
-    except Exception:
+    except (Exception, KeyboardInterrupt):  # an interrupt too: exit 0, never a traceback
         log.error(f"{opts['event']} failed; the session goes on without memory for this event")
     return 0
 

@@ -683,3 +683,30 @@ def test_user_settings_and_a_broken_file_is_never_overwritten(tmp_path: Path) ->
     assert user_settings.read_text() == '{"hooks": {"Stop": [ broken'
     both = _ogmem("hooks", "install", "--user", "--project", str(tmp_path), home=tmp_path)
     assert both.returncode == 2
+
+
+def test_a_long_claude_session_still_gets_recall(tmp_path: Path) -> None:
+    """Claude Code keeps the conversation in its own context, so UserPromptSubmit assembles
+    recall only: the session's own turns neither cost the hook O(session) per prompt nor
+    squeeze recall out of the budget once they pass it."""
+    from ogmemory import ContextEngine
+    from ogmemory.engine.claude_code import handle_event
+
+    home = tmp_path / "home"
+    _prepare_memory(home)
+    base = {"session_id": SID, "transcript_path": None, "cwd": str(tmp_path)}
+    with Memory(settings=Settings(home=home, embedder="none")) as mem:
+        engine = ContextEngine(mem)
+        for i in range(12):  # ~10,000 tokens of conversation: more than the 8,000 budget
+            prompt = f"Step {i}: " + " ".join(f"refactor module{i}_{j}" for j in range(300))
+            handle_event(engine, "UserPromptSubmit", {**base, "prompt": prompt})
+            handle_event(engine, "Stop", {**base, "last_assistant_message": f"Done {i}."})
+        out = handle_event(
+            engine,
+            "UserPromptSubmit",
+            {**base, "prompt": "Which port does the billing service use for Postgres?"},
+        )
+        assert out is not None and "6432" in out["hookSpecificOutput"]["additionalContext"]
+        context = engine.last_context[CSID]
+        assert not [i for i in context.items if i.source == "recent"]
+        assert "live turns: the caller keeps the conversation" in context.skipped

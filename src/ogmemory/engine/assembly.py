@@ -40,8 +40,11 @@ def assemble(
     system: str | None,
     compact: bool,
     core: bool = True,
+    live: bool = True,
 ) -> ContextResult:
-    """② the context of ``sid`` within ``budget`` (see the module docstring)."""
+    """② the context of ``sid`` within ``budget`` (see the module docstring). ``live=False``:
+    the caller keeps the conversation itself (Claude Code), so its turns are neither sent nor
+    counted, only kept out of recall."""
     cfg = engine.config
     if not isinstance(budget, int) or not 500 <= budget <= 1_000_000:
         raise InvalidInput("budget must be an integer between 500 and 1000000 tokens")
@@ -67,10 +70,14 @@ def assemble(
         items += _core(engine, scope, core_res, skipped)
     else:
         skipped.append("core.md: the caller gave it to the model already")
-    if view.summary is not None:
+    if view.summary is not None and live:
         items.append(_summary_item(engine, sid, view.summary))
     room = live_limit - _tokens(items, "summary")
-    messages, recent = _live(engine, sid, view.nodes, room, skipped)
+    if live:
+        messages, recent = _live(engine, sid, view.nodes, room, skipped)
+    else:
+        messages, recent = [], []
+        skipped.append("live turns: the caller keeps the conversation")
     used = sys_tokens + engine.count(PREAMBLE) + _SLACK + _tokens(items + recent, None)
     fallback = False
     if not temporary:

@@ -173,8 +173,10 @@ def _prompt(engine: ContextEngine, sid: str, cwd: str | None, prompt: Any) -> di
     if not isinstance(prompt, str) or not prompt.strip():
         return None
     engine.on_message(sid, prompt, cwd=cwd, agent_id=AGENT_ID)
-    # core.md went in at SessionStart: rendering it again here cost O(knowledge) per prompt
-    ctx = engine.before_inference(sid, compact=False, core=False)
+    # core.md went in at SessionStart, and Claude Code holds the conversation: only recall is
+    # assembled (counting and de-duplicating the live turns cost O(session) per prompt, and
+    # a long session squeezed recall out of the budget)
+    ctx = engine.before_inference(sid, compact=False, core=False, live=False)
     return _context("UserPromptSubmit", [i for i in ctx.items if i.source == "recall"])
 
 

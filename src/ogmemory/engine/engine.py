@@ -229,13 +229,15 @@ class ContextEngine:
         system: str | None = None,
         compact: bool = True,
         core: bool = True,
+        live: bool = True,
     ) -> ContextResult:
         """The context for the next model call, within ``budget`` tokens (default: the
         config's): core.md for the session's scope, bounded recall for ``query`` (default: the
         last user message), the compaction summary and the live turns. ``system`` is the
         caller's own system prompt, counted in the budget; ``core=False`` for a caller that
-        gave the model core.md already (Claude Code, at SessionStart). Never waits for
-        embeddings."""
+        gave the model core.md already (Claude Code, at SessionStart); ``live=False`` for one
+        that keeps the conversation itself (Claude Code): its turns are not sent, and recall
+        gets its whole share. Never waits for embeddings."""
         from .assembly import assemble
 
         result = assemble(
@@ -246,6 +248,7 @@ class ContextEngine:
             system,
             compact,
             core,
+            live,
         )
         with self._lock:
             self.last_context[session_id] = result

@@ -67,7 +67,7 @@ class PendingViews:
 
 def _wait(waits: list[tuple[tuple[str, str], tuple[int, threading.Event]]]) -> None:
     for key, (seq, done) in waits:
-        done.wait(timeout=60)
+        done.wait(timeout=10)  # a small file: a write stuck longer is given up on
         with _LOCK:
             if _LATEST.get(key, (None,))[0] == seq:
                 del _LATEST[key]

@@ -207,7 +207,7 @@ def main() -> None:
     """Entry point of the ``ogmem`` script. ``ogmem hook ...`` goes to the hook client before
     the command line is parsed: a usage error there would exit 2, which Claude Code reads as
     "block the prompt" (the client reports it on stderr and exits 0)."""
-    if sys.argv[1:2] == ["hook"]:
+    if sys.argv[1:2] == ["hook"] and "--help" not in sys.argv[2:]:
         import ogmemory_hook
 
         sys.exit(ogmemory_hook.main(sys.argv[2:]))
