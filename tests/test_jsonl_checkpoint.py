@@ -124,3 +124,28 @@ def test_a_checkpoint_that_no_longer_describes_the_logs_is_not_used(
             "m2",
             "m3",
         ]
+
+
+def test_an_index_catching_up_reads_the_operations_of_the_new_batches_only(
+    tmp_path: Path,
+) -> None:
+    """The index syncs on every recall with ``batches_since(seen)``: a store opened from its
+    checkpoint must not read every marker back for that (it did, through ``batches()``: a
+    second of a hook's start at 1,000 turns)."""
+    first = JsonlKnowledgeStore(tmp_path)
+    _write(first, 6)
+    first.close()
+    JsonlKnowledgeStore(tmp_path).close()
+    later = JsonlKnowledgeStore(tmp_path)
+    _write(later, 2, start=6)
+    restored = JsonlKnowledgeStore(tmp_path)
+    assert restored._light
+    assert restored.batches_since(8) == []
+    new = restored.batches_since(5)
+    assert [b.meta["note"] for b in new] == ["batch 5", "batch 6", "batch 7"]
+    assert all(b.ops for b in new)  # the restored one (batch 5) with its operations too
+    assert restored._light  # batches 0-4 were not read back
+    assert restored.batch(new[0].id).ops
+    full = restored.batches()
+    assert not restored._light and all(b.ops for b in full) and len(full) == 8
+    assert [b.to_marker() for b in full] == [b.to_marker() for b in later.batches()]

@@ -45,6 +45,7 @@ __all__ = ["JOURNAL", "MARKERS", "JsonlKnowledgeStore", "journaled", "route"]
 
 MARKERS = "oplog/batches.jsonl"
 JOURNAL = "oplog/user-batches.jsonl"
+_MARKER_START = b'{"batch":"'  # how every marker line starts (encode_line sorts keys)
 
 log = logging.getLogger(__name__)
 _FILES = {
@@ -128,17 +129,23 @@ class JsonlKnowledgeStore(FoldedStore):
         self.fsync = fsync
         self._tails: dict[str, _Tail] = {}
         self._pending: dict[str, list[dict[str, Any]]] = {}  # lines of batches not committed yet
-        self._light = False  # batches restored from the checkpoint, without their operations
+        self._light_ids: set[str] = set()  # restored from the checkpoint without operations
         self._checkpointed = 0  # bytes of the logs the checkpoint covers
         checkpoint.load(self)  # then only what was appended since is read
         self.refresh()
 
     def batches(self) -> list[BatchInfo]:
-        self._with_operations()
+        self._with_operations(None)
         return super().batches()
 
+    def batches_since(self, start: int) -> list[BatchInfo]:
+        with self._lock:
+            wanted = set(self._order[start:])
+        self._with_operations(wanted)  # only these: an index catching up reads the last few
+        return super().batches_since(start)
+
     def batch(self, batch_id: str) -> BatchInfo:
-        self._with_operations()
+        self._with_operations({batch_id})
         return super().batch(batch_id)
 
     def close(self) -> None:
@@ -146,31 +153,43 @@ class JsonlKnowledgeStore(FoldedStore):
         if checkpoint.worth_saving(self):
             checkpoint.save(self)
 
-    def _with_operations(self) -> None:
-        """Batches restored from the checkpoint get their operations from the log."""
-        if not self._light:
-            return
+    @property
+    def _light(self) -> bool:
+        """Whether batches restored from the checkpoint still lack their operations."""
+        return bool(self._light_ids)
+
+    def _with_operations(self, ids: set[str] | None) -> None:
+        """Batches restored from the checkpoint (of ``ids``, or all) get their operations
+        (and full ``meta``) from their markers: lines whose batch id is not wanted are not
+        parsed (a marker line starts with its id: keys are sorted)."""
         with self._lock:
-            if not self._light:
+            targets = set(self._light_ids) if ids is None else self._light_ids & ids
+            if not targets:
                 return
-            full = {
-                m["batch"]: m
-                for m in _Tail(self.root / MARKERS).new_lines()
-                if isinstance(m.get("batch"), str)
-            }
-            for bid in self._order:
-                marker = full.get(bid)
-                if marker is not None and not self._batches[bid].ops:
-                    info = BatchInfo.from_marker(marker)
-                    self._batches[bid] = BatchInfo(
-                        info.id,
-                        info.time,
-                        info.reason,
-                        info.ops,
-                        info.meta,
-                        rolled_back_by=self._batches[bid].rolled_back_by,
-                    )
-            self._light = False
+            try:
+                data = (self.root / MARKERS).read_bytes()
+            except FileNotFoundError:
+                data = b""
+            for raw in data.split(b"\n"):
+                if raw.startswith(_MARKER_START):
+                    end = raw.find(b'"', len(_MARKER_START))
+                    if raw[len(_MARKER_START) : end].decode("utf-8", "replace") not in targets:
+                        continue
+                marker = decode_line(raw) if raw.strip() else None
+                bid = marker.get("batch") if marker else None
+                if marker is None or bid not in targets or bid not in self._batches:
+                    continue
+                info = BatchInfo.from_marker(marker)
+                self._batches[bid] = BatchInfo(
+                    info.id,
+                    info.time,
+                    info.reason,
+                    info.ops,
+                    info.meta,
+                    rolled_back_by=self._batches[bid].rolled_back_by,
+                )
+                self._light_ids.discard(bid)
+            self._light_ids -= targets  # a marker gone from the log keeps what it had
 
     # ------------------------------------------------------------------ reading
 
@@ -178,7 +197,7 @@ class JsonlKnowledgeStore(FoldedStore):
         try:
             self._read_new()
         except _Replaced:  # repaired under us: fold the repaired files from the start
-            self._light = False
+            self._light_ids.clear()
             self._reset()
             self._tails.clear()
             self._pending.clear()

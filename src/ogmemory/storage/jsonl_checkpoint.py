@@ -113,7 +113,7 @@ def load(store: JsonlKnowledgeStore) -> bool:
         tail = store._tail(rel)
         tail.inode, tail.offset = int(where[0]), int(where[1])
     store._checkpointed = sum(int(w[1]) for w in data["tails"].values())
-    store._light = True
+    store._light_ids = set(order)
     return True
 
 
