@@ -250,11 +250,11 @@ class Indexer:
 
     def _sync_knowledge(self) -> tuple[int, set[str]]:
         done = int(self.store.get_meta("kb_batches", 0))
-        batches = self.kb.batches()  # refreshes the store first
-        if done >= len(batches):
+        new = self.kb.batches_since(done)  # refreshes the store first; not every batch:
+        if not new:  # a store from its checkpoint reads only these
             return 0, set()
         touched: dict[str, set[str]] = {}
-        for info in batches[done:]:
+        for info in new:
             for op in info.ops:
                 touched.setdefault(op.kind, set()).add(op.id)
         # an edge change changes the pages of both of its entities
@@ -275,7 +275,7 @@ class Indexer:
                     deletes += [record_doc_id(kind, rid), overview_id(record_doc_id(kind, rid))]
                 else:
                     upserts += [doc, self._overview(doc, facts_of.get(rid, []))]
-        n = self.store.write(upserts, deletes, meta={"kb_batches": len(batches)})
+        n = self.store.write(upserts, deletes, meta={"kb_batches": done + len(new)})
         return n, sessions
 
     def _current_facts(self) -> dict[str, list[Edge]]:
