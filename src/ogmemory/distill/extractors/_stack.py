@@ -22,7 +22,7 @@ from typing import Any
 
 from ..types import Candidate, EntityRef, Fact
 from ._catalog import lookup
-from ._common import NodeContext, Sentence, date_attrs, gate, tool_ref
+from ._common import NodeContext, Sentence, content_text, date_attrs, gate, tool_ref
 from ._grammar import finish_en, third_person_en
 from ._purpose import purpose_slot, tool_at
 
@@ -91,8 +91,8 @@ _WERE_USING = re.compile(
 )
 _WRITTEN_IN = re.compile(
     r"\b(?P<subj>(?i:the|our)\s+[\w-]+(?:\s+[\w-]+)?|it)\s+(?i:is|was|'s)\s+(?:now\s+)?"
-    r"(?i:written|built|implemented|developed|done)\s+(?i:in|with)\s+(?P<y>[^,;.!?]+?)"
-    r"(?:\s+(?i:with|and|on\s+top\s+of)\s+(?P<z>[^,;.!?]+))?(?=[,;.!?]|$)"
+    r"(?i:written|built|implemented|developed|done)\s+(?i:in|with)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+?)"
+    r"(?:\s+(?i:with|and|on\s+top\s+of)\s+(?P<z>(?:[^,;.!?]|\.(?=\w))+))?(?=[,;!?]|\.(?!\w)|$)"
 )
 _REWROTE = re.compile(
     r"\b(?i:we|i)\s+(?:(?i:just|completely|finally)\s+)?(?i:rewrote|re-wrote|rewrite|ported)\s+"
@@ -271,9 +271,57 @@ def _moves_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             )
 
 
+# "From now on CI runs on GitHub Actions", "Going forward, the docs live in Notion", "Deploys
+# now go through Argo CD": what a named part of the work runs on from here on
+_FROM_NOW = re.compile(
+    r"(?i:from\s+now\s+on|going\s+forward|starting\s+(?:today|now|this\s+week)|as\s+of"
+    r"\s+(?:today|now))[,\s]+(?P<p>(?i:the\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?)\s+(?:(?i:will)\s+)?"
+    r"(?i:runs?|lives?|goes|go|happens?|uses?|is|are)\s+(?:(?i:on|in|through|with|via)\s+)?"
+    r"(?P<y>[A-Z][^,;!?]*)"
+    r"|(?P<p2>(?i:the\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?)\s+(?i:now)\s+(?i:runs|lives|happens|goes)"
+    r"\s+(?i:on|in|through|via)\s+(?P<y2>[A-Z][^,;!?]*)"
+)
+# what the same message says was left behind: "We've outgrown Jenkins; from now on ..."
+_LEFT = re.compile(
+    r"(?i:outgrown|outgrew|ditched|dropped|abandoned|retired|got\s+rid\s+of|done\s+with"
+    r"|moved\s+off(?:\s+of)?|moving\s+off(?:\s+of)?|leaving)\s+(?P<x>[A-Z][\w.+#-]*"
+    r"(?:\s+[A-Z][\w.+#-]*)?)"
+)
+
+
+# "Redis is our session store", "Postgres is the main database": a known tool in a named role
+_IS_OUR = re.compile(
+    r"(?:^|[,;]\s*|\b(?i:and|but|while)\s+)(?P<y>[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)\s+"
+    r"(?i:is|are)\s+(?:(?i:still|now|currently)\s+)?(?i:our|the\s+team's|the)\s+"
+    r"(?:(?i:main|primary|only|default|current)\s+)?(?P<p>(?!(?:best|worst|greatest|one|way"
+    r"|answer|future|winner|key|reason|problem)\b)[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+    r"(?=\s*(?:[,;.!?]|$|\s+(?:and|but|for|now)\b))"
+)
+
+
+def _is_our_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    for m in _IS_OUR.finditer(s.text):
+        y = tool_at(m.group("y"))
+        if y and lookup(y):
+            text = finish_en(f"{y} is the team's {m.group('p')}")
+            _add(out, _choice(ctx, s, y, purpose=m.group("p"), text=text))
+
+
+def _from_now_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    for m in _FROM_NOW.finditer(s.text):
+        y = tool_at(m.group("y") or m.group("y2"))
+        purpose = m.group("p") or m.group("p2")
+        if not y or re.match(r"(?i)(?:we|i|it|this|that|they|you)$", purpose):
+            continue
+        left = _LEFT.search(content_text(ctx.record.node.content))
+        x = tool_at(left.group("x")) if left else None
+        _add(out, _choice(ctx, s, y, x=x, switch=bool(x), purpose=purpose))
+
+
 def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     _switches_en(s, ctx, out)
     _moves_en(s, ctx, out)
+    _from_now_en(s, ctx, out)
     for rx in (_FOR_FIRST, _CHOICE):
         for m in rx.finditer(s.text):
             if (
@@ -405,6 +453,8 @@ def stack_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
         return out
     if s.has(_CHOICE_GATE):
         _choices_en(s, ctx, out)
+    if s.has(_IS_OUR_GATE):
+        _is_our_en(s, ctx, out)
     if s.has(_AVOID_GATE):
         _avoid_en(s, ctx, out)
     if s.has(_RATHER_GATE):
@@ -417,7 +467,9 @@ _CHOICE_GATE = gate(
     " switched switching move moved moving migrate migrated migrating change changed changing"
     " port ported porting written built implemented developed done rewrote rewrite re replace"
     " replaced replacing swap swapped swapping dropped ditched retired abandoned dumped favour"
-    " favor off dropping ditching retiring abandoning dumping drop ditch retire"
+    " favor off dropping ditching retiring abandoning dumping drop ditch retire now forward"
+    " starting"
 )
+_IS_OUR_GATE = gate("our main primary default")
 _AVOID_GATE = gate("don dont do never avoid no stop")
 _RATHER_GATE = gate("rather")
