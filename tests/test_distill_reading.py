@@ -336,3 +336,47 @@ def test_a_switch_a_moved_deadline_and_a_planned_move_leave_nothing_stale(tmp_pa
     (score,) = run_sessions([script])
     assert score.missed == []
     assert score.stale == []
+
+
+# ----------------------------------------------------------------------------- model prompts
+
+
+def test_the_model_extractors_are_told_the_record_kinds_the_rules_keep() -> None:
+    from ogmemory.distill.extractors import llm, react
+    from ogmemory.distill.extractors._llm_common import RULES
+
+    for prompt in (llm.SYSTEM_PROMPT, react.SYSTEM_PROMPT):
+        assert "{rules}" in prompt
+    for kind in ("value", "believe", "need", "offer", "suggest", "about to do", "encourages"):
+        assert kind in RULES, kind
+    assert 'No "you"' in RULES
+
+
+def test_a_memory_names_who_we_is_once_and_generic_we_is_people() -> None:
+    from ogmemory.distill.extractors._referents import named_once as once_named
+
+    assert once_named("John had a picnic with the wife and kids. John and others ate cake.") == (
+        "John had a picnic with the wife and kids. They ate cake."
+    )
+    assert once_named("Jon and others tried hard and Jon is sure Jon and others will make it.") == (
+        "Jon and others tried hard and Jon is sure they will make it."
+    )
+    assert once_named("John and others gotta push themselves out of their comfort zones.") == (
+        "John believes that people have to push themselves out of their comfort zones."
+    )
+    assert once_named("Maria and others need to get the word out.") == (
+        "Maria and others need to get the word out."
+    )
+
+
+def test_a_sentence_that_points_back_joins_the_statement_before_it() -> None:
+    cands = talk(
+        ("Melanie", "Love the necklace, any special meaning?"),
+        (
+            "Caroline",
+            "This necklace is super special to me, a gift from my grandma in Sweden. It's like "
+            "a reminder of my roots and all the love I get from my family.",
+        ),
+    )
+    joined = [t for t in texts(cands) if "reminder of Caroline's roots" in t]
+    assert len(joined) == 1 and joined[0].startswith("This necklace is super special to Caroline")

@@ -21,10 +21,15 @@ from ..types import Candidate
 from ._common import NodeContext, Sentence
 from ._grammar import group_of, third_person_en
 
-__all__ = ["name_the_group", "name_the_referent", "with_referent"]
+__all__ = ["name_the_group", "name_the_referent", "once_named", "points_back", "with_referent"]
 
 
 _POINTS_BACK = re.compile(r"^(?:It|Its|They|Their|Them|This|That|These|Those|He|She|His|Her)\b")
+
+
+def points_back(cand: Candidate) -> bool:
+    """Whether an English memory starts with a word that points back ("It", "They", "This")."""
+    return cand.language == "en" and _POINTS_BACK.match(cand.text) is not None
 
 
 def with_referent(
@@ -165,3 +170,44 @@ _TOGETHER = re.compile(
     re.IGNORECASE,
 )
 _YOUR_PEOPLE = re.compile(r"\byour\s+((?:[\w-]+\s+)?[\w-]+)", re.IGNORECASE)
+
+
+_VAGUE_WE = re.compile(r"\b(?P<n>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?) and others\b")
+_GROUP_NAMED = (
+    r"\b{n} and their (?:family|friends|colleagues|team)\b|\b{n}'s team\b"
+    r"|\bwith (?:their|the) (?:fam|family|wife|husband|kids|partner|colleagues?|team|friends)\b"
+)
+
+
+# "We gotta push ourselves", "we have the power to make a difference": people at large
+_GENERIC_WE = re.compile(
+    r"^(?P<n>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?) and others (?P<m>gotta|have got to|must|should"
+    r"|have the power to|can make|can do|can change|can help)\b"
+)
+
+
+def once_named(candidates: list[Candidate]) -> list[Candidate]:
+    """Each memory names who "we" is once (see :func:`named_once`)."""
+    return [
+        c if " and others" not in c.text else replace(c, text=named_once(c.text))
+        for c in candidates
+    ]
+
+
+def named_once(text: str) -> str:
+    """A memory names who "we" is once: after "John and their family ..." (or a second "John
+    and others"), a later "John and others" is "they"; "we gotta ..." at the start is a view
+    of people at large ("John believes that people have to ...")."""
+    g = _GENERIC_WE.match(text)
+    if g is not None:
+        modal = {"gotta": "have to", "have got to": "have to"}.get(g.group("m"), g.group("m"))
+        text = f"{g.group('n')} believes that people {modal}{text[g.end() :]}"
+    out, pos = [], 0
+    for m in _VAGUE_WE.finditer(text):
+        before = text[: m.start()]
+        named = re.search(_GROUP_NAMED.format(n=re.escape(m.group("n"))), before)
+        if named or m.group() in before:
+            starts = not before.strip() or before.rstrip()[-1] in ".!?"
+            out.append(text[pos : m.start()] + ("They" if starts else "they"))
+            pos = m.end()
+    return "".join(out) + text[pos:] if out else text

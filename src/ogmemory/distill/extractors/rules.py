@@ -35,7 +35,13 @@ from ._identity_zh import identity_zh
 from ._lessons import asks_why, explanation, lesson
 from ._patterns_en import extract_en
 from ._patterns_zh import extract_zh
-from ._referents import name_the_group, name_the_referent, with_referent
+from ._referents import (
+    name_the_group,
+    name_the_referent,
+    once_named,
+    points_back,
+    with_referent,
+)
 from ._salience import (
     ANSWER_BONUS,
     MIN_SCORE,
@@ -165,7 +171,7 @@ class RuleExtractor:
             name_the_group(candidates, start, ctx, text, asked_text)
             if asked_text:
                 name_the_referent(candidates, start, ctx, asked_text)
-        candidates = merge_beliefs(keep_views(candidates, answers))
+        candidates = once_named(merge_beliefs(keep_views(candidates, answers)))
         work = extract_work(records)
         candidates.extend(work)
         stats = {
@@ -247,12 +253,27 @@ class RuleExtractor:
         # The most salient statements of the node that no pattern already holds, in the
         # order they were said.
         best = sorted(salient, key=lambda x: -x[0].score)[: self.max_statements]
-        out = []
-        for sal, s in sorted(best, key=lambda x: sentences.index(x[1])):
-            cand = statement(s, sal, ctx)
-            if cand is not None:
-                out.append(with_referent(cand, s, sentences, ctx, [b[1] for b in best]))
-        return out
+        return _statements(best, sentences, ctx)
+
+
+def _statements(
+    best: list[tuple[Salience, Sentence]], sentences: list[Sentence], ctx: NodeContext
+) -> list[Candidate]:
+    """The kept statements of a node as memories, in the order said; one that points back
+    ("It's a reminder of ...") joins the statement of the sentence just before."""
+    out: list[Candidate] = []
+    last = -2  # the index of the sentence the last statement came from
+    for sal, s in sorted(best, key=lambda x: sentences.index(x[1])):
+        cand = statement(s, sal, ctx)
+        if cand is None:
+            continue
+        i = sentences.index(s)
+        if out and i == last + 1 and points_back(cand) and _can_merge(out[-1], cand):
+            out[-1] = _merge(out[-1], cand)  # "This necklace is special. It's a reminder ..."
+        else:
+            out.append(with_referent(cand, s, sentences, ctx, [b[1] for b in best]))
+        last = i
+    return out
 
 
 _MERGE_LIMIT = 300
