@@ -321,7 +321,6 @@ def _from_now_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
 def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     _switches_en(s, ctx, out)
     _moves_en(s, ctx, out)
-    _from_now_en(s, ctx, out)
     for rx in (_FOR_FIRST, _CHOICE):
         for m in rx.finditer(s.text):
             if (
@@ -453,6 +452,8 @@ def stack_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
         return out
     if s.has(_CHOICE_GATE):
         _choices_en(s, ctx, out)
+    if s.has(_FROM_NOW_GATE) or (s.has(_NOW_GATE) and s.has(_RUNS_GATE)):
+        _from_now_en(s, ctx, out)
     if s.has(_IS_OUR_GATE):
         _is_our_en(s, ctx, out)
     if s.has(_AVOID_GATE):
@@ -467,9 +468,11 @@ _CHOICE_GATE = gate(
     " switched switching move moved moving migrate migrated migrating change changed changing"
     " port ported porting written built implemented developed done rewrote rewrite re replace"
     " replaced replacing swap swapped swapping dropped ditched retired abandoned dumped favour"
-    " favor off dropping ditching retiring abandoning dumping drop ditch retire now forward"
-    " starting"
+    " favor off dropping ditching retiring abandoning dumping drop ditch retire"
 )
+_FROM_NOW_GATE = gate("forward starting")
+_NOW_GATE = gate("now")
+_RUNS_GATE = gate("run runs live lives happen happens go goes use uses is are")
 _IS_OUR_GATE = gate("our main primary default")
 _AVOID_GATE = gate("don dont do never avoid no stop")
 _RATHER_GATE = gate("rather")
