@@ -274,8 +274,11 @@ def test_formerly_used_then_changed_is_a_switch_and_not_a_choice_of_the_old_tool
 def test_chinese_choices_rules_regions_and_kin() -> None:
     assert texts(chat("模型服务是用 Go 写的，数据库用的是 TiDB。"), type="decision") == [
         "团队决定模型服务用 Go。",
-        "团队决定数据库用 TiDB。",
+        "数据库用的是 TiDB。",
     ]
+    (in_use,) = [c for c in chat("服务端用的是 Python 3.12 和 FastAPI。") if c.type == "decision"]
+    assert in_use.text == "服务端用的是 Python 3.12 和 FastAPI。"  # versions, the whole list
+    assert [f.object.name for f in in_use.more] == ["FastAPI"]
     cands = chat("团队规定：代码合并前必须有人 review。另外不允许把密钥提交到仓库里。")
     assert texts(cands, type="rule") == [
         "团队的规则：代码合并前必须有人 review。",

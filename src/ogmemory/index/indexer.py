@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
+from ..entity.periods import time_label
 from ..entity.records import NodeRecord, Provenance
 from ..entity.times import day_label
 from ..knowledge.base import KnowledgeBase
@@ -248,9 +249,8 @@ class Indexer:
     # ------------------------------------------------------------------ knowledge
 
     def _sync_knowledge(self) -> tuple[int, set[str]]:
-        self.kb.refresh()
         done = int(self.store.get_meta("kb_batches", 0))
-        batches = self.kb.batches()
+        batches = self.kb.batches()  # refreshes the store first
         if done >= len(batches):
             return 0, set()
         touched: dict[str, set[str]] = {}
@@ -378,7 +378,7 @@ class Indexer:
             id=record_doc_id("event", ev.id),
             kind="event",
             level=0,
-            text=f"[{day_label(ev.event_time)}] {ev.summary}",
+            text=f"[{time_label(ev.event_time, ev.precision, ev.language)}] {ev.summary}",
             scope=ev.scope,
             session_id=p.session_id or None,
             event_time=ev.event_time,

@@ -88,6 +88,9 @@ class _Tail:
 
     def new_lines(self) -> Iterator[dict[str, Any]]:
         try:
+            st = os.stat(self.path)
+            if st.st_ino == self.inode and st.st_size == self.offset:
+                return  # nothing appended (every store refreshes on every read: a stat only)
             with open(self.path, "rb") as fh:
                 inode = os.fstat(fh.fileno()).st_ino
                 if self.inode is not None and inode != self.inode:
@@ -170,14 +173,27 @@ class JsonlKnowledgeStore(FoldedStore):
             return  # a line of an unknown kind or shape: not a record this version reads
 
     def _data_files(self) -> list[str]:
+        """The ``.jsonl`` files under ``root`` but the markers and the journal, by relative path
+        (``os.walk`` without following links to directories; 0.2 ms with ``relpath``)."""
         found = []
-        if self.root.is_dir():
-            for dirpath, _dirs, files in os.walk(self.root):
-                for name in files:
-                    if name.endswith(".jsonl"):
-                        rel = os.path.relpath(os.path.join(dirpath, name), self.root)
-                        if rel not in (MARKERS, JOURNAL):
-                            found.append(rel)
+        pending = [("", str(self.root))]
+        while pending:
+            rel, path = pending.pop()
+            try:
+                entries = list(os.scandir(path))
+            except OSError:
+                continue
+            for entry in entries:
+                name = rel + entry.name
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                if is_dir:
+                    if not entry.is_symlink():
+                        pending.append((name + os.sep, entry.path))
+                elif entry.name.endswith(".jsonl") and name not in (MARKERS, JOURNAL):
+                    found.append(name)
         return sorted(found)
 
     def _tail(self, rel: str) -> _Tail:
