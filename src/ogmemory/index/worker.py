@@ -17,10 +17,7 @@ by document rowid, so running a job twice leaves one vector.
 from __future__ import annotations
 
 import logging
-import os
-import socket
 import threading
-import uuid
 from collections.abc import Callable, Mapping
 from typing import Self
 
@@ -28,7 +25,7 @@ import numpy as np
 
 from ..embed.base import Embedder
 from ..errors import InvalidInput, StorageError
-from ..storage.jobs import DEAD, Job, format_error
+from ..storage.jobs import DEAD, Job, format_error, worker_name
 from ..storage.protocols import IndexStore, JobQueue
 
 __all__ = ["Handler", "Worker", "WorkerThread", "default_owner", "embedding_handler"]
@@ -39,9 +36,10 @@ log = logging.getLogger(__name__)
 Handler = Callable[[list[Job]], None]
 
 
-def default_owner() -> str:
-    """A worker name unique across machines, processes and threads: ``host:pid:random``."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+def default_owner(tag: str = "") -> str:
+    """A worker name unique across machines, processes and threads: ``host:pid:[tag-]random``
+    (a queue reads the host and pid back to hand on the jobs of a worker that died)."""
+    return worker_name(tag)
 
 
 class Worker:

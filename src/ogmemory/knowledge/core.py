@@ -229,9 +229,10 @@ def render_core(
     """
     now = now if now is not None else time.time()
     project = project or _project_label(kb, scopes)
-    edges = [e for e in kb.edges(scopes=scopes, at=now) if e.superseded_by is None]
+    history = kb.edges(scopes=scopes, include_history=True)  # one projection for both
+    edges = [e for e in history if e.valid_at(now) and e.superseded_by is None]
     events = kb.events(scopes=scopes, until=now + 1)
-    ended = {e.fact for e in kb.edges(scopes=scopes, include_history=True) if not e.current}
+    ended = {e.fact for e in history if not e.current}
     zh = _mostly_chinese([e.summary for e in events] + [e.fact for e in edges])
     lang = "zh" if zh else "en"
     seen: set[str] = set()

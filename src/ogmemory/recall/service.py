@@ -26,7 +26,7 @@ from ..errors import InvalidInput, NotFound
 from ..index.docs import Doc
 from ..index.indexer import Indexer
 from ..index.text import query_terms
-from ..index.worker import Worker, WorkerThread, embedding_handler
+from ..index.worker import Worker, WorkerThread, default_owner, embedding_handler
 from ..knowledge.scopes import scopes_for
 from ..knowledge.service import KnowledgeService
 from ..storage.protocols import Backend, IndexStore, JobQueue
@@ -176,7 +176,7 @@ class RecallService:
         """Process index jobs in this thread until none is ready (reindex, benchmarks)."""
         if self.embedder is None:
             return 0
-        worker = Worker(self.jobs, self._handlers(), owner="drain")
+        worker = Worker(self.jobs, self._handlers(), owner=default_owner("drain"))
         total = 0
         for _ in range(max_rounds):
             n = worker.run_once()

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..entity.times import clamp_time
+from . import jsonl_checkpoint as checkpoint
 from .files import file_lock
 from .folded import BatchInfo, FoldedStore
 from .lines import decode_line, encode_line
@@ -44,6 +45,7 @@ __all__ = ["JOURNAL", "MARKERS", "JsonlKnowledgeStore", "journaled", "route"]
 
 MARKERS = "oplog/batches.jsonl"
 JOURNAL = "oplog/user-batches.jsonl"
+_MARKER_START = b'{"batch":"'  # how every marker line starts (encode_line sorts keys)
 
 log = logging.getLogger(__name__)
 _FILES = {
@@ -130,7 +132,67 @@ class JsonlKnowledgeStore(FoldedStore):
         self.fsync = fsync
         self._tails: dict[str, _Tail] = {}
         self._pending: dict[str, list[dict[str, Any]]] = {}  # lines of batches not committed yet
+        self._light_ids: set[str] = set()  # restored from the checkpoint without operations
+        self._checkpointed = 0  # bytes of the logs the checkpoint covers
+        checkpoint.load(self)  # then only what was appended since is read
         self.refresh()
+
+    def batches(self) -> list[BatchInfo]:
+        self._with_operations(None)
+        return super().batches()
+
+    def batches_since(self, start: int) -> list[BatchInfo]:
+        with self._lock:
+            wanted = set(self._order[start:])
+        self._with_operations(wanted)  # only these: an index catching up reads the last few
+        return super().batches_since(start)
+
+    def batch(self, batch_id: str) -> BatchInfo:
+        self._with_operations({batch_id})
+        return super().batch(batch_id)
+
+    def close(self) -> None:
+        """Write a checkpoint when this store read much of the logs since the last one."""
+        if checkpoint.worth_saving(self):
+            checkpoint.save(self)
+
+    @property
+    def _light(self) -> bool:
+        """Whether batches restored from the checkpoint still lack their operations."""
+        return bool(self._light_ids)
+
+    def _with_operations(self, ids: set[str] | None) -> None:
+        """Batches restored from the checkpoint (of ``ids``, or all) get their operations
+        (and full ``meta``) from their markers: lines whose batch id is not wanted are not
+        parsed (a marker line starts with its id: keys are sorted)."""
+        with self._lock:
+            targets = set(self._light_ids) if ids is None else self._light_ids & ids
+            if not targets:
+                return
+            try:
+                data = (self.root / MARKERS).read_bytes()
+            except FileNotFoundError:
+                data = b""
+            for raw in data.split(b"\n"):
+                if raw.startswith(_MARKER_START):
+                    end = raw.find(b'"', len(_MARKER_START))
+                    if raw[len(_MARKER_START) : end].decode("utf-8", "replace") not in targets:
+                        continue
+                marker = decode_line(raw) if raw.strip() else None
+                bid = marker.get("batch") if marker else None
+                if marker is None or bid not in targets or bid not in self._batches:
+                    continue
+                info = BatchInfo.from_marker(marker)
+                self._batches[bid] = BatchInfo(
+                    info.id,
+                    info.time,
+                    info.reason,
+                    info.ops,
+                    info.meta,
+                    rolled_back_by=self._batches[bid].rolled_back_by,
+                )
+                self._light_ids.discard(bid)
+            self._light_ids -= targets  # a marker gone from the log keeps what it had
 
     # ------------------------------------------------------------------ reading
 
@@ -138,6 +200,7 @@ class JsonlKnowledgeStore(FoldedStore):
         try:
             self._read_new()
         except _Replaced:  # repaired under us: fold the repaired files from the start
+            self._light_ids.clear()
             self._reset()
             self._tails.clear()
             self._pending.clear()
