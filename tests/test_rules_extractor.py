@@ -566,7 +566,10 @@ def test_english_dated_events(text: str, when: str, expected: str) -> None:
             "Gonna explore more and volunteer at shelters next month.",
             "Melanie is going to explore more and volunteer at shelters (June 2023).",
         ),
-        ("The official opening night is tomorrow.", "The official opening night (2023-05-09)."),
+        (
+            "The official opening night is tomorrow.",
+            "The official opening night takes place (2023-05-09).",
+        ),
         (
             "Inspiring 💪 I emailed some wholesalers today!",
             "Melanie emailed some wholesalers (2023-05-08).",

@@ -12,6 +12,7 @@ from .calendar import (
     SEASON_MONTH,
     WEEKDAYS_EN,
     Granularity,
+    add_months,
     day_guess,
     monday,
     month_guess,
@@ -62,6 +63,8 @@ EN_RE = re.compile(
     rf"|(?P<relwd>(?P<relwd_m>last|this\s+past|this\s+coming|this|next|coming|past)\s+"
     rf"(?P<relwd_d>{_WD_ANY}))"
     r"|(?P<earlier>(?:earlier|later)\s+this\s+(?P<earlier_u>week|month|year))"
+    r"|(?P<endof>(?:the\s+)?end\s+of\s+(?:the\s+)?(?P<endof_m>this|next|last)?\s*"
+    rf"(?P<endof_u>week|month|year|{_MONTH_LONG}))"
     r"|(?P<relu>(?P<relu_m>last|this\s+past|the\s+past|past|previous|this|next|coming"
     r"|the\s+following|the\s+coming)\s+(?P<relu_u>weekend|week|month|year))"
     r"|(?P<season>(?P<season_m>last|this|next|this\s+past|this\s+coming)\s+"
@@ -144,6 +147,7 @@ _RELATIVE_EN = frozenset(
         "earlier",
         "relu",
         "season",
+        "endof",
     }
 )
 
@@ -202,11 +206,30 @@ def _relative_en(m: re.Match[str], ref: date) -> tuple[date, Granularity, bool] 
             shift = 1
         day, gran = period(ref, unit, shift)
         return day, gran, mod in ("the past", "past")
+    if kind == "endof":
+        return _end_of(g("endof_u"), (g("endof_m") or "").lower(), ref), "day", True
     if kind == "season":
         mod = " ".join(g("season_m").lower().split())
         shift = -1 if mod in ("last", "this past") else (0 if mod == "this" else 1)
         return season(ref, g("season_n").lower(), shift), "season", False
     return None
+
+
+def _end_of(unit: str, mod: str, ref: date) -> date:
+    """The last day of a period ("the end of the month"; a week ends on its Friday)."""
+    shift = {"next": 1, "last": -1}.get(mod, 0)
+    low = unit.lower()
+    if low in ("week", "month", "year"):
+        first, _ = period(ref, low, shift)
+    else:  # "the end of June": the next one, unless it is this month
+        month = MONTHS_EN[low]
+        first = date(month_guess(ref, month, False), month, 1)
+        low = "month"
+    if low == "week":
+        return first + timedelta(days=4)
+    if low == "month":
+        return add_months(first, 1) - timedelta(days=1)
+    return date(first.year, 12, 31)
 
 
 def _absolute_en(

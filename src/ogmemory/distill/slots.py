@@ -30,7 +30,9 @@ OPPOSITE = {
     "uses": "avoids",
     "avoids": "uses",
 }
-_REPLACEABLE = ("uses", "prefers", "decided", "lives_in", "focuses_on", "works_at")
+# what a named replacement ends: "switched from Jenkins to GitHub Actions" ends "our CI runs
+# on Jenkins" as well as "we use Jenkins"
+_REPLACEABLE = ("uses", "prefers", "decided", "lives_in", "focuses_on", "works_at", "deployed_to")
 
 
 def contradicts(

@@ -39,10 +39,11 @@ _RULE_EN = re.compile(
 )
 # "Rule of the house: every public function needs a docstring", "Our convention is ...",
 # "Every endpoint must be authenticated", "No force pushes, ever."
+# A label that names a rule, then the rule: "<a word or two> rule(s) <up to four words>:" or
+# "... is (that)", e.g. "Rule of thumb here:", "House rules for this project:", "Our policy is".
 _ANNOUNCED_EN = re.compile(
-    r"^(?:(?:the|our|a|one|house|team|golden)\s+){0,2}(?:rule|convention|policy|guideline"
-    r"|principle)(?:\s+of\s+the\s+(?:house|team|repo|project))?\s*(?:is\s+(?:that\s+)?|:\s*)"
-    r"(?P<body>.{6,})",
+    r"^(?:[\w'-]+\s+){0,2}(?:rules?|conventions?|polic(?:y|ies)|guidelines?|principles?)"
+    r"(?:\s+(?!is\b|are\b)[\w'-]+){0,4}?\s*(?:is\s+(?:that\s+)?|:\s*)(?P<body>.{6,})",
     re.IGNORECASE,
 )
 _UNIVERSAL_EN = re.compile(
@@ -71,12 +72,12 @@ _WE_RULE_EN = re.compile(
 _ONE_OFF = re.compile(r"\b(?:today|tonight|this\s+time|right\s+now|for\s+now|yet)\b", re.IGNORECASE)
 _RULE_ZH = re.compile(
     r"一定要|千万不要|千万别|务必|必须|一律|禁止|严禁|不得|杜绝|切记|不准|不许|以后都要|以后都|从今往后"
-    r"|今后|记得|不要|别再"
+    r"|今后|记得|不要|别再|不允许|不可以|绝对不|绝不|永远不要"
     r"|^(?:每个|每次|所有|任何|全部)[^，。]{0,16}?(?:都)?(?:要|得|需要|必须|不能|不得|至少)"
 )
 _RULE_LEAD_ZH = re.compile(
     r"^(?:(?:记住|另外|还有|对了|而且|注意|以及|然后|明白了?|懂了|知道了|了解|好的?|行|嗯|收到"
-    r"|OK|ok)[，,：:！!。\s]*)+"
+    r"|OK|ok|(?:团队|我们|公司|项目|组里)?(?:的)?(?:规定|规矩|规则|约定|原则))[，,：:！!。\s]*)+"
 )
 # "Got it, ...", "Makes sense. ...": an acknowledgement before the rule is not part of it
 _ACK_EN = re.compile(
@@ -159,7 +160,7 @@ def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> 
     if s.lang == "zh":
         body = _RULE_LEAD_ZH.sub("", s.text.strip())
         if _RULE_ZH.search(body):
-            c = _rule(ctx, s, body, team=bool(re.search(r"我们|团队", body)))
+            c = _rule(ctx, s, body, team=bool(re.search(r"我们|团队|公司|组里", s.text)))
             if c is not None:
                 out.append(c)
         return
@@ -247,7 +248,10 @@ _HOST_ZH = re.compile(
     r"(?:https?://)?(?P<h>(?:[a-z0-9-]+\.)+[a-z]{2,12})\b",
     re.IGNORECASE,
 )
-_REGION_ZH = re.compile(r"在\s*(?P<r>[^，,。；;在]{2,10}?)\s*(?:区域|地域|机房|可用区)")
+_REGION_ZH = re.compile(
+    r"在\s*(?P<r>[^，,。；;在]{2,10}?)\s*(?:区域|地域|机房|可用区)"
+    r"|(?:部署|托管|放|跑)在\s*(?P<r2>[^，,。；;在]{1,12}?(?:区|云|机房))(?=\s*(?:[，,。；;]|$|上))"
+)
 _LANG_ZH = re.compile(
     r"(?:我们|团队|我们团队)[^，。]{0,4}?(?:用|说)\s*(?P<lang>中文|英文|英语|日语|粤语)"
     r"\s*(?:交流|沟通|讨论)"

@@ -76,9 +76,11 @@ _VERB_NOUN = {
 }
 _COMMON_THING = re.compile(rf"(?i)^(?:{_WORK_EVENT})$")
 _MOVED_OBJ_EN = re.compile(
-    r"(?i)\b(?P<verb>pushed|moved|postponed|delayed|rescheduled|bumped|shifted)\s+"
-    r"(?P<thing>the\s+[\w.-]+(?:\s+[\w.-]+){0,3}?)\s+(?:out\s+|back\s+|up\s+)?(?:to|until|till)\b"
+    r"(?i)\b(?P<verb>(?:push|move|postpone|delay|reschedule|bump|shift)(?:ed|d|ing|es|s)?"
+    r"|bring|brought|bringing)\s+(?P<thing>(?:the|our)\s+[\w.-]+(?:\s+[\w.-]+){0,3}?)\s+"
+    r"(?:out\s+|back\s+|up\s+|forward\s+)?(?:to|until|till)\b"
 )
+_NAMES_DEADLINE = re.compile(r"(?i)\b(?:deadline|due\s+date)$")
 _DEADLINE_WORD_EN = re.compile(r"\b(?:deadline|due\s+date)\s+(?:is|was)\b", re.IGNORECASE)
 _DUE_ZH = re.compile(
     r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,12}?)(?:的)?(?:截止日期|截止时间|截止|期限|deadline)"
@@ -93,6 +95,12 @@ _LATEST_ZH = re.compile(
 )
 _DUE_ACT_ZH = re.compile(
     r"\s*(?:之前|以前|前)?\s*(?:要|得|必须|需要)?\s*(?P<act>交付|上线|发布|完成|提交|交)"
+)
+_MODAL_ACT_ZH = re.compile(
+    r"\s*(?:之前|以前|前)?\s*(?:必须|一定要|务必|得|需要|要)\s*(?P<act>交付|上线|发布|完成|提交|上架|交)"
+)
+_THING_ZH = re.compile(
+    r"(?:^|[，,。；;]\s*)(?P<thing>[\u4e00-\u9fffA-Za-z0-9.]{1,12}?)\s*(?:在)?\s*$"
 )
 _MOVED_ZH = re.compile(
     r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,14}?)(?:的)?(?:截止日期|截止时间|截止|期限|时间|日期)?"
@@ -183,7 +191,8 @@ def _deadline(
         if not (re.match(r"(?i)the\b|v?\d", shown) or shown[:1].isupper()):
             shown = f"the {shown}"
         on = "on" if t.granularity == "day" else "in"
-        text = finish_en(f"{shown} {'deadline moved to' if moved else 'is due ' + on} {when}")
+        moved_to = "moved to" if _NAMES_DEADLINE.search(shown) else "deadline moved to"
+        text = finish_en(f"{shown} {moved_to if moved else 'is due ' + on} {when}")
         text = text[:1].upper() + text[1:]
     slot = f"deadline:{key}" if key else "deadline"
     name = f"{thing or ('截止' if zh else 'deadline')} due {iso}"
@@ -209,10 +218,24 @@ _DEADLINE_GATE = gate(
     " shipping launching releasing releases now will slid lands demo release deadline"
     " milestone submission handoff beta freeze rc rollout migration kickoff ga cutover go"
     " deliver delivering"
+    " move push postpone delay reschedule bump shift bring moving pushing"
 )
 _DEADLINE_GATE_ZH = re.compile(
-    r"截止|期限|之前|以前|前|推迟|延期|延迟|延|改|提前|挪|调整|deadline|最晚|最迟"
+    r"截止|期限|之前|以前|前|推迟|延期|延迟|延|改|提前|挪|调整|deadline|最晚|最迟|必须|务必|一定要"
 )
+
+
+def _thing_due_zh(text: str, t: TimeExpr) -> str | None:
+    """What is due by the date ``t``: "二期固件最晚 12 月 1 日要交付" (at the latest), "新模型 6 月
+    20 日必须上线" (must)."""
+    latest, act = _LATEST_ZH.search(text[: t.start]), _DUE_ACT_ZH.match(text, t.end)
+    if latest and act:
+        return f"{latest.group('thing')}的{act.group('act')}"
+    modal = _MODAL_ACT_ZH.match(text, t.end)
+    head = _THING_ZH.search(text[: t.start]) if modal else None
+    if modal and head:
+        return f"{head.group('thing')}的{modal.group('act')}"
+    return None
 
 
 def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -224,15 +247,9 @@ def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         found = [(m, True) for m in _MOVED_ZH.finditer(s.text)]
         found += [(m, False) for m in _DUE_ZH.finditer(s.text)]
         for t in s.times:
-            latest, act = _LATEST_ZH.search(s.text[: t.start]), _DUE_ACT_ZH.match(s.text, t.end)
-            if latest and act:
-                c = _deadline(
-                    ctx,
-                    s,
-                    f"{latest.group('thing')}的{act.group('act')}",
-                    _future_time(s, ctx, t.start) or t,
-                    False,
-                )
+            thing = _thing_due_zh(s.text, t)
+            if thing:
+                c = _deadline(ctx, s, thing, _future_time(s, ctx, t.start) or t, False)
                 if c is not None:
                     out.append(c)
                 continue

@@ -18,13 +18,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any
 
 from ..types import Candidate, EntityRef, Fact
 from ._catalog import lookup
-from ._common import NodeContext, Sentence, date_attrs, gate, tool_ref
+from ._choice import FOR_PURPOSE as _FOR
+from ._choice import add_choice as _add
+from ._choice import choice as _choice
+from ._choice import near_purpose as _near_purpose
+from ._choice import who_chose as _who
+from ._common import NodeContext, Sentence, content_text, gate, tool_ref
 from ._grammar import finish_en, third_person_en
-from ._purpose import purpose_slot, tool_at
+from ._purpose import tool_at
 
 __all__ = ["stack_en"]
 
@@ -93,8 +97,8 @@ _WERE_USING = re.compile(
 _WRITTEN_IN = re.compile(
     r"\b(?P<subj>(?i:the|our)\s+[\w-]+(?:\s+[\w-]+)?|(?i:it))(?:\s+(?i:is|was)|'s)\s+(?:now\s+)?"
     r"(?i:written|built|implemented|developed|done)\s+(?i:in|with|on\s+top\s+of|on|using)\s+"
-    r"(?P<y>[^,;.!?]+?)"
-    r"(?:\s+(?i:with|and|on\s+top\s+of)\s+(?P<z>[^,;.!?]+))?(?=[,;.!?]|$)"
+    r"(?P<y>(?:[^,;.!?]|\.(?=\w))+?)"
+    r"(?:\s+(?i:with|and|on\s+top\s+of)\s+(?P<z>(?:[^,;.!?]|\.(?=\w))+))?(?=[,;!?]|\.(?!\w)|$)"
 )
 _REWROTE = re.compile(
     r"\b(?i:we|i)\s+(?:(?i:just|completely|finally)\s+)?(?i:rewrote|re-wrote|rewrite|ported)\s+"
@@ -127,10 +131,6 @@ _EXCLUDED = re.compile(
     r"(?P<x>(?:[^,;.!?]|\.(?=\w))+)"
     r"|,\s*(?i:not)\s+(?P<x2>(?:[^,;.!?]|\.(?=\w))+)"
 )
-_FOR = re.compile(
-    r"\s+(?i:for)\s+(?P<purpose>(?:the\s+|our\s+)?[\w-]+(?:\s+(?!(?:for|now|in|on"
-    r"|at|to|because|since|as|so|and|but|too|instead|rather|not|over)\b)[\w-]+)?)"
-)
 # "instead of staying on Vue 2": the tool, not the staying
 _STAYING = re.compile(
     r"^(?i:(?:staying|sticking|remaining|continuing)\s+(?:on|with)|keeping|using|going\s+with)\s+"
@@ -139,90 +139,7 @@ _NAMED_BEFORE = re.compile(
     r"\b(?:[Tt]he|[Oo]ur)\s+(?:[\w-]+\s+){0,2}?(?:project|app|service|api|backend|frontend"
     r"|pipeline|model|site|website|tool|library|system|platform|engine|bot|dashboard)\b"
 )
-_TEAM = re.compile(r"(?i)\b(?:we|we're|we've|we'll|let's|our|us|team)\b")
 _LIFE_PLACES = re.compile(r"(?i)\b(?:house|home|apartment|flat|city|town|country|place)\b")
-
-
-def _who(ctx: NodeContext, s: Sentence) -> tuple[str, bool]:
-    """The subject's name in the text, and whether the speaker speaks for the team."""
-    team = bool(_TEAM.search(s.text)) or not re.search(r"(?i)\bI\b", s.text)
-    if ctx.record.node.name:
-        return ctx.speaker, team
-    return ("The team" if team else ctx.speaker), True
-
-
-def _when(s: Sentence, ctx: NodeContext) -> tuple[float, dict[str, Any]]:
-    for t in s.times:
-        if not re.search(r"(?i)(?:until|till|by|due|before)\s*$", s.text[: t.start]):
-            return ctx.epoch(t.day), date_attrs(t)
-    return ctx.event_time, {}
-
-
-def _choice(
-    ctx: NodeContext,
-    s: Sentence,
-    y: str,
-    *,
-    purpose: str | None = None,
-    x: str | None = None,
-    why: str | None = None,
-    switch: bool = False,
-    planned: bool = False,
-    text: str | None = None,
-) -> Candidate | None:
-    obj, slot = tool_ref(y)
-    if purpose:
-        slot = purpose_slot(purpose, slot)
-    rep = tool_ref(x)[0] if x else None
-    if slot == "tool" and x:
-        slot = tool_ref(x)[1]
-    if not ctx.first("uses", obj.name):
-        return None
-    ctx.first("decision", obj.name)
-    who, team = _who(ctx, s)
-    when, attrs = _when(s, ctx)
-    if text is None:
-        what = f" for {purpose.strip()}" if purpose else ""
-        if switch and x:
-            verb = "decided to switch" if planned else "switched"
-            label = f" (since {attrs['date']})" if attrs and not planned else ""
-            text = f"{who} {verb} from {rep.name if rep else x} to {obj.name}{what}{label}"
-        else:
-            text = f"{who} decided to use {obj.name}{what}"
-            if x:
-                text += f", not {rep.name if rep else x}"
-        if why:
-            text += f" ({why.strip()})"
-        text = finish_en(text)
-    # an unknown tool is not one-at-a-time: it ends nothing by itself
-    fills = None if slot == "tool" else slot
-    return ctx.candidate(
-        "decision",
-        text,
-        s.lang,
-        relation="uses",
-        object=obj,
-        slot=fills,
-        replaces=rep,
-        kind="decision",
-        event_time=when,
-        valid_from=when,
-        confidence=0.85,
-        importance=0.85,
-        attrs={**attrs, **({"purpose": purpose.strip()} if purpose else {})},
-        collective=team,
-    )
-
-
-def _near_purpose(text: str) -> str | None:
-    """The purpose named right after a choice ("... to Redis for caching")."""
-    fm = _FOR.search(text)
-    return fm.group("purpose") if fm and fm.start() < 25 else None
-
-
-def _add(out: list[Candidate], c: Candidate | None) -> None:
-    if c is not None:
-        out.append(c)
 
 
 def _switches_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -290,6 +207,53 @@ def _moves_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                     ctx, s, y, x=before.group("x") if before else None, switch=True, planned=True
                 ),
             )
+
+
+# "From now on CI runs on GitHub Actions", "Going forward, the docs live in Notion", "Deploys
+# now go through Argo CD": what a named part of the work runs on from here on
+_FROM_NOW = re.compile(
+    r"(?i:from\s+now\s+on|going\s+forward|starting\s+(?:today|now|this\s+week)|as\s+of"
+    r"\s+(?:today|now))[,\s]+(?P<p>(?i:the\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?)\s+(?:(?i:will)\s+)?"
+    r"(?i:runs?|lives?|goes|go|happens?|uses?|is|are)\s+(?:(?i:on|in|through|with|via)\s+)?"
+    r"(?P<y>[A-Z][^,;!?]*)"
+    r"|(?P<p2>(?i:the\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?)\s+(?i:now)\s+(?i:runs|lives|happens|goes)"
+    r"\s+(?i:on|in|through|via)\s+(?P<y2>[A-Z][^,;!?]*)"
+)
+# what the same message says was left behind: "We've outgrown Jenkins; from now on ..."
+_LEFT = re.compile(
+    r"(?i:outgrown|outgrew|ditched|dropped|abandoned|retired|got\s+rid\s+of|done\s+with"
+    r"|moved\s+off(?:\s+of)?|moving\s+off(?:\s+of)?|leaving)\s+(?P<x>[A-Z][\w.+#-]*"
+    r"(?:\s+[A-Z][\w.+#-]*)?)"
+)
+
+
+# "Redis is our session store", "Postgres is the main database": a known tool in a named role
+_IS_OUR = re.compile(
+    r"(?:^|[,;]\s*|\b(?i:and|but|while)\s+)(?P<y>[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)\s+"
+    r"(?i:is|are)\s+(?:(?i:still|now|currently)\s+)?(?i:our|the\s+team's|the)\s+"
+    r"(?:(?i:main|primary|only|default|current)\s+)?(?P<p>(?!(?:best|worst|greatest|one|way"
+    r"|answer|future|winner|key|reason|problem)\b)[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+    r"(?=\s*(?:[,;.!?]|$|\s+(?:and|but|for|now)\b))"
+)
+
+
+def _is_our_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    for m in _IS_OUR.finditer(s.text):
+        y = tool_at(m.group("y"))
+        if y and lookup(y):
+            text = finish_en(f"{y} is the team's {m.group('p')}")
+            _add(out, _choice(ctx, s, y, purpose=m.group("p"), text=text))
+
+
+def _from_now_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    for m in _FROM_NOW.finditer(s.text):
+        y = tool_at(m.group("y") or m.group("y2"))
+        purpose = m.group("p") or m.group("p2")
+        if not y or re.match(r"(?i)(?:we|i|it|this|that|they|you)$", purpose):
+            continue
+        left = _LEFT.search(content_text(ctx.record.node.content))
+        x = tool_at(left.group("x")) if left else None
+        _add(out, _choice(ctx, s, y, x=x, switch=bool(x), purpose=purpose))
 
 
 def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -467,6 +431,10 @@ def stack_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
         return out
     if s.has(_CHOICE_GATE):
         _choices_en(s, ctx, out)
+    if s.has(_FROM_NOW_GATE) or (s.has(_NOW_GATE) and s.has(_RUNS_GATE)):
+        _from_now_en(s, ctx, out)
+    if s.has(_IS_OUR_GATE):
+        _is_our_en(s, ctx, out)
     if s.has(_AVOID_GATE):
         _avoid_en(s, ctx, out)
     if s.has(_NOT_USING_GATE):
@@ -483,6 +451,10 @@ _CHOICE_GATE = gate(
     " replaced replacing swap swapped swapping dropped ditched retired abandoned dumped favour"
     " favor off dropping ditching retiring abandoning dumping drop ditch retire"
 )
+_FROM_NOW_GATE = gate("forward starting")
+_NOW_GATE = gate("now")
+_RUNS_GATE = gate("run runs live lives happen happens go goes use uses is are")
+_IS_OUR_GATE = gate("our main primary default")
 _AVOID_GATE = gate("don dont do never avoid no stop")
 _NOT_USING_GATE = gate("not never longer don dont aren won stopped quit")
 _RATHER_GATE = gate("rather")
