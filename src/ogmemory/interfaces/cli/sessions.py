@@ -113,7 +113,7 @@ def session_log(
         str | None, typer.Option("--branch", help="Branch to walk (default: the checked-out one).")
     ] = None,
     limit: Annotated[
-        int | None, typer.Option("--limit", min=1, help="Show at most this many commits.")
+        int | None, typer.Option("--limit", metavar="N", min=1, help="Show at most N commits.")
     ] = None,
     home: HomeOption = None,
     account: AccountOption = None,
