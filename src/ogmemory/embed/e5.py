@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,7 @@ import numpy.typing as npt
 
 from ..errors import InvalidInput, StorageError
 from .base import encode_chunked
-from .omp import set_threads
+from .omp import passage_batches, set_threads
 
 __all__ = ["E5Embedder"]
 
@@ -38,7 +39,9 @@ class E5Embedder:
     seconds, and the query of a Claude Code hook waited for all of it (query p50 300 ms
     behind 8-passage chunks, 25 ms beside them, with the same vectors). Passages go one batch
     at a time and queries one call at a time, so at most two calls share the cores; passages
-    on one OpenMP thread, queries on as many as there are idle cores (``embed/omp.py``).
+    on one OpenMP thread, queries on as many as there are idle cores (``embed/omp.py``). In a
+    one-shot command that embeds while the user waits, passage batches run side by side
+    (``omp.foreground_passages``).
     Large inputs are encoded in chunks of ``batch_size`` texts.
 
     >>> E5Embedder(batch_size=32).name
@@ -103,5 +106,8 @@ class E5Embedder:
             set_threads(background=not query)  # see embed/omp.py: busy cores, spinning threads
             return model.encode(chunk, is_query=query)
 
-        with self._locks[query]:  # not the other kind's lock: a query runs beside passages
+        # not the other kind's lock: a query runs beside passages; passages one batch at a
+        # time, unless a one-shot command embeds while the user waits (omp.foreground_passages)
+        parallel = not query and passage_batches() > 1
+        with nullcontext() if parallel else self._locks[query]:
             return encode_chunked(texts, run, dim=self.dim, batch_size=self.batch_size, model="e5")
