@@ -307,9 +307,19 @@ class Memory(SessionMethods):
     def index_stats(self) -> dict[str, Any]:
         return self.retrieval.index_stats()
 
-    def drain_outbox(self, *, max_rounds: int = 100_000) -> int:
-        """Process index jobs in this thread until none is ready."""
-        return self.retrieval.drain_outbox(max_rounds=max_rounds)
+    def drain_outbox(
+        self,
+        *,
+        max_rounds: int = 100_000,
+        threads: int = 1,
+        limit: int | None = None,
+        on_batch: Callable[[int], None] | None = None,
+    ) -> int:
+        """Process index jobs until none is left: ``threads`` workers in this process, at
+        most ``limit`` jobs, ``on_batch(n)`` after each batch (a progress bar)."""
+        return self.retrieval.drain_outbox(
+            max_rounds=max_rounds, threads=threads, limit=limit, on_batch=on_batch
+        )
 
     def outbox_status(self) -> dict[str, Any]:
         return self.retrieval.outbox_status()

@@ -20,6 +20,7 @@ import logging
 import os
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from typing import Self
@@ -31,7 +32,7 @@ from ..errors import InvalidInput, StorageError
 from ..storage.jobs import DEAD, Job, format_error
 from ..storage.protocols import IndexStore, JobQueue
 
-__all__ = ["Handler", "Worker", "WorkerThread", "default_owner", "embedding_handler"]
+__all__ = ["Handler", "Worker", "WorkerThread", "default_owner", "drain", "embedding_handler"]
 
 log = logging.getLogger(__name__)
 
@@ -191,6 +192,71 @@ class WorkerThread(threading.Thread):
         self.stop()
 
 
+def drain(
+    jobs: JobQueue,
+    handlers: Mapping[str, Handler],
+    *,
+    threads: int = 1,
+    limit: int | None = None,
+    on_batch: Callable[[int], None] | None = None,
+    max_rounds: int = 100_000,
+    batch: int = 32,
+) -> int:
+    """Process the outbox in this process until no job is pending or leased (or ``limit`` jobs
+    were claimed): ``threads`` workers at once, this thread one of them, each claiming its own
+    batches. What a one-shot command (``ogmem import``, ``reindex``, the demo) runs while the
+    user waits; ``on_batch(n)`` is told after each batch (a progress bar). Jobs another worker
+    holds, or that back off after a failure, are waited for. Returns the jobs claimed.
+
+    >>> from ogmemory.storage.inmemory import InMemoryQueue
+    >>> box = InMemoryQueue()
+    >>> for i in range(5):
+    ...     _ = box.submit("embed", f"doc-{i}", {"rowid": i, "text": "hi"})
+    >>> drain(box, {"embed": lambda jobs: None}, threads=2, batch=2), box.status()["done"]
+    (5, 5)
+    """
+    lock = threading.Lock()
+    count = {"claimed": 0, "rounds": 0}
+
+    def run(worker: Worker) -> None:
+        while True:
+            with lock:
+                room = batch if limit is None else min(batch, limit - count["claimed"])
+                if room <= 0 or count["rounds"] >= max_rounds:
+                    return
+                count["rounds"] += 1
+            worker.batch = room
+            n = worker.run_once()
+            with lock:
+                count["claimed"] += n
+                if n and on_batch is not None:
+                    on_batch(n)
+            if n == 0:
+                status = jobs.status()
+                if not status.get("pending") and not status.get("leased"):
+                    return
+                time.sleep(0.05)  # another worker holds leases (or a retry is backing off)
+
+    def helper(i: int) -> None:
+        try:
+            run(Worker(jobs, handlers, owner=f"drain-{i}"))
+        finally:
+            jobs.disconnect()  # this thread's connection
+
+    extra = [
+        threading.Thread(target=helper, args=(i,), name=f"ogmem-drain-{i}", daemon=True)
+        for i in range(1, max(1, threads))
+    ]
+    for thread in extra:
+        thread.start()
+    try:
+        run(Worker(jobs, handlers, owner="drain-0"))
+    finally:
+        for thread in extra:
+            thread.join()
+    return count["claimed"]
+
+
 def _embed_payload(job: Job) -> tuple[int, str]:
     p = job.payload
     if (
@@ -210,8 +276,10 @@ def embedding_handler(index: IndexStore, embedder: Embedder) -> Handler:
     """A handler for topic ``"embed"``: payload ``{"rowid": int, "text": str}`` → a vector.
 
     All texts of a batch are embedded in one ``encode`` call and stored in one
-    ``put_vectors`` call (keyed by rowid, so idempotent; rowids of documents deleted meanwhile
-    are skipped by the store).
+    ``put_vectors`` call (keyed by rowid, so idempotent). A job whose document is gone is
+    completed without embedding anything: a document whose text changed has a new rowid and a
+    job of its own, so the old job's text is stale (a session's overview changes with every
+    turn, and one-shot hook calls leave a job per turn behind).
     """
 
     def handle(jobs: list[Job]) -> None:
@@ -219,9 +287,10 @@ def embedding_handler(index: IndexStore, embedder: Embedder) -> Handler:
         for job in jobs:  # jobs come in id order: a later job for a rowid wins
             rowid, text = _embed_payload(job)
             latest[rowid] = text
-        if not latest:
+        live = index.docs(latest) if latest else {}
+        rowids = [r for r in latest if r in live]
+        if not rowids:
             return
-        rowids = list(latest)
         vectors = np.asarray(embedder.encode([latest[r] for r in rowids]), dtype="<f4")
         if vectors.shape != (len(rowids), embedder.dim):
             raise StorageError(
