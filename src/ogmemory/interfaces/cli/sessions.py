@@ -14,6 +14,7 @@ from .common import (
     SpaceOption,
     emit_json,
     fmt_time,
+    last_active,
     open_memory,
     show_records,
     stdout_console,
@@ -55,7 +56,7 @@ def list_sessions(
             s.display_title,
             s.project_id,
             s.turns,
-            fmt_time(s.meta.get("last_event_at") or s.updated_at),
+            last_active(s),
         ),
     )
 
