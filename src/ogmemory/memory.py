@@ -167,9 +167,27 @@ class Memory(SessionMethods):
         return self.knowledge.core(scope=scope, regenerate=regenerate, session_id=session_id)
 
     def memories(
-        self, *, include_disabled: bool = True, type: str | None = None, scope: Scope = None
+        self,
+        *,
+        include_disabled: bool = True,
+        type: str | None = None,
+        scope: Scope = None,
+        session: str | None = None,
+        entity: str | None = None,
     ) -> list[MemoryItem]:
-        return self.knowledge.memories(include_disabled=include_disabled, type=type, scope=scope)
+        """The memory list, oldest first; only those with evidence in ``session``, or that
+        ``entity``'s facts and events rest on, when given."""
+        return self.knowledge.memories(
+            include_disabled=include_disabled,
+            type=type,
+            scope=scope,
+            session=session,
+            entity=entity,
+        )
+
+    def evidence_by_memory(self, memories: Sequence[MemoryItem]) -> dict[str, list[Evidence]]:
+        """The evidence snapshots of each of ``memories``, read at once (a listing)."""
+        return self.knowledge.evidence_by_memory(memories)
 
     def get_memory(self, memory_id: str) -> MemoryItem:
         return self.knowledge.get_memory(memory_id)

@@ -71,8 +71,7 @@ def progress(label: str, total: int, *, unit: str = "") -> Iterator[Advance]:
             task = bar.add_task(escape(label), total=total)
 
             def advance_bar(n: int = 1, description: str | None = None) -> None:
-                fields = {"description": escape(description)} if description else {}
-                bar.update(task, advance=n, **fields)
+                bar.update(task, advance=n, description=escape(description or label))
 
             yield advance_bar
         return
