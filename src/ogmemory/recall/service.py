@@ -174,10 +174,10 @@ class RecallService:
     def drain_outbox(
         self,
         *,
-        max_rounds: int = 100_000,
         threads: int = 1,
         limit: int | None = None,
         on_batch: Callable[[int], None] | None = None,
+        max_rounds: int = 100_000,
     ) -> int:
         """Process index jobs in this process until none is left (reindex, one-shot commands,
         benchmarks): ``threads`` workers at once, at most ``limit`` jobs (``worker.drain``)."""
