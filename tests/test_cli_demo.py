@@ -69,6 +69,9 @@ def test_the_demo_says_first_what_it_imports_and_how_to_choose(tmp_path: Path) -
     assert first.startswith("Using the small sample bundled with ogmemory (1 conversation")
     assert "--data FILE" in result.stderr and "OGMEM_LOCOMO" in result.stderr
     assert "recorded from the bundled sample" in result.stdout
+    # every long step says how far it is, even without a terminal (here: no vectors to make)
+    steps = [line.split(":")[0] for line in result.stderr.splitlines() if " done in " in line]
+    assert steps == ["Importing", "Distilling (rule-based, no LLM)"]
     data = locomo_file(tmp_path / "conv.json", 3)
     named = demo("--data", data)
     assert named.stderr.splitlines()[0] == (
