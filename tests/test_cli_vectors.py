@@ -10,6 +10,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+import threading
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -156,3 +157,24 @@ def test_a_one_shot_import_embeds_batches_side_by_side(sample: Path, tmp_path: P
     with sqlite3.connect(db) as conn:
         owners = {o for (o,) in conn.execute("SELECT lease_owner FROM outbox WHERE state='done'")}
     assert len(owners) >= 2, owners
+
+
+def test_a_drain_with_several_workers_claims_no_more_than_its_limit() -> None:
+    """Both workers claim at once (the handler holds each until the other is in it too): the
+    second one's share of the limit is what the first left, not the whole limit again."""
+    from ogmemory.index.worker import drain
+    from ogmemory.storage.inmemory import InMemoryQueue
+
+    box = InMemoryQueue()
+    for i in range(6):
+        box.submit("embed", f"doc-{i}", {"rowid": i, "text": "hi"})
+    together = threading.Barrier(2)
+    seen: list[str] = []
+
+    def handler(jobs: list[Any]) -> None:
+        if len(seen) < 2:
+            seen.append(jobs[0].key)
+            together.wait(timeout=30)
+
+    assert drain(box, {"embed": handler}, threads=2, limit=3, batch=2) == 3
+    assert box.status()["done"] == 3 and box.status()["pending"] == 3

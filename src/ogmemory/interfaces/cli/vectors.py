@@ -58,7 +58,7 @@ def embed_pending(mem: Memory, label: str, limit: int | None = None) -> int:
     if total <= 0:
         return 0
     with foreground_passages() as batches, progress(label, total, unit="documents") as advance:
-        return mem.drain_outbox(threads=batches, limit=total, on_batch=advance)
+        return mem.drain_outbox(threads=batches, limit=limit, on_batch=advance)
 
 
 def finish_import(mem: Memory, *, embed: bool) -> int:
