@@ -8,8 +8,6 @@ import json
 import os
 import re
 import sqlite3
-import subprocess
-import sys
 import threading
 from collections.abc import Sequence
 from importlib import resources
@@ -17,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import fresh_python
 from typer.testing import CliRunner, Result
 
 from ogmemory import Memory
@@ -92,10 +91,7 @@ def test_a_one_shot_query_embeds_on_one_thread_even_before_the_engine_is_loaded(
         "    print(json.dumps([p['num_threads'] for p in threadpool_info()\n"
         "                      if p['user_api'] == 'openmp']))\n"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMP_", "OGMEM_"))}
-    out = subprocess.run(
-        [sys.executable, "-c", script], env=env, check=True, capture_output=True, text=True
-    ).stdout
+    out = fresh_python(script).stdout
     assert json.loads(out.strip().splitlines()[-1]) == [1]
 
 

@@ -353,15 +353,18 @@ class Memory(SessionMethods):
     # ================================================================== lifecycle
 
     def wait_background(self, timeout: float | None = None) -> None:
-        """Wait for background work (LLM titles, fast-path distillation) of this instance."""
+        """Wait for background work (LLM titles, fast-path distillation, the core.md it
+        changes) of this instance."""
         self.distillation.wait(timeout)
         self.sessions.wait(timeout)
+        self.knowledge.wait(timeout)  # core.md rendered after what distillation committed
 
     def close(self) -> None:
         """Finish background work and erase this instance's temporary sessions."""
         self.wait_background(timeout=5)
         self.retrieval.close()
         self.sessions.close()
+        self.knowledge.close()
 
     def __enter__(self) -> Memory:
         return self

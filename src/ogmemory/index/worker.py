@@ -17,11 +17,8 @@ by document rowid, so running a job twice leaves one vector.
 from __future__ import annotations
 
 import logging
-import os
-import socket
 import threading
 import time
-import uuid
 from collections.abc import Callable, Mapping
 from typing import Self
 
@@ -29,7 +26,7 @@ import numpy as np
 
 from ..embed.base import Embedder
 from ..errors import InvalidInput, StorageError
-from ..storage.jobs import DEAD, Job, format_error
+from ..storage.jobs import DEAD, Job, format_error, worker_name
 from ..storage.protocols import IndexStore, JobQueue
 
 __all__ = [
@@ -48,9 +45,10 @@ log = logging.getLogger(__name__)
 Handler = Callable[[list[Job]], None]
 
 
-def default_owner() -> str:
-    """A worker name unique across machines, processes and threads: ``host:pid:random``."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+def default_owner(tag: str = "") -> str:
+    """A worker name unique across machines, processes and threads: ``host:pid:[tag-]random``
+    (a queue reads the host and pid back to hand on the jobs of a worker that died)."""
+    return worker_name(tag)
 
 
 class Worker:
@@ -258,7 +256,7 @@ def drain(
 
     def helper(i: int) -> None:
         try:
-            run(Worker(jobs, handlers, owner=f"drain-{i}"))
+            run(Worker(jobs, handlers, owner=default_owner(f"drain{i}")))
         finally:
             jobs.disconnect()  # this thread's connection
 
@@ -269,7 +267,7 @@ def drain(
     for thread in extra:
         thread.start()
     try:
-        run(Worker(jobs, handlers, owner="drain-0"))
+        run(Worker(jobs, handlers, owner=default_owner("drain0")))
     finally:
         for thread in extra:
             thread.join()

@@ -13,7 +13,7 @@ from datetime import date, tzinfo
 from typing import Any
 
 from ...entity.records import NodeRecord
-from ..dates import TimeExpr, epoch_of, find_times, words_of
+from ..dates import TimeExpr, epoch_of, find_times, names_a_time, words_of
 from ..types import Candidate, EntityRef
 from ._catalog import find_tool, lookup
 
@@ -209,7 +209,10 @@ class NodeContext:
         return True
 
     def candidate(self, type: str, text: str, lang: str, **kw: Any) -> Candidate:
-        """A Candidate with this node's evidence; ``subject`` defaults to the speaker."""
+        """A Candidate with this node's evidence; ``subject`` defaults to the speaker. A
+        relation whose object is a tool, place or organisation named only by a date ("ships
+        on March 3" read as a deploy target) is dropped: a date is never one of those."""
+        _drop_dated_objects(kw)
         kw.setdefault("subject", self.subject(lang))
         return Candidate(
             type=type,
@@ -219,6 +222,22 @@ class NodeContext:
             language=lang,
             **kw,
         )
+
+
+_NAMED_TYPES = frozenset({"tool", "place", "organization", "project", "concept"})
+
+
+def _is_dated(ref: EntityRef | None) -> bool:
+    return ref is not None and ref.type in _NAMED_TYPES and names_a_time(ref.name)
+
+
+def _drop_dated_objects(kw: dict[str, Any]) -> None:
+    """Remove from a candidate's keywords the relations whose object is only a date."""
+    if _is_dated(kw.get("object")):
+        for key in ("relation", "object", "slot", "replaces"):
+            kw.pop(key, None)
+    if kw.get("more"):
+        kw["more"] = tuple(f for f in kw["more"] if not _is_dated(f.object))
 
 
 def date_attrs(t: TimeExpr) -> dict[str, Any]:

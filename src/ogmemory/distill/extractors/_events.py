@@ -10,6 +10,7 @@ one event, restated in the third person with the time phrase replaced by the res
 from __future__ import annotations
 
 import re
+from dataclasses import replace as dc_replace
 
 from ..dates import TimeExpr
 from ..types import Candidate
@@ -420,6 +421,9 @@ def events_en(s: Sentence, ctx: NodeContext, carry: TimeExpr | None = None) -> l
             elif verb_tense != "past" or not (_LIFE_EN.match(verb_phrase) or recent or perfect):
                 continue
             when = carry
+            if when is None and text[a:b].lstrip(" ,").lower().startswith("since "):
+                # "I've known them for 4 years, since I moved here": the move began the 4 years
+                when = next((dc_replace(t, since=False) for t in s.times if t.since), None)
             if when is None and (recent or perfect):
                 # "I just got accepted", "I've started lessons": it happened about now
                 when = TimeExpr(

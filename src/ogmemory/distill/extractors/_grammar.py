@@ -48,6 +48,18 @@ _UNCHANGED = frozenset(
     " not ain't gotta gonna wanna".split()
 )
 _IRREGULAR_3RD = {
+    # the stem of a contraction the verb pattern stopped at: "we don't" -> "the team doesn't"
+    "don": "doesn",
+    "haven": "hasn",
+    "aren": "isn",
+    "weren": "wasn",
+    "can": "can",
+    "won": "won",
+    "didn": "didn",
+    "couldn": "couldn",
+    "wouldn": "wouldn",
+    "shouldn": "shouldn",
+    "mustn": "mustn",
     "am": "is",
     "have": "has",
     "do": "does",

@@ -40,7 +40,8 @@ _VERB = (
     r"|settle\s+on|rely\s+on|keep|using|going\s+with))"
 )
 _CHOICE = re.compile(
-    rf"(?:^|[,;:]\s*|\b(?i:and|so|then|actually)\s+){_LEAD}{_VERB}\s+"
+    rf"(?:^|[,;:]\s*|\b(?i:and|so|then|actually)\s+|\b(?=(?i:we['’]re|we\s+are|let['’]?s|we['’]ll)\s)"
+    rf"){_LEAD}{_VERB}\s+"
     r"(?P<y>(?:(?!\s+and\s+(?:use|go\s+with|stick\s+with|pick|choose|adopt|keep)\b)"
     r"(?:[^,;.!?]|\.(?=\w)))+)"
 )
@@ -90,8 +91,9 @@ _WERE_USING = re.compile(
     r"\s+(?P<x>[A-Z][\w.+#-]*)"
 )
 _WRITTEN_IN = re.compile(
-    r"\b(?P<subj>(?i:the|our)\s+[\w-]+(?:\s+[\w-]+)?|it)\s+(?i:is|was|'s)\s+(?:now\s+)?"
-    r"(?i:written|built|implemented|developed|done)\s+(?i:in|with)\s+(?P<y>[^,;.!?]+?)"
+    r"\b(?P<subj>(?i:the|our)\s+[\w-]+(?:\s+[\w-]+)?|(?i:it))(?:\s+(?i:is|was)|'s)\s+(?:now\s+)?"
+    r"(?i:written|built|implemented|developed|done)\s+(?i:in|with|on\s+top\s+of|on|using)\s+"
+    r"(?P<y>[^,;.!?]+?)"
     r"(?:\s+(?i:with|and|on\s+top\s+of)\s+(?P<z>[^,;.!?]+))?(?=[,;.!?]|$)"
 )
 _REWROTE = re.compile(
@@ -109,6 +111,17 @@ _AVOID = re.compile(
     r"|introduce|bring\s+in)\s+)?(?P<x>(?:[^,;.!?]|\.(?=\w))+)"
     r"(?:[,;:-]+\s*(?P<why>[^.!?]{3,80}))?"
 )
+# "We don't use TensorFlow anywhere anymore", "we're not using Vuex", "I never use Docker
+# Desktop": a plain statement of what is not in use (it ends "we use X" when it says so)
+_NOT_USING = re.compile(
+    r"\b(?P<who>(?i:we|i))(?:\s+(?i:really|just|simply|also|currently|honestly|still))?\s*"
+    r"(?P<neg>(?i:don['’]?t|do\s+not|never|no\s+longer|aren['’]t|are\s+not|['’]re\s+not"
+    r"|am\s+not|['’]m\s+not|won['’]t\s+be|will\s+not\s+be|(?:['’]ve\s+|have\s+)?(?:stopped|quit)"
+    r"))\s+(?:(?i:ever|even|really)\s+)?"
+    r"(?i:use|using|need|rely\s+on|relying\s+on|pay\s+for|paying\s+for)\s+"
+    r"(?P<x>(?:[^,;.!?]|\.(?=\w))+)"
+)
+_ANYMORE = re.compile(r"(?i)\b(?:anymore|any\s+more|any\s+longer|no\s+longer)\b")
 _EXCLUDED = re.compile(
     r"\s+(?i:instead\s+of|rather\s+than|over|not)\s+"
     r"(?P<x>(?:[^,;.!?]|\.(?=\w))+)"
@@ -117,6 +130,14 @@ _EXCLUDED = re.compile(
 _FOR = re.compile(
     r"\s+(?i:for)\s+(?P<purpose>(?:the\s+|our\s+)?[\w-]+(?:\s+(?!(?:for|now|in|on"
     r"|at|to|because|since|as|so|and|but|too|instead|rather|not|over)\b)[\w-]+)?)"
+)
+# "instead of staying on Vue 2": the tool, not the staying
+_STAYING = re.compile(
+    r"^(?i:(?:staying|sticking|remaining|continuing)\s+(?:on|with)|keeping|using|going\s+with)\s+"
+)
+_NAMED_BEFORE = re.compile(
+    r"\b(?:[Tt]he|[Oo]ur)\s+(?:[\w-]+\s+){0,2}?(?:project|app|service|api|backend|frontend"
+    r"|pipeline|model|site|website|tool|library|system|platform|engine|bot|dashboard)\b"
 )
 _TEAM = re.compile(r"(?i)\b(?:we|we're|we've|we'll|let's|our|us|team)\b")
 _LIFE_PLACES = re.compile(r"(?i)\b(?:house|home|apartment|flat|city|town|country|place)\b")
@@ -289,43 +310,21 @@ def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 continue
             rest = s.text[m.start("y") :]  # "Use Next.js, not Remix": past the comma
             ex = _EXCLUDED.search(rest)
-            if ex is not None and ex.start() > len(y) + 12:
-                ex = None
+            fm = _FOR.search(rest)
+            room = 30 if fm is not None and fm.start() <= len(y) + 5 else 12
+            if ex is not None and ex.start() > len(y) + room:
+                ex = None  # "Nuxt 3 for the rewrite instead of Vue 2": past what it is for
             purpose = m.groupdict().get("purpose")
             if purpose is None:  # "use X for the database", "use X as the warehouse"
                 fm = _FOR.search(rest) or _AS_THE.search(rest)
                 purpose = fm.group("purpose") if fm and fm.start() < len(y) + 3 else None
-            x = tool_at(ex.group("x") or ex.group("x2")) if ex else None
+            x = tool_at(_STAYING.sub("", ex.group("x") or ex.group("x2"))) if ex else None
             if not (lookup(y) or purpose or x or m.group("lead")):
                 continue
             c = _choice(ctx, s, y, x=x, purpose=purpose)
             if c is not None:
                 out.append(c)
-    for m in _WRITTEN_IN.finditer(s.text):
-        y = tool_at(m.group("y"))
-        z = tool_at(m.group("z")) if m.group("z") else None
-        if not y:
-            continue
-        body = third_person_en(s.text[m.start() : m.end()], ctx.speaker)
-        c = _choice(ctx, s, y, text=finish_en(body))
-        if c is None:
-            continue
-        if z and ctx.first("uses", z):
-            obj, slot = tool_ref(z)
-            subj = m.group("subj")
-            subj = subj[:1].upper() + subj[1:]
-            c = replace(
-                c,
-                more=(
-                    Fact(
-                        "uses",
-                        obj,
-                        slot=None if slot == "tool" else slot,
-                        text=finish_en(f"{subj} uses {obj.name}"),
-                    ),
-                ),
-            )
-        out.append(replace(c, type="tool"))
+    _written_in_en(s, ctx, out)
     for m in _REWROTE.finditer(s.text):
         y = tool_at(m.group("y"))
         old = _RETIRED.search(s.text)
@@ -343,6 +342,51 @@ def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             )
             if c is not None:
                 out.append(c)
+
+
+def _written_in_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    """ "The app is written in Kotlin", "it's built on PyTorch": what a thing is made with."""
+    for m in _WRITTEN_IN.finditer(s.text):
+        y = tool_at(m.group("y"))
+        z = tool_at(m.group("z")) if m.group("z") else None
+        if not y:
+            continue
+        said = s.text[m.start() : m.end()]
+        if m.group("subj").lower() == "it" and m.start() > 0:
+            # "We kicked off the ranking project in March, it's built on PyTorch": "it" is
+            # the thing named before; with none, the clause says nothing on its own
+            named = _NAMED_BEFORE.findall(s.text[: m.start()])
+            if not named:
+                continue
+            rest = said[2:]
+            said = named[-1] + (" is" + rest[2:] if rest.startswith("'s") else rest)
+        body = third_person_en(said, ctx.speaker)
+        c = _choice(ctx, s, y, text=finish_en(body[:1].upper() + body[1:]))
+        if c is None:
+            continue
+        if z and ctx.first("uses", z):
+            obj, slot = tool_ref(z)
+            subj = m.group("subj")
+            subj = subj[:1].upper() + subj[1:]
+            c = replace(
+                c,
+                more=(
+                    Fact(
+                        "uses",
+                        obj,
+                        slot=None if slot == "tool" else slot,
+                        text=finish_en(f"{subj} uses {obj.name}"),
+                    ),
+                ),
+            )
+        # what a thing is built with is a fact, not a dated decision: the sentence's events
+        # ("we kicked off the project in March") are still read
+        plain = {k: v for k, v in c.attrs.items() if k == "purpose"}
+        out.append(
+            replace(
+                c, type="tool", kind=None, event_time=ctx.event_time, valid_from=None, attrs=plain
+            )
+        )
 
 
 def _date_label(s: Sentence) -> str:
@@ -370,6 +414,24 @@ def _rather_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         )
 
 
+def avoided(
+    ctx: NodeContext, text: str, lang: str, obj: EntityRef, team: bool, importance: float = 0.8
+) -> Candidate:
+    """A decision against a tool (``avoids``): "please don't use Redux", "we don't use Helm"."""
+    return ctx.candidate(
+        "decision",
+        text,
+        lang,
+        relation="avoids",
+        object=obj,
+        kind="decision",
+        confidence=0.8,
+        importance=importance,
+        attrs={"negated": True},
+        collective=team,
+    )
+
+
 def _avoid_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     for m in _AVOID.finditer(s.text):
         x = tool_at(m.group("x"))
@@ -381,21 +443,21 @@ def _avoid_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         why = re.sub(r"^(?:it['’]s|its|they['’]re)\s+", "", why, flags=re.IGNORECASE)
         why = re.sub(r"\s+for\s+(?:us|me)$", "", why, flags=re.IGNORECASE)
         text = f"{who} decided not to use {obj.name}" + (f" ({why})" if why else "")
-        out.append(
-            ctx.candidate(
-                "decision",
-                finish_en(third_person_en(text, "the team")),
-                "en",
-                relation="avoids",
-                object=obj,
-                slot=None,
-                kind="decision",
-                confidence=0.8,
-                importance=0.8,
-                attrs={"negated": True},
-                collective=team,
-            )
+        out.append(avoided(ctx, finish_en(third_person_en(text, "the team")), "en", obj, team))
+
+
+def _not_using_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    for m in _NOT_USING.finditer(s.text):
+        x = tool_at(m.group("x"))
+        if not x or not (lookup(x) or x[:1].isupper()) or not ctx.first("avoids", x):
+            continue
+        obj = tool_ref(x)[0]
+        who, team = _who(ctx, s)
+        ended = (
+            bool(_ANYMORE.search(s.text)) or "stop" in m.group("neg") or "quit" in m.group("neg")
         )
+        verb = "no longer uses" if ended else "does not use"
+        out.append(avoided(ctx, finish_en(f"{who} {verb} {obj.name}"), "en", obj, team, 0.75))
 
 
 def stack_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
@@ -407,6 +469,8 @@ def stack_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
         _choices_en(s, ctx, out)
     if s.has(_AVOID_GATE):
         _avoid_en(s, ctx, out)
+    if s.has(_NOT_USING_GATE):
+        _not_using_en(s, ctx, out)
     if s.has(_RATHER_GATE):
         _rather_en(s, ctx, out)
     return out
@@ -420,4 +484,5 @@ _CHOICE_GATE = gate(
     " favor off dropping ditching retiring abandoning dumping drop ditch retire"
 )
 _AVOID_GATE = gate("don dont do never avoid no stop")
+_NOT_USING_GATE = gate("not never longer don dont aren won stopped quit")
 _RATHER_GATE = gate("rather")

@@ -11,7 +11,7 @@ from ..types import Candidate, EntityRef
 from ._catalog import lookup
 from ._common import NodeContext, Sentence, tool_ref
 from ._grammar import finish_en, finish_zh
-from ._stack import _choice, _when, _who
+from ._stack import _choice, _when, _who, avoided
 
 __all__ = ["pivot_en", "stack_zh"]
 
@@ -49,7 +49,14 @@ _PIVOT_EN = re.compile(
     r"|moved)\s+(?:our\s+focus\s+)?to\s+(?P<y>(?:B2C|B2B|consumers?|enterprise|[A-Z][\w-]*)"
     r"(?:\s+[\w-]+)?)(?:\s+from\s+(?P<x>[\w-]+(?:\s+[\w-]+)?))?"
 )
-_NOT_PURPOSE = re.compile(r"^(?:我们|我|团队|以后|之后|现在|目前|还是|就|都|也|先|那|这|再)+$")
+_NOT_PURPOSE = re.compile(
+    r"^(?:我们|我|团队|以后|之后|现在|目前|还是|就|都|也|先|那|这|再|全部|全都|统统|一律|所有|整个)+$"
+)
+# "我们不用 Helm", "我们不用 ORM，SQL 都是手写的": what the team does not use
+_NOT_USING_ZH = re.compile(
+    rf"(?:我们|我|团队|组里)(?:现在|目前|已经|也|都|从来|一直|平时)?"
+    rf"(?:不用|不使用|不再用|没用|没有用|不需要|从来不用)\s*(?P<x>{_T})"
+)
 
 
 def _before_now_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -159,20 +166,21 @@ def _avoids_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             continue
         obj, _ = tool_ref(x)
         name = "团队" if not ctx.record.node.name else ctx.name("zh")
-        out.append(
-            ctx.candidate(
-                "decision",
-                finish_zh(f"{name}决定不用 {obj.name}"),
-                "zh",
-                relation="avoids",
-                object=obj,
-                kind="decision",
-                confidence=0.8,
-                importance=0.8,
-                attrs={"negated": True},
-                collective=True,
-            )
-        )
+        out.append(avoided(ctx, finish_zh(f"{name}决定不用 {obj.name}"), "zh", obj, True))
+
+
+def _not_using_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    """ "我们不用 Helm": a plain statement of what is not in use (not a switch)."""
+    replaced = {c.replaces.name.lower() for c in out if c.replaces is not None}
+    for m in _NOT_USING_ZH.finditer(s.text):
+        x = m.group("x").strip()
+        obj, _ = tool_ref(x)
+        if obj.name.lower() in replaced or x.lower() in replaced or not ctx.first("avoids", x):
+            continue
+        name = "团队" if not ctx.record.node.name else ctx.name("zh")
+        ended = "不再" in m.group() or bool(re.search(r"不用\s*" + re.escape(x) + r"\s*了", s.text))
+        said = finish_zh(f"{name}{'不再用' if ended else '不用'} {obj.name}")
+        out.append(avoided(ctx, said, "zh", obj, True, 0.75))
 
 
 def _zh_label(s: Sentence) -> str:
@@ -252,6 +260,7 @@ def stack_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     _rather_zh(s, ctx, out)
     _before_now_zh(s, ctx, out)
     _choices_zh(s, ctx, out)
+    _not_using_zh(s, ctx, out)
     return out
 
 

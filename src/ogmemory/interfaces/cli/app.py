@@ -10,6 +10,7 @@ never a traceback; with ``--json`` they are one JSON object on stdout instead,
 from __future__ import annotations
 
 import json
+import sys
 from typing import Annotated, Any
 
 import typer
@@ -193,5 +194,11 @@ app.command("hook-work", hidden=True)(hook_work)
 
 
 def main() -> None:
-    """Entry point of the ``ogmem`` script."""
+    """Entry point of the ``ogmem`` script. ``ogmem hook ...`` goes to the hook client before
+    the command line is parsed: a usage error there would exit 2, which Claude Code reads as
+    "block the prompt" (the client reports it on stderr and exits 0)."""
+    if sys.argv[1:2] == ["hook"] and "--help" not in sys.argv[2:]:
+        import ogmemory_hook
+
+        sys.exit(ogmemory_hook.main(sys.argv[2:]))
     app()
