@@ -163,10 +163,35 @@ class KnowledgeService:
         include_disabled: bool = True,
         type: str | None = None,
         scope: str | Sequence[str] | None = None,
+        session: str | None = None,
+        entity: str | None = None,
     ) -> list[MemoryItem]:
-        return self.kb.memories(
+        """The memory list, oldest first; ``session``: only memories with evidence in that
+        session; ``entity`` (a name, alias or id): only those a fact, event or the entity itself
+        rests on (``NotFound`` for an unknown entity)."""
+        items = self.kb.memories(
             include_disabled=include_disabled, type=type, scopes=scopes_for(scope)
         )
+        if session is not None:
+            evidence = self.evidence_by_memory(items)
+            items = [
+                m
+                for m in items
+                if any(e.provenance and e.provenance.session_id == session for e in evidence[m.id])
+            ]
+        if entity is not None:
+            about = self.kb.entity(entity)
+            edges = self.kb.edges(entity=about.id, include_history=True, include_hidden=True)
+            events = self.kb.events(entity=about.id, include_superseded=True, include_hidden=True)
+            ids = {*about.support, *(s for e in edges for s in e.support)}
+            ids.update(s for ev in events for s in ev.support)
+            items = [m for m in items if m.id in ids]
+        return items
+
+    def evidence_by_memory(self, memories: Sequence[MemoryItem]) -> dict[str, list[Evidence]]:
+        """The evidence snapshots of each of ``memories`` (one read of the logs for all)."""
+        self.kb.store.refresh()
+        return {m.id: self.kb.evidence_of(m) for m in memories}
 
     def get_memory(self, memory_id: str) -> MemoryItem:
         mem = self.kb.memory(memory_id)
