@@ -20,7 +20,7 @@
 Targets (issue 11): assembly p95 <= 1.2x bare recall; hook p95 <= 300 ms with the server,
 <= 1 s without.
 
-    python bench/bench_engine.py [--turns 1000] [--hook-calls 20]
+    python bench/bench_engine.py [--turns 1000] [--hook-calls 20] [--skip-hooks | --hooks-on HOME]
 """
 
 from __future__ import annotations
@@ -209,10 +209,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=1000)
     parser.add_argument("--hook-calls", type=int, default=20)
+    parser.add_argument(
+        "--skip-hooks", action="store_true", help="part 1 only (the per-turn overhead table)"
+    )
+    parser.add_argument(
+        "--hooks-on",
+        type=Path,
+        metavar="HOME",
+        help="part 2 only, over the memory an earlier run left in HOME (printed by it)",
+    )
     args = parser.parse_args()
     console = Console()
-    home = Path(tempfile.mkdtemp(prefix="ogm-bench-engine-"))
     console.print(f"{os.cpu_count()} CPUs, load average {_load()} at the start")
+    if args.hooks_on is not None:
+        _hook_table(console, args.hooks_on, args.hook_calls)
+        return
+    home = Path(tempfile.mkdtemp(prefix="ogm-bench-engine-"))
     started = time.perf_counter()
     console.print(f"{args.turns}-turn scripted conversation in {home} ...")
     times = run_conversation(home, args.turns)
@@ -240,11 +252,16 @@ def main() -> None:
         f"{time.perf_counter() - started:.0f} s; load average {_load()}"
     )
 
-    console.print(f"ogmem hook UserPromptSubmit, {args.hook_calls} calls each ...")
-    without = run_hooks(home, args.hook_calls, "off", "local")
+    if not args.skip_hooks:
+        _hook_table(console, home, args.hook_calls)
+
+
+def _hook_table(console: Console, home: Path, calls: int) -> None:
+    console.print(f"ogmem hook UserPromptSubmit, {calls} calls each ...")
+    without = run_hooks(home, calls, "off", "local")
     proc, url = start_server(home)
     try:
-        with_server = run_hooks(home, args.hook_calls, url, "served")
+        with_server = run_hooks(home, calls, url, "served")
     finally:
         proc.terminate()
         proc.wait(timeout=30)

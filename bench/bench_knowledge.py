@@ -3,9 +3,9 @@
 * LoCoMo: coverage, semantic coverage, grounded, memories per observation and throughput
   against each conversation's gold observations, with the LoCoMo recall benchmark's evidence
   recall (categories 1-4) in the same table (``--no-recall`` skips it: it takes minutes);
-* scripted developer sessions: gold facts found, stale facts still current, junk core.md lines,
-  for the development scripts (``bench/sessions/dev``) and the held-out ones
-  (``bench/sessions/heldout``, never tuned on).
+* scripted developer sessions: gold facts found, stale facts still current, wrong facts, junk
+  core.md lines and duplicate memories, for every set in ``bench/sessions/``: the development
+  scripts (``dev``, ``dev2``: tuned on) and the held-out ones (``heldout*``: never tuned on).
 
     python bench/bench_knowledge.py [--data FILE] [--no-recall] [--show]
 """
@@ -46,10 +46,10 @@ def main() -> None:
         print_knowledge(report, console)
     else:
         console.print("LoCoMo data not found (pass --data or set OGMEM_LOCOMO): sessions only")
-    for name in ("dev", "heldout"):
-        scores = run_sessions(script_paths(HERE / "sessions" / name))
+    for folder in sorted(p for p in (HERE / "sessions").iterdir() if p.is_dir()):
+        scores = run_sessions(script_paths(folder))
         print_sessions(
-            scores, console, title=f"scripted developer sessions ({name})", show=args.show
+            scores, console, title=f"scripted developer sessions ({folder.name})", show=args.show
         )
 
 

@@ -24,6 +24,7 @@ import argparse
 import json
 import logging
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -225,7 +226,8 @@ def check_after_kill(
     if not found.ok:
         tally.fsck_found += 1
         for f in found.findings:
-            tally.notes[f"{f.area}: {f.problem.split('(')[0].strip()}"] += 1
+            what = re.sub(r"\b[0-9a-f]{12,40}\b", "<commit>", f.problem.split("(")[0].strip())
+            tally.notes[f"{f.area}: {what}"] += 1  # one line per kind of finding, not per commit
     unrepairable = any(not f.repairable for f in found.findings)
     if not found.ok:
         check_home(conf, repair=True)

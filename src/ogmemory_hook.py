@@ -41,12 +41,36 @@ if TYPE_CHECKING:
 
 __all__ = ["EVENTS", "last_reply", "main", "read_input"]
 
-EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "PreCompact", "SessionEnd")
+#: the events handled (``engine.claude_code.HOOK_EVENTS`` is this tuple)
+EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PostToolUse",
+    # PostToolUse fires only when a tool succeeds; one that started and failed fires this
+    # instead (hooks reference, "PostToolUseFailure" and "PostToolUseFailure input",
+    # https://code.claude.com/docs/en/hooks): without it a failed call left no node at all
+    "PostToolUseFailure",
+    "Stop",
+    "PreCompact",
+    "SessionEnd",
+)
 DEFAULT_SERVER = "http://127.0.0.1:8765"
 MAX_INPUT = 32 * 1024 * 1024
 _FALLBACK_STATUSES = (401, 403, 404, 409)  # nothing was recorded: work locally
 _TAIL_BYTES = 4 * 1024 * 1024
 _STDIN_WAIT = 10.0  # seconds to wait for an event that has not arrived in full
+#: seconds to wait for the server's answer: below the timeout ``ogmem hooks install`` sets
+#: for the event (engine.claude_settings.TIMEOUTS), so that a stuck server ends in a logged,
+#: silent exit 0 here rather than in Claude Code cancelling the hook
+SERVER_WAIT = {
+    "SessionStart": 12.0,
+    "UserPromptSubmit": 12.0,
+    "PostToolUse": 7.0,
+    "PostToolUseFailure": 7.0,
+    "Stop": 26.0,
+    "PreCompact": 26.0,
+    "SessionEnd": 55.0,
+}
 _LOG_BYTES, _LOG_BACKUPS = 1_000_000, 2
 
 
@@ -139,7 +163,10 @@ def main(argv: Sequence[str], stdin: IO[bytes] | None = None, stdout: IO[str] | 
     except ValueError as exc:
         print(f"ogmem hook: {exc}", file=sys.stderr)
         return 0
-    home = _home(opts["home"])
+    try:
+        home = _home(opts["home"])
+    except (OSError, ValueError):  # e.g. a relative --home under a deleted working directory
+        home = _home(os.path.join("~", ".ogmemory"))
     log = _Log(home)
     started = time.perf_counter()
     try:
@@ -154,27 +181,91 @@ def main(argv: Sequence[str], stdin: IO[bytes] | None = None, stdout: IO[str] | 
             _add_reply(payload)
         handled, output, how = _via_server(opts, home, payload, log)
         if not handled:
-            log.route_package_logs()
-            from pathlib import Path
-
-            from ogmemory.interfaces.claude_hook import run_local
-
-            output, how = (
-                run_local(opts["event"], payload, Path(home), opts["account"], opts["space"]),
-                "local",
-            )
-        if output:
-            out = stdout or sys.stdout
-            out.write(json.dumps(output, ensure_ascii=False))
-            out.flush()
+            output, how = _local(opts, home, payload, log, guard=stdout is None), "local"
+        if output is not None and not _is_context(output, opts["event"]):
+            log.write("WARNING", f"{opts['event']}: an answer not in the hook format is dropped")
+            output = None
+        if output is not None:
+            _emit(json.dumps(output, ensure_ascii=False), stdout)
         sid = payload.get("session_id") if isinstance(payload, dict) else None
         log.info(
             f"{opts['event']} {sid} handled ({how}) in "
             f"{(time.perf_counter() - started) * 1000:.0f} ms"
         )
-    except Exception:
+    except (Exception, KeyboardInterrupt):  # an interrupt too: exit 0, never a traceback
         log.error(f"{opts['event']} failed; the session goes on without memory for this event")
     return 0
+
+
+def _local(
+    opts: dict[str, Any], home: str, payload: Any, log: _Log, *, guard: bool
+) -> dict[str, Any] | None:
+    """The event handled in this process. With ``guard`` (a real process), whatever the
+    package or a library it loads would print on standard output goes to standard error
+    instead: on SessionStart and UserPromptSubmit, Claude Code adds a hook's stdout to the
+    model's context, so only the answer may reach it."""
+    log.route_package_logs()
+    saved_fd, saved = -1, sys.stdout
+    if guard:
+        try:
+            sys.stdout.flush()
+            saved_fd = os.dup(1)
+            os.dup2(2, 1)
+        except (OSError, ValueError):  # no file descriptors to swap: Python's stream at least
+            saved_fd = -1
+        sys.stdout = sys.stderr
+    try:
+        from pathlib import Path
+
+        from ogmemory.interfaces.claude_hook import run_local
+
+        return run_local(opts["event"], payload, Path(home), opts["account"], opts["space"])
+    finally:
+        if guard:
+            sys.stdout = saved
+            if saved_fd >= 0:
+                try:
+                    sys.stderr.flush()
+                    os.dup2(saved_fd, 1)
+                    os.close(saved_fd)
+                except (OSError, ValueError):
+                    pass
+
+
+def _is_context(output: Any, event: str) -> bool:
+    """Whether ``output`` is what Claude Code documents for adding context (hooks reference,
+    "JSON output" and "Add context for Claude"): only that is ever printed."""
+    if not isinstance(output, dict) or set(output) != {"hookSpecificOutput"}:
+        return False
+    specific = output["hookSpecificOutput"]
+    return (
+        isinstance(specific, dict)
+        and set(specific) == {"hookEventName", "additionalContext"}
+        and specific["hookEventName"] == event
+        and isinstance(specific["additionalContext"], str)
+    )
+
+
+def _emit(text: str, stdout: IO[str] | None) -> None:
+    """Write the answer: as UTF-8 bytes on a real standard output (whatever the locale's
+    encoding, Claude Code reads UTF-8 JSON). A broken pipe leaves standard output on the null
+    device, so that the interpreter's own flush at exit cannot fail and change the exit code."""
+    if stdout is not None:
+        stdout.write(text)
+        stdout.flush()
+        return
+    try:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(text.encode("utf-8"))
+        sys.stdout.buffer.flush()
+    except (OSError, ValueError):
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.close(devnull)
+        except OSError:
+            pass
+        raise
 
 
 def read_input(stream: IO[bytes]) -> bytes:
@@ -244,7 +335,13 @@ def _via_server(
     if os.environ.get("OGMEM_API_KEY"):
         headers["Authorization"] = f"Bearer {os.environ['OGMEM_API_KEY']}"
     try:
-        status, content = _post(url, f"/v1/engine/claude-code/{opts['event']}", body, headers)
+        status, content = _post(
+            url,
+            f"/v1/engine/claude-code/{opts['event']}",
+            body,
+            headers,
+            SERVER_WAIT[opts["event"]],
+        )
     except _NotConnected:
         return False, None, "local"  # refused, unreachable: nothing was sent
     if status in _FALLBACK_STATUSES:
@@ -282,7 +379,9 @@ def _split_url(url: str) -> tuple[str, str, int, str]:
     return scheme, host, port, (slash + path).rstrip("/")
 
 
-def _post(url: str, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
+def _post(
+    url: str, path: str, body: bytes, headers: dict[str, str], wait: float = 20.0
+) -> tuple[int, bytes]:
     """POST ``body`` to ``url`` + ``path``, directly (never through a proxy: the server is
     normally on loopback); (status, body of the answer). ``_NotConnected`` when the connection
     could not be made; a timeout or a broken exchange raise."""
@@ -290,7 +389,7 @@ def _post(url: str, path: str, body: bytes, headers: dict[str, str]) -> tuple[in
     if scheme == "https":
         from http.client import HTTPException, HTTPSConnection
 
-        conn = HTTPSConnection(host, port, timeout=20)
+        conn = HTTPSConnection(host, port, timeout=wait)
         try:
             try:
                 conn.connect()
@@ -308,12 +407,13 @@ def _post(url: str, path: str, body: bytes, headers: dict[str, str]) -> tuple[in
     import socket
 
     try:
-        sock = socket.create_connection((host, port), timeout=20)
+        sock = socket.create_connection((host, port), timeout=min(wait, 5.0))
     except OSError as exc:
         if isinstance(exc, TimeoutError):
             raise
         raise _NotConnected from exc
     with sock:
+        deadline = time.monotonic() + wait
         lines = [
             f"POST {prefix}{path} HTTP/1.1",
             f"Host: {host}:{port}",
@@ -321,7 +421,11 @@ def _post(url: str, path: str, body: bytes, headers: dict[str, str]) -> tuple[in
         ] + [f"{k}: {v}" for k, v in headers.items()]
         sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
         chunks = []
-        while data := sock.recv(1 << 16):
+        while True:  # one deadline for the whole answer, not one per read
+            sock.settimeout(max(0.05, deadline - time.monotonic()))
+            data = sock.recv(1 << 16)
+            if not data:
+                break
             chunks.append(data)
     return _parse_response(b"".join(chunks), url)
 

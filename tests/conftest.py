@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -44,6 +45,20 @@ def fsck(path: Path | str) -> None:
 
 def commit_count(path: Path | str, rev: str = "HEAD") -> int:
     return int(git_out(path, "rev-list", "--count", rev))
+
+
+def fresh_python(script: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``script`` run by a new interpreter (nothing loaded yet: the engine's OpenMP runtime
+    reads its environment once, when it is loaded), without the OpenMP and OGMEM_ variables
+    of this one and with ``env``; its output captured, a failure raised."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("OMP_", "GOMP_", "OGMEM_"))}
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        env={**base, **env},
+        check=True,
+        capture_output=True,
+        text=True,
+    )
 
 
 def make_project(root: Path, name: str = "proj") -> Path:

@@ -417,19 +417,20 @@ def test_demo_falls_back_to_the_bundled_sample(
     monkeypatch.chdir(tmp_path)
     assert find_locomo(tmp_path, {}) is None
     result = ok("demo", "--home", tmp_path / "h")
-    assert "using the bundled sample" in result.stderr
+    assert "Using the small sample bundled with ogmemory" in result.stderr
     assert "sample-1-s1" in result.stdout
 
 
-def test_demo_uses_ogmem_locomo_and_home_from_env(
+def test_demo_uses_ogmem_locomo_but_not_ogmem_home_from_env(
     sample: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("OGMEM_LOCOMO", str(sample))
-    monkeypatch.setenv("OGMEM_HOME", str(tmp_path / "env-home"))
+    monkeypatch.setenv("OGMEM_HOME", str(tmp_path / "env-home"))  # the user's real memory
     report = json.loads(ok("demo", "--json").stdout)
     assert Path(report["source"]) == sample
-    assert Path(report["home"]) == tmp_path / "env-home"
+    assert Path(report["home"]) == tmp_path / "demo-home"
+    assert not (tmp_path / "env-home").exists()
     monkeypatch.setenv("OGMEM_LOCOMO", str(tmp_path / "nope.json"))
     assert "OGMEM_LOCOMO" in user_error(2, "demo").stderr
 

@@ -182,3 +182,15 @@ def test_not_found_in_a_missing_home_says_why_in_one_line(tmp_path: Path) -> Non
     bad = ogmem("sessions", "show", "../x", "--home", typo)  # bad input: about the id only
     assert bad.exit_code == 2 and "home" not in bad.stderr
     assert not typo.exists()
+
+
+def test_recall_json_on_a_missing_home_says_why_it_is_empty(tmp_path: Path) -> None:
+    typo = tmp_path / "typo"
+    result = ogmem("recall", "green tea", "--home", typo, "--json")
+    assert result.exit_code == 0
+    answer = json.loads(result.stdout)
+    assert answer["items"] == []
+    assert answer["reason"] == f"no ogmemory home at {typo} (check --home or $OGMEM_HOME)"
+    plain = ogmem("recall", "green tea", "--home", typo)
+    assert f"Note: no ogmemory home at {typo}" in plain.stdout
+    assert not typo.exists()

@@ -241,6 +241,74 @@ def test_memories_filters_and_bad_input(home: Path) -> None:
     user_error(1, "memories", "show", profile, "--account", "other", "--home", home)
 
 
+def _at(columns: int, *args: str | Path) -> list[str]:
+    result = CliRunner(env={"COLUMNS": str(columns)}).invoke(app, [str(a) for a in args])
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    return result.stdout.splitlines()
+
+
+def test_memories_list_reads_at_80_columns_with_date_and_session(distilled: Path) -> None:
+    items = ok_json("memories", "list", "--home", distilled)
+    assert len(items) >= 3
+    said = {m["id"]: ok_json("memories", "show", m["id"], "--home", distilled) for m in items}
+    narrow = _at(80, "memories", "list", "--home", distilled)
+    assert max(len(line) for line in narrow) <= 80
+    assert len(narrow) == 1 + 2 * len(items)  # a title, then two lines per memory
+    for m, (fields, text) in zip(items, zip(narrow[1::2], narrow[2::2], strict=True), strict=True):
+        [evidence] = said[m["id"]]["evidence"]
+        prov = evidence["provenance"]
+        assert fields.split()[:4] == [
+            m["id"],
+            day_of(prov["event_time"]),
+            prov["session_id"],
+            m["type"],
+        ]
+        assert text.strip().rstrip("…") in m["text"]  # the text, cut to the width at most
+    wide = _at(160, "memories", "list", "--home", distilled)
+    assert wide[1].split() == ["ID", "Date", "Session", "Type", "Text"]
+    assert len(wide) == 2 + len(items)  # a title, the header, one line per memory
+    for m, line in zip(items, wide[2:], strict=True):
+        assert line.split()[0] == m["id"] and line.rstrip().endswith(m["text"][-20:])
+
+
+def test_memories_list_by_session_and_by_entity(distilled: Path) -> None:
+    everything = ok_json("memories", "list", "--home", distilled)
+    by_session: dict[str, set[str]] = {}
+    for m in everything:
+        for ev in ok_json("memories", "show", m["id"], "--home", distilled)["evidence"]:
+            by_session.setdefault(ev["provenance"]["session_id"], set()).add(m["id"])
+    for sid, ids in by_session.items():
+        listed = ok_json("memories", "list", "--session", sid, "--home", distilled)
+        assert {m["id"] for m in listed} == ids, sid
+    assert ok_json("memories", "list", "--session", "nope", "--home", distilled) == []
+    # an entity: the memories its facts rest on
+    facts = ok_json("graph", "facts", "--home", distilled)
+    support: dict[str, set[str]] = {}
+    for f in facts:
+        for end in (f["from"], f["to"]):
+            support.setdefault(end, set()).update(f["support"])
+    entity = min(support, key=lambda e: len(support[e]))  # not the user, whom all is about
+    about = {m["id"] for m in ok_json("memories", "list", "--entity", entity, "--home", distilled)}
+    assert support[entity] and support[entity] <= about < {m["id"] for m in everything}
+    assert (
+        "entity not found"
+        in user_error(
+            1, "memories", "list", "--entity", "nobody-at-all", "--home", distilled
+        ).stderr
+    )
+    user_error(2, "memories", "list", "--session", "../x", "--home", distilled)
+
+
+def test_memories_show_gives_the_quote_the_width(home: Path) -> None:
+    quote = "I prefer Python over Java because its standard library covers most of what I need."
+    mid = ok_json("memories", "add", quote, "--home", home)["id"]
+    lines = _at(80, "memories", "show", mid, "--home", home)
+    start = next(i for i, line in enumerate(lines) if line.startswith("│ Quote"))
+    cells = [line.split("│")[2].strip() for line in lines[start:] if line.startswith("│")]
+    assert " ".join(cells) == quote
+    assert all(len(c) >= 40 for c in cells[:-1])  # wrapped in a wide cell, not a syllable a line
+
+
 # ---------------------------------------------------------------------------- timeline
 
 

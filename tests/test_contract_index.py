@@ -157,6 +157,26 @@ def test_writes_queue_embeddings_and_vectors_never_revive_deleted_docs(open_inde
     assert list(idx.vectors([rowid["alpha"], rowid["beta"]])) == [rowid["alpha"]]
 
 
+def test_equal_scores_rank_in_rowid_order_whatever_order_vectors_arrived(
+    open_index: Open,
+) -> None:
+    # A statement repeated in several sessions gives identical texts, so identical vectors:
+    # an index whose embedding jobs completed in another order (a worker killed mid-batch,
+    # its jobs reclaimed after the lease) must rank them as one rebuilt without interruption.
+    idx = open_index("test-embedder")
+    idx.write([turn("s1", i, f"the same statement {i % 2}") for i in range(1, 9)])
+    rowids = sorted(j.payload["rowid"] for j in idx.jobs.claim("w", 10))
+    same, other = np.array([0.6, 0.8], dtype=np.float32), np.array([1.0, 0.0], dtype=np.float32)
+    for r in reversed(rowids):  # the newest vector arrives first
+        idx.put_vectors({r: same if r != rowids[-1] else other})
+    top = idx.dense(np.array([0.6, 0.8], dtype=np.float32), 3)
+    assert [r for r, _ in top] == rowids[:3]
+    assert [r for r, _ in idx.dense(np.array([0.0, 1.0], dtype=np.float32), 8)] == [
+        *rowids[:-1],
+        rowids[-1],
+    ]
+
+
 def test_reset_drops_documents_vectors_and_jobs(open_index: Open) -> None:
     idx = open_index("test-embedder")
     idx.write([turn("s1", 1, "alpha")], meta={"turn_cursor": {"s1": 1}})

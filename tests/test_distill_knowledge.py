@@ -133,7 +133,7 @@ def test_rules_choices_and_refusals_with_specific_slots(tmp_path: Path) -> None:
     assert ("avoids", "Redux", None) in now and ("prefers", "pnpm", None) in now
     rules = sorted(m.text for m in mem.memories(type="rule"))
     assert rules == [
-        "The user's rule: always run ruff before you commit anything.",
+        "The user's rule: always run ruff before committing anything.",
         "The user's rule: never push directly to main.",
     ]
 
@@ -201,7 +201,7 @@ def test_deadlines_stay_current_until_changed_and_a_change_supersedes(tmp_path: 
     due = {e.slot: e.fact for e in mem.facts(at=march) if e.relation == "has_deadline"}
     assert due == {
         "deadline:beta": "The beta deadline moved to 2026-03-27.",
-        "deadline:1.0 release": "Release 1.0 is due on 2026-06-30.",
+        "deadline:1.0": "Release 1.0 is due on 2026-06-30.",
     }
     old = next(e for e in mem.facts(include_history=True) if "2026-03-20" in e.fact)
     assert old.valid_to == ts("2026-03-12") and old.superseded_by is not None

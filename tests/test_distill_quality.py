@@ -82,7 +82,7 @@ def test_a_lesson_is_not_also_a_rule_and_loses_its_acknowledgement() -> None:
         "用户的规则：以后心跳间隔一定要小于超时时间。"
     ]
     assert texts(chat("Got it, always run the linter before you push."), type="rule") == [
-        "The user's rule: always run the linter before you push."
+        "The user's rule: always run the linter before pushing."
     ]
 
 
@@ -288,14 +288,21 @@ def test_a_recent_event_restating_a_fact_shown_above_is_not_repeated() -> None:
 
 
 def test_a_recent_line_does_not_repeat_its_own_date() -> None:
-    day = datetime(2023, 10, 21, tzinfo=UTC).timestamp()
-    assert _undated("Melanie bought the figurines (2023-10-21).", day) == (
+    assert _undated("Melanie bought the figurines (2023-10-21).", "2023-10-21") == (
         "Melanie bought the figurines."
     )
-    assert _undated("用户买了手办（2023-10-21）。", day) == "用户买了手办。"
+    assert _undated("用户买了手办（2023-10-21）。", "2023-10-21") == "用户买了手办。"
+    assert _undated("The user started playing guitar (about 2018).", "about 2018") == (
+        "The user started playing guitar."
+    )
     # a label that says more than the day (a week, another day) stays
-    assert _undated("Caroline went hiking (week of 2023-10-16).", day).endswith("2023-10-16).")
-    assert _undated("Melanie painted the lake (2022).", day) == "Melanie painted the lake (2022)."
+    assert _undated("Caroline went hiking (week of 2023-10-16).", "2023-10-21").endswith(
+        "2023-10-16)."
+    )
+    assert (
+        _undated("Melanie painted the lake (2022).", "2023-10-21")
+        == "Melanie painted the lake (2022)."
+    )
 
 
 def test_a_chinese_deadline_at_the_latest_and_its_move_share_one_slot() -> None:

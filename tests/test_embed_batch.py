@@ -5,12 +5,14 @@ passage batch of the e5 engine."""
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from collections.abc import Sequence
 
 import numpy as np
 import pytest
+from conftest import fresh_python
 
 from ogmemory.embed import E5Embedder, make_embedder
 from ogmemory.embed.base import encode_queries
@@ -104,3 +106,39 @@ def test_passages_embed_on_one_openmp_thread_and_queries_on_the_idle_cores() -> 
     worker.join(30)
     assert seen == {"set": 1, "max": 1}  # the runtime of the engine was found and obeys
     assert 1 <= set_threads(background=False) == max_threads() <= (os.cpu_count() or 1)
+
+
+def _engine_settings(env: dict[str, str]) -> tuple[str, str]:
+    """(GOMP_SPINCOUNT as the engine's runtime reports it, whether the variable was left in the
+    environment) after a fresh process embedded a query."""
+    script = (
+        "import os\n"
+        "from ogmemory.embed import E5Embedder\n"
+        "E5Embedder().encode_query(['which database?'])\n"
+        "print('left', os.environ.get('GOMP_SPINCOUNT'))\n"
+    )
+    done = fresh_python(script, OMP_DISPLAY_ENV="VERBOSE", **env)
+    spin = re.search(r"GOMP_SPINCOUNT = '(\d+)'", done.stderr)
+    assert spin is not None, done.stderr
+    return spin.group(1), done.stdout.strip().splitlines()[-1]
+
+
+def test_the_engine_threads_spin_briefly_unless_the_environment_says_otherwise() -> None:
+    """libgomp's 300,000 spinning rounds at each barrier burnt 120 ms of CPU per query beside
+    busy cores; the runtime is loaded with SPIN_ROUNDS, and the variable does not leak into
+    child processes. A spin count or wait policy the user set wins."""
+    from ogmemory.embed.omp import SPIN_ROUNDS
+
+    assert _engine_settings({}) == (str(SPIN_ROUNDS), "left None")
+    assert _engine_settings({"GOMP_SPINCOUNT": "300000"}) == ("300000", "left 300000")
+
+
+def test_a_batch_of_queries_embeds_on_every_core_whatever_the_load() -> None:
+    """A busy server's own request threads keep the load average up: its micro-batches used
+    to get one thread, so the server's embedding ran on one core of two."""
+    from ogmemory.embed.omp import max_threads, set_threads
+
+    E5Embedder().encode_query(["load the engine and its OpenMP runtime"])
+    cores = os.cpu_count() or 1
+    assert set_threads(background=False, batch=8) == max_threads() == cores
+    assert set_threads(background=True, batch=8) == max_threads() == 1  # passages: one

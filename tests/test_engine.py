@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -421,3 +422,96 @@ def test_nothing_below_the_facade_imports_the_engine_or_the_interfaces() -> None
             if m.startswith(("ogmemory.engine", "ogmemory.interfaces"))
         }
         assert not bad, f"{rel} imports {sorted(bad)}"
+
+
+def _core_text(engine: ContextEngine, sid: str) -> str:
+    ctx = engine.before_inference(sid)
+    return next((i.text for i in ctx.items if i.source == "core"), "")
+
+
+def test_core_md_in_the_context_follows_every_change_a_user_makes(fast_mem: Memory) -> None:
+    """core.md is rendered once per knowledge change and reused (knowledge.core_cache): each
+    user action must show in the very next assembly."""
+    engine = ContextEngine(fast_mem)
+    engine.on_message("c", "Hello.")
+    assert "Rust" not in _core_text(engine, "c")
+    mem = fast_mem.remember("I prefer Rust for command line tools.", type="preference")
+    assert "Rust" in _core_text(engine, "c")
+    fast_mem.edit_memory(mem.id, "I prefer Zig for command line tools.")
+    text = _core_text(engine, "c")
+    assert "Zig" in text and "Rust" not in text
+    fast_mem.disable_memory(mem.id)
+    assert "Zig" not in _core_text(engine, "c")
+    fast_mem.enable_memory(mem.id)
+    assert "Zig" in _core_text(engine, "c")
+    fast_mem.forget(mem.id)
+    assert "Zig" not in _core_text(engine, "c")
+    fast_mem.remember("I prefer tabs over spaces.", type="preference")
+    assert "tabs" in _core_text(engine, "c")
+    derived = fast_mem.batches()[-1]  # the facts of the memory ("distill memory")
+    assert derived.meta.get("memory_id")
+    fast_mem.rollback(derived.id)
+    assert "tabs" not in _core_text(engine, "c")
+    # the same through another Memory over the same files (another process, as a hook is)
+    with Memory(settings=Settings(home=fast_mem.settings.home, embedder="none")) as other:
+        other.remember("I prefer Fish as my shell.", type="preference")
+    assert "Fish" in _core_text(engine, "c")
+
+
+def test_core_md_is_rendered_after_a_commit_not_by_the_next_assembly(fast_mem: Memory) -> None:
+    """A batch that commits wakes a background render of the scopes read before, so the next
+    assembly finds core.md ready instead of rendering it (a fifth of the assembly at 1,000
+    turns, bench/bench_engine.py)."""
+    engine = ContextEngine(fast_mem)
+    engine.on_message("w", "Hi.")
+    engine.before_inference("w")
+    cache = fast_mem.knowledge.core_cache
+    assert cache.ready("global")
+    fast_mem.remember("I prefer tabs over spaces.", type="preference")
+    deadline = time.monotonic() + 60
+    while not cache.ready("global"):
+        assert time.monotonic() < deadline, "core.md was not rendered in the background"
+        time.sleep(0.02)
+    rendered = cache.renders
+    assert "tabs" in _core_text(engine, "w")
+    assert cache.renders == rendered  # the assembly rendered nothing
+
+
+def test_the_live_view_kept_per_session_equals_the_full_one(fast_mem: Memory) -> None:
+    """``live.LiveCache`` extends the view by the nodes appended since the last look: it must
+    give what ``live_view`` gives over the whole branch, across compactions, and start again
+    for a branch that does not extend the one it saw."""
+    from ogmemory.engine.live import LiveCache, live_view
+
+    engine = ContextEngine(fast_mem, EngineConfig(keep_turns=1))
+    cache = LiveCache()
+
+    def same(branch: list[Any]) -> None:
+        full, kept = live_view(branch), cache.view("l", branch)
+        assert [n.id for n in kept.nodes] == [n.id for n in full.nodes]
+        assert (kept.summary and kept.summary.id) == (full.summary and full.summary.id)
+        assert kept.folded == full.folded
+
+    for i in range(7):
+        engine.on_message("l", f"Question {i}: where do the logs of service {i} go?")
+        same(fast_mem.get_branch_nodes("l"))
+        engine.after_turn("l", reply=f"Answer {i}: to Loki.")
+        if i in (2, 5):
+            assert engine.on_compact("l").compacted
+        same(fast_mem.get_branch_nodes("l"))
+    branch = fast_mem.get_branch_nodes("l")
+    same(branch[:3])  # not an extension of what was seen: computed in full
+    same(branch)
+
+
+def test_core_md_after_distillation_once_the_background_work_is_done(fast_mem: Memory) -> None:
+    """After distillation batches only, an assembly may get core.md as it was a moment ago
+    while it is rendered again beside it; ``wait_background`` waits for that render too."""
+    engine = ContextEngine(fast_mem)
+    engine.on_message("d", "I prefer Go for command line tools.")
+    assert "Go for command line" not in _core_text(engine, "d")
+    engine.after_turn("d", reply="Noted.")
+    fast_mem.wait_background(60)
+    assert fast_mem.knowledge.core_cache.ready("global")
+    engine.on_message("d", "And what about the web?")
+    assert "Go for command line tools" in _core_text(engine, "d")

@@ -1,4 +1,5 @@
-"""Claude Code hooks: payloads of all six events replayed through ``ogmem hook`` as a subprocess
+"""Claude Code hooks: payloads of every event (the six of issue 11 and PostToolUseFailure)
+replayed through ``ogmem hook`` as a subprocess
 (as Claude Code runs it), with and without a running ``ogmem serve``; and
 ``ogmem hooks install/uninstall`` on a settings file that already holds other hooks.
 
@@ -139,7 +140,7 @@ def _prepare_memory(home: Path) -> None:
 
 
 def _replay_session(replay: Replay) -> None:
-    """All six events, in the order Claude Code fires them for one prompt and an exit."""
+    """Every event, in the order Claude Code fires them for three prompts and an exit."""
     start = replay.run("session_start.json")
     assert start.returncode == 0 and start.stderr == ""
     core = _context(start.stdout, "SessionStart")
@@ -164,6 +165,9 @@ def _replay_session(replay: Replay) -> None:
         replay.values["PROMPT"] = f"Question {i}: is the health check enough?"
         replay.values["REPLY"] = f"Answer {i}: yes."
         assert replay.run("user_prompt_submit.json").returncode == 0
+        if i == 3:  # a tool that failed: PostToolUseFailure, not PostToolUse
+            failed = replay.run("post_tool_use_failure.json")
+            assert failed.returncode == 0 and failed.stdout == ""
         assert replay.run("stop_last_message.json").returncode == 0
     replay.values["REPLY"] = REPLY
     compact = replay.run("pre_compact.json")
@@ -191,6 +195,8 @@ def _check_recorded(home: Path, project: Path) -> None:
             "assistant",
             "user",
             "assistant",
+            "tool",
+            "assistant",
         ]
         assert info.turns == 4  # three turns and the compaction between turns
         assert mem.session_commits(CSID)[0].message.startswith("compaction: 8 nodes folded")
@@ -200,6 +206,7 @@ def _check_recorded(home: Path, project: Path) -> None:
             "toolu_01HmRZ3fJ8wQp2Vn7Kx4Ls9A",
             "toolu_01Pq8sWc4Nd2Yh6Fe1Tb3Gk7",
             "toolu_01Ab5Cd7Ef9Gh1Ij3Kl5Mn7O",
+            "toolu_01Fx2Lq8Rb4Tn6Vs0Wd3Yh5J",
         ]
         for result in results:
             assert result.called_by in calls
@@ -207,6 +214,10 @@ def _check_recorded(home: Path, project: Path) -> None:
             assert caller.tool_calls and caller.tool_calls[0]["id"] == result.tool_call_id
         assert results[0].metadata["files_read"] == [f"{project}/app.py"]
         assert results[1].metadata["files_written"] == [f"{project}/app.py"]
+        # PostToolUseFailure: the result is the error Claude was given, marked as an error
+        assert results[3].metadata["is_error"] is True
+        assert results[3].content.startswith("Exit code 1\nImportError")
+        assert not any(results[i].metadata["is_error"] for i in range(3))
         assert originals[7].content == REPLY  # read from the transcript (no reply field)
         assert originals[9].content == "Answer 2: yes."  # last_assistant_message
         # PreCompact folded the oldest turn into a summary node naming all of its nodes
@@ -238,7 +249,7 @@ def test_replay_all_six_events_without_a_server(tmp_path: Path) -> None:
 
 
 def test_replay_all_six_events_through_the_ogmem_hook_command(tmp_path: Path) -> None:
-    """``ogmem hook <event>``, the CLI spelling of the same client, handles all six too."""
+    """``ogmem hook <event>``, the CLI spelling of the same client, handles them all too."""
     home = tmp_path / "home"
     project = make_project(tmp_path)
     _prepare_memory(home)
@@ -379,6 +390,7 @@ def test_the_event_is_read_when_claude_code_keeps_stdin_open(tmp_path: Path) -> 
         (json.dumps({"session_id": "../../etc", "prompt": "hi"}), "UserPromptSubmit", ()),
         (json.dumps({"session_id": SID, "hook_event_name": "Stop"}), "UserPromptSubmit", ()),
         (json.dumps({"session_id": SID, "tool_input": {}}), "PostToolUse", ()),
+        (json.dumps({"session_id": SID, "error": "Exit code 1"}), "PostToolUseFailure", ()),
         ("[]", "SessionEnd", ()),
     ],
 )
@@ -482,6 +494,88 @@ def test_the_hook_clients_own_http() -> None:
     for broken in (b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n{}", b"garbage"):
         with pytest.raises(OSError):
             hook._parse_response(broken, "u")
+
+
+def test_ogmem_hook_exits_zero_on_a_usage_error(tmp_path: Path) -> None:
+    """Exit code 2 blocks the prompt (hooks reference, "Exit code output"): the command line's
+    own usage errors must not reach the parser that would exit 2."""
+    replay = Replay(tmp_path / "home", tmp_path, "off", command=(*CLI, "hook"))
+    for extra, said in (
+        (("--no-server",), ""),
+        (("--bogus",), "'--bogus'"),
+        (("--home",), "'--home'"),
+    ):
+        done = replay.run("user_prompt_submit.json", extra=extra)
+        assert done.returncode == 0 and done.stdout == ""
+        assert said in done.stderr
+    assert f"UserPromptSubmit {SID} handled (local)" in replay.log()  # --no-server worked
+
+
+def test_nothing_but_the_answer_reaches_standard_output(tmp_path: Path) -> None:
+    """On SessionStart and UserPromptSubmit Claude Code adds a hook's stdout to the model's
+    context: whatever the package (or a library it loads) prints there while handling the
+    event goes to stderr instead."""
+    home = tmp_path / "home"
+    _prepare_memory(home)
+    replay = Replay(home, make_project(tmp_path), "off")
+    noisy = (
+        "import os, sys\n"
+        "import ogmemory.interfaces.claude_hook as local\n"
+        "real = local.run_local\n"
+        "def run_local(*args):\n"
+        "    print('a library talking on stdout', flush=True)\n"
+        "    os.write(1, b'a C library writing to fd 1\\n')\n"
+        "    return real(*args)\n"
+        "local.run_local = run_local\n"
+        "import ogmemory_hook\n"
+        "sys.exit(ogmemory_hook.main(sys.argv[1:]))\n"
+    )
+    replay.command = (sys.executable, "-c", noisy)
+    done = replay.run("session_start.json")
+    assert done.returncode == 0
+    assert "tabs over spaces" in _context(done.stdout, "SessionStart")  # JSON and nothing else
+    assert "a library talking on stdout" in done.stderr and "fd 1" in done.stderr
+
+
+def test_an_answer_not_in_the_hook_format_is_never_printed(tmp_path: Path) -> None:
+    """Something else listening where the server was expected, answering 200 with JSON: the
+    hook prints only what Claude Code documents for added context."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Other(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            body = json.dumps({"output": {"decision": "block", "reason": "not ours"}}).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Other)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        replay = Replay(tmp_path / "home", tmp_path, url)
+        done = replay.run("user_prompt_submit.json")
+        assert done.returncode == 0 and done.stdout == ""
+        assert "not in the hook format is dropped" in replay.log()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_hook_gives_up_on_the_server_before_claude_code_gives_up_on_it() -> None:
+    import ogmemory_hook as hook
+    from ogmemory.engine.claude_settings import TIMEOUTS
+
+    assert set(hook.SERVER_WAIT) == set(TIMEOUTS) == set(HOOK_EVENTS) == set(hook.EVENTS)
+    for event, wait in hook.SERVER_WAIT.items():
+        assert wait <= TIMEOUTS[event] - 2  # time left to log and exit 0
 
 
 def test_last_reply_reads_the_transcript_tail(tmp_path: Path) -> None:
@@ -589,3 +683,30 @@ def test_user_settings_and_a_broken_file_is_never_overwritten(tmp_path: Path) ->
     assert user_settings.read_text() == '{"hooks": {"Stop": [ broken'
     both = _ogmem("hooks", "install", "--user", "--project", str(tmp_path), home=tmp_path)
     assert both.returncode == 2
+
+
+def test_a_long_claude_session_still_gets_recall(tmp_path: Path) -> None:
+    """Claude Code keeps the conversation in its own context, so UserPromptSubmit assembles
+    recall only: the session's own turns neither cost the hook O(session) per prompt nor
+    squeeze recall out of the budget once they pass it."""
+    from ogmemory import ContextEngine
+    from ogmemory.engine.claude_code import handle_event
+
+    home = tmp_path / "home"
+    _prepare_memory(home)
+    base = {"session_id": SID, "transcript_path": None, "cwd": str(tmp_path)}
+    with Memory(settings=Settings(home=home, embedder="none")) as mem:
+        engine = ContextEngine(mem)
+        for i in range(12):  # ~10,000 tokens of conversation: more than the 8,000 budget
+            prompt = f"Step {i}: " + " ".join(f"refactor module{i}_{j}" for j in range(300))
+            handle_event(engine, "UserPromptSubmit", {**base, "prompt": prompt})
+            handle_event(engine, "Stop", {**base, "last_assistant_message": f"Done {i}."})
+        out = handle_event(
+            engine,
+            "UserPromptSubmit",
+            {**base, "prompt": "Which port does the billing service use for Postgres?"},
+        )
+        assert out is not None and "6432" in out["hookSpecificOutput"]["additionalContext"]
+        context = engine.last_context[CSID]
+        assert not [i for i in context.items if i.source == "recent"]
+        assert "live turns: the caller keeps the conversation" in context.skipped

@@ -23,6 +23,7 @@ import pytest
 
 from ogmemory.embed import E5Embedder, Embedder, USEEmbedder, make_embedder
 from ogmemory.errors import InvalidInput
+from ogmemory.index.worker import Worker
 from ogmemory.storage.jobs import DONE, Job
 from ogmemory.storage.sqlite import connect, transaction
 from ogmemory.storage.sqlite_queue import Outbox
@@ -33,10 +34,13 @@ WORKER_SRC = r"""
 import json, sys, time
 from pathlib import Path
 from ogmemory.index.worker import Worker
+from ogmemory.storage.jobs import worker_name
 from ogmemory.storage.sqlite import connect, transaction
 from ogmemory.storage.sqlite_queue import Outbox
 
 db, owner, cfg = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+if cfg.get("named"):  # host:pid:owner-random, as real workers are named
+    owner = worker_name(owner)
 box = Outbox(db, lease_seconds=cfg["lease"], max_attempts=5, backoff_base=0.01)
 conn = connect(db)
 applied = 0
@@ -239,6 +243,52 @@ def test_at_least_once_when_a_worker_process_is_killed_mid_batch(
         db, "SELECT count(*) FROM outbox WHERE attempts = 1 AND last_error LIKE '%doomed%expired%'"
     )
     assert retried == [(8,)]
+
+
+def test_jobs_of_a_killed_worker_process_are_handed_on_without_waiting_for_its_lease(
+    tmp_path: Path, procs: list[subprocess.Popen[bytes]]
+) -> None:
+    db = make_queue_db(tmp_path / "q.db")
+    keys = enqueue_many(db, 20)
+    doomed = spawn_worker(db, "doomed", lease=600.0, batch=8, stall_after=4, named=True)
+    procs.append(doomed)
+    wait_for(lambda: query(db, "SELECT count(*) FROM applied") == [(4,)])
+    doomed.send_signal(signal.SIGKILL)
+    assert doomed.wait(timeout=10) == -signal.SIGKILL
+    assert list(states(db).values()).count("leased") == 8  # leased for ten more minutes
+
+    box = Outbox(db, lease_seconds=600.0)
+    rescuer = Worker(box, {"work": effect_handler(db, "rescuer")}, owner="rescuer")
+    assert rescuer.run_until_idle() == 20  # the dead worker's 8 too, at once
+    assert set(states(db).values()) == {DONE}
+    rescued = query(db, "SELECT job_key FROM applied WHERE owner='rescuer'")
+    assert sorted(str(k) for (k,) in rescued) == keys  # each job once more, none lost
+    assert query(db, "SELECT count(*) FROM effect") == [(20,)]
+    retried = query(
+        db, "SELECT count(*) FROM outbox WHERE attempts = 1 AND last_error LIKE '%doomed-%'"
+    )
+    assert retried == [(8,)]  # handed on as a failed attempt, naming the dead worker
+    box.close()
+
+
+def test_a_live_worker_process_keeps_its_leases(
+    tmp_path: Path, procs: list[subprocess.Popen[bytes]]
+) -> None:
+    db = make_queue_db(tmp_path / "q.db")
+    enqueue_many(db, 20)
+    busy = spawn_worker(db, "busy", lease=600.0, batch=8, stall_after=1, named=True)
+    procs.append(busy)
+    wait_for(lambda: query(db, "SELECT count(*) FROM applied") == [(1,)])
+    box = Outbox(db, lease_seconds=600.0)
+    taken = box.claim("other", limit=100)
+    assert len(taken) == 12  # the 12 nobody held; the busy worker's 8 stay with it
+    owners = query(
+        db,
+        "SELECT DISTINCT lease_owner FROM outbox WHERE key NOT IN "
+        f"({','.join(repr(j.key) for j in taken)})",
+    )
+    assert [str(o).split(":")[2].startswith("busy-") for (o,) in owners] == [True]
+    box.close()
 
 
 def test_concurrent_worker_processes_never_run_a_job_twice(

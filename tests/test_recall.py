@@ -6,11 +6,14 @@ import json
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ogmemory import Memory, Settings
+from ogmemory.index.indexer import Indexer
 from ogmemory.recall.tokens import count_tokens
 from ogmemory.recall.visibility import doc_visible
 
@@ -184,6 +187,44 @@ def test_reindex_gives_identical_answers(tmp_path: Path) -> None:
     fresh = make(tmp_path, embedder="use")
     fresh.reindex()
     assert [[(i.text, i.cites) for i in fresh.recall(q).items] for q in queries] == before
+
+
+class _CrashBeforeSessionAbstracts:
+    """The real index store, but the write of session abstracts never lands (as when the
+    process is killed right before it: the transaction is rolled back)."""
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def write(self, upserts: Any, deletes: Any = (), meta: Any = None) -> int:
+        upserts = list(upserts)
+        if any(d.kind == "session" for d in upserts):
+            raise KeyboardInterrupt("killed")
+        return int(self._store.write(upserts, deletes, meta))
+
+
+def test_a_sync_cut_short_before_the_session_abstracts_writes_them_next_time(
+    tmp_path: Path,
+) -> None:
+    mem = make(tmp_path)
+    say(mem, "plain", "hello there, nothing to remember", "2026-01-10")  # no memory: only the
+    say(mem, "plain", "and goodbye", "2026-01-11")  # turns say the session's abstracts changed
+    svc = mem.retrieval
+    idx = svc.index
+    cut = Indexer(_CrashBeforeSessionAbstracts(idx), svc.sessions.provenance, svc.knowledge.kb)
+    with pytest.raises(KeyboardInterrupt):
+        cut.sync()
+    assert idx.count("turn") == 4 and idx.count("session") == 0  # turns in, abstracts lost
+    mem.close()
+    again = make(tmp_path)  # the next process: its turn cursor says nothing is new
+    again.sync_index()
+    abstracts = again.retrieval.index.docs_by_id(["session:plain:0", "session:plain:1"])
+    assert sorted(abstracts) == ["session:plain:0", "session:plain:1"]
+    assert "hello there" in abstracts["session:plain:0"].text
+    again.close()
 
 
 def test_recall_never_waits_for_embeddings(tmp_path: Path) -> None:

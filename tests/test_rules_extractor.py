@@ -496,7 +496,7 @@ def test_dated_event_is_resolved_against_the_node_time() -> None:
             "2023-05-01",
             "Melanie ran a charity race for mental health (week of 2023-05-01).",
         ),
-        ("I'm going camping next month.", "2023-06-01", "Melanie is going camping (2023-06)."),
+        ("I'm going camping next month.", "2023-06-01", "Melanie is going camping (June 2023)."),
         (
             "I painted a lake sunrise 3 days ago.",
             "2023-05-05",
@@ -525,7 +525,7 @@ def test_dated_event_is_resolved_against_the_node_time() -> None:
         (
             "My colleagues and I went to a convention together last month.",
             "2023-04-01",
-            "Melanie and their colleagues went to a convention together (2023-04).",
+            "Melanie and their colleagues went to a convention together (April 2023).",
         ),
     ],
 )
@@ -564,9 +564,12 @@ def test_english_dated_events(text: str, when: str, expected: str) -> None:
         ),
         (
             "Gonna explore more and volunteer at shelters next month.",
-            "Melanie is going to explore more and volunteer at shelters (2023-06).",
+            "Melanie is going to explore more and volunteer at shelters (June 2023).",
         ),
-        ("The official opening night is tomorrow.", "The official opening night (2023-05-09)."),
+        (
+            "The official opening night is tomorrow.",
+            "The official opening night takes place (2023-05-09).",
+        ),
         (
             "Inspiring 💪 I emailed some wholesalers today!",
             "Melanie emailed some wholesalers (2023-05-08).",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -359,6 +360,22 @@ def test_discovery_skips_invalid_directories(mem: Memory) -> None:
         mem.get_session("broken")
     with pytest.raises(SessionNotFound):
         mem.get_nodes("leftover")
+
+
+def test_existence_follows_meta_json_at_once(mem: Memory) -> None:
+    """Whether a session exists (asked for every session recall reads) is not remembered
+    past a change of its meta.json: spoilt, repaired, or the directory gone."""
+    turn(mem, "s1", "hello")
+    meta = session_dir(mem, "s1") / "meta.json"
+    good = meta.read_text()
+    assert mem.sessions.session_exists("s1") and mem.sessions.session_exists("s1")
+    meta.write_text("{not json")
+    assert not mem.sessions.session_exists("s1")
+    meta.write_text(good)
+    assert mem.sessions.session_exists("s1")
+    shutil.rmtree(session_dir(mem, "s1"))
+    assert not mem.sessions.session_exists("s1")
+    assert not mem.sessions.session_exists("../etc")
 
 
 def test_listing_merges_locations_dedups_and_sorts(mem: Memory, tmp_path: Path) -> None:

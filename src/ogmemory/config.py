@@ -11,7 +11,8 @@ rollbacks, API keys) is fsync'd before a call returns whatever ``fsync`` says.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -133,3 +134,19 @@ def _int(env: Mapping[str, str], name: str, default: int) -> int:
         return int(raw)
     except ValueError:
         raise InvalidInput(f"{name} must be an integer, not {raw!r}") from None
+
+
+@contextmanager
+def openmp_spin_bounded(rounds: int) -> Iterator[None]:
+    """Within the block, ``GOMP_SPINCOUNT`` is ``rounds`` (for an OpenMP runtime loaded in it,
+    which reads its environment once, when it is loaded), unless the environment already
+    chooses a wait policy (``GOMP_SPINCOUNT`` or ``OMP_WAIT_POLICY``: the user's choice wins);
+    afterwards it is gone again, so child processes do not inherit it (``embed/omp.py``)."""
+    if "GOMP_SPINCOUNT" in os.environ or "OMP_WAIT_POLICY" in os.environ:
+        yield
+        return
+    os.environ["GOMP_SPINCOUNT"] = str(rounds)
+    try:
+        yield
+    finally:
+        os.environ.pop("GOMP_SPINCOUNT", None)

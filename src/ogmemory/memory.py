@@ -167,9 +167,27 @@ class Memory(SessionMethods):
         return self.knowledge.core(scope=scope, regenerate=regenerate, session_id=session_id)
 
     def memories(
-        self, *, include_disabled: bool = True, type: str | None = None, scope: Scope = None
+        self,
+        *,
+        include_disabled: bool = True,
+        type: str | None = None,
+        scope: Scope = None,
+        session: str | None = None,
+        entity: str | None = None,
     ) -> list[MemoryItem]:
-        return self.knowledge.memories(include_disabled=include_disabled, type=type, scope=scope)
+        """The memory list, oldest first; only those with evidence in ``session``, or that
+        ``entity``'s facts and events rest on, when given."""
+        return self.knowledge.memories(
+            include_disabled=include_disabled,
+            type=type,
+            scope=scope,
+            session=session,
+            entity=entity,
+        )
+
+    def evidence_by_memory(self, memories: Sequence[MemoryItem]) -> dict[str, list[Evidence]]:
+        """The evidence snapshots of each of ``memories``, read at once (a listing)."""
+        return self.knowledge.evidence_by_memory(memories)
 
     def get_memory(self, memory_id: str) -> MemoryItem:
         return self.knowledge.get_memory(memory_id)
@@ -307,9 +325,19 @@ class Memory(SessionMethods):
     def index_stats(self) -> dict[str, Any]:
         return self.retrieval.index_stats()
 
-    def drain_outbox(self, *, max_rounds: int = 100_000) -> int:
-        """Process index jobs in this thread until none is ready."""
-        return self.retrieval.drain_outbox(max_rounds=max_rounds)
+    def drain_outbox(
+        self,
+        *,
+        max_rounds: int = 100_000,
+        threads: int = 1,
+        limit: int | None = None,
+        on_batch: Callable[[int], None] | None = None,
+    ) -> int:
+        """Process index jobs until none is left: ``threads`` workers in this process, at
+        most ``limit`` jobs, ``on_batch(n)`` after each batch (a progress bar)."""
+        return self.retrieval.drain_outbox(
+            max_rounds=max_rounds, threads=threads, limit=limit, on_batch=on_batch
+        )
 
     def outbox_status(self) -> dict[str, Any]:
         return self.retrieval.outbox_status()
@@ -325,15 +353,18 @@ class Memory(SessionMethods):
     # ================================================================== lifecycle
 
     def wait_background(self, timeout: float | None = None) -> None:
-        """Wait for background work (LLM titles, fast-path distillation) of this instance."""
+        """Wait for background work (LLM titles, fast-path distillation, the core.md it
+        changes) of this instance."""
         self.distillation.wait(timeout)
         self.sessions.wait(timeout)
+        self.knowledge.wait(timeout)  # core.md rendered after what distillation committed
 
     def close(self) -> None:
         """Finish background work and erase this instance's temporary sessions."""
         self.wait_background(timeout=5)
         self.retrieval.close()
         self.sessions.close()
+        self.knowledge.close()
 
     def __enter__(self) -> Memory:
         return self

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, tzinfo
 
+from ..entity.periods import period_label, precision_of
 from ..entity.times import TIME_MAX, TIME_MIN, clamp_time
 from .calendar import Granularity
 from .dates_en import EN_GATE_WORDS, EN_RE, names_no_date, resolve_en
@@ -40,6 +41,7 @@ __all__ = [
     "epoch_of",
     "find_times",
     "looks_future",
+    "names_a_time",
     "tense_of",
     "words_of",
 ]
@@ -62,23 +64,19 @@ class TimeExpr:
         """The first day of the period as ``YYYY-MM-DD``."""
         return self.day.isoformat()
 
+    @property
+    def precision(self) -> str:
+        """How precisely the phrase names a time (:mod:`ogmemory.entity.periods`): ``day``,
+        ``month``, ``year``, ..., ``~year`` when hedged."""
+        return precision_of(self.granularity, self.approximate)
+
     def label(self, lang: str = "en") -> str:
-        """A short human label at the right precision: ``2023-05-07``, ``2023-04``, ``2022``."""
+        """A short human label at the phrase's precision: ``2023-05-07``, ``June 2023``,
+        ``2022``, ``about 2018``, ``since 2019``."""
+        text = period_label(self.day, self.precision, lang)
         if self.since:
-            inner = TimeExpr(self.text, self.start, self.end, self.day, self.granularity)
-            return f"自 {inner.label(lang)} 起" if lang == "zh" else f"since {inner.label()}"
-        g = self.granularity
-        if g == "year":
-            return f"{self.day.year}年" if lang == "zh" else str(self.day.year)
-        if g in ("month", "season"):
-            if lang == "zh":
-                return f"{self.day.year}年{self.day.month}月"
-            return f"{self.day.year}-{self.day.month:02d}"
-        if g == "week":
-            return f"{self.iso} 那周" if lang == "zh" else f"week of {self.iso}"
-        if g == "weekend":
-            return f"{self.iso} 周末" if lang == "zh" else f"weekend of {self.iso}"
-        return self.iso
+            return f"自 {text} 起" if lang == "zh" else f"since {text}"
+        return text
 
 
 def day_of(epoch: float, tz: tzinfo) -> date:
@@ -185,8 +183,34 @@ def find_times(
                 past, guessed = tense_of(text), True
             res = _total(resolve_en, m, ref, past)
             if res is not None:
-                found.append(
-                    TimeExpr(m.group(), m.start(), m.end(), *res, since=m.lastgroup == "dur")
+                since = m.lastgroup == "dur" or (
+                    m.lastgroup == "year" and (m.group("year_p") or "").lower() == "since"
                 )
+                found.append(TimeExpr(m.group(), m.start(), m.end(), *res, since=since))
     found.sort(key=lambda t: t.start)
     return found
+
+
+_BARE_TIME = re.compile(
+    r"(?i)^(?:january|february|march|april|may|june|july|august|september|october|november"
+    r"|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|monday|tuesday|wednesday"
+    r"|thursday|friday|saturday|sunday|today|tomorrow|yesterday|tonight|[一二三四五六七八九十]{1,2}月"
+    r"|周[一二三四五六日天]|星期[一二三四五六日天])$"
+)
+
+
+def names_a_time(name: str) -> bool:
+    """Whether a name is only a time ("March", "March 3", "next Friday", "12 月 1 日"): a date
+    is never a tool, a place or a person, whatever a pattern captured.
+
+    >>> names_a_time("March"), names_a_time("March 3"), names_a_time("Marchetti")
+    (True, True, False)
+    """
+    name = name.strip(" .,;:!?。，")
+    if not name:
+        return False
+    if _BARE_TIME.match(name):
+        return True
+    times = find_times(name, date(2000, 1, 1), past=False)
+    covered = sum(t.end - t.start for t in times)
+    return bool(times) and covered >= 0.8 * len(name)

@@ -9,8 +9,10 @@ from datetime import date, timedelta
 
 from .calendar import (
     MONTHS_EN,
+    SEASON_MONTH,
     WEEKDAYS_EN,
     Granularity,
+    add_months,
     day_guess,
     monday,
     month_guess,
@@ -39,6 +41,13 @@ _NUM = (
     r"|twenty|thirty|a\s+couple\s+of|a\s+couple|couple\s+of|a\s+few|few|several"
 )
 _UNIT = r"days?|weeks?|weekends?|months?|years?"
+# "about five years ago", "roughly 2 months ago": the speaker gives a rough time
+_HEDGE = (
+    r"about|around|roughly|approximately|nearly|almost|over|some|maybe|probably|like"
+    r"|more\s+than|less\s+than|just\s+over|just\s+under"
+)
+_ROUGH_PREP = frozenset({"around", "about", "circa", "approximately", "roughly"})
+_VAGUE_N = frozenset({"a few", "few", "several", "a couple", "a couple of", "couple of"})
 _ORD = r"(?:st|nd|rd|th)?"
 
 EN_RE = re.compile(
@@ -48,12 +57,14 @@ EN_RE = re.compile(
     r"|(?P<yday>yesterday|last\s+night)"
     r"|(?P<today>today|tonight|this\s+(?:morning|afternoon|evening)|earlier\s+today)"
     r"|(?P<tmr>tomorrow)"
-    rf"|(?P<ago>(?P<ago_n>{_NUM})\s+(?P<ago_u>{_UNIT})\s+ago)"
-    rf"|(?P<inn>in\s+(?P<in_n>{_NUM})\s+(?P<in_u>{_UNIT}))"
+    rf"|(?P<ago>(?:(?P<ago_h>{_HEDGE})\s+)?(?P<ago_n>{_NUM})\s+(?P<ago_u>{_UNIT})\s+(?:ago|back))"
+    rf"|(?P<inn>in\s+(?:(?P<in_h>{_HEDGE})\s+)?(?P<in_n>{_NUM})\s+(?P<in_u>{_UNIT}))"
     rf"|(?P<dur>for\s+(?:the\s+(?:past|last)\s+)?(?P<dur_n>{_NUM})\s+(?P<dur_u>{_UNIT}))"
     rf"|(?P<relwd>(?P<relwd_m>last|this\s+past|this\s+coming|this|next|coming|past)\s+"
     rf"(?P<relwd_d>{_WD_ANY}))"
     r"|(?P<earlier>(?:earlier|later)\s+this\s+(?P<earlier_u>week|month|year))"
+    r"|(?P<endof>(?:the\s+)?end\s+of\s+(?:the\s+)?(?P<endof_m>this|next|last)?\s*"
+    rf"(?P<endof_u>week|month|year|{_MONTH_LONG}))"
     r"|(?P<relu>(?P<relu_m>last|this\s+past|the\s+past|past|previous|this|next|coming"
     r"|the\s+following|the\s+coming)\s+(?P<relu_u>weekend|week|month|year))"
     r"|(?P<season>(?P<season_m>last|this|next|this\s+past|this\s+coming)\s+"
@@ -67,9 +78,15 @@ EN_RE = re.compile(
     r"(?:,?\s+(?P<dmy_y>\d{4}))?)(?!\d)"
     rf"|(?P<inmon>(?P<inmon_p>in|since|during|early|late|mid|last|next|this|until|till|by"
     rf"|back\s+in)[\s-]+(?P<inmon_m>{_MONTH}))\b(?!\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b)"
+    r"(?!,?\s+\d{4}\b)"
     rf"|(?P<barmon>(?P<barmon_m>{_MONTH_LONG}))\b"
     rf"|(?P<onwd>(?:on\s+)?(?P<onwd_d>{_WD_FULL})s?|on\s+(?P<onwd_a>{_WD_ANY}))"
-    r"|(?P<year>(?P<year_p>in|since|during|back\s+in|until|till|by|of|from)\s+"
+    r"|(?P<sy>(?:(?:in|during)\s+)?(?:the\s+)?(?P<sy_n>spring|summer|fall|autumn|winter)\s+"
+    r"(?:of\s+)?"
+    r"(?P<sy_y>(?:19|20)\d{2}))(?!\d)"
+    r"|(?P<year>(?:(?P<year_p>in|since|during|back\s+in|until|till|by|of|from|around|about"
+    r"|circa|approximately|roughly)\s+(?:(?:early|late|mid|the\s+end\s+of|the\s+start\s+of"
+    r"|the\s+beginning\s+of)[\s-]*)?|(?:early|late|mid)[\s-]+|mid-)"
     r"(?P<year_y>(?:19|20)\d{2}))(?!\d)"
     r")\b",
     re.IGNORECASE,
@@ -110,6 +127,12 @@ def _en_n(text: str) -> int:
     return parse_number(" ".join(text.lower().split())) or 1
 
 
+def _rough(hedge: str | None, n: str) -> bool:
+    """Whether "<n> <units> ago" is a rough time: hedged ("about five years ago") or counted
+    vaguely ("a few years ago"). "4 years ago" is a year, known to the year."""
+    return bool(hedge) or " ".join(n.lower().split()) in _VAGUE_N
+
+
 _RELATIVE_EN = frozenset(
     {
         "dby",
@@ -124,6 +147,7 @@ _RELATIVE_EN = frozenset(
         "earlier",
         "relu",
         "season",
+        "endof",
     }
 )
 
@@ -152,14 +176,14 @@ def _relative_en(m: re.Match[str], ref: date) -> tuple[date, Granularity, bool] 
         return ref + timedelta(days=1), "day", False
     if kind == "ago":
         day, gran = unit_offset(ref, g("ago_u").lower(), -_en_n(g("ago_n")))
-        return day, gran, gran != "day" or _en_n(g("ago_n")) > 2
+        return day, gran, _rough(g("ago_h"), g("ago_n"))
     if kind == "dur":
         n = _en_n(g("dur_n"))
         day, gran = unit_offset(ref, g("dur_u").lower(), -n)
-        return day, gran, True
+        return day, gran, _rough(None, g("dur_n"))
     if kind == "inn":
         day, gran = unit_offset(ref, g("in_u").lower(), _en_n(g("in_n")))
-        return day, gran, gran != "day"
+        return day, gran, _rough(g("in_h"), g("in_n"))
     if kind == "relwd":
         mod = " ".join(g("relwd_m").lower().split())
         wd = WEEKDAYS_EN[g("relwd_d").lower()]
@@ -182,11 +206,30 @@ def _relative_en(m: re.Match[str], ref: date) -> tuple[date, Granularity, bool] 
             shift = 1
         day, gran = period(ref, unit, shift)
         return day, gran, mod in ("the past", "past")
+    if kind == "endof":
+        return _end_of(g("endof_u"), (g("endof_m") or "").lower(), ref), "day", True
     if kind == "season":
         mod = " ".join(g("season_m").lower().split())
         shift = -1 if mod in ("last", "this past") else (0 if mod == "this" else 1)
-        return season(ref, g("season_n").lower(), shift), "season", True
+        return season(ref, g("season_n").lower(), shift), "season", False
     return None
+
+
+def _end_of(unit: str, mod: str, ref: date) -> date:
+    """The last day of a period ("the end of the month"; a week ends on its Friday)."""
+    shift = {"next": 1, "last": -1}.get(mod, 0)
+    low = unit.lower()
+    if low in ("week", "month", "year"):
+        first, _ = period(ref, low, shift)
+    else:  # "the end of June": the next one, unless it is this month
+        month = MONTHS_EN[low]
+        first = date(month_guess(ref, month, False), month, 1)
+        low = "month"
+    if low == "week":
+        return first + timedelta(days=4)
+    if low == "month":
+        return add_months(first, 1) - timedelta(days=1)
+    return date(first.year, 12, 31)
 
 
 def _absolute_en(
@@ -226,5 +269,10 @@ def _absolute_en(
         wd = WEEKDAYS_EN[(g("onwd_d") or g("onwd_a")).lower()]
         return weekday_near(ref, wd, past), "day", False
     if kind == "year":
-        return date(int(g("year_y")), 1, 1), "year", False
+        if re.search(r"(?i)\bend\s+of", g("year")):  # "by the end of 2024": its last day
+            return date(int(g("year_y")), 12, 31), "day", False
+        rough = (g("year_p") or "").lower() in _ROUGH_PREP
+        return date(int(g("year_y")), 1, 1), "year", rough
+    if kind == "sy":
+        return date(int(g("sy_y")), SEASON_MONTH[g("sy_n").lower()], 1), "season", False
     return None

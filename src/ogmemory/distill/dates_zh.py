@@ -83,7 +83,8 @@ ZH_RE = re.compile(
     r"|(?P<zwd>(?P<zwd_s>上上|上|这|本|下下|下)(?:个)?(?:周|星期|礼拜)(?P<zwd_d>[一二三四五六日天末1-7]))"
     r"|(?P<zweek>(?P<zweek_s>上上|上|这|本|下下|下)(?:个)?(?:周|星期|礼拜))"
     r"|(?P<zmon>(?P<zmon_s>上上|上|这|本|下下|下)(?:个)?月)"
-    rf"|(?P<zago>(?P<zago_n>{_ZH_NUM})\s*(?:个)?(?P<zago_u>天|日|周|星期|礼拜|月|年)(?:前|以前|之前))"
+    rf"|(?P<zago>(?P<zago_h>大约|大概|差不多|约莫|约|将近|快)?(?P<zago_n>{_ZH_NUM})\s*(?P<zago_more>多)?"
+    r"\s*(?:个)?(?P<zago_u>天|日|周|星期|礼拜|月|年)(?P<zago_more2>多)?(?:前|以前|之前)(?P<zago_h2>左右)?)"
     rf"|(?P<zin>(?P<zin_n>{_ZH_NUM})\s*(?:个)?(?P<zin_u>天|日|周|星期|礼拜|月|年)(?:后|以后|之后))"
     r"|(?P<zbwd>(?:周|星期|礼拜)(?P<zbwd_d>[一二三四五六日天1-7]))"
     r"|(?P<zbmon>(?P<zbmon_m>\d{1,2}|十[一二]?|[一二三四五六七八九])月(?:份)?)(?![\d日号])"
@@ -131,7 +132,11 @@ def resolve_zh(
             return None
         unit = _ZH_UNIT[g(f"{kind}_u")]
         day, gran = unit_offset(ref, unit, -n if kind == "zago" else n)
-        return day, gran, gran != "day" or g(f"{kind}_n") in ("几", "好几")
+        # "三年前" is a year; "大约三年前", "三年多前", "几年前" are rough
+        hedged = kind == "zago" and any(
+            g(k) for k in ("zago_h", "zago_more", "zago_more2", "zago_h2")
+        )
+        return day, gran, hedged or g(f"{kind}_n") in ("几", "好几")
     if kind == "zbwd":
         return weekday_near(ref, _ZH_WD[g("zbwd_d")], past), "day", False
     if kind == "zbmon":

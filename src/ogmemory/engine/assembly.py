@@ -16,7 +16,7 @@ from ..entity.records import Node
 from ..errors import InvalidInput
 from ..resolver import uri_for_doc
 from ..tenancy import format_uri
-from .live import LiveView, dedupe, live_view, split_turns
+from .live import LiveView, dedupe, split_turns
 from .results import CompactionResult, ContextItem, ContextResult, render_memory_block
 
 if TYPE_CHECKING:
@@ -40,8 +40,11 @@ def assemble(
     system: str | None,
     compact: bool,
     core: bool = True,
+    live: bool = True,
 ) -> ContextResult:
-    """② the context of ``sid`` within ``budget`` (see the module docstring)."""
+    """② the context of ``sid`` within ``budget`` (see the module docstring). ``live=False``:
+    the caller keeps the conversation itself (Claude Code), so its turns are neither sent nor
+    counted, only kept out of recall."""
     cfg = engine.config
     if not isinstance(budget, int) or not 500 <= budget <= 1_000_000:
         raise InvalidInput("budget must be an integer between 500 and 1000000 tokens")
@@ -67,10 +70,14 @@ def assemble(
         items += _core(engine, scope, core_res, skipped)
     else:
         skipped.append("core.md: the caller gave it to the model already")
-    if view.summary is not None:
+    if view.summary is not None and live:
         items.append(_summary_item(engine, sid, view.summary))
     room = live_limit - _tokens(items, "summary")
-    messages, recent = _live(engine, sid, view.nodes, room, skipped)
+    if live:
+        messages, recent = _live(engine, sid, view.nodes, room, skipped)
+    else:
+        messages, recent = [], []
+        skipped.append("live turns: the caller keeps the conversation")
     used = sys_tokens + engine.count(PREAMBLE) + _SLACK + _tokens(items + recent, None)
     fallback = False
     if not temporary:
@@ -104,7 +111,7 @@ def _compacted_view(
     engine: ContextEngine, sid: str, live_limit: int, compact: bool, reasons: list[str]
 ) -> tuple[LiveView, CompactionResult | None]:
     """The live part of the session, compacted first if it passes ``live_limit``."""
-    view = live_view(engine.memory.get_branch_nodes(sid))
+    view = engine.live(sid)
     if not compact or engine.config.compaction == "off":
         return view, None
     if _live_tokens(engine, sid, view) <= live_limit:
@@ -114,7 +121,7 @@ def _compacted_view(
     why = f"the live context passed its {live_limit}-token share"
     compaction = run_compaction(engine, sid, force=False, why=why, limit=live_limit)
     if compaction.compacted:
-        view = live_view(engine.memory.get_branch_nodes(sid))
+        view = engine.live(sid)
         reasons.append(f"compacted {len(compaction.replaces)} nodes into {compaction.node_id}")
     return view, compaction
 

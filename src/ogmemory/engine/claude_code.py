@@ -20,6 +20,10 @@ PostToolUse         ``tool_name``, ``tool_input``,              ③ call + resul
                     object: Bash ``stdout``/``stderr``/...,
                     Read ``{type, file}``, Edit ``filePath``/
                     ``structuredPatch``/...), ``tool_use_id``
+PostToolUseFailure  ``tool_name``, ``tool_input``,              ③ call + result nodes, the
+                    ``tool_use_id``, ``error`` (the text Claude  result marked ``is_error``
+                    gets as the tool's result; Bash: ``Exit
+                    code N`` first), ``is_interrupt``
 Stop                ``last_assistant_message`` (newer           ④ reply recorded, turn ends
                     versions; else the transcript's tail);
                     ``stop_hook_active`` is not needed
@@ -51,6 +55,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ogmemory_hook import EVENTS
+
 from ..errors import InvalidInput
 from ..importers.base import session_key
 from ..tenancy import validate_id
@@ -71,14 +77,8 @@ __all__ = [
 DOCS_URL = "https://code.claude.com/docs/en/hooks"
 #: Claude Code's cap on one hook's ``additionalContext`` (hooks reference, "JSON output")
 MAX_CONTEXT_CHARS = 10_000
-HOOK_EVENTS = (
-    "SessionStart",
-    "UserPromptSubmit",
-    "PostToolUse",
-    "Stop",
-    "PreCompact",
-    "SessionEnd",
-)
+#: the events handled, in the order of the hooks reference; the light client's list
+HOOK_EVENTS = EVENTS
 AGENT_ID = "claude-code"
 #: tools whose input names the file they read / write (Claude Code's built-in tools)
 _READS = {"Read": "file_path", "NotebookRead": "notebook_path"}
@@ -111,8 +111,8 @@ def handle_event(engine: ContextEngine, event: str, payload: Any) -> dict[str, A
         return _prompt(engine, sid, cwd, payload.get("prompt"))
     if not engine.exists(sid):
         return None  # nothing was said in this session yet: nothing to attach this to
-    if event == "PostToolUse":
-        _tool_use(engine, sid, payload)
+    if event in ("PostToolUse", "PostToolUseFailure"):
+        _tool_use(engine, sid, payload, failed=event == "PostToolUseFailure")
     elif event == "Stop":
         reply = payload.get("last_assistant_message")
         if not isinstance(reply, str) or not reply.strip():
@@ -173,8 +173,10 @@ def _prompt(engine: ContextEngine, sid: str, cwd: str | None, prompt: Any) -> di
     if not isinstance(prompt, str) or not prompt.strip():
         return None
     engine.on_message(sid, prompt, cwd=cwd, agent_id=AGENT_ID)
-    # core.md went in at SessionStart: rendering it again here cost O(knowledge) per prompt
-    ctx = engine.before_inference(sid, compact=False, core=False)
+    # core.md went in at SessionStart, and Claude Code holds the conversation: only recall is
+    # assembled (counting and de-duplicating the live turns cost O(session) per prompt, and
+    # a long session squeezed recall out of the budget)
+    ctx = engine.before_inference(sid, compact=False, core=False, live=False)
     return _context("UserPromptSubmit", [i for i in ctx.items if i.source == "recall"])
 
 
@@ -199,23 +201,30 @@ def _is_error(response: Any) -> bool:
     return False
 
 
-def _tool_use(engine: ContextEngine, sid: str, payload: dict[str, Any]) -> None:
+def _tool_use(engine: ContextEngine, sid: str, payload: dict[str, Any], *, failed: bool) -> None:
+    """③ the call and its result; a failure's result is its ``error`` text (what Claude was
+    given as the tool's result), marked ``is_error`` (and ``interrupted`` for an abort)."""
     tool = payload.get("tool_name")
     if not isinstance(tool, str) or not tool:
-        raise InvalidInput("a PostToolUse event needs tool_name")
+        raise InvalidInput(f"a {payload.get('hook_event_name') or 'tool'} event needs tool_name")
     tool_input = payload.get("tool_input") or {}
     call_id = payload.get("tool_use_id")
     if not isinstance(call_id, str) or not call_id:
         call_id = None
     call = engine.on_tool_call(sid, tool, tool_input, call_id=call_id)
     read, written = tool_files(tool, tool_input)
-    response = payload.get("tool_response")
+    response = payload.get("error" if failed else "tool_response")
+    if failed and (not isinstance(response, str) or not response.strip()):
+        response = "the tool failed" + (" (interrupted)" if payload.get("is_interrupt") else "")
     engine.on_tool_result(
         sid,
         call.call_ids[0],
         "" if response is None else response,
         name=tool,
-        is_error=_is_error(response),
-        files_read=read,
-        files_written=written,
+        is_error=failed or _is_error(response),
+        files_read=[]
+        if failed
+        else read,  # a failed Read read nothing, a failed Edit wrote nothing
+        files_written=[] if failed else written,
+        metadata={"interrupted": True} if failed and payload.get("is_interrupt") is True else None,
     )

@@ -37,12 +37,13 @@ TIMEOUTS = {
     "SessionStart": 15,
     "UserPromptSubmit": 15,
     "PostToolUse": 10,
+    "PostToolUseFailure": 10,
     "Stop": 30,
     "PreCompact": 30,
     "SessionEnd": 60,
 }
 #: events whose hooks are filtered by a matcher (tool names); the others take none
-_MATCHED = {"PostToolUse": "*"}
+_MATCHED = {"PostToolUse": "*", "PostToolUseFailure": "*"}
 _OURS = re.compile(
     r"(?:^|[\s/'\"])(?:(?:ogmem|ogmemory\.interfaces\.cli)['\"]?\s+hook|"
     r"ogmemory_hook['\"]?)\s+(" + "|".join(HOOK_EVENTS) + r")\b"

@@ -38,6 +38,8 @@ from ..recall.tokens import count_tokens
 from ..tenancy import format_uri, validate_id
 from .config import EngineConfig
 from .inputs import as_text, paths_of, signals, text_of
+from .live import LiveCache, LiveView
+from .pending import PendingViews
 from .results import (
     CloseResult,
     CompactionResult,
@@ -76,7 +78,8 @@ class ContextEngine:
         self.config = config or EngineConfig()
         self._tokens: dict[str, int] = {}
         self._lock = threading.Lock()
-        self._core: dict[str, tuple[int, str, int]] = {}
+        self._live = LiveCache()
+        self._pending = PendingViews(memory)
         #: the last context assembled per session in this process (``/why``)
         self.last_context: dict[str, ContextResult] = {}
 
@@ -226,13 +229,15 @@ class ContextEngine:
         system: str | None = None,
         compact: bool = True,
         core: bool = True,
+        live: bool = True,
     ) -> ContextResult:
         """The context for the next model call, within ``budget`` tokens (default: the
         config's): core.md for the session's scope, bounded recall for ``query`` (default: the
         last user message), the compaction summary and the live turns. ``system`` is the
         caller's own system prompt, counted in the budget; ``core=False`` for a caller that
-        gave the model core.md already (Claude Code, at SessionStart). Never waits for
-        embeddings."""
+        gave the model core.md already (Claude Code, at SessionStart); ``live=False`` for one
+        that keeps the conversation itself (Claude Code): its turns are not sent, and recall
+        gets its whole share. Never waits for embeddings."""
         from .assembly import assemble
 
         result = assemble(
@@ -243,24 +248,26 @@ class ContextEngine:
             system,
             compact,
             core,
+            live,
         )
         with self._lock:
             self.last_context[session_id] = result
-        # the turn's context view is written at turn end, possibly by another process
-        self.memory.edit_session_state(session_id, "pending-context", lambda _: result.to_record())
+        if not result.temporary:  # its turn end records nothing
+            self._pending.save(session_id, result.to_record())
         return result
 
+    def flush(self, session_id: str | None = None) -> None:
+        """Wait until the context views assembled so far (of ``session_id``, or of every
+        session) are written (``pending.PendingViews``)."""
+        self._pending.flush(session_id)
+
     def core_for(self, scope: str) -> str:
-        """core.md for ``scope``, cached until the knowledge changes."""
-        version = self.memory.knowledge_version()
-        with self._lock:
-            cached = self._core.get(scope)
-        if cached is not None and cached[0] == version:
-            return cached[1]
-        text = self.memory.core(scope=scope).strip()
-        with self._lock:
-            self._core[scope] = (version, text, 0)
-        return text
+        """core.md for ``scope`` (rendered once per knowledge change: ``Memory.core``)."""
+        return self.memory.core(scope=scope).strip()
+
+    def live(self, session_id: str) -> LiveView:
+        """The live part of the session's branch (see ``live.LiveCache``)."""
+        return self._live.view(session_id, self.memory.get_branch_nodes(session_id))
 
     def node_tokens(self, session_id: str, node: Node) -> int:
         """Tokens of a node as sent (cached per session and node)."""
@@ -382,6 +389,7 @@ class ContextEngine:
         reasons: list[str] = []
         reply_node = self.on_assistant(session_id, reply, model=model).id if reply else None
         temporary = self.is_temporary(session_id)
+        self.flush(session_id)
         pending = None if temporary else self.memory.session_state(session_id, "pending-context")
         turn = self.memory.commit_turn(session_id, context=pending, model=model)
         queued: list[str] = []
@@ -446,6 +454,7 @@ class ContextEngine:
         archive (L0 abstract, L1 overview, files touched, open tasks, a state snapshot). A
         temporary session is erased instead. Appending later reopens it."""
         validate_id(session_id, "session id")
+        self.flush(session_id)
         if self.is_temporary(session_id):
             self.memory.end_session(session_id)
             with self._lock:

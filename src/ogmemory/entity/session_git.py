@@ -126,6 +126,12 @@ class GitSession:
             if is_valid_session_dir(self.path) is None:
                 # Deleted while we read it: say so, instead of a raw git/OS error.
                 raise SessionNotFound(self.session_id) from exc
+            if isinstance(exc, pygit2.GitError):
+                # A damaged object or reference: a storage problem of this session that
+                # callers can skip and 'ogmem fsck' reports, not a raw git error.
+                raise StorageError(
+                    f"session {self.session_id}: its git history cannot be read ({exc})"
+                ) from exc
             raise
 
     def _load(self) -> None:

@@ -53,6 +53,7 @@ from ..errors import InvalidInput
 from ..knowledge.scopes import scopes_for
 from ..knowledge.views import render_core
 from ..memory import Memory
+from .devchecks import PERSONAL_LINE, duplicate_memories, wrong_facts
 
 __all__ = ["ScriptScore", "load_script", "play_script", "run_sessions", "score_script"]
 
@@ -76,9 +77,12 @@ class ScriptScore:
     missed: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
     junk: list[str] = field(default_factory=list)
+    wrong: list[str] = field(default_factory=list)  # current facts no reading supports
+    duplicates: list[str] = field(default_factory=list)  # memories that say one thing twice
     memories: int = 0
     core: str = ""
     listing: list[str] = field(default_factory=list)
+    facts: list[str] = field(default_factory=list)
 
 
 def _seconds(value: Any) -> float:
@@ -226,6 +230,9 @@ def score_script(
     ]
     score.memories = len(memories)
     score.listing = [f"[{m.type}/{m.scope}] {m.text}" for m in memories]
+    score.facts = [f"{f.src} {f.relation} {f.dst} [{f.slot or '-'}] {f.scope}" for f in facts]
+    score.wrong = wrong_facts(mem, at)
+    score.duplicates = duplicate_memories(mem, memories)
     for item in script.get("gold", []):
         terms = [str(t) for t in item.get("terms", [])]
         scope = _scope_of(item.get("scope"), projects)
@@ -282,7 +289,10 @@ def _junk(cores: dict[str | None, str], script: dict[str, Any]) -> list[str]:
                 continue
             body = m.group("body")
             junk = (
-                _COMMAND.search(body) or _ECHO.match(body) or any(p.search(body) for p in patterns)
+                _COMMAND.search(body)
+                or _ECHO.match(body)
+                or PERSONAL_LINE.search(body)
+                or any(p.search(body) for p in patterns)
             )
             if junk and line not in out:
                 out.append(line)
@@ -322,7 +332,7 @@ def run_sessions(
             s = out[-1]
             progress(
                 f"{path.name}: {len(s.found)}/{s.gold} gold, {len(s.stale)} stale, "
-                f"{len(s.junk)} junk"
+                f"{len(s.wrong)} wrong, {len(s.junk)} junk, {len(s.duplicates)} duplicates"
             )
     return out
 
@@ -346,14 +356,26 @@ def print_sessions(
     from rich.table import Table
 
     table = Table(title=title or "scripted developer sessions")
-    for col in ("script", "gold found", "stale current", "junk in core.md", "memories", "missed"):
+    cols = (
+        "script",
+        "gold found",
+        "stale current",
+        "wrong facts",
+        "junk in core.md",
+        "duplicates",
+        "memories",
+        "missed",
+    )
+    for col in cols:
         table.add_column(col, justify="left" if col in ("script", "missed") else "right")
     for s in scores:
         table.add_row(
             s.name,
             f"{len(s.found)}/{s.gold}",
             str(len(s.stale)),
+            str(len(s.wrong)),
             str(len(s.junk)),
+            str(len(s.duplicates)),
             str(s.memories),
             ", ".join(s.missed + [f"stale: {x}" for x in s.stale]),
         )
@@ -363,7 +385,9 @@ def print_sessions(
         "all",
         f"{found}/{gold} ({found / gold:.0%})" if gold else "0/0",
         str(sum(len(s.stale) for s in scores)),
+        str(sum(len(s.wrong) for s in scores)),
         str(sum(len(s.junk) for s in scores)),
+        str(sum(len(s.duplicates) for s in scores)),
         str(sum(s.memories for s in scores)),
         "",
     )
@@ -375,6 +399,10 @@ def print_sessions(
             console.print(f"\n[bold]{s.name}[/bold]: memories", markup=True)
             for line in s.listing:
                 console.print(f"  {line}", markup=False, highlight=False)
-            for line in s.junk:
-                console.print(f"  junk: {line}", markup=False, highlight=False)
+            console.print("  current facts:", markup=False, highlight=False)
+            for line in s.facts:
+                console.print(f"    {line}", markup=False, highlight=False)
+            for label, lines in (("wrong", s.wrong), ("junk", s.junk), ("duplicate", s.duplicates)):
+                for line in lines:
+                    console.print(f"  {label}: {line}", markup=False, highlight=False)
             console.print(s.core, markup=False, highlight=False)

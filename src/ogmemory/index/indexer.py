@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
+from ..entity.periods import time_label
 from ..entity.records import NodeRecord, Provenance
 from ..entity.times import day_label
 from ..knowledge.base import KnowledgeBase
@@ -27,6 +28,8 @@ __all__ = ["Indexer"]
 
 _SESSION_L1_CHARS = 2000
 _OVERVIEW_CHARS = 2000  # an L1 overview: about 500 tokens
+#: Index meta: the sessions whose abstracts are still to be rewritten (see ``Indexer.sync``).
+_PENDING = "sessions_pending"
 
 
 def _speaker(rec: NodeRecord) -> str:
@@ -52,34 +55,40 @@ class Indexer:
         self._lock = threading.Lock()
 
     def sync(self, *, turns: bool = True) -> dict[str, int]:
-        """Index new turns (when ``turns``) and new knowledge batches. Returns counts."""
+        """Index new turns (when ``turns``) and new knowledge batches. Returns counts.
+
+        Sessions whose turns or memories changed get their abstracts rewritten last. Which
+        they are is kept in the index (``sessions_pending``, written with the turns and records
+        that touched them, cleared with the abstracts), so a sync killed in between (a
+        SIGKILL during ``reindex``) still rewrites them on the next one."""
         with self._lock:
             counts = {"turns": 0, "knowledge": 0}
-            touched_sessions: set[str] = set()
+            pending = set(self.store.get_meta(_PENDING, []))
             if turns:
-                counts["turns"], touched_sessions = self._sync_turns()
-            counts["knowledge"], more = self._sync_knowledge()
-            touched_sessions |= more
-            if touched_sessions:
-                self._sync_sessions(sorted(touched_sessions))
+                counts["turns"], pending = self._sync_turns(pending)
+            counts["knowledge"], pending = self._sync_knowledge(pending)
+            if pending:
+                self._sync_sessions(sorted(pending))
             return counts
 
     # ------------------------------------------------------------------ turns
 
-    def _sync_turns(self) -> tuple[int, set[str]]:
+    def _sync_turns(self, pending: set[str]) -> tuple[int, set[str]]:
+        """Index new turns; returns how many, and ``pending`` with their sessions added."""
         cursor: dict[str, int] = dict(self.store.get_meta("turn_cursor", {}))
         docs: list[Doc] = []
-        touched: set[str] = set()
+        touched = set(pending)
         total = 0
         for rec in self.source.iter_nodes_since(cursor):
             docs.append(self._turn_doc(rec))
             cursor[rec.session_id] = max(cursor.get(rec.session_id, 0), rec.node.seq)
             touched.add(rec.session_id)
             if len(docs) >= 500:
-                total += self.store.write(docs, meta={"turn_cursor": cursor})
+                meta = {"turn_cursor": cursor, _PENDING: sorted(touched)}
+                total += self.store.write(docs, meta=meta)
                 docs = []
         if docs:
-            total += self.store.write(docs, meta={"turn_cursor": cursor})
+            total += self.store.write(docs, meta={"turn_cursor": cursor, _PENDING: sorted(touched)})
         return total, touched
 
     def _turn_doc(self, rec: NodeRecord) -> Doc:
@@ -123,7 +132,7 @@ class Indexer:
             if found is not None:
                 turns, last, speakers = found
                 docs += self._session_docs(sid, turns, mems, last, speakers)
-        self.store.write(docs, meta=scans)
+        self.store.write(docs, meta={**scans, _PENDING: []})
 
     def _session_turns(
         self, sid: str, *, opening: int | None, scans: dict[str, Any]
@@ -247,14 +256,15 @@ class Indexer:
 
     # ------------------------------------------------------------------ knowledge
 
-    def _sync_knowledge(self) -> tuple[int, set[str]]:
-        self.kb.refresh()
+    def _sync_knowledge(self, pending: set[str]) -> tuple[int, set[str]]:
+        """Index new knowledge batches; returns how many documents, and ``pending`` with the
+        sessions of their memories added."""
         done = int(self.store.get_meta("kb_batches", 0))
-        batches = self.kb.batches()
-        if done >= len(batches):
-            return 0, set()
+        new = self.kb.batches_since(done)  # refreshes the store first; not every batch:
+        if not new:  # a store from its checkpoint reads only these
+            return 0, pending
         touched: dict[str, set[str]] = {}
-        for info in batches[done:]:
+        for info in new:
             for op in info.ops:
                 touched.setdefault(op.kind, set()).add(op.id)
         # an edge change changes the pages of both of its entities
@@ -264,7 +274,7 @@ class Indexer:
                 touched.setdefault("entity", set()).update((edge.src, edge.dst))
         upserts: list[Doc] = []
         deletes: list[str] = []
-        sessions: set[str] = set()
+        sessions = set(pending)
         facts_of = self._current_facts() if touched.get("entity") else {}
         for kind, ids in sorted(touched.items()):
             for rid in sorted(ids):
@@ -275,7 +285,8 @@ class Indexer:
                     deletes += [record_doc_id(kind, rid), overview_id(record_doc_id(kind, rid))]
                 else:
                     upserts += [doc, self._overview(doc, facts_of.get(rid, []))]
-        n = self.store.write(upserts, deletes, meta={"kb_batches": len(batches)})
+        meta = {"kb_batches": done + len(new), _PENDING: sorted(sessions)}
+        n = self.store.write(upserts, deletes, meta=meta)
         return n, sessions
 
     def _current_facts(self) -> dict[str, list[Edge]]:
@@ -378,7 +389,7 @@ class Indexer:
             id=record_doc_id("event", ev.id),
             kind="event",
             level=0,
-            text=f"[{day_label(ev.event_time)}] {ev.summary}",
+            text=f"[{time_label(ev.event_time, ev.precision, ev.language)}] {ev.summary}",
             scope=ev.scope,
             session_id=p.session_id or None,
             event_time=ev.event_time,

@@ -40,12 +40,17 @@ def run_local(
     )
     settings = Settings(**{**settings.__dict__, "llm": None})
     with Memory(settings=settings) as mem:
-        output = handle_event(ContextEngine(mem), event, payload)
+        engine = ContextEngine(mem)
+        output = handle_event(engine, event, payload)
+        engine.flush()  # the context view, before this short-lived process goes
     raw = payload.get("session_id") if isinstance(payload, dict) else None
     if event in _BACKGROUND_EVENTS and isinstance(raw, str):
         from ..importers.base import session_key
 
-        _spawn_background(session_key("claude", raw), home, account, space)
+        try:
+            _spawn_background(session_key("claude", raw), home, account, space)
+        except (OSError, ValueError) as exc:  # the event is recorded; the next one catches up
+            log.warning("could not start the background work after %s: %s", event, exc)
     return output
 
 

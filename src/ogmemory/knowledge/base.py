@@ -368,6 +368,11 @@ class KnowledgeBase:
         self.store.refresh()
         return self.store.batches()
 
+    def batches_since(self, start: int) -> list[BatchInfo]:
+        """The batches after the first ``start`` (what an index has not seen yet)."""
+        self.store.refresh()
+        return self.store.batches_since(start)
+
     def batch(self, batch_id: str) -> BatchInfo:
         return self.store.batch(batch_id)
 

@@ -25,6 +25,7 @@ import re
 import time
 from collections.abc import Iterable, Sequence
 
+from ..entity.periods import time_label
 from ..entity.times import day_label
 from .base import KnowledgeBase
 from .models import Edge, MemoryItem, TimelineEvent
@@ -156,16 +157,16 @@ def _recent_lines(events: list[TimelineEvent], stale: set[str], now: float) -> l
         and e.summary not in stale
     ]
     keep.sort(key=rank, reverse=True)
+    labels = {e.id: time_label(e.event_time, e.precision, e.language) for e in keep}
     return [
-        f"· {day_label(e.event_time)} {_fit(_undated(e.summary, e.event_time), 140)}  "
-        f"{pointer(e.provenance)}"
+        f"· {labels[e.id]} {_fit(_undated(e.summary, labels[e.id]), 140)}  {pointer(e.provenance)}"
         for e in keep
     ]
 
 
-def _undated(summary: str, when: float) -> str:
-    """The summary without a trailing "(2023-10-21)" that only repeats the line's own date."""
-    day = day_label(when)
+def _undated(summary: str, day: str) -> str:
+    """The summary without a trailing "(2023-10-21)" (or "(2019)") that only repeats the
+    line's own date."""
     for label in (f" ({day}).", f"（{day}）。", f"（{day}）", f" ({day})"):
         if summary.endswith(label):
             return summary[: -len(label)] + ("。" if "（" in label else ".")
@@ -228,9 +229,10 @@ def render_core(
     """
     now = now if now is not None else time.time()
     project = project or _project_label(kb, scopes)
-    edges = [e for e in kb.edges(scopes=scopes, at=now) if e.superseded_by is None]
+    history = kb.edges(scopes=scopes, include_history=True)  # one projection for both
+    edges = [e for e in history if e.valid_at(now) and e.superseded_by is None]
     events = kb.events(scopes=scopes, until=now + 1)
-    ended = {e.fact for e in kb.edges(scopes=scopes, include_history=True) if not e.current}
+    ended = {e.fact for e in history if not e.current}
     zh = _mostly_chinese([e.summary for e in events] + [e.fact for e in edges])
     lang = "zh" if zh else "en"
     seen: set[str] = set()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal, TypeVar, get_args
 
+from ..entity.periods import precision_of
 from ..entity.records import Provenance
 
 __all__ = [
@@ -151,6 +152,16 @@ class TimelineEvent:
     support: tuple[str, ...] = ()
     language: str = "en"
     attrs: dict[str, Any] = field(default_factory=dict)
+    #: how precisely ``event_time`` is known (``ogmemory.entity.periods``: day, month, year,
+    #: ``~year`` ...); ``None`` in logs written before it existed: read from ``attrs``
+    time_precision: str | None = None
+
+    @property
+    def precision(self) -> str:
+        """The precision of ``event_time`` ("4 years ago" is a year, not a day)."""
+        if self.time_precision:
+            return self.time_precision
+        return precision_of(self.attrs.get("granularity"), self.attrs.get("approximate"))
 
     def to_dict(self) -> dict[str, Any]:
         return _to_dict(self)

@@ -20,6 +20,7 @@ from ..storage.protocols import KnowledgeStore
 from ..tenancy import TenantRoot
 from .base import KnowledgeBase
 from .batch import KnowledgeBatch
+from .core_cache import CoreCache
 from .models import Edge, Entity, Evidence, MemoryItem, TimelineEvent
 from .schema import SchemaRegistry
 from .scopes import scopes_for, validate_scope
@@ -58,6 +59,11 @@ class KnowledgeService:
         self.deriver: Deriver | None = None
         self._is_temporary = is_temporary
         self._schema: SchemaRegistry | None = None
+        self.core_cache = CoreCache(
+            lambda scope: render_core(self.kb, scopes=scopes_for(scope)),
+            self.version,
+            self._on_commit,
+        )
 
     @property
     def schema(self) -> SchemaRegistry:
@@ -143,6 +149,8 @@ class KnowledgeService:
         empty for a temporary session."""
         if session_id is not None and self._is_temporary(session_id):
             return ""
+        if isinstance(scope, str):
+            return self.core_cache.get(scope)  # once per knowledge change (core_cache)
         if scope is not None:
             return render_core(self.kb, scopes=scopes_for(scope))
         if regenerate or not self.core_path.exists():
@@ -155,10 +163,35 @@ class KnowledgeService:
         include_disabled: bool = True,
         type: str | None = None,
         scope: str | Sequence[str] | None = None,
+        session: str | None = None,
+        entity: str | None = None,
     ) -> list[MemoryItem]:
-        return self.kb.memories(
+        """The memory list, oldest first; ``session``: only memories with evidence in that
+        session; ``entity`` (a name, alias or id): only those a fact, event or the entity itself
+        rests on (``NotFound`` for an unknown entity)."""
+        items = self.kb.memories(
             include_disabled=include_disabled, type=type, scopes=scopes_for(scope)
         )
+        if session is not None:
+            evidence = self.evidence_by_memory(items)
+            items = [
+                m
+                for m in items
+                if any(e.provenance and e.provenance.session_id == session for e in evidence[m.id])
+            ]
+        if entity is not None:
+            about = self.kb.entity(entity)
+            edges = self.kb.edges(entity=about.id, include_history=True, include_hidden=True)
+            events = self.kb.events(entity=about.id, include_superseded=True, include_hidden=True)
+            ids = {*about.support, *(s for e in edges for s in e.support)}
+            ids.update(s for ev in events for s in ev.support)
+            items = [m for m in items if m.id in ids]
+        return items
+
+    def evidence_by_memory(self, memories: Sequence[MemoryItem]) -> dict[str, list[Evidence]]:
+        """The evidence snapshots of each of ``memories`` (one read of the logs for all)."""
+        self.kb.store.refresh()
+        return {m.id: self.kb.evidence_of(m) for m in memories}
 
     def get_memory(self, memory_id: str) -> MemoryItem:
         mem = self.kb.memory(memory_id)
@@ -279,3 +312,17 @@ class KnowledgeService:
         """A number that changes whenever a knowledge batch commits, in any process."""
         self.kb.refresh()
         return int(self.kb.version)
+
+    def _on_commit(self, listener: Callable[[Any], None]) -> bool:
+        self.kb.store.on_commit(listener)
+        return True
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Wait for this service's background work (core.md rendered after a commit)."""
+        self.core_cache.wait(timeout)
+
+    def close(self) -> None:
+        """Stop this service's background thread (core.md warming) and close the store (the
+        JSONL store writes its checkpoint then)."""
+        self.core_cache.close()
+        self.kb.store.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from ..entity.periods import time_label
 from ..entity.records import Provenance, pointer_to
 from ..entity.times import day_label
 from ..storage.files import atomic_write_bytes
@@ -79,7 +80,8 @@ def render_entity_view(kb: KnowledgeBase, entity: Entity) -> str:
             "",
             "## Timeline",
             *(
-                f"- {day_label(e.event_time)} {e.summary}  {pointer(e.provenance)}"
+                f"- {time_label(e.event_time, e.precision, e.language)} {e.summary}  "
+                f"{pointer(e.provenance)}"
                 for e in events[-50:]
             ),
         ]

@@ -14,9 +14,10 @@ repeat each other (a memory, its overview, its event, the event's overview, the 
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +41,7 @@ _MIN_BACKGROUND = 20  # documents with vectors before recall may abstain
 #: background, unrelated ones up to 0.05; over whole conversations, 665-2,700 documents, the
 #: unrelated ones reached 0.065): the floor grows with the log of the memory's size up to here.
 _FULL_FLOOR_AT = 600
+_MMR_STEP = 8  # diversified candidates computed at a time
 
 
 def fuse(
@@ -162,7 +164,7 @@ class CandidateSearch:
         tells a question about this memory from one it cannot answer."""
         if ask.qvec is None or len(dense) < _MIN_BACKGROUND:
             return  # too few documents for a background to stand out from: always answer
-        top = [s for d, s in dense if ask.visible(d)][:5]
+        top = list(itertools.islice((s for d, s in dense if ask.visible(d)), 5))
         centroid = self.store.centroid()
         if not top or centroid is None:
             return
@@ -289,12 +291,13 @@ class CandidateSearch:
             ),
             key=lambda c: (-c.score, c.doc.rowid or 0),
         )
+        ordered: Iterable[Cand] = ranked
         if config.mmr and ask.qvec is not None and ranked:
-            ranked = self.diversify(ranked, config)
+            ordered = self.diversify(ranked, config)
         cands: list[Cand] = []
         seen: set[str] = set()
         routes = 0
-        for c in ranked:
+        for c in ordered:
             d = c.doc
             # Abstracts that cite turns (memories, events, facts) are the same memory as those
             # turns; session and entity abstracts only point the way and claim no turn.
@@ -320,14 +323,17 @@ class CandidateSearch:
         ask.stats["routes"] = routes
         return cands
 
-    def diversify(self, ranked: list[Cand], config: RecallConfig) -> list[Cand]:
+    def diversify(self, ranked: list[Cand], config: RecallConfig) -> Iterator[Cand]:
         """Maximal marginal relevance over the head of the ranking: each next candidate is the
         one most relevant and least like those already taken, so a question with several
-        answers ("what activities ...") gets several of them rather than one told many ways."""
+        answers ("what activities ...") gets several of them rather than one told many ways.
+        Computed as it is consumed, ``_MMR_STEP`` picks at a time: the caller stops at
+        ``candidates`` distinct memories, usually half way through the head."""
         head, tail = ranked[: config.candidates * 3], ranked[config.candidates * 3 :]
         found = self.store.vectors([c.doc.rowid for c in head if c.doc.rowid is not None])
         if not found:
-            return ranked
+            yield from ranked
+            return
         dim = len(next(iter(found.values())))
         vecs = np.zeros((len(head), dim), dtype=np.float32)  # no vector: like nothing
         for i, c in enumerate(head):
@@ -336,12 +342,16 @@ class CandidateSearch:
         relevance = (1 - config.mmr) * np.array([c.score for c in head])
         likeness = np.zeros(len(head), dtype=np.float32)
         taken = np.zeros(len(head), dtype=bool)
-        out: list[Cand] = []
-        with one_blas_thread():
-            for _ in range(len(head)):
-                value = np.where(taken, -np.inf, relevance - config.mmr * likeness)
-                i = int(np.argmax(value))
-                taken[i] = True
-                out.append(head[i])
-                likeness = np.maximum(likeness, vecs @ vecs[i])
-        return out + tail
+        left = len(head)
+        while left:
+            picks: list[Cand] = []
+            with one_blas_thread():  # not held while the caller runs
+                for _ in range(min(_MMR_STEP, left)):
+                    value = np.where(taken, -np.inf, relevance - config.mmr * likeness)
+                    i = int(np.argmax(value))
+                    taken[i] = True
+                    picks.append(head[i])
+                    likeness = np.maximum(likeness, vecs @ vecs[i])
+            left -= len(picks)
+            yield from picks
+        yield from tail

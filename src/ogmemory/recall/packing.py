@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..entity.times import day_label
@@ -84,6 +85,14 @@ def is_stale(d: Doc, tq: TimeQuery) -> bool:
     )
 
 
+@lru_cache(maxsize=4096)
+def _sentences(body: str) -> tuple[tuple[str, ...], tuple[frozenset[str], ...]]:
+    """A turn's sentences and the lower-cased words of each (the same turns are excerpted for
+    question after question)."""
+    sentences = tuple(x for x in _SENTENCE.split(body) if x.strip())
+    return sentences, tuple(frozenset(w.lower() for w in re.findall(r"\w+", x)) for x in sentences)
+
+
 def _adds_information(abstraction: Doc, turn: Doc) -> bool:
     if abstraction.kind == "fact":
         return True  # its validity span ("2026-01-10 → now") is what the turn cannot say
@@ -101,6 +110,7 @@ class _Plan:
     by_node: dict[str, Doc]
     notes: dict[str, list[tuple[float, Doc]]]
     stale: set[str] = field(default_factory=set)  # nodes that no longer hold: no companions
+    stale_turns: set[str] = field(default_factory=set)  # the turns stating them
     used: set[str] = field(default_factory=set)
     used_abs: set[str] = field(default_factory=set)
     items: list[RecallItem] = field(default_factory=list)
@@ -146,6 +156,8 @@ class Packer:
         plan = _Plan(
             turns, {d.id: i for i, d in enumerate(turns)}, by_node, notes, stale=stale or set()
         )
+        if plan.stale:
+            plan.stale_turns = {d.id for d in turns if plan.stale.intersection(d.node_ids)}
         for sc, d in ranked:
             if len(plan.items) >= self.config.top:
                 break
@@ -184,19 +196,20 @@ class Packer:
         pool = [
             t
             for t in plan.turns[start + 1 : start + 1 + lookahead]
-            if t.id not in plan.used and not plan.stale.intersection(t.node_ids)
+            if t.id not in plan.used and t.id not in plan.stale_turns
         ]
+        ids = {seed.id}  # (documents of one id are one document: compared by id, not fields)
         for t in pool:  # an item is one session's turns: its pointer opens every one of them
             if len(group) >= config.max_cites:
                 break
-            if t not in group and t.session_id == seed.session_id:
+            if t.id not in ids and t.session_id == seed.session_id:
                 group.append(t)
+                ids.add(t.id)
         if len(group) < config.max_cites and config.window > 0:
-            for t in self._window(
-                seed, plan.used | {d.id for d in plan.turns if plan.stale.intersection(d.node_ids)}
-            ):
-                if len(group) < config.max_cites and t.id not in {g.id for g in group}:
+            for t in self._window(seed, plan.used | plan.stale_turns):
+                if len(group) < config.max_cites and t.id not in ids:
                     group.append(t)
+                    ids.add(t.id)
         group.sort(key=lambda t: (t.session_id or "", t.seq or 0))
         return group
 
@@ -257,13 +270,12 @@ class Packer:
         if limit <= 0 or self.count_tokens(text) <= limit:
             return text
         head, _, body = text.partition(": ")
-        sentences = [x for x in _SENTENCE.split(body) if x.strip()]
+        sentences, words = _sentences(body)
         if len(sentences) <= 1:
             return text
 
         def weight(i: int) -> tuple[int, int]:
-            words = {w.lower() for w in re.findall(r"\w+", sentences[i])}
-            return (len(words & terms), -i)
+            return (len(words[i] & terms), -i)
 
         keep: list[int] = []
         used = self.count_tokens(head) + 2

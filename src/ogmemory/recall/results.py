@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from ..entity.records import pointer_to
@@ -36,11 +36,16 @@ class RecallItem:
         return f"{self.text}  {self.pointer}".rstrip()
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        """Every field by name (tuples as lists), then the pointer. Not ``asdict``, which deep-
+        copies every value: a third of a millisecond per REST recall of 20 items."""
+        data = {name: getattr(self, name) for name in _ITEM_FIELDS}
         for key in ("cites", "node_ids", "doc_ids"):
             data[key] = list(data[key])
         data["pointer"] = self.pointer
         return data
+
+
+_ITEM_FIELDS = tuple(f.name for f in fields(RecallItem))
 
 
 @dataclass(frozen=True)

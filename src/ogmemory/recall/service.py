@@ -11,8 +11,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
-import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,7 +25,7 @@ from ..errors import InvalidInput, NotFound
 from ..index.docs import Doc
 from ..index.indexer import Indexer
 from ..index.text import query_terms
-from ..index.worker import Worker, WorkerThread, embedding_handler
+from ..index.worker import Worker, WorkerThread, drain, embedding_handler
 from ..knowledge.scopes import scopes_for
 from ..knowledge.service import KnowledgeService
 from ..storage.protocols import Backend, IndexStore, JobQueue
@@ -172,21 +171,26 @@ class RecallService:
             thread.join(10)
         self._worker = None
 
-    def drain_outbox(self, *, max_rounds: int = 100_000) -> int:
-        """Process index jobs in this thread until none is ready (reindex, benchmarks)."""
+    def drain_outbox(
+        self,
+        *,
+        threads: int = 1,
+        limit: int | None = None,
+        on_batch: Callable[[int], None] | None = None,
+        max_rounds: int = 100_000,
+    ) -> int:
+        """Process index jobs in this process until none is left (reindex, one-shot commands,
+        benchmarks): ``threads`` workers at once, at most ``limit`` jobs (``worker.drain``)."""
         if self.embedder is None:
             return 0
-        worker = Worker(self.jobs, self._handlers(), owner="drain")
-        total = 0
-        for _ in range(max_rounds):
-            n = worker.run_once()
-            total += n
-            if n == 0:
-                status = self.jobs.status()
-                if not status.get("pending") and not status.get("leased"):
-                    break
-                time.sleep(0.05)  # another worker holds leases (or a retry is backing off)
-        return total
+        return drain(
+            self.jobs,
+            self._handlers(),
+            threads=threads,
+            limit=limit,
+            on_batch=on_batch,
+            max_rounds=max_rounds,
+        )
 
     def outbox_status(self) -> dict[str, Any]:
         return self.jobs.status()

@@ -43,6 +43,15 @@ def _counter() -> Callable[[str], int]:
     return lambda text: len(encoding.encode_ordinary(text))
 
 
+#: Counts of recently counted texts (a text of at most ``_KEPT_CHARS`` characters), at most
+#: ``_KEPT`` of them: packing counts every rendered item and, for the items shown as excerpts,
+#: every sentence of their turns, ~280 counts per recall on a LoCoMo conversation, and 88% of
+#: them repeat across 100 of its distinct questions (the same turns and sentences recalled).
+_KEPT = 8192
+_KEPT_CHARS = 2000
+_kept: dict[str, int] = {}
+
+
 def count_tokens(text: str) -> int:
     """Tokens of ``text`` under o200k_base, counted in slices of ``limits.TOKEN_CHUNK_CHARS``
     characters: the tokenizer refuses a whole long message, and a cut inside a word can only
@@ -53,9 +62,17 @@ def count_tokens(text: str) -> int:
     """
     if not text:
         return 0
+    known = _kept.get(text)
+    if known is not None:
+        return known
     if len(text) > TOKEN_CHUNK_CHARS:
         return sum(count_tokens(part) for part in text_chunks(text))
     try:
-        return int(_counter()(text))
+        n = int(_counter()(text))
     except UnicodeEncodeError:  # lone surrogates: count them as replacement characters
-        return int(_counter()(text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")))
+        n = int(_counter()(text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")))
+    if len(text) <= _KEPT_CHARS:
+        if len(_kept) >= _KEPT:
+            _kept.clear()  # (a dict's operations are atomic: threads share it safely)
+        _kept[text] = n
+    return n

@@ -279,6 +279,11 @@ class FoldedStore(ABC):
         with self._lock:
             return [self._batches[b] for b in self._order]
 
+    def batches_since(self, start: int) -> list[BatchInfo]:
+        """The batches after the first ``start`` (an index catching up with new ones)."""
+        with self._lock:
+            return [self._batches[b] for b in self._order[start:]]
+
     def batch(self, batch_id: str) -> BatchInfo:
         with self._lock:
             self._catch_up()

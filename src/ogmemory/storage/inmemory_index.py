@@ -21,6 +21,7 @@ from ..embed.base import one_blas_thread
 from ..index.docs import Doc
 from ..index.text import fts_columns
 from .inmemory import InMemoryQueue
+from .vectors import top_k
 
 __all__ = ["InMemoryIndexStore"]
 
@@ -241,8 +242,7 @@ class InMemoryIndexStore:
             matrix = np.stack(list(self._vecs.values()))
         with one_blas_thread():
             scores = matrix @ query_vec.astype(np.float32)
-        order = np.argsort(-scores)[:limit]
-        return [(int(rowids[i]), float(scores[i])) for i in order]
+        return top_k(scores, rowids, limit)
 
     def centroid(self) -> np.ndarray | None:
         with self._lock:

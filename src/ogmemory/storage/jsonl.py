@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..entity.times import clamp_time
+from . import jsonl_checkpoint as checkpoint
 from .files import file_lock
 from .folded import BatchInfo, FoldedStore
 from .lines import decode_line, encode_line
@@ -44,6 +45,7 @@ __all__ = ["JOURNAL", "MARKERS", "JsonlKnowledgeStore", "journaled", "route"]
 
 MARKERS = "oplog/batches.jsonl"
 JOURNAL = "oplog/user-batches.jsonl"
+_MARKER_START = b'{"batch":"'  # how every marker line starts (encode_line sorts keys)
 
 log = logging.getLogger(__name__)
 _FILES = {
@@ -88,6 +90,9 @@ class _Tail:
 
     def new_lines(self) -> Iterator[dict[str, Any]]:
         try:
+            st = os.stat(self.path)
+            if st.st_ino == self.inode and st.st_size == self.offset:
+                return  # nothing appended (every store refreshes on every read: a stat only)
             with open(self.path, "rb") as fh:
                 inode = os.fstat(fh.fileno()).st_ino
                 if self.inode is not None and inode != self.inode:
@@ -127,7 +132,67 @@ class JsonlKnowledgeStore(FoldedStore):
         self.fsync = fsync
         self._tails: dict[str, _Tail] = {}
         self._pending: dict[str, list[dict[str, Any]]] = {}  # lines of batches not committed yet
+        self._light_ids: set[str] = set()  # restored from the checkpoint without operations
+        self._checkpointed = 0  # bytes of the logs the checkpoint covers
+        checkpoint.load(self)  # then only what was appended since is read
         self.refresh()
+
+    def batches(self) -> list[BatchInfo]:
+        self._with_operations(None)
+        return super().batches()
+
+    def batches_since(self, start: int) -> list[BatchInfo]:
+        with self._lock:
+            wanted = set(self._order[start:])
+        self._with_operations(wanted)  # only these: an index catching up reads the last few
+        return super().batches_since(start)
+
+    def batch(self, batch_id: str) -> BatchInfo:
+        self._with_operations({batch_id})
+        return super().batch(batch_id)
+
+    def close(self) -> None:
+        """Write a checkpoint when this store read much of the logs since the last one."""
+        if checkpoint.worth_saving(self):
+            checkpoint.save(self)
+
+    @property
+    def _light(self) -> bool:
+        """Whether batches restored from the checkpoint still lack their operations."""
+        return bool(self._light_ids)
+
+    def _with_operations(self, ids: set[str] | None) -> None:
+        """Batches restored from the checkpoint (of ``ids``, or all) get their operations
+        (and full ``meta``) from their markers: lines whose batch id is not wanted are not
+        parsed (a marker line starts with its id: keys are sorted)."""
+        with self._lock:
+            targets = set(self._light_ids) if ids is None else self._light_ids & ids
+            if not targets:
+                return
+            try:
+                data = (self.root / MARKERS).read_bytes()
+            except FileNotFoundError:
+                data = b""
+            for raw in data.split(b"\n"):
+                if raw.startswith(_MARKER_START):
+                    end = raw.find(b'"', len(_MARKER_START))
+                    if raw[len(_MARKER_START) : end].decode("utf-8", "replace") not in targets:
+                        continue
+                marker = decode_line(raw) if raw.strip() else None
+                bid = marker.get("batch") if marker else None
+                if marker is None or bid not in targets or bid not in self._batches:
+                    continue
+                info = BatchInfo.from_marker(marker)
+                self._batches[bid] = BatchInfo(
+                    info.id,
+                    info.time,
+                    info.reason,
+                    info.ops,
+                    info.meta,
+                    rolled_back_by=self._batches[bid].rolled_back_by,
+                )
+                self._light_ids.discard(bid)
+            self._light_ids -= targets  # a marker gone from the log keeps what it had
 
     # ------------------------------------------------------------------ reading
 
@@ -135,6 +200,7 @@ class JsonlKnowledgeStore(FoldedStore):
         try:
             self._read_new()
         except _Replaced:  # repaired under us: fold the repaired files from the start
+            self._light_ids.clear()
             self._reset()
             self._tails.clear()
             self._pending.clear()
@@ -170,14 +236,27 @@ class JsonlKnowledgeStore(FoldedStore):
             return  # a line of an unknown kind or shape: not a record this version reads
 
     def _data_files(self) -> list[str]:
+        """The ``.jsonl`` files under ``root`` but the markers and the journal, by relative path
+        (``os.walk`` without following links to directories; 0.2 ms with ``relpath``)."""
         found = []
-        if self.root.is_dir():
-            for dirpath, _dirs, files in os.walk(self.root):
-                for name in files:
-                    if name.endswith(".jsonl"):
-                        rel = os.path.relpath(os.path.join(dirpath, name), self.root)
-                        if rel not in (MARKERS, JOURNAL):
-                            found.append(rel)
+        pending = [("", str(self.root))]
+        while pending:
+            rel, path = pending.pop()
+            try:
+                entries = list(os.scandir(path))
+            except OSError:
+                continue
+            for entry in entries:
+                name = rel + entry.name
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                if is_dir:
+                    if not entry.is_symlink():
+                        pending.append((name + os.sep, entry.path))
+                elif entry.name.endswith(".jsonl") and name not in (MARKERS, JOURNAL):
+                    found.append(name)
         return sorted(found)
 
     def _tail(self, rel: str) -> _Tail:

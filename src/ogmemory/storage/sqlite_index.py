@@ -13,15 +13,16 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from ..errors import StorageError
 from ..index.docs import Doc
 from ..index.text import fts_columns
+from .doc_cache import DocCache
 from .files import set_aside
 from .sqlite import PerThread, transaction
 from .sqlite_index_schema import (
@@ -38,6 +39,8 @@ from .vectors import VectorMatrix
 
 __all__ = ["SqliteIndexStore"]
 
+T = TypeVar("T")
+
 log = logging.getLogger(__name__)
 
 
@@ -52,6 +55,7 @@ class SqliteIndexStore:
         except OSError as exc:  # e.g. a file where the directory goes: reindex replaces it
             raise StorageError(f"index directory {path.parent} is unusable: {exc}") from exc
         self._lock = threading.RLock()
+        self._cache = DocCache()  # decoded rows and lookups while nothing commits
         self._reset_memory()
         #: why an unusable index file was replaced by an empty one (``None``: it was not)
         self.rebuilt: str | None = damage_of(path)
@@ -82,6 +86,7 @@ class SqliteIndexStore:
     def _reset_memory(self) -> None:
         self._matrix = VectorMatrix()  # every vector logged up to ``_vec_seq``
         self._vec_seq = 0
+        self._vec_gen = -1  # the cache generation the matrix was last brought up to date in
         self._df: dict[str, int] = {}  # word -> documents holding it (cache for word_shares)
         self._df_total = 0
 
@@ -125,6 +130,7 @@ class SqliteIndexStore:
                     Outbox.enqueue(conn, "embed", doc_id, {"rowid": rowid, "text": text[:2000]})
             set_meta(conn, "embedder", name)
             conn.execute("DELETE FROM meta WHERE key='unembedded'")
+        self._cache.changed()
 
     def _conn(self) -> sqlite3.Connection:
         return self._conns.get()
@@ -151,16 +157,19 @@ class SqliteIndexStore:
         """Upsert and delete documents, enqueue their embedding jobs and set cursors, in one
         transaction. A document whose text changed gets a new rowid (so vectors only grow)."""
         n = 0
-        with self._lock, transaction(self._conn()) as conn:
-            for doc_id in deletes:
-                self._delete(conn, doc_id)
-            for doc in upserts:
-                n += self._upsert(conn, doc)
-            for key, value in (meta or {}).items():
-                set_meta(conn, key, value)
-            if n and not self.embedder_name:
-                # no job was queued: the next process with an embedder queues these documents
-                set_meta(conn, "unembedded", True)
+        try:
+            with self._lock, transaction(self._conn()) as conn:
+                for doc_id in deletes:
+                    self._delete(conn, doc_id)
+                for doc in upserts:
+                    n += self._upsert(conn, doc)
+                for key, value in (meta or {}).items():
+                    set_meta(conn, key, value)
+                if n and not self.embedder_name:
+                    # no job was queued: the next process with an embedder queues these
+                    set_meta(conn, "unembedded", True)
+        finally:
+            self._cache.changed()  # this connection's commits are not in its data_version
         return n
 
     def _delete(self, conn: sqlite3.Connection, doc_id: str) -> None:
@@ -224,11 +233,18 @@ class SqliteIndexStore:
 
     # ------------------------------------------------------------------ reads
 
+    def _memo(self, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
+        """``compute()`` once while the index does not change (``doc_cache``)."""
+        return self._cache.memo(self._conn(), key, compute)
+
+    def _scalar(self, sql: str, *args: Any) -> Any:
+        """The first value ``sql`` answers, read once while the index does not change."""
+        return self._memo((sql, *args), lambda: self._conn().execute(sql, args).fetchone()[0])
+
     def count(self, kind: str | None = None) -> int:
         if kind is None:
-            return int(self._conn().execute("SELECT count(*) FROM docs").fetchone()[0])
-        sql = "SELECT count(*) FROM docs WHERE kind=?"
-        return int(self._conn().execute(sql, (kind,)).fetchone()[0])
+            return int(self._scalar("SELECT count(*) FROM docs"))
+        return int(self._scalar("SELECT count(*) FROM docs WHERE kind=?", kind))
 
     def text_search(
         self, words: Sequence[str], chars: Sequence[str], limit: int
@@ -284,12 +300,13 @@ class SqliteIndexStore:
         return out
 
     def docs(self, rowids: Iterable[int]) -> dict[int, Doc]:
-        rows = self._rows_in("rowid", list(dict.fromkeys(rowids)))
-        return {row[0]: row_to_doc(row) for row in rows}
+        return self._cache.docs(self._conn(), "rowid", rowids, self._decode_in)
 
     def docs_by_id(self, ids: Iterable[str]) -> dict[str, Doc]:
-        rows = self._rows_in("id", list(dict.fromkeys(ids)))
-        return {row[1]: row_to_doc(row) for row in rows}
+        return self._cache.docs(self._conn(), "id", ids, self._decode_in)
+
+    def _decode_in(self, column: str, keys: list[int] | list[str]) -> list[Doc]:
+        return [row_to_doc(row) for row in self._rows_in(column, keys)]
 
     def _rows_in(self, column: str, keys: list[int] | list[str]) -> Iterator[Sequence[Any]]:
         """The ``docs`` rows whose ``column`` (``rowid`` or ``id``) is one of ``keys``, read
@@ -303,7 +320,11 @@ class SqliteIndexStore:
     def entity_facts(self, entity: str, limit: int = 10) -> list[str]:
         """Ids of the fact documents about ``entity`` (either end of the edge)."""
         sql = "SELECT doc_id FROM entity_facts WHERE entity=? ORDER BY doc_id LIMIT ?"
-        return [d for (d,) in self._conn().execute(sql, (entity, limit))]
+        found = self._memo(
+            ("entity_facts", entity, limit),
+            lambda: tuple(d for (d,) in self._conn().execute(sql, (entity, limit))),
+        )
+        return list(found)
 
     def children(self, parent: str, limit: int = 200) -> list[Doc]:
         rows = self._conn().execute(
@@ -315,10 +336,21 @@ class SqliteIndexStore:
     def child_refs(self, parent: str, limit: int = 200) -> list[tuple[int, str]]:
         """``(rowid, id)`` of ``parent``'s children, in order (no documents decoded)."""
         sql = "SELECT rowid, id FROM docs WHERE parent=? ORDER BY seq, rowid LIMIT ?"
-        return [(r, i) for r, i in self._conn().execute(sql, (parent, limit))]
+        found = self._memo(
+            ("child_refs", parent, limit),
+            lambda: tuple((r, i) for r, i in self._conn().execute(sql, (parent, limit))),
+        )
+        return list(found)
 
     def window_ids(self, session_id: str, seq: int, before: int, after: int) -> list[str]:
         """Ids of the turn documents of ``session_window`` (no documents decoded)."""
+        found = self._memo(
+            ("window", session_id, seq, before, after),
+            lambda: tuple(self._window_ids(session_id, seq, before, after)),
+        )
+        return list(found)
+
+    def _window_ids(self, session_id: str, seq: int, before: int, after: int) -> list[str]:
         rows = (
             self._conn()
             .execute(
@@ -344,8 +376,9 @@ class SqliteIndexStore:
 
     def latest_event_time(self) -> float | None:
         """When the newest indexed thing happened (``None`` for an empty index)."""
-        row = self._conn().execute("SELECT max(event_time) FROM docs").fetchone()
-        return float(row[0]) if row and row[0] is not None else None
+
+        latest = self._scalar("SELECT max(event_time) FROM docs")
+        return float(latest) if latest is not None else None
 
     def delete_session(self, session_id: str) -> int:
         """Drop the turns and the abstracts of a deleted session; returns how many."""
@@ -359,6 +392,7 @@ class SqliteIndexStore:
             ]
             for doc_id in ids:
                 self._delete(conn, doc_id)
+        self._cache.changed()
         return len(ids)
 
     def reset(self) -> None:
@@ -368,6 +402,7 @@ class SqliteIndexStore:
                 conn.execute(f"DELETE FROM {table}")
             conn.execute("DELETE FROM meta WHERE key NOT IN ('schema', 'embedder')")
             self._reset_memory()
+        self._cache.changed()
 
     # ------------------------------------------------------------------ vectors
 
@@ -375,12 +410,16 @@ class SqliteIndexStore:
         """Append the vectors logged since the last call, reading them in blocks (so loading
         a million vectors never holds them twice as Python bytes)."""
         conn = self._conn()
+        gen = self._cache.check(conn)
+        if gen == self._vec_gen:
+            return  # nothing committed since the last load
         conn.execute("BEGIN")  # one snapshot for the size hint and the rows
         try:
             (hint,) = conn.execute(
                 "SELECT count(*) FROM vec_log WHERE seq > ?", (self._vec_seq,)
             ).fetchone()
             if not hint:
+                self._vec_gen = gen
                 return
             cur = conn.execute(
                 "SELECT l.seq, v.doc_rowid, v.v FROM vec_log l JOIN vecs v "
@@ -394,11 +433,12 @@ class SqliteIndexStore:
                 ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
                 self._matrix.append(block, ids, int(hint))
                 self._vec_seq = rows[-1][0]
+            self._vec_gen = gen
         finally:
             conn.execute("COMMIT")
 
     def vector_count(self) -> int:
-        return int(self._conn().execute("SELECT count(*) FROM vecs").fetchone()[0])
+        return int(self._scalar("SELECT count(*) FROM vecs"))
 
     def centroid(self) -> np.ndarray | None:
         """The mean of every document vector (``None`` before any): a query's dot product with
@@ -419,10 +459,14 @@ class SqliteIndexStore:
         ids = [int(r) for r in rowids]
         if not ids:
             return {}
-        rows = self._conn().execute(
-            f"SELECT doc_rowid, v FROM vecs WHERE doc_rowid IN ({','.join('?' * len(ids))})", ids
-        )
-        return {r: np.frombuffer(v, dtype=np.float32) for r, v in rows}
+
+        def read(missing: list[int]) -> dict[int, np.ndarray]:
+            marks = ",".join("?" * len(missing))
+            sql = f"SELECT doc_rowid, v FROM vecs WHERE doc_rowid IN ({marks})"
+            rows = self._conn().execute(sql, missing)
+            return {r: np.frombuffer(v, dtype=np.float32) for r, v in rows}
+
+        return self._cache.rows(self._conn(), "vector", ids, read, block=len(ids))
 
     def put_vectors(self, vectors: Mapping[int, np.ndarray]) -> int:
         """Store unit vectors by document rowid (idempotent); rowids of documents deleted
@@ -445,12 +489,9 @@ class SqliteIndexStore:
             conn.executemany(
                 "INSERT OR REPLACE INTO vecs(doc_rowid, dim, v) VALUES (?, ?, ?)", rows
             )
+        self._cache.changed()
         return len(rows)
 
     def size_bytes(self) -> int:
-        total = 0
-        for suffix in ("", "-wal", "-shm"):
-            p = Path(str(self.path) + suffix)
-            if p.exists():
-                total += p.stat().st_size
-        return total
+        files = (Path(str(self.path) + suffix) for suffix in ("", "-wal", "-shm"))
+        return sum(p.stat().st_size for p in files if p.exists())

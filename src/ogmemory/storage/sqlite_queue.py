@@ -8,9 +8,11 @@ with the data it describes, there is never a document without its job, nor a job
 that did not happen.
 
 Delivery is **at least once**: a worker that dies mid-batch leaves its jobs leased, and once the
-lease expires another worker claims them again. A job that fails ``max_attempts`` times (a
-handler error, or a lease that expired under a dead worker) moves to state ``dead``, the
-dead-letter queue, with its last error kept for ``status()`` and ``retry_dead()``.
+lease expires another worker claims them again; a worker of this machine whose process is gone
+(``jobs.owner_gone``) loses its leases at the next claim, without waiting for them to expire.
+A job that fails ``max_attempts`` times (a handler error, or a lease that expired under a dead
+worker) moves to state ``dead``, the dead-letter queue, with its last error kept for
+``status()`` and ``retry_dead()``.
 
 Life of a job::
 
@@ -42,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput
-from .jobs import DEAD, PENDING, STATES, Job, format_error
+from .jobs import DEAD, PENDING, STATES, Job, format_error, owner_gone
 from .sqlite import PerThread, transaction
 
 __all__ = ["Outbox"]
@@ -206,6 +208,7 @@ class Outbox:
             return []
         now = self._clock()
         with transaction(self._conns.get()) as conn:
+            self._expire_gone_owners(conn, now)
             conn.execute(_REAP_SQL, {"now": now, "max_attempts": self.max_attempts})
             rows = conn.execute(
                 _CLAIM_SQL,
@@ -228,6 +231,25 @@ class Outbox:
             for r in rows
         ]
         return sorted(jobs, key=lambda job: job.id)
+
+    @staticmethod
+    def _expire_gone_owners(conn: sqlite3.Connection, now: float) -> None:
+        """End now the leases of workers of this machine whose process is gone (SIGKILL, OOM),
+        so the reap below hands their jobs on without waiting out the lease."""
+        owners = [
+            o
+            for (o,) in conn.execute(
+                "SELECT DISTINCT lease_owner FROM outbox "
+                "WHERE state = 'leased' AND lease_until > ?",
+                (now,),
+            )
+        ]
+        for owner in owners:
+            if owner_gone(owner):
+                conn.execute(
+                    "UPDATE outbox SET lease_until = ? WHERE state = 'leased' AND lease_owner = ?",
+                    (now, owner),
+                )
 
     def complete(self, owner: str, job_ids: Iterable[Job | int]) -> int:
         """Mark done the given jobs that ``owner`` still leases; returns how many.

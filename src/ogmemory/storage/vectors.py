@@ -11,7 +11,7 @@ import numpy as np
 
 from ..embed.base import one_blas_thread
 
-__all__ = ["VectorMatrix"]
+__all__ = ["VectorMatrix", "top_k"]
 
 
 class VectorMatrix:
@@ -64,16 +64,34 @@ class VectorMatrix:
             return []
         with one_blas_thread():
             scores = self.rows @ query.astype(np.float32)
-        k = min(limit * 2, len(scores))
-        best = np.argpartition(-scores, k - 1)[:k]
-        best = best[np.argsort(-scores[best])]
-        out: list[tuple[int, float]] = []
-        seen: set[int] = set()
-        for i in best:
-            rowid = int(self.rowids[i])
-            if rowid not in seen:
-                seen.add(rowid)
-                out.append((rowid, float(scores[i])))
-            if len(out) >= limit:
-                break
-        return out
+        return top_k(scores, self.rowids, limit)
+
+
+def top_k(scores: np.ndarray, rowids: np.ndarray, limit: int) -> list[tuple[int, float]]:
+    """``(rowid, score)`` of the ``limit`` best scores, best first; equal scores in rowid order
+    (a rowid listed twice counts once, at its best).
+
+    The order of equal scores must not depend on the order the vectors arrived in: identical
+    texts (a statement repeated in four sessions) have identical vectors, and an index whose
+    embedding jobs ran in another order (a worker killed mid-batch, its jobs reclaimed later)
+    must still give the same results as one rebuilt without interruption.
+
+    >>> top_k(np.array([0.5, 0.9, 0.5, 0.5]), np.array([7, 3, 5, 6]), 3)
+    [(3, 0.9), (5, 0.5), (6, 0.5)]
+    """
+    if limit < 1 or not len(scores):
+        return []
+    k = min(limit * 2, len(scores))  # spare room for rowids stored twice
+    kth = np.partition(scores, len(scores) - k)[len(scores) - k]
+    best = np.flatnonzero(scores >= kth)  # every score tied with the k-th is a candidate
+    best = best[np.lexsort((rowids[best], -scores[best]))]
+    out: list[tuple[int, float]] = []
+    seen: set[int] = set()
+    for i in best:
+        rowid = int(rowids[i])
+        if rowid not in seen:
+            seen.add(rowid)
+            out.append((rowid, float(scores[i])))
+        if len(out) >= limit:
+            break
+    return out

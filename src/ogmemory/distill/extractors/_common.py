@@ -13,8 +13,9 @@ from datetime import date, tzinfo
 from typing import Any
 
 from ...entity.records import NodeRecord
-from ..dates import TimeExpr, epoch_of, find_times, words_of
+from ..dates import TimeExpr, epoch_of, find_times, names_a_time, words_of
 from ..types import Candidate, EntityRef
+from ._address import addressed_en
 from ._catalog import find_tool, lookup
 
 __all__ = [
@@ -56,6 +57,17 @@ _HYPOTHETICAL_EN = re.compile(
     re.IGNORECASE,
 )
 _HYPOTHETICAL_ZH = re.compile(r"如果|要是|假如|假设|万一|的话|是否|想象|假使|倘若")
+
+
+def _conditional_en(s: str) -> bool:
+    """Whether an English sentence states a condition, a wish or a supposition. A condition
+    added after a finished clause ("I live in Madrid, in case time zones matter") leaves that
+    clause a statement."""
+    m = _HYPOTHETICAL_EN.search(s)
+    if m is None:
+        return False
+    before = s[: m.start()].rstrip()
+    return not (before.endswith((",", " -", " –", " —")) and len(before.split()) >= 4)
 
 
 @dataclass(frozen=True)
@@ -112,7 +124,7 @@ def split_sentences(text: str, ref: date, max_chars: int = 20_000) -> list[Sente
             hypothetical = bool(_HYPOTHETICAL_ZH.search(s))
         else:
             question = tail.endswith("?") or bool(_QUESTION_START_EN.match(s))
-            hypothetical = bool(_HYPOTHETICAL_EN.search(s))
+            hypothetical = _conditional_en(s)
         words = words_of(s)
         out.append(
             Sentence(
@@ -209,8 +221,13 @@ class NodeContext:
         return True
 
     def candidate(self, type: str, text: str, lang: str, **kw: Any) -> Candidate:
-        """A Candidate with this node's evidence; ``subject`` defaults to the speaker."""
+        """A Candidate with this node's evidence; ``subject`` defaults to the speaker. A
+        relation whose object is a tool, place or organisation named only by a date ("ships
+        on March 3" read as a deploy target) is dropped: a date is never one of those."""
+        _drop_dated_objects(kw)
         kw.setdefault("subject", self.subject(lang))
+        if lang == "en" and self.personal:
+            text = addressed_en(text, self.speaker, self.listener)
         return Candidate(
             type=type,
             text=text,
@@ -219,6 +236,22 @@ class NodeContext:
             language=lang,
             **kw,
         )
+
+
+_NAMED_TYPES = frozenset({"tool", "place", "organization", "project", "concept"})
+
+
+def _is_dated(ref: EntityRef | None) -> bool:
+    return ref is not None and ref.type in _NAMED_TYPES and names_a_time(ref.name)
+
+
+def _drop_dated_objects(kw: dict[str, Any]) -> None:
+    """Remove from a candidate's keywords the relations whose object is only a date."""
+    if _is_dated(kw.get("object")):
+        for key in ("relation", "object", "slot", "replaces"):
+            kw.pop(key, None)
+    if kw.get("more"):
+        kw["more"] = tuple(f for f in kw["more"] if not _is_dated(f.object))
 
 
 def date_attrs(t: TimeExpr) -> dict[str, Any]:

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import re
 
+from ..dates import names_a_time
 from ..types import Candidate, EntityRef, Fact
 from ._common import NodeContext, Sentence, gate
 from ._grammar import finish_en, finish_zh, third_person_en, third_person_zh
+from ._services import port_facts
 
 __all__ = ["conventions_en", "conventions_zh"]
 
@@ -37,10 +39,11 @@ _RULE_EN = re.compile(
 )
 # "Rule of the house: every public function needs a docstring", "Our convention is ...",
 # "Every endpoint must be authenticated", "No force pushes, ever."
+# A label that names a rule, then the rule: "<a word or two> rule(s) <up to four words>:" or
+# "... is (that)", e.g. "Rule of thumb here:", "House rules for this project:", "Our policy is".
 _ANNOUNCED_EN = re.compile(
-    r"^(?:(?:the|our|a|one|house|team|golden)\s+){0,2}(?:rule|convention|policy|guideline"
-    r"|principle)(?:\s+of\s+the\s+(?:house|team|repo|project))?\s*(?:is\s+(?:that\s+)?|:\s*)"
-    r"(?P<body>.{6,})",
+    r"^(?:[\w'-]+\s+){0,2}(?:rules?|conventions?|polic(?:y|ies)|guidelines?|principles?)"
+    r"(?:\s+(?!is\b|are\b)[\w'-]+){0,4}?\s*(?:is\s+(?:that\s+)?|:\s*)(?P<body>.{6,})",
     re.IGNORECASE,
 )
 _UNIVERSAL_EN = re.compile(
@@ -69,12 +72,12 @@ _WE_RULE_EN = re.compile(
 _ONE_OFF = re.compile(r"\b(?:today|tonight|this\s+time|right\s+now|for\s+now|yet)\b", re.IGNORECASE)
 _RULE_ZH = re.compile(
     r"一定要|千万不要|千万别|务必|必须|一律|禁止|严禁|不得|杜绝|切记|不准|不许|以后都要|以后都|从今往后"
-    r"|今后|记得|不要|别再"
+    r"|今后|记得|不要|别再|不允许|不可以|绝对不|绝不|永远不要"
     r"|^(?:每个|每次|所有|任何|全部)[^，。]{0,16}?(?:都)?(?:要|得|需要|必须|不能|不得|至少)"
 )
 _RULE_LEAD_ZH = re.compile(
     r"^(?:(?:记住|另外|还有|对了|而且|注意|以及|然后|明白了?|懂了|知道了|了解|好的?|行|嗯|收到"
-    r"|OK|ok)[，,：:！!。\s]*)+"
+    r"|OK|ok|(?:团队|我们|公司|项目|组里)?(?:的)?(?:规定|规矩|规则|约定|原则))[，,：:！!。\s]*)+"
 )
 # "Got it, ...", "Makes sense. ...": an acknowledgement before the rule is not part of it
 _ACK_EN = re.compile(
@@ -88,6 +91,31 @@ _LESSON_LEAD = re.compile(
     r"\s*(?:here\s+)?(?:is|was|:|-|–|—)|(?:教训|经验|结论|收获)(?:就)?(?:是|：|:)"
 )
 _PLEASE_EN = re.compile(r"^please\s+|,?\s+please(?=[.!]*$)", re.IGNORECASE)
+# "before you commit anything" -> "before committing anything": a rule is not said to "you"
+_YOU_CLAUSE = re.compile(
+    r"\b(?P<conj>before|after|when|whenever|until|once|while)\s+you\s+(?P<v>[a-z]+)\b",
+    re.IGNORECASE,
+)
+_DOUBLE = frozenset(
+    "run commit stop plan ship drop set get put begin submit permit admit swap chat cut shut"
+    " split tag log map skip wrap step grab trim hit sit let refer prefer omit rebut".split()
+)
+
+
+def _gerund(verb: str) -> str:
+    v = verb.lower()
+    if v.endswith("ie"):
+        return v[:-2] + "ying"
+    if v.endswith("e") and not v.endswith(("ee", "ye", "oe")):
+        return v[:-1] + "ing"
+    return v + v[-1] + "ing" if v in _DOUBLE else v + "ing"
+
+
+def _no_you(body: str) -> str:
+    body = re.sub(r"(?i)^(make|be)\s+sure\s+(?:that\s+)?you\s+", r"\1 sure to ", body)
+    return _YOU_CLAUSE.sub(lambda m: f"{m.group('conj')} {_gerund(m.group('v'))}", body)
+
+
 _ME_EN = re.compile(r"\b(?:me|myself)\b(?!['’-])")
 
 
@@ -102,6 +130,7 @@ def _rule(ctx: NodeContext, s: Sentence, body: str, team: bool) -> Candidate | N
         owner = "The team's rule" if team else f"{ctx.speaker}'s rule"
         body = _PLEASE_EN.sub("", body).strip()
         body = _ME_EN.sub(ctx.speaker, body)  # "without asking me" → "... asking the user"
+        body = _no_you(body)
         body = body[:1].lower() + body[1:]
         text = finish_en(f"{owner}: {body}")
         text = text[:1].upper() + text[1:]
@@ -131,7 +160,7 @@ def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> 
     if s.lang == "zh":
         body = _RULE_LEAD_ZH.sub("", s.text.strip())
         if _RULE_ZH.search(body):
-            c = _rule(ctx, s, body, team=bool(re.search(r"我们|团队", body)))
+            c = _rule(ctx, s, body, team=bool(re.search(r"我们|团队|公司|组里", s.text)))
             if c is not None:
                 out.append(c)
         return
@@ -159,13 +188,6 @@ def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> 
 
 # ----------------------------------------------------------------------------- configuration
 
-_SUBJ_EN = r"(?P<subj>(?:the|our)\s+[\w-]+(?:\s+[\w-]+)?|it)"
-_PORT_EN = re.compile(
-    rf"(?:{_SUBJ_EN}\s+)?(?:listens|runs|is\s+running|serves|is\s+served|is|lives)\s+"
-    r"(?:only\s+)?(?:on|at)\s+port\s+(?P<v>\d{2,5})\b|\bport\s+(?:is\s+|number\s+is\s+)?"
-    r"(?P<v2>\d{2,5})\b",
-    re.IGNORECASE,
-)
 _TOOLS_V = (
     r"Python|Node(?:\.js)?|Java|Go|Ruby|PHP|Rust|Kotlin|Swift|PostgreSQL|Postgres|MySQL"
     r"|Django|React|Angular|Vue|Android|iOS|Xcode|Gradle|TypeScript|\.NET|Elixir|Scala"
@@ -179,7 +201,11 @@ _VERSION_EN = re.compile(
 )
 _REGION_EN = re.compile(
     r"\b(?P<r>(?:us|eu|ap|sa|ca|me|af|cn)-(?:north|south|east|west|central|northeast|southeast"
-    r"|northwest|southwest)-\d)\b|\b(?:in|to)\s+the\s+(?P<r2>[\w-]+)\s+region\b"
+    r"|northwest|southwest)-\d"
+    # Google Cloud's names: us-central1, europe-west4, asia-northeast1
+    r"|(?:us|europe|asia|australia|northamerica|southamerica|me|africa)-(?:north|south|east|west"
+    r"|central|northeast|southeast|northwest|southwest)\d)\b"
+    r"|\b(?:in|to)\s+the\s+(?P<r2>[\w-]+)\s+region\b"
 )
 _HOST_EN = re.compile(
     r"\b(?P<what>[\w-]+(?:\s+(?:host|server|endpoint|url|domain|api|backend|database|db))?)"
@@ -212,12 +238,20 @@ _DEPLOY_EN = re.compile(
     + r"|\b(?i:we|they)\s+(?:deploy|ship|run|host)\s+(?P<what2>(?i:the|our)\s+[\w-]+"
     r"(?:\s+[\w-]+)?)\s+(?:to|on|in)\s+" + _TARGET_EN.replace("?P<to>", "?P<to2>")
 )
-_PORT_ZH = re.compile(r"(?P<v>\d{2,5})\s*端口|端口\s*(?:是|为|号是)?\s*(?P<v2>\d{2,5})")
 _VERSION_ZH = re.compile(
     rf"(?P<tool>{_TOOLS_V})\s*(?:的)?(?:版本)?\s*(?:是|为|用的是|用)?\s*"
     rf"v?(?P<ver>\d+(?:\.\d+){{0,2}})"
 )
-_REGION_ZH = re.compile(r"在\s*(?P<r>[^，,。；;在]{2,10}?)\s*(?:区域|地域|机房|可用区)")
+# "预发环境的地址是 staging.foo.cn": where a named thing is reached
+_HOST_ZH = re.compile(
+    r"(?P<what>[\u4e00-\u9fffA-Za-z0-9]{1,12}?)(?:的)?(?:地址|域名|网址|主机|host)\s*(?:是|为|在|：|:)\s*"
+    r"(?:https?://)?(?P<h>(?:[a-z0-9-]+\.)+[a-z]{2,12})\b",
+    re.IGNORECASE,
+)
+_REGION_ZH = re.compile(
+    r"在\s*(?P<r>[^，,。；;在]{2,10}?)\s*(?:区域|地域|机房|可用区)"
+    r"|(?:部署|托管|放|跑)在\s*(?P<r2>[^，,。；;在]{1,12}?(?:区|云|机房))(?=\s*(?:[，,。；;]|$|上))"
+)
 _LANG_ZH = re.compile(
     r"(?:我们|团队|我们团队)[^，。]{0,4}?(?:用|说)\s*(?P<lang>中文|英文|英语|日语|粤语)"
     r"\s*(?:交流|沟通|讨论)"
@@ -230,7 +264,7 @@ _CONFIG_GATE = gate(
     " runs run running"
 )
 _PATHISH = re.compile(r"(?:^|\s)(?:/|~/|\./)\w")
-_CONFIG_GATE_ZH = re.compile(r"\d|端口|版本|区域|地域|机房|部署|交流|沟通")
+_CONFIG_GATE_ZH = re.compile(r"\d|端口|版本|区域|地域|机房|部署|交流|沟通|地址|域名|网址|主机")
 _DIGIT_OR_DOT = re.compile(r"\d|\w\.\w")
 
 
@@ -246,9 +280,7 @@ def _config_facts(s: Sentence) -> list[Fact]:
         and not _PATHISH.search(s.text)
     ):
         return facts
-    for m in (_PORT_ZH if zh else _PORT_EN).finditer(s.text):
-        v = m.group("v") or m.group("v2")
-        facts.append(Fact("listens_on", EntityRef(f"port {v}", "value"), slot="port"))
+    facts.extend(port_facts(s.text, zh))
     for m in (_VERSION_ZH if zh else _VERSION_EN).finditer(s.text):
         tool = m.group("tool") or m.groupdict().get("what") or ""
         ver = m.group("ver") or m.groupdict().get("ver2")
@@ -260,6 +292,10 @@ def _config_facts(s: Sentence) -> list[Fact]:
         r = m.group("r") or m.groupdict().get("r2")
         if r and r.lower() not in ("same", "other", "right", "wrong", "whole"):
             facts.append(Fact("deployed_in", EntityRef(r.strip(), "value"), slot="region"))
+    if zh:
+        for m in _HOST_ZH.finditer(s.text):
+            what = re.sub(r"^(?:我们的|我们|另外|还有)", "", m.group("what")) or "host"
+            facts.append(Fact("has_host", EntityRef(m.group("h"), "value"), slot=f"host:{what}"))
     if not zh:
         for m in _HOST_EN.finditer(s.text):
             what = m.group("what").lower()
@@ -277,6 +313,8 @@ def _config_facts(s: Sentence) -> list[Fact]:
         for m in _DEPLOY_EN.finditer(s.text):
             what = re.sub(r"^(?:the|our)\s+", "", (m.group("what") or m.group("what2")).lower())
             target = (m.group("to") or m.group("to2")).rstrip(".")
+            if names_a_time(target):
+                continue  # "The beta ships on March 3": a date, read as a deadline
             if not any(f.object.name == target for f in facts):
                 facts.append(Fact("deployed_to", EntityRef(target, "tool"), slot=f"deploy:{what}"))
         hosts = {f.object.name for f in facts}
@@ -294,7 +332,14 @@ def _config_facts(s: Sentence) -> list[Fact]:
 
 
 def _config(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: set[str]) -> None:
-    facts = [f for f in _config_facts(s) if f.object.name.lower() not in taken]
+    # "going with Nuxt 3 instead of Vue 2": a version of what a choice names or drops is part
+    # of that choice, not a setting of its own
+    facts = [
+        f
+        for f in _config_facts(s)
+        if f.object.name.lower() not in taken
+        and not (f.relation == "runs_on" and f.object.name.split()[0].lower() in taken)
+    ]
     if not facts or s.question:
         return
     if not ctx.first("config", s.text):
@@ -305,7 +350,11 @@ def _config(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: set[str]
     else:
         text = finish_en(third_person_en(said, "the team", group="the team"))
         text = text[:1].upper() + text[1:]
+    # a fact of the team (the project) leads; a service named in the sentence is the subject
+    # of its own facts ("The API listens on port 8080": the API's port, not the user's)
+    facts.sort(key=lambda f: f.subject is not None)
     first, more = facts[0], tuple(facts[1:])
+    subject = {"subject": first.subject} if first.subject is not None else {}
     out.append(
         ctx.candidate(
             "config",
@@ -317,7 +366,8 @@ def _config(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: set[str]
             more=more,
             confidence=0.85,
             importance=0.75,
-            collective=True,
+            collective=first.subject is None,
+            **subject,
         )
     )
 
@@ -347,6 +397,7 @@ def conventions_en(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> lis
     if not ctx.personal or s.hypothetical:
         return out
     taken = {c.object.name.lower() for c in found if c.object is not None}
+    taken |= {c.replaces.name.lower() for c in found if c.replaces is not None}
     _config(s, ctx, out, taken)
     decided = any(c.relation in ("avoids", "uses", "has_deadline") for c in found)
     _rules(s, ctx, out, decided or bool(out))

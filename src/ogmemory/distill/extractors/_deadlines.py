@@ -4,14 +4,18 @@ so a change ends the old date of the same thing and nothing else; a deadline sta
 until it changes.
 
 >>> deadline_key("the 1.0 release"), deadline_key("Release 1.0"), deadline_key("上线截止日期")
-('1.0 release', '1.0 release', '上线')
+('1.0', '1.0', '上线')
+>>> deadline_key("the new checkout"), deadline_key("the checkout launch")
+('checkout', 'checkout')
 """
 
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from ...entity.periods import period_bounds
 from ..dates import TimeExpr, find_times
 from ..types import Candidate, EntityRef
 from ._common import NodeContext, Sentence, date_attrs, gate
@@ -26,19 +30,57 @@ _DUE_EN = re.compile(
     r"(?:be\s+)?(?:done|shipped|ship|released|release|launch(?:ed)?|land(?:ed)?|out|live|go\s+live"
     r"|ready|finished|finish|submitted|submit|delivered|deliver|merged|in\s+[\w\s]{1,20}?)"
     r"|must\s+(?:ship|launch|land|go\s+live|be\s+\w+)|should\s+(?:ship|launch|land|be\s+\w+)"
-    r"|ships|launches|lands|goes\s+live|(?:deadline|due\s+date)\s+is)\b"
+    r"|will\s+(?:ship|launch|land|go\s+live|go\s+out|be\s+(?:released|out|live|ready|done))"
+    r"|(?:is|are)\s+(?:scheduled|planned|slated|set|targeted|penciled\s+in|booked)\s+for"
+    r"|(?:is|are)\s+(?:shipping|launching|releasing|going\s+live|going\s+out)"
+    r"|ships|launches|lands|releases|goes\s+live|goes\s+out|(?:deadline|due\s+date)\s+is)\b"
+)
+# "Correction, the release is now April 21": a new date for something already planned
+_NOW_EN = re.compile(
+    r"(?P<thing>(?:(?i:the|our)\s+)?[\w.-]+(?:\s+[\w.-]+){0,2}?)\s+(?P<verb>(?:is|are)\s+now"
+    r"|now\s+(?:ships|launches|lands|goes\s+live))(?:\s+(?:due|scheduled\s+for|set\s+for"
+    r"|planned\s+for|happening))?(?:\s+(?:on|for|by))?\s+(?=\S)"
 )
 _MOVED_EN = re.compile(
     r"(?P<thing>(?:the\s+|our\s+)?[\w.-]+(?:\s+[\w.-]+){0,2}?)(?:['’]s)?\s*(?:deadline|due\s+date"
-    r"|date)?\s+(?:was\s+|got\s+|has\s+been\s+|is\s+)?(?P<verb>moved|slipped"
-    r"|pushed(?:\s+back)?|postponed|delayed|changed|rescheduled|brought\s+forward"
-    r"|moved\s+up)\s+(?:back\s+)?(?:to|until|till)\b",
+    r"|date)?\s+(?:was\s+|got\s+|has\s+been\s+|is\s+|just\s+)?(?P<verb>moved|slipped"
+    r"|pushed(?:\s+(?:back|out))?|postponed|delayed|changed|rescheduled|brought\s+forward"
+    r"|moved\s+(?:up|out)|bumped|shifted|slid|got\s+moved)(?:\s+from\s+[^,;.!?]{1,24}?)?"
+    r"\s+(?:back\s+)?(?:to|until|till)\b",
     re.IGNORECASE,
 )
-_MOVED_OBJ_EN = re.compile(
-    r"(?i)\b(?P<verb>pushed|moved|postponed|delayed|rescheduled|bumped|shifted)\s+"
-    r"(?P<thing>the\s+[\w.-]+(?:\s+[\w.-]+){0,3}?)\s+(?:out\s+|back\s+|up\s+)?(?:to|until|till)\b"
+# "The launch is June 5th", "our demo is on Friday", "v2.1 is set for May 30": a work event
+# named as a date is its plan
+_WORK_EVENT = (
+    r"demo|launch|release|release\s+date|go-live|cutover|deadline|milestone|submission|handoff"
+    r"|beta|code\s+freeze|feature\s+freeze|freeze|rc|rollout|migration|kickoff|ga"
 )
+_IS_ON_EN = re.compile(
+    rf"(?P<thing>(?:(?i:the|our)\s+)(?:[\w.-]+\s+){{0,2}}?(?i:{_WORK_EVENT})|v?\d+(?:\.\d+)+)"
+    r"(?P<verb>\s+is|'s)\b(?!\s+(?i:done|over|finished|complete|behind|late|ready|live|out)\b)"
+)
+# "We're shipping v2 on May 30", "we go live on the 12th of May", "we launch next Tuesday"
+_WE_SHIP_EN = re.compile(
+    r"\b(?i:we)(?:['’]re|\s+are|['’]ll|\s+will|\s+plan\s+to|\s+want\s+to)?\s+(?:be\s+)?"
+    r"(?P<verb>(?i:ship(?:ping)?|launch(?:ing)?|releas(?:e|ing)|go(?:ing)?\s+live|deliver(?:ing)?"
+    r"|cut(?:ting)?\s+over))(?:\s+(?P<thing>(?!on\b|by\b|in\b|next\b|this\b)"
+    r"[\w.-]+(?:\s+[\w.-]+)?))??\s+(?i:on|by|in|next|this)\b"
+)
+_VERB_NOUN = {
+    "ship": "the release",
+    "laun": "the launch",
+    "rele": "the release",
+    "go": "the go-live",
+    "deli": "the delivery",
+    "cut": "the cutover",
+}
+_COMMON_THING = re.compile(rf"(?i)^(?:{_WORK_EVENT})$")
+_MOVED_OBJ_EN = re.compile(
+    r"(?i)\b(?P<verb>(?:push|move|postpone|delay|reschedule|bump|shift)(?:ed|d|ing|es|s)?"
+    r"|bring|brought|bringing)\s+(?P<thing>(?:the|our)\s+[\w.-]+(?:\s+[\w.-]+){0,3}?)\s+"
+    r"(?:out\s+|back\s+|up\s+|forward\s+)?(?:to|until|till)\b"
+)
+_NAMES_DEADLINE = re.compile(r"(?i)\b(?:deadline|due\s+date)$")
 _DEADLINE_WORD_EN = re.compile(r"\b(?:deadline|due\s+date)\s+(?:is|was)\b", re.IGNORECASE)
 _DUE_ZH = re.compile(
     r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,12}?)(?:的)?(?:截止日期|截止时间|截止|期限|deadline)"
@@ -54,6 +96,12 @@ _LATEST_ZH = re.compile(
 _DUE_ACT_ZH = re.compile(
     r"\s*(?:之前|以前|前)?\s*(?:要|得|必须|需要)?\s*(?P<act>交付|上线|发布|完成|提交|交)"
 )
+_MODAL_ACT_ZH = re.compile(
+    r"\s*(?:之前|以前|前)?\s*(?:必须|一定要|务必|得|需要|要)\s*(?P<act>交付|上线|发布|完成|提交|上架|交)"
+)
+_THING_ZH = re.compile(
+    r"(?:^|[，,。；;]\s*)(?P<thing>[\u4e00-\u9fffA-Za-z0-9.]{1,12}?)\s*(?:在)?\s*$"
+)
 _MOVED_ZH = re.compile(
     r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,14}?)(?:的)?(?:截止日期|截止时间|截止|期限|时间|日期)?"
     r"(?P<verb>推迟|延期|延迟|延后|推后|顺延|往后推|延|改|提前|挪|调整)(?:到|至|为)"
@@ -64,8 +112,16 @@ _DEADLINE_CONTEXT = re.compile(
     r"|ship(?:ping)?|go-live|cutover)\b|截止|期限|上线|发布|交付|报表|报告|推迟|延期|延到|提前"
 )
 _NOISE_THING = re.compile(
-    r"^(?:(?:bad|good)\s+news|so|and|but|also|ok(?:ay)?|change\s+of\s+plans|actually)[:,\s]+",
+    r"^(?:(?:bad|good)\s+news|so|and|but|also|ok(?:ay)?|change\s+of\s+plans|actually|update"
+    r"|correction|reminder|fyi|btw|heads\s+up|note|quick\s+update)[:,\s]+",
     re.IGNORECASE,
+)
+
+
+_KEY_STOP = frozenset("the our a an is was my this that".split())
+_KEY_GENERIC = frozenset(
+    "new upcoming next launch release rollout roll-out go-live golive cutover ship shipping"
+    " version".split()
 )
 
 
@@ -78,12 +134,20 @@ def deadline_key(thing: str) -> str:
         thing,
         flags=re.IGNORECASE,
     )
-    words = [
-        w.lower()
-        for w in re.findall(r"[\w.]+", t)
-        if w.lower() not in ("the", "our", "a", "an", "is", "was", "my", "this")
-    ]
-    return " ".join(sorted(words))
+    words = [w.lower() for w in re.findall(r"[\w.]+", t) if w.lower() not in _KEY_STOP]
+    # "the new checkout" and "the checkout launch" are one thing; "the launch" alone is what
+    # is due, so it stays
+    named = [w for w in words if w not in _KEY_GENERIC]
+    return " ".join(sorted(named or words))
+
+
+def _last_day(t: TimeExpr) -> str:
+    """The day a deadline falls on: the phrase's day, or the last day of its month or year."""
+    if t.granularity in ("day", "week", "weekend"):
+        return t.iso
+    start = datetime(t.day.year, t.day.month, 1, tzinfo=UTC).timestamp()
+    _, end = period_bounds(start, t.precision.lstrip("~"))
+    return (datetime.fromtimestamp(end, UTC).date() - timedelta(days=1)).isoformat()
 
 
 def _future_time(s: Sentence, ctx: NodeContext, after: int) -> TimeExpr | None:
@@ -102,21 +166,33 @@ def _deadline(
     moved: bool,
 ) -> Candidate | None:
     thing = _NOISE_THING.sub("", thing.strip()).strip()
+    if s.lang != "zh":
+        thing = re.sub(r"^(?i:our)\s+", "the ", thing)
     key = deadline_key(thing)
     if not ctx.first("constraint", "deadline") or not ctx.first("deadline", key):
         return None
     zh = s.lang == "zh"
-    iso = t.iso
+    iso = _last_day(t)
+    # "due in June" is due by its last day, and the text says June, not a made-up day
+    when = iso if t.granularity == "day" else f"{t.label(s.lang)}，最晚 {iso}"
+    if not zh and t.granularity != "day":
+        when = f"{t.label()}, by {iso}"
     if zh:
         shown = thing or "截止日期"
         due = "截止日期是" if "的" in shown else "的截止日期是"  # 二期固件的交付截止日期是
-        text = finish_zh(f"{shown}{'改到了' if moved else due} {iso}")
+        text = finish_zh(f"{shown}{'改到了' if moved else due} {when}")
     else:
         shown = thing or "the deadline"
-        shown = (
-            shown if re.match(r"(?i)the\b|our\b", shown) or shown[:1].isupper() else f"the {shown}"
-        )
-        text = finish_en(f"{shown} {'deadline moved to' if moved else 'is due on'} {iso}")
+        if not moved:  # "the release date is due on ...": the release is
+            shown = re.sub(r"(?i)\s+(?:date|due\s+date)$", "", shown) or shown
+        if _COMMON_THING.match(shown):
+            shown = shown.lower()  # "Launch moved to ...": the launch, not a name
+        shown = re.sub(r"^(?i:our)\b", "the", shown)  # memories are third person
+        if not (re.match(r"(?i)the\b|v?\d", shown) or shown[:1].isupper()):
+            shown = f"the {shown}"
+        on = "on" if t.granularity == "day" else "in"
+        moved_to = "moved to" if _NAMES_DEADLINE.search(shown) else "deadline moved to"
+        text = finish_en(f"{shown} {moved_to if moved else 'is due ' + on} {when}")
         text = text[:1].upper() + text[1:]
     slot = f"deadline:{key}" if key else "deadline"
     name = f"{thing or ('截止' if zh else 'deadline')} due {iso}"
@@ -138,11 +214,28 @@ def _deadline(
 _DEADLINE_GATE = gate(
     "due deadline slipped moved pushed postponed delayed changed rescheduled"
     " brought has have needs need must ships ship launches launch date bumped"
-    " shifted"
+    " shifted live goes out scheduled planned slated set targeted penciled booked"
+    " shipping launching releasing releases now will slid lands demo release deadline"
+    " milestone submission handoff beta freeze rc rollout migration kickoff ga cutover go"
+    " deliver delivering"
+    " move push postpone delay reschedule bump shift bring moving pushing"
 )
 _DEADLINE_GATE_ZH = re.compile(
-    r"截止|期限|之前|以前|前|推迟|延期|延迟|延|改|提前|挪|调整|deadline|最晚|最迟"
+    r"截止|期限|之前|以前|前|推迟|延期|延迟|延|改|提前|挪|调整|deadline|最晚|最迟|必须|务必|一定要"
 )
+
+
+def _thing_due_zh(text: str, t: TimeExpr) -> str | None:
+    """What is due by the date ``t``: "二期固件最晚 12 月 1 日要交付" (at the latest), "新模型 6 月
+    20 日必须上线" (must)."""
+    latest, act = _LATEST_ZH.search(text[: t.start]), _DUE_ACT_ZH.match(text, t.end)
+    if latest and act:
+        return f"{latest.group('thing')}的{act.group('act')}"
+    modal = _MODAL_ACT_ZH.match(text, t.end)
+    head = _THING_ZH.search(text[: t.start]) if modal else None
+    if modal and head:
+        return f"{head.group('thing')}的{modal.group('act')}"
+    return None
 
 
 def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -154,15 +247,9 @@ def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         found = [(m, True) for m in _MOVED_ZH.finditer(s.text)]
         found += [(m, False) for m in _DUE_ZH.finditer(s.text)]
         for t in s.times:
-            latest, act = _LATEST_ZH.search(s.text[: t.start]), _DUE_ACT_ZH.match(s.text, t.end)
-            if latest and act:
-                c = _deadline(
-                    ctx,
-                    s,
-                    f"{latest.group('thing')}的{act.group('act')}",
-                    _future_time(s, ctx, t.start) or t,
-                    False,
-                )
+            thing = _thing_due_zh(s.text, t)
+            if thing:
+                c = _deadline(ctx, s, thing, _future_time(s, ctx, t.start) or t, False)
                 if c is not None:
                     out.append(c)
                 continue
@@ -176,13 +263,19 @@ def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     else:
         found = [(m, True) for m in _MOVED_EN.finditer(s.text)]
         found += [(m, True) for m in _MOVED_OBJ_EN.finditer(s.text)]
+        found += [(m, True) for m in _NOW_EN.finditer(s.text)]
         found += [(m, False) for m in _DUE_EN.finditer(s.text)]
+        found += [(m, False) for m in _IS_ON_EN.finditer(s.text)]
+        found += [(m, False) for m in _WE_SHIP_EN.finditer(s.text)]
     for m, moved in sorted(found, key=lambda x: x[0].start()):
-        due = _future_time(s, ctx, m.end())
-        if due is None or due.start - m.end() > 24:
+        due = _future_time(s, ctx, m.end() if m.re is not _WE_SHIP_EN else m.start("verb"))
+        if due is None or due.start - m.end() > 32:
             continue
-        thing = m.group("thing")
-        vague = moved and re.match(r"(?i)moved|changed|brought|挪|改|调整", m.group("verb"))
+        verb = (m.groupdict().get("verb") or "").lower().split()
+        thing = m.group("thing") or _VERB_NOUN.get(verb[0][:4] if verb else "", "")
+        vague = moved and re.match(
+            r"(?i)moved|changed|brought|is|are|now|挪|改|调整", m.group("verb")
+        )
         if _PERSONAL.match(thing.strip()) or (vague and not _DEADLINE_CONTEXT.search(s.text)):
             continue  # "I moved to Boston on May 1": a life event, not a deadline
         if not moved and _DEADLINE_WORD_EN.search(m.group()):

@@ -10,6 +10,7 @@ one event, restated in the third person with the time phrase replaced by the res
 from __future__ import annotations
 
 import re
+from dataclasses import replace as dc_replace
 
 from ..dates import TimeExpr
 from ..types import Candidate
@@ -224,7 +225,11 @@ def _strip_time_en(clause: str, t: TimeExpr | None, offset: int) -> str:
         if not t.text.lower().startswith(("on ", "in ", "since ", "by ", "until ", "for "))
         else clause[:a]
     )
+    head = _PART_OF.sub("", head)  # "offline part of next week": offline (that week)
     return f"{head} {clause[b:]}".strip()
+
+
+_PART_OF = re.compile(r"\s+(?:part|most|all|the\s+rest|rest|half)\s+of\s*$", re.IGNORECASE)
 
 
 _POSS_SUBJ = re.compile(r"\b(?:[Mm]y|[Oo]ur)\s+")
@@ -343,7 +348,9 @@ def _dated_clause(
         return _strip_time_en(text[there.start() : b], t, there.start()), "past", conf - 0.1
     copula = _COPULA_RE.match(text[a : t.start])
     if copula is not None and not text[t.end : b].strip(" !.~"):
-        return copula.group("np"), "now", conf - 0.1  # "The opening night is tomorrow"
+        # "The opening night is tomorrow": when it takes place
+        past = copula.group().split()[-1].lower() == "was" or " was " in copula.group()
+        return f"{copula.group('np')} {'took' if past else 'takes'} place", "now", conf - 0.1
     if not first_clause or subjects:
         return None
     implicit = _IMPLICIT_EN.match(text, a, b)
@@ -420,6 +427,9 @@ def events_en(s: Sentence, ctx: NodeContext, carry: TimeExpr | None = None) -> l
             elif verb_tense != "past" or not (_LIFE_EN.match(verb_phrase) or recent or perfect):
                 continue
             when = carry
+            if when is None and text[a:b].lstrip(" ,").lower().startswith("since "):
+                # "I've known them for 4 years, since I moved here": the move began the 4 years
+                when = next((dc_replace(t, since=False) for t in s.times if t.since), None)
             if when is None and (recent or perfect):
                 # "I just got accepted", "I've started lessons": it happened about now
                 when = TimeExpr(

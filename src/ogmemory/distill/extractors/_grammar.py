@@ -48,6 +48,18 @@ _UNCHANGED = frozenset(
     " not ain't gotta gonna wanna".split()
 )
 _IRREGULAR_3RD = {
+    # the stem of a contraction the verb pattern stopped at: "we don't" -> "the team doesn't"
+    "don": "doesn",
+    "haven": "hasn",
+    "aren": "isn",
+    "weren": "wasn",
+    "can": "can",
+    "won": "won",
+    "didn": "didn",
+    "couldn": "couldn",
+    "wouldn": "wouldn",
+    "shouldn": "shouldn",
+    "mustn": "mustn",
     "am": "is",
     "have": "has",
     "do": "does",
@@ -183,6 +195,10 @@ def group_of(text: str, name: str) -> tuple[str, bool]:
 
 
 _SELF_ZH = re.compile(r"我们|咱们|我的|我")
+_KIN_ZH = re.compile(
+    r"儿子|女儿|老婆|老公|妻子|丈夫|爱人|爸爸|妈妈|爸妈|父母|父亲|母亲|孩子|哥哥|姐姐|弟弟|妹妹|家人"
+    r"|朋友|同事|领导|老板|上司|男朋友|女朋友|对象"
+)
 
 
 def third_person_zh(text: str, name: str) -> str:
@@ -192,8 +208,8 @@ def third_person_zh(text: str, name: str) -> str:
         word = m.group()
         if word in ("我们", "咱们"):
             return f"{name}他们"
-        if word == "我的":
-            return f"{name}的"
+        if word == "我的" or (word == "我" and _KIN_ZH.match(text, m.end())):
+            return f"{name}的"  # "我儿子" is "我的儿子"
         return name
 
     return _SELF_ZH.sub(sub, text)

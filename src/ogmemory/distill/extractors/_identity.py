@@ -74,7 +74,8 @@ _NAME_EN = re.compile(
 _ROLE_AT = re.compile(
     rf"\b(?:(?i:i['’]m|i\s+am|i\s+work\s+as|i['’]m\s+working\s+as|working\s+as)\s+"
     rf"(?i:the|a|an|our)\s+"
-    rf"|(?i:i['’]m|i\s+am|my\s+name\s+is|my\s+name['’]s)\s+{_PERSON},\s+(?:(?i:the|a|an)\s+)?)"
+    rf"|(?:(?i:i['’]m|i\s+am|my\s+name\s+is|my\s+name['’]s)|^(?i:name['’]s|name\s+is|this\s+is))"
+    rf"\s+{_PERSON},\s+(?:(?i:the|a|an)\s+)?)"
     rf"(?P<role>{_ROLE})(?:\s+(?i:for|on|of)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?)?"
     rf"(?:\s+(?:(?i:over|out|down|up)\s+)?(?i:at|for|with|in)\s+(?P<org>{_ORG}))?"
 )
@@ -399,6 +400,7 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
         )[0].strip(" ,")
         if not ctx.first("expects", f"{who}:{what}"):
             continue
+        what = _FOR_US.sub(r"\1 the team", what)  # "runs QA for us": for the speaker's team
         verb = m.group("verb")
         relation = "owns" if _OWNS.match(verb) else "expects"
         if relation == "owns" and who not in ctx.people and len(who.split()) < 2:
@@ -418,6 +420,7 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
         )
 
 
+_FOR_US = re.compile(r"\b(for|with|to)\s+us\b", re.IGNORECASE)
 _OWNS = re.compile(r"owns|runs|leads|manages|maintains|handles|is\s+responsible|takes\s+care")
 
 

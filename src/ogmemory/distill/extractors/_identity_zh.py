@@ -70,7 +70,7 @@ _EXPECT_ZH = re.compile(
 # "前端那边由许静负责", "许静负责前端": who owns what
 _OWNS_ZH = re.compile(
     rf"(?P<what>[^{_STOP_ZH}由]{{1,8}}?)(?:那边|这块|这边|部分|方面)?由\s*(?P<who>{_NAME_ZH})\s*(?:来)?负责"
-    rf"|(?P<who2>{_NAME_ZH})\s*负责\s*(?P<what2>[^{_STOP_ZH}]{{1,10}})"
+    rf"|(?<![\u4e00-\u9fff])(?P<who2>{_NAME_ZH})\s*负责\s*(?P<what2>[^{_STOP_ZH}]{{1,10}})"
     rf"|(?P<what3>[^{_STOP_ZH}归]{{1,8}}?)(?:那块|这块|那边|这边)?归\s*(?P<who3>{_NAME_ZH})\s*管"
 )
 

@@ -172,6 +172,12 @@ Rules:
   any phrasing ("let's switch from A to B", "we'll go with X", "don't use X"); configuration
   the user states (ports, versions, regions, hosts, paths); deadlines and their changes;
   lessons (a cause the user asked about, a lesson they draw); dated events of their life.
+- Between people talking (named speakers), also what each says of themselves: their family,
+  friends and pets (by name), work, what they did, plan, own, like and feel, where and when;
+  what they value ("family time matters to me"), believe ("taking care of yourself is
+  vital"), find rewarding or hard, need ("help with marketing"), offer the other person, suggest
+  to them, and are about to do. How two people stand to each other (one encourages, admires,
+  thanks or cares for the other) is one memory per relation, not one per turn.
 - The assistant's echoes and confirmations ("Noted: ...", "Summary: ...", "Okay, I'll ...")
   are never memories of their own. Tool calls of one turn are one "work" memory that says what
   was achieved ("fixed the failing tests by pinning numpy below 2"), never one per command,
@@ -179,8 +185,9 @@ Rules:
 - node_ids: the ids in [brackets] of the messages that say it.
 - text: one short self-contained sentence in the third person that names who it is about
   ("The user prefers pnpm.", "Priya Raman is the team's product owner."), with relative dates
-  resolved ("yesterday" -> the date). Write it in the language of its evidence (Chinese
-  messages give Chinese text, English messages English text).
+  resolved ("yesterday" -> the date). No "you", "it" or "we" that the sentence alone does not
+  explain: name the person spoken to, the thing, the family or team. Write it in the language
+  of its evidence (Chinese messages give Chinese text, English messages English text).
 - subject/relation/object: only for a relation between two named things, e.g. subject
   {"name": "Alice", "type": "person"}, relation "prefers", object {"name": "Python",
   "type": "tool"}; otherwise null.

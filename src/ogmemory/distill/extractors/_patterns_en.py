@@ -846,13 +846,14 @@ def _projects(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         return
     name = ctx.speaker
     for m in _WORKING_ON_RE.finditer(s.text):
-        p = _ARTICLE.sub("", _cut(m.group("p"), s, 8))
+        said = _cut(m.group("p"), s, 8)  # the memory keeps "the dance studio"; the entity not
+        p = _ARTICLE.sub("", said)
         if not p or _PRONOUN_OBJ.match(p) or not ctx.first("project", p):
             continue
         out.append(
             ctx.candidate(
                 "entity",
-                finish_en(f"{name} is working on {third_person_en(p, name)}"),
+                finish_en(third_person_en(f"I am working on {said}", name)),
                 "en",
                 relation="works_on",
                 object=EntityRef(p, "project"),

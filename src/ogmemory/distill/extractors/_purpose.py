@@ -139,12 +139,17 @@ def tool_at(text: str) -> str | None:
         if phrase and lookup(phrase):
             return phrase
     out: list[str] = []
-    for w in words[:3]:
-        w = w.rstrip(".,;:!?)")
+    for i, raw in enumerate(words[:4]):
+        w = raw.rstrip(".,;:!?)")
+        if w == "&" and out and i + 1 < len(words) and words[i + 1][:1].isupper():
+            out.append(w)  # "Weights & Biases"
+            continue
+        if len([x for x in out if x != "&"]) == 3:
+            break
         if not _NAME_WORD.fullmatch(w) or (out and w[:1].islower() and not lookup(w)):
             break
         out.append(w)
-        if w != words[len(out) - 1]:
+        if w != raw:
             break  # punctuation ended the name
     name = " ".join(out)
     if (

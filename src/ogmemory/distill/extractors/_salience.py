@@ -191,7 +191,9 @@ def _strip_lead(text: str) -> str:
 _GERUND_SUBJECT = re.compile(
     r"^\w+ing\b(?:[^;:!?.–—-]|(?<=\w)-(?=\w)){0,60}?(?:['’]s\s|\s(?:is|was|are|were|'s|can"
     r"|could|will|would|helps?|brings?|makes?|gives?|keeps?|lets?|seems?|has|have|had|takes?"
-    r"|feels?|matters?|means?|reminds?)\b)|^\w+ing\b[^.!?]{0,60}?\s[-–—]\s(?:that)['’]s\b",
+    r"|feels?|matters?|means?|reminds?|gave|made|brought|kept|took|helped|taught|showed"
+    r"|pushed|got|changed|reminded|led|inspired|motivated|opened)\b)"
+    r"|^\w+ing\b[^.!?]{0,60}?\s[-–—]\s(?:that)['’]s\b",
     re.IGNORECASE,
 )
 _GENERIC_WE = re.compile(

@@ -18,13 +18,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any
 
 from ..types import Candidate, EntityRef, Fact
 from ._catalog import lookup
-from ._common import NodeContext, Sentence, date_attrs, gate, tool_ref
+from ._choice import FOR_PURPOSE as _FOR
+from ._choice import add_choice as _add
+from ._choice import choice as _choice
+from ._choice import near_purpose as _near_purpose
+from ._choice import who_chose as _who
+from ._common import NodeContext, Sentence, content_text, gate, tool_ref
 from ._grammar import finish_en, third_person_en
-from ._purpose import purpose_slot, tool_at
+from ._purpose import tool_at
 
 __all__ = ["stack_en"]
 
@@ -40,7 +44,8 @@ _VERB = (
     r"|settle\s+on|rely\s+on|keep|using|going\s+with))"
 )
 _CHOICE = re.compile(
-    rf"(?:^|[,;:]\s*|\b(?i:and|so|then|actually)\s+){_LEAD}{_VERB}\s+"
+    rf"(?:^|[,;:]\s*|\b(?i:and|so|then|actually)\s+|\b(?=(?i:we['’]re|we\s+are|let['’]?s|we['’]ll)\s)"
+    rf"){_LEAD}{_VERB}\s+"
     r"(?P<y>(?:(?!\s+and\s+(?:use|go\s+with|stick\s+with|pick|choose|adopt|keep)\b)"
     r"(?:[^,;.!?]|\.(?=\w)))+)"
 )
@@ -90,9 +95,10 @@ _WERE_USING = re.compile(
     r"\s+(?P<x>[A-Z][\w.+#-]*)"
 )
 _WRITTEN_IN = re.compile(
-    r"\b(?P<subj>(?i:the|our)\s+[\w-]+(?:\s+[\w-]+)?|it)\s+(?i:is|was|'s)\s+(?:now\s+)?"
-    r"(?i:written|built|implemented|developed|done)\s+(?i:in|with)\s+(?P<y>[^,;.!?]+?)"
-    r"(?:\s+(?i:with|and|on\s+top\s+of)\s+(?P<z>[^,;.!?]+))?(?=[,;.!?]|$)"
+    r"\b(?P<subj>(?i:the|our)\s+[\w-]+(?:\s+[\w-]+)?|(?i:it))(?:\s+(?i:is|was)|'s)\s+(?:now\s+)?"
+    r"(?i:written|built|implemented|developed|done)\s+(?i:in|with|on\s+top\s+of|on|using)\s+"
+    r"(?P<y>(?:[^,;.!?]|\.(?=\w))+?)"
+    r"(?:\s+(?i:with|and|on\s+top\s+of)\s+(?P<z>(?:[^,;.!?]|\.(?=\w))+))?(?=[,;!?]|\.(?!\w)|$)"
 )
 _REWROTE = re.compile(
     r"\b(?i:we|i)\s+(?:(?i:just|completely|finally)\s+)?(?i:rewrote|re-wrote|rewrite|ported)\s+"
@@ -109,99 +115,31 @@ _AVOID = re.compile(
     r"|introduce|bring\s+in)\s+)?(?P<x>(?:[^,;.!?]|\.(?=\w))+)"
     r"(?:[,;:-]+\s*(?P<why>[^.!?]{3,80}))?"
 )
+# "We don't use TensorFlow anywhere anymore", "we're not using Vuex", "I never use Docker
+# Desktop": a plain statement of what is not in use (it ends "we use X" when it says so)
+_NOT_USING = re.compile(
+    r"\b(?P<who>(?i:we|i))(?:\s+(?i:really|just|simply|also|currently|honestly|still))?\s*"
+    r"(?P<neg>(?i:don['’]?t|do\s+not|never|no\s+longer|aren['’]t|are\s+not|['’]re\s+not"
+    r"|am\s+not|['’]m\s+not|won['’]t\s+be|will\s+not\s+be|(?:['’]ve\s+|have\s+)?(?:stopped|quit)"
+    r"))\s+(?:(?i:ever|even|really)\s+)?"
+    r"(?i:use|using|need|rely\s+on|relying\s+on|pay\s+for|paying\s+for)\s+"
+    r"(?P<x>(?:[^,;.!?]|\.(?=\w))+)"
+)
+_ANYMORE = re.compile(r"(?i)\b(?:anymore|any\s+more|any\s+longer|no\s+longer)\b")
 _EXCLUDED = re.compile(
     r"\s+(?i:instead\s+of|rather\s+than|over|not)\s+"
     r"(?P<x>(?:[^,;.!?]|\.(?=\w))+)"
     r"|,\s*(?i:not)\s+(?P<x2>(?:[^,;.!?]|\.(?=\w))+)"
 )
-_FOR = re.compile(
-    r"\s+(?i:for)\s+(?P<purpose>(?:the\s+|our\s+)?[\w-]+(?:\s+(?!(?:for|now|in|on"
-    r"|at|to|because|since|as|so|and|but|too|instead|rather|not|over)\b)[\w-]+)?)"
+# "instead of staying on Vue 2": the tool, not the staying
+_STAYING = re.compile(
+    r"^(?i:(?:staying|sticking|remaining|continuing)\s+(?:on|with)|keeping|using|going\s+with)\s+"
 )
-_TEAM = re.compile(r"(?i)\b(?:we|we're|we've|we'll|let's|our|us|team)\b")
+_NAMED_BEFORE = re.compile(
+    r"\b(?:[Tt]he|[Oo]ur)\s+(?:[\w-]+\s+){0,2}?(?:project|app|service|api|backend|frontend"
+    r"|pipeline|model|site|website|tool|library|system|platform|engine|bot|dashboard)\b"
+)
 _LIFE_PLACES = re.compile(r"(?i)\b(?:house|home|apartment|flat|city|town|country|place)\b")
-
-
-def _who(ctx: NodeContext, s: Sentence) -> tuple[str, bool]:
-    """The subject's name in the text, and whether the speaker speaks for the team."""
-    team = bool(_TEAM.search(s.text)) or not re.search(r"(?i)\bI\b", s.text)
-    if ctx.record.node.name:
-        return ctx.speaker, team
-    return ("The team" if team else ctx.speaker), True
-
-
-def _when(s: Sentence, ctx: NodeContext) -> tuple[float, dict[str, Any]]:
-    for t in s.times:
-        if not re.search(r"(?i)(?:until|till|by|due|before)\s*$", s.text[: t.start]):
-            return ctx.epoch(t.day), date_attrs(t)
-    return ctx.event_time, {}
-
-
-def _choice(
-    ctx: NodeContext,
-    s: Sentence,
-    y: str,
-    *,
-    purpose: str | None = None,
-    x: str | None = None,
-    why: str | None = None,
-    switch: bool = False,
-    planned: bool = False,
-    text: str | None = None,
-) -> Candidate | None:
-    obj, slot = tool_ref(y)
-    if purpose:
-        slot = purpose_slot(purpose, slot)
-    rep = tool_ref(x)[0] if x else None
-    if slot == "tool" and x:
-        slot = tool_ref(x)[1]
-    if not ctx.first("uses", obj.name):
-        return None
-    ctx.first("decision", obj.name)
-    who, team = _who(ctx, s)
-    when, attrs = _when(s, ctx)
-    if text is None:
-        what = f" for {purpose.strip()}" if purpose else ""
-        if switch and x:
-            verb = "decided to switch" if planned else "switched"
-            label = f" (since {attrs['date']})" if attrs and not planned else ""
-            text = f"{who} {verb} from {rep.name if rep else x} to {obj.name}{what}{label}"
-        else:
-            text = f"{who} decided to use {obj.name}{what}"
-            if x:
-                text += f", not {rep.name if rep else x}"
-        if why:
-            text += f" ({why.strip()})"
-        text = finish_en(text)
-    # an unknown tool is not one-at-a-time: it ends nothing by itself
-    fills = None if slot == "tool" else slot
-    return ctx.candidate(
-        "decision",
-        text,
-        s.lang,
-        relation="uses",
-        object=obj,
-        slot=fills,
-        replaces=rep,
-        kind="decision",
-        event_time=when,
-        valid_from=when,
-        confidence=0.85,
-        importance=0.85,
-        attrs={**attrs, **({"purpose": purpose.strip()} if purpose else {})},
-        collective=team,
-    )
-
-
-def _near_purpose(text: str) -> str | None:
-    """The purpose named right after a choice ("... to Redis for caching")."""
-    fm = _FOR.search(text)
-    return fm.group("purpose") if fm and fm.start() < 25 else None
-
-
-def _add(out: list[Candidate], c: Candidate | None) -> None:
-    if c is not None:
-        out.append(c)
 
 
 def _switches_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -271,6 +209,53 @@ def _moves_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             )
 
 
+# "From now on CI runs on GitHub Actions", "Going forward, the docs live in Notion", "Deploys
+# now go through Argo CD": what a named part of the work runs on from here on
+_FROM_NOW = re.compile(
+    r"(?i:from\s+now\s+on|going\s+forward|starting\s+(?:today|now|this\s+week)|as\s+of"
+    r"\s+(?:today|now))[,\s]+(?P<p>(?i:the\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?)\s+(?:(?i:will)\s+)?"
+    r"(?i:runs?|lives?|goes|go|happens?|uses?|is|are)\s+(?:(?i:on|in|through|with|via)\s+)?"
+    r"(?P<y>[A-Z][^,;!?]*)"
+    r"|(?P<p2>(?i:the\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?)\s+(?i:now)\s+(?i:runs|lives|happens|goes)"
+    r"\s+(?i:on|in|through|via)\s+(?P<y2>[A-Z][^,;!?]*)"
+)
+# what the same message says was left behind: "We've outgrown Jenkins; from now on ..."
+_LEFT = re.compile(
+    r"(?i:outgrown|outgrew|ditched|dropped|abandoned|retired|got\s+rid\s+of|done\s+with"
+    r"|moved\s+off(?:\s+of)?|moving\s+off(?:\s+of)?|leaving)\s+(?P<x>[A-Z][\w.+#-]*"
+    r"(?:\s+[A-Z][\w.+#-]*)?)"
+)
+
+
+# "Redis is our session store", "Postgres is the main database": a known tool in a named role
+_IS_OUR = re.compile(
+    r"(?:^|[,;]\s*|\b(?i:and|but|while)\s+)(?P<y>[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)\s+"
+    r"(?i:is|are)\s+(?:(?i:still|now|currently)\s+)?(?i:our|the\s+team's|the)\s+"
+    r"(?:(?i:main|primary|only|default|current)\s+)?(?P<p>(?!(?:best|worst|greatest|one|way"
+    r"|answer|future|winner|key|reason|problem)\b)[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+    r"(?=\s*(?:[,;.!?]|$|\s+(?:and|but|for|now)\b))"
+)
+
+
+def _is_our_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    for m in _IS_OUR.finditer(s.text):
+        y = tool_at(m.group("y"))
+        if y and lookup(y):
+            text = finish_en(f"{y} is the team's {m.group('p')}")
+            _add(out, _choice(ctx, s, y, purpose=m.group("p"), text=text))
+
+
+def _from_now_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    for m in _FROM_NOW.finditer(s.text):
+        y = tool_at(m.group("y") or m.group("y2"))
+        purpose = m.group("p") or m.group("p2")
+        if not y or re.match(r"(?i)(?:we|i|it|this|that|they|you)$", purpose):
+            continue
+        left = _LEFT.search(content_text(ctx.record.node.content))
+        x = tool_at(left.group("x")) if left else None
+        _add(out, _choice(ctx, s, y, x=x, switch=bool(x), purpose=purpose))
+
+
 def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     _switches_en(s, ctx, out)
     _moves_en(s, ctx, out)
@@ -289,43 +274,21 @@ def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 continue
             rest = s.text[m.start("y") :]  # "Use Next.js, not Remix": past the comma
             ex = _EXCLUDED.search(rest)
-            if ex is not None and ex.start() > len(y) + 12:
-                ex = None
+            fm = _FOR.search(rest)
+            room = 30 if fm is not None and fm.start() <= len(y) + 5 else 12
+            if ex is not None and ex.start() > len(y) + room:
+                ex = None  # "Nuxt 3 for the rewrite instead of Vue 2": past what it is for
             purpose = m.groupdict().get("purpose")
             if purpose is None:  # "use X for the database", "use X as the warehouse"
                 fm = _FOR.search(rest) or _AS_THE.search(rest)
                 purpose = fm.group("purpose") if fm and fm.start() < len(y) + 3 else None
-            x = tool_at(ex.group("x") or ex.group("x2")) if ex else None
+            x = tool_at(_STAYING.sub("", ex.group("x") or ex.group("x2"))) if ex else None
             if not (lookup(y) or purpose or x or m.group("lead")):
                 continue
             c = _choice(ctx, s, y, x=x, purpose=purpose)
             if c is not None:
                 out.append(c)
-    for m in _WRITTEN_IN.finditer(s.text):
-        y = tool_at(m.group("y"))
-        z = tool_at(m.group("z")) if m.group("z") else None
-        if not y:
-            continue
-        body = third_person_en(s.text[m.start() : m.end()], ctx.speaker)
-        c = _choice(ctx, s, y, text=finish_en(body))
-        if c is None:
-            continue
-        if z and ctx.first("uses", z):
-            obj, slot = tool_ref(z)
-            subj = m.group("subj")
-            subj = subj[:1].upper() + subj[1:]
-            c = replace(
-                c,
-                more=(
-                    Fact(
-                        "uses",
-                        obj,
-                        slot=None if slot == "tool" else slot,
-                        text=finish_en(f"{subj} uses {obj.name}"),
-                    ),
-                ),
-            )
-        out.append(replace(c, type="tool"))
+    _written_in_en(s, ctx, out)
     for m in _REWROTE.finditer(s.text):
         y = tool_at(m.group("y"))
         old = _RETIRED.search(s.text)
@@ -343,6 +306,51 @@ def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             )
             if c is not None:
                 out.append(c)
+
+
+def _written_in_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    """ "The app is written in Kotlin", "it's built on PyTorch": what a thing is made with."""
+    for m in _WRITTEN_IN.finditer(s.text):
+        y = tool_at(m.group("y"))
+        z = tool_at(m.group("z")) if m.group("z") else None
+        if not y:
+            continue
+        said = s.text[m.start() : m.end()]
+        if m.group("subj").lower() == "it" and m.start() > 0:
+            # "We kicked off the ranking project in March, it's built on PyTorch": "it" is
+            # the thing named before; with none, the clause says nothing on its own
+            named = _NAMED_BEFORE.findall(s.text[: m.start()])
+            if not named:
+                continue
+            rest = said[2:]
+            said = named[-1] + (" is" + rest[2:] if rest.startswith("'s") else rest)
+        body = third_person_en(said, ctx.speaker)
+        c = _choice(ctx, s, y, text=finish_en(body[:1].upper() + body[1:]))
+        if c is None:
+            continue
+        if z and ctx.first("uses", z):
+            obj, slot = tool_ref(z)
+            subj = m.group("subj")
+            subj = subj[:1].upper() + subj[1:]
+            c = replace(
+                c,
+                more=(
+                    Fact(
+                        "uses",
+                        obj,
+                        slot=None if slot == "tool" else slot,
+                        text=finish_en(f"{subj} uses {obj.name}"),
+                    ),
+                ),
+            )
+        # what a thing is built with is a fact, not a dated decision: the sentence's events
+        # ("we kicked off the project in March") are still read
+        plain = {k: v for k, v in c.attrs.items() if k == "purpose"}
+        out.append(
+            replace(
+                c, type="tool", kind=None, event_time=ctx.event_time, valid_from=None, attrs=plain
+            )
+        )
 
 
 def _date_label(s: Sentence) -> str:
@@ -370,6 +378,24 @@ def _rather_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         )
 
 
+def avoided(
+    ctx: NodeContext, text: str, lang: str, obj: EntityRef, team: bool, importance: float = 0.8
+) -> Candidate:
+    """A decision against a tool (``avoids``): "please don't use Redux", "we don't use Helm"."""
+    return ctx.candidate(
+        "decision",
+        text,
+        lang,
+        relation="avoids",
+        object=obj,
+        kind="decision",
+        confidence=0.8,
+        importance=importance,
+        attrs={"negated": True},
+        collective=team,
+    )
+
+
 def _avoid_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     for m in _AVOID.finditer(s.text):
         x = tool_at(m.group("x"))
@@ -381,21 +407,21 @@ def _avoid_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         why = re.sub(r"^(?:it['’]s|its|they['’]re)\s+", "", why, flags=re.IGNORECASE)
         why = re.sub(r"\s+for\s+(?:us|me)$", "", why, flags=re.IGNORECASE)
         text = f"{who} decided not to use {obj.name}" + (f" ({why})" if why else "")
-        out.append(
-            ctx.candidate(
-                "decision",
-                finish_en(third_person_en(text, "the team")),
-                "en",
-                relation="avoids",
-                object=obj,
-                slot=None,
-                kind="decision",
-                confidence=0.8,
-                importance=0.8,
-                attrs={"negated": True},
-                collective=team,
-            )
+        out.append(avoided(ctx, finish_en(third_person_en(text, "the team")), "en", obj, team))
+
+
+def _not_using_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    for m in _NOT_USING.finditer(s.text):
+        x = tool_at(m.group("x"))
+        if not x or not (lookup(x) or x[:1].isupper()) or not ctx.first("avoids", x):
+            continue
+        obj = tool_ref(x)[0]
+        who, team = _who(ctx, s)
+        ended = (
+            bool(_ANYMORE.search(s.text)) or "stop" in m.group("neg") or "quit" in m.group("neg")
         )
+        verb = "no longer uses" if ended else "does not use"
+        out.append(avoided(ctx, finish_en(f"{who} {verb} {obj.name}"), "en", obj, team, 0.75))
 
 
 def stack_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
@@ -405,8 +431,14 @@ def stack_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
         return out
     if s.has(_CHOICE_GATE):
         _choices_en(s, ctx, out)
+    if s.has(_FROM_NOW_GATE) or (s.has(_NOW_GATE) and s.has(_RUNS_GATE)):
+        _from_now_en(s, ctx, out)
+    if s.has(_IS_OUR_GATE):
+        _is_our_en(s, ctx, out)
     if s.has(_AVOID_GATE):
         _avoid_en(s, ctx, out)
+    if s.has(_NOT_USING_GATE):
+        _not_using_en(s, ctx, out)
     if s.has(_RATHER_GATE):
         _rather_en(s, ctx, out)
     return out
@@ -419,5 +451,10 @@ _CHOICE_GATE = gate(
     " replaced replacing swap swapped swapping dropped ditched retired abandoned dumped favour"
     " favor off dropping ditching retiring abandoning dumping drop ditch retire"
 )
+_FROM_NOW_GATE = gate("forward starting")
+_NOW_GATE = gate("now")
+_RUNS_GATE = gate("run runs live lives happen happens go goes use uses is are")
+_IS_OUR_GATE = gate("our main primary default")
 _AVOID_GATE = gate("don dont do never avoid no stop")
+_NOT_USING_GATE = gate("not never longer don dont aren won stopped quit")
 _RATHER_GATE = gate("rather")

@@ -6,12 +6,16 @@ TypeScript 写", "不要再用 jQuery"), and pivots of the business focus in bot
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
-from ..types import Candidate, EntityRef
+from ..types import Candidate, EntityRef, Fact
 from ._catalog import lookup
+from ._choice import choice as _choice
+from ._choice import when_said as _when
+from ._choice import who_chose as _who
 from ._common import NodeContext, Sentence, tool_ref
 from ._grammar import finish_en, finish_zh
-from ._stack import _choice, _when, _who
+from ._stack import avoided
 
 __all__ = ["pivot_en", "stack_zh"]
 
@@ -20,7 +24,8 @@ _P = r"(?P<purpose>[\u4e00-\u9fffA-Za-z]{1,8}?)"
 _USE_ZH = re.compile(
     rf"(?:^|[，,；;。]\s*){_P}?\s*(?:我们|我|团队)?(?:组)?(?:就|都|还是|统一|一律|主要)?\s*"
     rf"(?P<plan>打算|准备|计划|要|会|决定)?\s*(?:从\s*{_T}\s*)?"
-    rf"(?P<verb>改用|选了|选用|采用|使用|换成|换到|改成|切换到|迁移到|迁到|转到|用)\s*(?P<y>{_T})"
+    rf"(?P<verb>改用|选了|选用|采用|使用|换成|换到|改成|切换到|迁移到|迁到|转到|用的是|用)\s*"
+    rf"(?P<y>{_T})"
 )
 _DROP_ZH = re.compile(
     rf"(?:不用|不再用|不再使用|停用|弃用|不要再用|别再用)\s*(?P<x>{_T})\s*了|"
@@ -32,7 +37,8 @@ _NOT_AFTER = re.compile(
 )
 _BEFORE_NOW_ZH = re.compile(
     rf"(?P<purpose>[\u4e00-\u9fff]{{1,8}}?)?(?:之前|以前|原来|过去|本来)(?:一直)?(?:是|用|用的是|在用)\s*"
-    rf"(?P<x>{_T})\s*[，,]\s*(?:现在|后来|目前|如今)?(?:已经)?(?:换成|改成|改用|换|切到|迁到)(?:了)?\s*"
+    rf"(?P<x>{_T})\s*(?:(?:来)?(?:做|当|作为)\s*(?P<p2>[^，,。；;]{{1,10}}?)\s*)?[，,]\s*"
+    rf"(?:现在|后来|目前|如今)?(?:已经)?(?:换成|改成|改用|换|切到|迁到)(?:了)?\s*"
     rf"(?P<y>{_T})"
 )
 _DECIDED_ZH = re.compile(r"决定|定了|选|以后|今后|就用|还是用|统一|一律|改|换|迁|不用|而不是")
@@ -49,14 +55,22 @@ _PIVOT_EN = re.compile(
     r"|moved)\s+(?:our\s+focus\s+)?to\s+(?P<y>(?:B2C|B2B|consumers?|enterprise|[A-Z][\w-]*)"
     r"(?:\s+[\w-]+)?)(?:\s+from\s+(?P<x>[\w-]+(?:\s+[\w-]+)?))?"
 )
-_NOT_PURPOSE = re.compile(r"^(?:我们|我|团队|以后|之后|现在|目前|还是|就|都|也|先|那|这|再)+$")
+_FORMERLY_ZH = re.compile(r"(?:之前|以前|原来|过去|本来)(?:一直)?(?:是|在)?\s*$")
+_NOT_PURPOSE = re.compile(
+    r"^(?:我们|我|团队|以后|之后|现在|目前|还是|就|都|也|先|那|这|再|全部|全都|统统|一律|所有|整个)+$"
+)
+# "我们不用 Helm", "我们不用 ORM，SQL 都是手写的": what the team does not use
+_NOT_USING_ZH = re.compile(
+    rf"(?:我们|我|团队|组里)(?:现在|目前|已经|也|都|从来|一直|平时)?"
+    rf"(?:不用|不使用|不再用|没用|没有用|不需要|从来不用)\s*(?P<x>{_T})"
+)
 
 
 def _before_now_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     """ "缓存之前是 Memcached，现在换成 Redis 了": a switch whose old value was named first."""
     for m in _BEFORE_NOW_ZH.finditer(s.text):
         x, y = m.group("x").strip(), m.group("y").strip()
-        purpose = (m.group("purpose") or "").strip()
+        purpose = (m.group("purpose") or m.group("p2") or "").strip()
         purpose = (
             "" if _NOT_PURPOSE.match(purpose) or re.search(r"[我你他她]", purpose) else purpose
         )
@@ -81,8 +95,8 @@ def _choices_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     later = re.search(r"以后|之后|从现在起|今后", s.text)
     for m in _USE_ZH.finditer(s.text):
         y = m.group("y").strip()
-        if not y:
-            continue
+        if not y or _FORMERLY_ZH.search(s.text[: m.start("verb")]):
+            continue  # "原来用 Jenkins": what was used, not a choice
         purpose = _stated_purpose(m.group("purpose") or "")
         if purpose is None:
             continue
@@ -130,9 +144,31 @@ def _choices_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             planned=bool(m.group("plan")),
             text=finish_zh(text + label),
         )
+        if c is not None and m.group("verb") == "用的是":
+            c = _in_use_zh(c, s, m)
         if c is not None:
             out.append(c)
     _avoids_zh(s, ctx, out)
+
+
+# "后端用的是 Python 3.12 和 FastAPI": the version and the further tools of the list
+_LIST_ZH = re.compile(
+    rf"(?:\s*v?\d+(?:\.\d+){{0,2}})?(?:\s*(?:和|、|跟|以及|加上|还有)\s*(?P<z>{_T})"
+    rf"(?:\s*v?\d+(?:\.\d+){{0,2}})?)*"
+)
+
+
+def _in_use_zh(c: Candidate, s: Sentence, m: re.Match[str]) -> Candidate:
+    """A statement of what is in use keeps its words (versions, every tool of the list)."""
+    tail = _LIST_ZH.match(s.text, m.end("y"))
+    end = tail.end() if tail else m.end("y")
+    start = m.start("purpose") if m.group("purpose") else m.start("verb")
+    said = s.text[start:end].strip()
+    more = [
+        Fact("uses", tool_ref(z)[0], slot=None if tool_ref(z)[1] == "tool" else tool_ref(z)[1])
+        for z in re.findall(rf"(?:和|、|跟|以及|加上|还有)\s*({_T})", s.text[m.end("y") : end])
+    ]
+    return replace(c, text=finish_zh(said), more=(*c.more, *more))
 
 
 def _stated_purpose(raw: str) -> str | None:
@@ -145,7 +181,7 @@ def _stated_purpose(raw: str) -> str | None:
         return None  # "直到上周我还在用 X": an ending, read elsewhere
     if re.search(r"[我你他她它了吗呢吧从周月年天]|以前|之前|开始|现在|以后", purpose):
         purpose = ""  # "从上周开始", "以后都": when, not what for
-    purpose = re.sub(r"(?:我们|我|团队|以后|之后|都|就)+$", "", purpose)
+    purpose = re.sub(r"(?:我们|我|团队|以后|之后|都|就|是)+$", "", purpose)
     if not purpose or _NOT_PURPOSE.match(purpose) or not re.search(r"[\u4e00-\u9fff]", purpose):
         return ""
     return purpose
@@ -159,20 +195,21 @@ def _avoids_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             continue
         obj, _ = tool_ref(x)
         name = "团队" if not ctx.record.node.name else ctx.name("zh")
-        out.append(
-            ctx.candidate(
-                "decision",
-                finish_zh(f"{name}决定不用 {obj.name}"),
-                "zh",
-                relation="avoids",
-                object=obj,
-                kind="decision",
-                confidence=0.8,
-                importance=0.8,
-                attrs={"negated": True},
-                collective=True,
-            )
-        )
+        out.append(avoided(ctx, finish_zh(f"{name}决定不用 {obj.name}"), "zh", obj, True))
+
+
+def _not_using_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    """ "我们不用 Helm": a plain statement of what is not in use (not a switch)."""
+    replaced = {c.replaces.name.lower() for c in out if c.replaces is not None}
+    for m in _NOT_USING_ZH.finditer(s.text):
+        x = m.group("x").strip()
+        obj, _ = tool_ref(x)
+        if obj.name.lower() in replaced or x.lower() in replaced or not ctx.first("avoids", x):
+            continue
+        name = "团队" if not ctx.record.node.name else ctx.name("zh")
+        ended = "不再" in m.group() or bool(re.search(r"不用\s*" + re.escape(x) + r"\s*了", s.text))
+        said = finish_zh(f"{name}{'不再用' if ended else '不用'} {obj.name}")
+        out.append(avoided(ctx, said, "zh", obj, True, 0.75))
 
 
 def _zh_label(s: Sentence) -> str:
@@ -252,6 +289,7 @@ def stack_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     _rather_zh(s, ctx, out)
     _before_now_zh(s, ctx, out)
     _choices_zh(s, ctx, out)
+    _not_using_zh(s, ctx, out)
     return out
 
 

@@ -280,6 +280,7 @@ _ACTION_EN = re.compile(
     + r"|set\s+up)\b"
     r"|(?P<v2>(?:[A-Z][a-z]+ed|Made|Wrote|Set(?:\s+up)?|Built|Rewrote|Put|Split|Cut|Ran)\b))"
 )
+_FIX_SAID = re.compile(r"(?i)\bfix(?:es|ed)?\b|\bsolv|\bresolv|\bpass(?:es|ed)?\b|\bworks\b")
 _CAUSE_EN = re.compile(r"(?i)\bbecause\b|\bdue\s+to\b|\bcaused\s+by\b|\bbroke\b|\bfailed\b")
 # sentences, and the clauses an agent strings together ("...; I set X and it passes")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|;\s+|,\s+(?:so\s+|and\s+)?(?=I\s)")
@@ -347,6 +348,11 @@ def _summary(
             text = f"{cause.rstrip(' .;,')}. {done}" if cause and cause not in done else done
         elif first:  # what the run showed, in the agent's words; the files it edited
             text = first.rstrip(" .;,")
+            fix = next(
+                (p for p in _SENTENCE.split(final[-1].strip())[1:] if _FIX_SAID.search(p)), ""
+            )
+            if fix:  # "...; using saturating_sub fixes it and all 58 tests pass"
+                text = f"{text}; {fix.strip().rstrip(' .;,')}"
             text += f" (edited {_listing(files, 4, False)})." if files else "."
         elif files:
             text = f"Edited {_listing(files, 4, False)}."

@@ -30,12 +30,18 @@ from ._conventions import conventions_en, conventions_zh
 from ._deadlines import deadlines
 from ._events import events_en
 from ._events_zh import events_zh
-from ._grammar import group_of, third_person_en
 from ._identity import identity_en
 from ._identity_zh import identity_zh
 from ._lessons import asks_why, explanation, lesson
 from ._patterns_en import extract_en
 from ._patterns_zh import extract_zh
+from ._referents import (
+    name_the_group,
+    name_the_referent,
+    once_named,
+    points_back,
+    with_referent,
+)
 from ._salience import (
     ANSWER_BONUS,
     MIN_SCORE,
@@ -121,6 +127,7 @@ class RuleExtractor:
             counts["sentences"] += len(sentences)
             counts["questions_skipped"] += sum(1 for s in sentences if s.question)
             answer = threads.asked_about(record, ctx)
+            asked_text = threads.question.get(record.session_id, "") if answer else ""
             if threads.asked(record, ctx):
                 answers.add(node.id)
             listener = ctx.listener = threads.listener(record, ctx)
@@ -161,8 +168,10 @@ class RuleExtractor:
             counts["threads_merged"] += threads.add(
                 record, ctx, sentences, statements, candidates, said, extra
             )
-            _name_the_group(candidates, start, ctx, text)
-        candidates = merge_beliefs(keep_views(candidates, answers))
+            name_the_group(candidates, start, ctx, text, asked_text)
+            if asked_text:
+                name_the_referent(candidates, start, ctx, asked_text)
+        candidates = once_named(merge_beliefs(keep_views(candidates, answers)))
         work = extract_work(records)
         candidates.extend(work)
         stats = {
@@ -244,81 +253,29 @@ class RuleExtractor:
         # The most salient statements of the node that no pattern already holds, in the
         # order they were said.
         best = sorted(salient, key=lambda x: -x[0].score)[: self.max_statements]
-        out = []
-        for sal, s in sorted(best, key=lambda x: sentences.index(x[1])):
-            cand = statement(s, sal, ctx)
-            if cand is not None:
-                out.append(_with_referent(cand, s, sentences, ctx, [b[1] for b in best]))
-        return out
+        return _statements(best, sentences, ctx)
 
 
-_POINTS_BACK = re.compile(r"^(?:It|Its|They|Their|Them|This|That|These|Those|He|She|His|Her)\b")
-
-
-def _with_referent(
-    cand: Candidate, s: Sentence, sentences: list[Sentence], ctx: NodeContext, kept: list[Sentence]
-) -> Candidate:
-    """ "It's like therapy for Melanie": the sentence before says what "it" is ("Melanie is a
-    big fan of pottery"), so the memory starts there (unless that sentence is a memory of its
-    own, a question or too long)."""
-    if cand.language != "en" or not _POINTS_BACK.match(cand.text):
-        return cand
-    i = sentences.index(s)
-    lead: list[str] = []
-    while i > 0 and len(lead) < 2:  # "She gave it to me. It stands for love." : two back
-        prev = sentences[i - 1]
-        said = _REFERENT_LEAD.sub("", prev.text).strip()
-        if (
-            prev in kept
-            or prev.question
-            or not said
-            or len(said.split()) > 25
-            or len(_WORDS.findall(said)) < 2
-        ):
-            break
-        for t in prev.times:  # "yesterday" means nothing later: the day it was
-            said = said.replace(t.text, f"({t.label()})")
-        lead.insert(0, third_person_en(said, ctx.speaker).rstrip(" .!~"))
-        if not _POINTS_BACK.match(lead[0][:1].upper() + lead[0][1:]):
-            break
-        i -= 1
-    if not lead or _POINTS_BACK.match(lead[0][:1].upper() + lead[0][1:]):
-        return cand
-    before = ". ".join(x[:1].upper() + x[1:] for x in lead)
-    return replace(cand, text=f"{before}. {cand.text}")
-
-
-_REFERENT_LEAD = re.compile(
-    r"^(?:(?:yeah|yes|yep|oh|wow|thanks|thank\s+you|haha|lol|aw+|hey|hi"
-    r"|totally|definitely|sure|so|and|but|well|ok|okay)\b[\s,!.~]*)+"
-    r"|^[A-Z][a-z]+\s*[,!]\s*",
-    re.IGNORECASE,
-)
-_WORDS = re.compile(r"[A-Za-z]{3,}")
-
-
-def _name_the_group(candidates: list[Candidate], start: int, ctx: NodeContext, text: str) -> None:
-    """ "We went camping": the clause alone did not say who "we" is; the whole message may
-    ("... the kids loved it"), or it is the two people talking ("we finally met up")."""
-    vague = f"{ctx.speaker} and others"
-    for i in range(start, len(candidates)):
-        c = candidates[i]
-        if vague not in c.text or ctx.record.node.id not in c.node_ids:
+def _statements(
+    best: list[tuple[Salience, Sentence]], sentences: list[Sentence], ctx: NodeContext
+) -> list[Candidate]:
+    """The kept statements of a node as memories, in the order said; one that points back
+    ("It's a reminder of ...") joins the statement of the sentence just before."""
+    out: list[Candidate] = []
+    last = -2  # the index of the sentence the last statement came from
+    for sal, s in sorted(best, key=lambda x: sentences.index(x[1])):
+        cand = statement(s, sal, ctx)
+        if cand is None:
             continue
-        group, _ = group_of(text, ctx.speaker)
-        if group == vague and ctx.listener and _TOGETHER.search(text):
-            group = f"{ctx.speaker} and {ctx.listener}"
-        if group != vague:
-            candidates[i] = replace(c, text=c.text.replace(vague, group))
+        i = sentences.index(s)
+        if out and i == last + 1 and points_back(cand) and _can_merge(out[-1], cand):
+            out[-1] = _merge(out[-1], cand)  # "This necklace is special. It's a reminder ..."
+        else:
+            out.append(with_referent(cand, s, sentences, ctx, [b[1] for b in best]))
+        last = i
+    return out
 
 
-_TOGETHER = re.compile(
-    r"\b(?:we|us)\b[^.!?]*\b(?:together|met\s+up|meet\s+up|both|hung\s+out"
-    r"|hang\s+out|caught\s+up|catch\s+up|each\s+other)\b"
-    r"|\bmet\s+up\b|\bus\s+two\b|\bthe\s+two\s+of\s+us\b"
-    r"|\bwe\s+(?:last\s+|haven't\s+|have\s+not\s+)?(?:chatted|talked|spoke)\b",
-    re.IGNORECASE,
-)
 _MERGE_LIMIT = 300
 _STATEMENT_TYPES = ("note", "event")
 _YOU = re.compile(r"\byou(?:rs?|rself)?\b|你|您", re.IGNORECASE)

@@ -10,6 +10,7 @@ never a traceback; with ``--json`` they are one JSON object on stdout instead,
 from __future__ import annotations
 
 import json
+import sys
 from typing import Annotated, Any
 
 import typer
@@ -25,6 +26,7 @@ from .daemon import daemon
 from .demo import demo
 from .fsck import fsck
 from .graph import graph_app
+from .helptext import tidy
 from .history import import_claude_code  # noqa: F401  (adds claude-code, codex, aider)
 from .hooks import hook, hook_work, hooks_app
 from .imports import import_app
@@ -70,7 +72,7 @@ class _OgmemGroup(TyperGroup):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        _plain_flags(self)
+        tidy(self)  # help: reflowed descriptions, named values (helptext.py)
 
     def make_context(
         self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any
@@ -122,17 +124,6 @@ def error_json(kind: str, message: str, code: int) -> str:
     return json.dumps(
         {"error": {"type": kind, "message": message, "exit_code": code}}, ensure_ascii=False
     )
-
-
-def _plain_flags(command: Any) -> None:
-    """Flags (``--json``, ``--help``, ...) take no value, so help shows no type label for them
-    (typer prints ``<bool>``); walks the whole command tree once, when it is built."""
-    ctx = command.context_class(command)  # read only for the help option's names
-    for param in command.get_params(ctx):
-        if getattr(param, "is_flag", False) and param.metavar is None:
-            param.metavar = ""
-    for sub in getattr(command, "commands", {}).values():
-        _plain_flags(sub)
 
 
 def _describe(exc: Exception) -> str:
@@ -203,5 +194,11 @@ app.command("hook-work", hidden=True)(hook_work)
 
 
 def main() -> None:
-    """Entry point of the ``ogmem`` script."""
+    """Entry point of the ``ogmem`` script. ``ogmem hook ...`` goes to the hook client before
+    the command line is parsed: a usage error there would exit 2, which Claude Code reads as
+    "block the prompt" (the client reports it on stderr and exits 0)."""
+    if sys.argv[1:2] == ["hook"] and "--help" not in sys.argv[2:]:
+        import ogmemory_hook
+
+        sys.exit(ogmemory_hook.main(sys.argv[2:]))
     app()

@@ -69,8 +69,7 @@ def bench_locomo(
             "--data",
             metavar="FILE",
             show_default=False,
-            help="A LoCoMo-format JSON file (a list of samples with 'conversation' "
-            "and 'qa'). \\[required]",
+            help="A LoCoMo-format JSON file (a list of samples with 'conversation' and 'qa').",
         ),
     ],
     run_out: Annotated[
@@ -86,6 +85,7 @@ def bench_locomo(
         Path | None,
         typer.Option(
             "--home",
+            metavar="DIR",
             file_okay=False,
             show_default=False,
             help="Keep the benchmark's tenants (account 'locomo', one space per "

@@ -62,6 +62,7 @@ def bench_knowledge(
         Path | None,
         typer.Option(
             "--home",
+            metavar="DIR",
             file_okay=False,
             show_default=False,
             help="Keep the LoCoMo tenants here (accounts 'knowledge' and 'locomo', "

@@ -22,7 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ...config import Settings
-from ...entity.records import Provenance
+from ...entity.records import Provenance, SessionInfo
 from ...entity.times import day_label, parse_when
 from ...memory import Memory
 from ...tenancy import TenantRoot
@@ -39,6 +39,7 @@ __all__ = [
     "fmt_day",
     "fmt_pointer",
     "fmt_time",
+    "last_active",
     "missing_memory",
     "notice",
     "open_memory",
@@ -174,6 +175,15 @@ def fmt_time(ts: float | None) -> str:
     if not ts:
         return "-"
     return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def last_active(info: SessionInfo) -> str:
+    """When a session's conversation last happened (imported history by its own dates, as
+    ``sessions list`` orders them), else when it was last written."""
+    when = info.meta.get("last_event_at")
+    if not isinstance(when, (int, float)) or isinstance(when, bool):
+        when = info.updated_at
+    return fmt_time(float(when))
 
 
 #: Columns whose values are copied whole (ids, pointers, dates): never wrapped by ``table``.

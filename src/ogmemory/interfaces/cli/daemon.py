@@ -8,11 +8,9 @@ lets the current tick finish, then the command exits 0; a second Ctrl-C interrup
 from __future__ import annotations
 
 import logging
-import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from types import FrameType
 from typing import Annotated
 
 import typer
@@ -20,30 +18,9 @@ import typer
 from ...distill.triggers import parse_hhmm
 from ...errors import InvalidInput
 from .common import AccountOption, HomeOption, SpaceOption, notice, open_memory
+from .signals import stop_on_signals
 
 __all__ = ["daemon"]
-
-_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-@contextmanager
-def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
-    """Set ``stop`` on the first SIGINT/SIGTERM; the previous handlers come back afterwards."""
-    previous = {sig: signal.getsignal(sig) for sig in _SIGNALS}
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        notice(f"ogmem daemon: {signal.Signals(signum).name} received, stopping after this tick")
-        stop.set()
-        # A second Ctrl-C should not wait for a long distillation to finish.
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-
-    for sig in _SIGNALS:
-        signal.signal(sig, handler)
-    try:
-        yield
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
 
 
 @contextmanager
@@ -101,7 +78,11 @@ def daemon(
     if daily_at is not None:
         parse_hhmm(daily_at)
     stop = threading.Event()
-    with open_memory(home, account, space) as mem, _log_to_stderr(), _stop_on_signals(stop):
+    with (
+        open_memory(home, account, space) as mem,
+        _log_to_stderr(),
+        stop_on_signals(stop, "ogmem daemon: {signal} received, stopping after this tick"),
+    ):
         settings = mem.settings
         notice(
             f"ogmem daemon: watching {mem.tenant.root} every {interval:g}s; idle after "

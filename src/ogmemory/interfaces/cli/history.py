@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-import time
+import threading
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
@@ -39,6 +39,7 @@ from .common import (
     table,
 )
 from .imports import NoEmbedOption, import_app
+from .signals import stop_on_signals
 from .vectors import finish_import
 
 __all__ = ["default_paths", "import_aider", "import_claude_code", "import_codex", "print_report"]
@@ -115,24 +116,35 @@ def _run(
             raise InvalidInput(f"no {fmt} history found at {where}; give a PATH")
     # a one-shot import embeds in the foreground; --watch keeps the background worker
     with open_memory(home, account, space, index_worker=watch) as mem:
-        report = _sync(mem, fmt, targets, projects, progress=not as_json)
         if not watch:
+            report = _sync(mem, fmt, targets, projects, progress=not as_json)
             finish_import(mem, embed=embed)
-        if watch and as_json:  # one JSON object per line, one line per sync
-            typer.echo(json.dumps(report.to_dict(), ensure_ascii=False))
-        else:
             _show(report, as_json)
-        if not watch:
             return
-        notice(f"Watching {len(targets)} path(s) for new lines; Ctrl-C to stop.")
-        try:
-            while True:
-                time.sleep(interval)
+        _watch(mem, fmt, targets, projects, interval=interval, as_json=as_json)
+
+
+def _watch(
+    mem: Memory, fmt: str, targets: list[Path], projects: bool, *, interval: float, as_json: bool
+) -> None:
+    """Sync, then sync again every ``interval`` seconds until SIGINT or SIGTERM (the sync under
+    way finishes first; a second Ctrl-C interrupts it)."""
+    stop = threading.Event()
+    try:
+        with stop_on_signals(stop):  # before the first sync: a Ctrl-C during it stops too
+            report = _sync(mem, fmt, targets, projects, progress=not as_json)
+            if as_json:  # one JSON object per line, one line per sync
+                typer.echo(json.dumps(report.to_dict(), ensure_ascii=False))
+            else:
+                _show(report, as_json)
+            notice(f"Watching {len(targets)} path(s) for new lines; Ctrl-C to stop.")
+            while not stop.wait(interval):
                 report = _sync(mem, fmt, targets, projects, progress=False)
                 if report.changed or any(f.status == "new" for f in report.files):
                     _show_change(report, as_json)
-        except KeyboardInterrupt:
-            notice("Stopped watching.")
+    except KeyboardInterrupt:  # the second Ctrl-C
+        pass
+    notice("Stopped watching.")
 
 
 def _sync(

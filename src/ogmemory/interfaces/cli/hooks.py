@@ -71,9 +71,9 @@ def install_cmd(
     space: SpaceOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Add ogmemory's six hooks (SessionStart, UserPromptSubmit, PostToolUse, Stop, PreCompact,
-    SessionEnd) to Claude Code's settings, keeping everything else there. --home, --account
-    and --space, when given, are written into the hooks' command."""
+    """Add ogmemory's hooks (SessionStart, UserPromptSubmit, PostToolUse, PostToolUseFailure,
+    Stop, PreCompact, SessionEnd) to Claude Code's settings, keeping everything else there.
+    --home, --account and --space, when given, are written into the hooks' command."""
     path = _settings_path(project, user, shared)
     events = install(path, home=home.resolve() if home else None, account=account, space=space)
     if as_json:

@@ -12,8 +12,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ...entity.records import ImportResult
 from ...errors import InvalidInput
@@ -26,8 +24,8 @@ from .common import (
     SpaceOption,
     emit_json,
     open_memory,
-    stderr_console,
 )
+from .progress import progress
 from .vectors import finish_import
 
 __all__ = ["NoEmbedOption", "import_app", "print_summary", "run_import"]
@@ -50,24 +48,14 @@ import_app = typer.Typer(
 
 
 def run_import(mem: Memory, conversations: list[Conversation]) -> ImportResult:
-    """``Memory.import_conversations`` with a progress bar (on stderr) advancing per session."""
-    progress = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=stderr_console(),
-    )
-    with progress:
-        task = progress.add_task("Importing", total=len(conversations))
+    """``Memory.import_conversations`` with a progress display (on stderr) advancing per
+    session."""
+    with progress("Importing", len(conversations), unit="sessions") as advance:
 
         def on_session(conv: Conversation, created: bool) -> None:
-            verb = "Imported" if created else "Skipped"
-            progress.update(task, advance=1, description=escape(f"{verb} {conv.session_id}"))
+            advance(1, f"{'Imported' if created else 'Skipped'} {conv.session_id}")
 
-        result = mem.import_conversations(conversations, on_session=on_session)
-        progress.update(task, description="Imported")
-    return result
+        return mem.import_conversations(conversations, on_session=on_session)
 
 
 def print_summary(result: ImportResult) -> None:

@@ -8,11 +8,7 @@ several sharing the state directory), and ``ogmem outbox`` shows and retries the
 
 from __future__ import annotations
 
-import signal
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from types import FrameType
 from typing import Annotated, Any
 
 import typer
@@ -30,11 +26,11 @@ from .common import (
     table,
 )
 from .recall import open_reader
+from .signals import stop_on_signals
 from .vectors import embed_pending
 
 __all__ = ["outbox_app", "reindex", "worker"]
 
-_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _STATS = ("documents", "turns", "vectors", "bytes", "embedder")
 
 
@@ -77,25 +73,6 @@ def reindex(
     )
 
 
-@contextmanager
-def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
-    """Set ``stop`` on the first SIGINT/SIGTERM; the previous handlers come back afterwards."""
-    previous = {sig: signal.getsignal(sig) for sig in _SIGNALS}
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        notice(f"ogmem worker: {signal.Signals(signum).name} received, stopping after this batch")
-        stop.set()
-        signal.signal(signal.SIGINT, signal.default_int_handler)  # a second Ctrl-C: at once
-
-    for sig in _SIGNALS:
-        signal.signal(sig, handler)
-    try:
-        yield
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
-
-
 def _status_line(status: dict[str, Any]) -> str:
     return (
         f"{status['pending']} pending, {status['leased']} leased, {status['done']} done, "
@@ -136,7 +113,7 @@ def worker(
             typer.echo(f"Processed {n} job(s); outbox: {_status_line(mem.outbox_status())}")
             return
         stop = threading.Event()
-        with _stop_on_signals(stop):
+        with stop_on_signals(stop, "ogmem worker: {signal} received, stopping after this batch"):
             notice(
                 f"ogmem worker: consuming index jobs of {mem.tenant.root} "
                 f"(batch {batch}, poll {poll:g}s); Ctrl-C to stop"

@@ -32,6 +32,7 @@ def mcp(
         Transport,
         typer.Option(
             "--transport",
+            metavar="stdio|http",
             help="stdio: the client starts this command and talks over stdin/stdout. http: "
             "streamable HTTP at http://HOST:PORT/mcp, for clients that connect by URL.",
         ),
@@ -40,21 +41,24 @@ def mcp(
         str,
         typer.Option(
             "--host",
+            metavar="HOST",
             help="With --transport http: the address to listen on. Anything "
             "but loopback needs an API key to exist ('ogmem keys create').",
         ),
     ] = "127.0.0.1",
     port: Annotated[
         int,
-        typer.Option("--port", min=0, max=65535, help="With --transport http: the port."),
+        typer.Option(
+            "--port", metavar="PORT", min=0, max=65535, help="With --transport http: the port."
+        ),
     ] = 8766,
     home: HomeOption = None,
     account: AccountOption = None,
     space: SpaceOption = None,
 ) -> None:
     """Run the MCP server: tools memory_search, memory_timeline, memory_graph_neighbors,
-    memory_open_session, memory_git_log, memory_recall, memory_core, memory_remember and
-    memory_forget; resources memory://core and memory://session/{id}."""
+    memory_open_session, memory_git_log, memory_recall, memory_core, memory_remember,
+    memory_forget and memory_read; resources memory://core and memory://session/{id}."""
     if transport is Transport.stdio and (host != "127.0.0.1" or port != 8766):
         raise InvalidInput("--host and --port only apply with --transport http")
     if transport is Transport.http:

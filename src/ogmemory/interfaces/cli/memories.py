@@ -10,20 +10,23 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
 
 from ...knowledge.models import Evidence, MemoryItem
+from ...tenancy import validate_id
 from .common import (
-    UNWRAPPED,
     AccountOption,
     HomeOption,
     JsonOption,
     ScopeOption,
     SpaceOption,
     emit_json,
+    fmt_day,
     fmt_pointer,
     fmt_time,
     open_memory,
-    show_records,
     stdout_console,
     table,
 )
@@ -59,6 +62,19 @@ def list_memories(
         str | None,
         typer.Option("--type", metavar="TYPE", help="Only memories of this type (e.g. profile)."),
     ] = None,
+    session: Annotated[
+        str | None,
+        typer.Option("--session", metavar="ID", help="Only memories said in this session."),
+    ] = None,
+    entity: Annotated[
+        str | None,
+        typer.Option(
+            "--entity",
+            metavar="NAME",
+            help="Only memories about this entity (a name, alias or id, as 'ogmem graph "
+            "entities' shows): those its facts and events rest on.",
+        ),
+    ] = None,
     enabled_only: Annotated[
         bool, typer.Option("--enabled-only", help="Leave out disabled memories.")
     ] = False,
@@ -68,19 +84,76 @@ def list_memories(
     space: SpaceOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """List the memories, oldest first (disabled ones included unless --enabled-only)."""
+    """List the memories, oldest first, one line each: id, when it was said, the session, the
+    type and the text (cut to the width; 'ogmem memories show ID' has all of it)."""
+    if session is not None:
+        validate_id(session, "session id")
     with open_memory(home, account, space, read=True) as mem:
         if type_ is not None:
             mem.schema.get(type_)  # an unknown type is a typo, not an empty list
-        items = mem.memories(include_disabled=not enabled_only, type=type_, scope=scope)
-    show_records(
-        as_json,
-        items,
-        f"{len(items)} memory(ies)",
-        ("ID", "Type", "Scope", "State", "Source", "Text"),
-        lambda m: (m.id, m.type, m.scope, f"{_state(m)} v{m.version}", m.source, m.text),
-        no_wrap=UNWRAPPED,
+        items = mem.memories(
+            include_disabled=not enabled_only,
+            type=type_,
+            scope=scope,
+            session=session,
+            entity=entity,
+        )
+        evidence = mem.evidence_by_memory(items)
+    if as_json:
+        emit_json([m.to_dict() for m in items])
+        return
+    console = stdout_console()
+    console.print(_listing(items, evidence, console.width))
+
+
+def _said(mem: MemoryItem, evidence: list[Evidence]) -> tuple[str, str]:
+    """(the day, the session) a memory was said in: its first evidence's, else the day it was
+    typed in and '(you)'."""
+    prov = next((e.provenance for e in evidence if e.provenance is not None), None)
+    if prov is None or not prov.session_id:
+        return fmt_day(mem.created_at), "(you)" if mem.source == "user" else "-"
+    return fmt_day(prov.event_time or mem.created_at), prov.session_id
+
+
+#: Narrower than this, a listing gives each memory two lines (its fields, then its text).
+WIDE = 100
+
+
+def _listing(
+    items: list[MemoryItem], evidence: dict[str, list[Evidence]], width: int
+) -> RenderableType:
+    """Every memory on one line of the terminal (the text cut with an ellipsis, the other
+    columns whole); below ``WIDE`` columns on two, the text on the second, so it keeps the
+    width. A scope column only when some memory is not global."""
+    scoped = any(m.scope != "global" for m in items)
+    rows = []
+    for m in items:
+        day, where = _said(m, evidence.get(m.id, []))
+        kind = m.type if _state(m) == "on" else f"{m.type} ({_state(m)})"
+        rows.append([m.id, day, where, kind, *((m.scope,) if scoped else ())])
+    title = f"{len(items)} memory(ies), oldest first; all of one: ogmem memories show ID"
+    texts = [" ".join(m.text.split()) for m in items]
+    if width < WIDE:
+        lines = [Text(title)]
+        for row, text in zip(rows, texts, strict=True):
+            lines.append(Text("  ".join(row), style="bold"))
+            lines.append(Text("    " + text, no_wrap=True, overflow="ellipsis"))
+        return Group(*lines)
+    out = Table(
+        title=Text(title),
+        title_justify="left",
+        box=None,
+        pad_edge=False,
+        expand=True,
+        header_style="bold",
     )
+    names = ("ID", "Date", "Session", "Type", *(("Scope",) if scoped else ()))
+    for i, name in enumerate(names):
+        out.add_column(name, no_wrap=True, width=max([len(name), *(len(r[i]) for r in rows)]))
+    out.add_column("Text", no_wrap=True, overflow="ellipsis", ratio=1)
+    for row, text in zip(rows, texts, strict=True):
+        out.add_row(*(Text(cell) for cell in [*row, text]))
+    return out
 
 
 @memories_app.command("show")
@@ -111,29 +184,25 @@ def show_memory(
         ("Updated", fmt_time(item.updated_at)),
     ]
     console.print(table(f"Memory {item.id}", ("Field", "Value"), fields))
-    console.print(
-        table(
-            f"{len(evidence)} evidence snapshot(s)",
-            ("Evidence", "Captured", "Session", "Nodes", "Commit", "Pointer", "Quote"),
-            [_evidence_row(e) for e in evidence],
-            no_wrap=UNWRAPPED,
-        )
-    )
+    typer.echo(f"{len(evidence)} evidence snapshot(s)")
+    for ev in evidence:
+        console.print(table(f"Evidence {ev.id}", ("Field", "Value"), _evidence_fields(ev)))
 
 
-def _evidence_row(ev: Evidence) -> tuple[object, ...]:
+def _evidence_fields(ev: Evidence) -> list[tuple[str, object]]:
+    """One snapshot as field/value rows: the quote gets the width (a column of a wide table
+    was three characters at 80 columns)."""
     prov = ev.provenance
-    if prov is None:
-        return (ev.id, fmt_time(ev.created_at), "-", "-", "-", "-", ev.quote)
-    return (
-        ev.id,
-        fmt_time(ev.created_at),
-        prov.session_id or "-",
-        ", ".join(prov.node_ids) or "-",
-        prov.commit or "-",
-        fmt_pointer(prov),
-        ev.quote,
-    )
+    rows: list[tuple[str, object]] = [("Captured", fmt_time(ev.created_at))]
+    if prov is not None:
+        rows += [
+            ("Said", fmt_time(prov.event_time)),
+            ("Session", prov.session_id or "-"),
+            ("Pointer", fmt_pointer(prov)),
+            ("Nodes", ", ".join(prov.node_ids) or "-"),
+            ("Commit", prov.commit or "-"),
+        ]
+    return [*rows, ("Quote", ev.quote)]
 
 
 @memories_app.command("add")

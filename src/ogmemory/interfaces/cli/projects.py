@@ -85,7 +85,7 @@ def unbind_project(
 def project_log(
     project_id: ProjectId,
     limit: Annotated[
-        int, typer.Option("--limit", min=1, help="Show at most this many commits.")
+        int, typer.Option("--limit", metavar="N", min=1, help="Show at most N commits.")
     ] = 20,
     home: HomeOption = None,
     account: AccountOption = None,

@@ -14,6 +14,7 @@ on stderr says how many there are.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import sqlite3
 import textwrap
@@ -31,6 +32,7 @@ from ...recall.config import BUDGET_DEFAULT, BUDGET_MAX, BUDGET_MIN
 from ...recall.results import RecallResult
 from ...tenancy import validate_id
 from .common import (
+    READ_WARNINGS,
     UNWRAPPED,
     AccountOption,
     HomeOption,
@@ -216,6 +218,8 @@ def recall(
                 query, budget=budget, scope=scope, at=when, recipe=recipe, session_id=session
             )
         warn_pending_vectors(mem)
+    if READ_WARNINGS and not result.items:  # nothing came back because nothing is there
+        result = dataclasses.replace(result, reason="; ".join(READ_WARNINGS))
     if as_json:
         emit_json(result.to_dict())
     elif context:

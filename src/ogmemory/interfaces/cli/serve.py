@@ -43,15 +43,20 @@ def serve(
         str,
         typer.Option(
             "--host",
+            metavar="HOST",
             help="Address to listen on. Anything but loopback needs an API key to exist "
             "('ogmem keys create').",
         ),
     ] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="TCP port.")] = 8765,
+    port: Annotated[
+        int, typer.Option("--port", metavar="PORT", min=0, max=65535, help="TCP port.")
+    ] = 8765,
     log_level: Annotated[
         str,
         typer.Option(
-            "--log-level", help="Server log level: critical, error, warning, info, debug."
+            "--log-level",
+            metavar="LEVEL",
+            help="Server log level: critical, error, warning, info, debug.",
         ),
     ] = "info",
     home: HomeOption = None,

@@ -14,6 +14,7 @@ from .common import (
     SpaceOption,
     emit_json,
     fmt_time,
+    last_active,
     open_memory,
     show_records,
     stdout_console,
@@ -55,7 +56,7 @@ def list_sessions(
             s.display_title,
             s.project_id,
             s.turns,
-            fmt_time(s.meta.get("last_event_at") or s.updated_at),
+            last_active(s),
         ),
     )
 
@@ -113,7 +114,7 @@ def session_log(
         str | None, typer.Option("--branch", help="Branch to walk (default: the checked-out one).")
     ] = None,
     limit: Annotated[
-        int | None, typer.Option("--limit", min=1, help="Show at most this many commits.")
+        int | None, typer.Option("--limit", metavar="N", min=1, help="Show at most N commits.")
     ] = None,
     home: HomeOption = None,
     account: AccountOption = None,

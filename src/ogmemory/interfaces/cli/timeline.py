@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from ...entity.periods import time_label
 from ...errors import InvalidInput
 from ...knowledge.models import TIMELINE_KINDS
 from .common import (
@@ -16,7 +17,6 @@ from .common import (
     ScopeOption,
     SpaceOption,
     emit_json,
-    fmt_day,
     fmt_pointer,
     open_memory,
     parse_when,
@@ -87,7 +87,7 @@ def timeline(
     rows = []
     for ev in events:
         row: list[object] = [
-            fmt_day(ev.event_time),
+            time_label(ev.event_time, ev.precision, ev.language),
             ev.kind,
             ev.summary,
             fmt_pointer(ev.provenance),

@@ -13,12 +13,11 @@ import sqlite3
 from contextlib import ExitStack
 from typing import Any
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
 from ...embed import Embedder
+from ...embed.omp import foreground_passages
 from ...errors import OgmemError, StorageError
 from ...memory import Memory
-from .common import stderr_console
+from .progress import progress
 
 __all__ = ["EMBED_ON_READ", "embed_pending", "finish_import", "one_thread", "pending_vectors"]
 
@@ -41,11 +40,11 @@ def pending_vectors(mem: Memory) -> int:
 
 def embed_pending(mem: Memory, label: str, limit: int | None = None) -> int:
     """Index what is new (full text at once), then embed the documents waiting for vectors, at
-    most ``limit`` of them (``None``: all), in this thread; a progress bar on stderr when it is
-    a terminal. Returns how many were embedded.
+    most ``limit`` of them (``None``: all), while the user waits: passage batches side by side,
+    one per core (``embed.omp.foreground_passages``), with a progress display on stderr (a bar
+    in a terminal, a plain line every few seconds otherwise). Returns how many were embedded.
 
-    Jobs are claimed in batches of 32, so up to 31 more than ``limit`` may be embedded. A
-    damaged index is left alone: recall detects it and answers from the session files.
+    A damaged index is left alone: recall detects it and answers from the session files.
     """
     if mem.embedder is None or limit == 0:
         return 0
@@ -58,22 +57,8 @@ def embed_pending(mem: Memory, label: str, limit: int | None = None) -> int:
         total = min(total, limit)
     if total <= 0:
         return 0
-    console = stderr_console()
-    progress = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        disable=not console.is_terminal,
-    )
-    done = 0
-    with progress:
-        task = progress.add_task(label, total=total)
-        while done < total and (n := mem.drain_outbox(max_rounds=1)):
-            done += n
-            progress.update(task, completed=min(done, total))
-    return done
+    with foreground_passages() as batches, progress(label, total, unit="documents") as advance:
+        return mem.drain_outbox(threads=batches, limit=limit, on_batch=advance)
 
 
 def finish_import(mem: Memory, *, embed: bool) -> int:

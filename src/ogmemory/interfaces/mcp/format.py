@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
+from ...entity.periods import time_label
 from ...entity.records import CommitInfo, Node, Provenance
 from ...entity.times import clamp_time, parse_when
 from ...knowledge.models import Edge, Entity, MemoryItem, TimelineEvent
@@ -123,9 +124,9 @@ def fmt_recall(result: RecallResult) -> str:
 def fmt_event(ev: TimelineEvent) -> str:
     """``- <id> · <date> · <kind>: <summary> [<entities>]`` and its ``next:`` line."""
     ents = f" [{', '.join(ev.entities)}]" if ev.entities else ""
-    return (
-        f"- {ev.id} · {_day(ev.event_time)} · {ev.kind}: {_one_line(ev.summary)}{ents}"
-        + _prov_next(ev.provenance)
+    when = time_label(ev.event_time, ev.precision, ev.language)
+    return f"- {ev.id} · {when} · {ev.kind}: {_one_line(ev.summary)}{ents}" + _prov_next(
+        ev.provenance
     )
 
 

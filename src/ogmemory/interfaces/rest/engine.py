@@ -83,9 +83,9 @@ def _same_home(request: Request, home: str | None) -> bool:
     tags=["engine"],
     summary="Apply a Claude Code hook event",
     description="Maps one hook event (SessionStart, UserPromptSubmit, PostToolUse, "
-    "Stop, PreCompact, SessionEnd) onto the context engine of the caller's tenant and "
-    "returns what the hook should print. 409 when the request names another state "
-    "directory or tenant than this server's: the hook then works on its own.",
+    "PostToolUseFailure, Stop, PreCompact, SessionEnd) onto the context engine of the "
+    "caller's tenant and returns what the hook should print. 409 when the request names "
+    "another state directory or tenant than this server's: the hook then works on its own.",
 )
 def claude_code_hook(
     request: Request,

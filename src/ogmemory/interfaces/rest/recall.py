@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Query, Response
+from pydantic import TypeAdapter
 
 from ..paging import cursor_key, decode_cursor, encode_cursor
 from .params import NEXT_CURSOR, PAGE_HEADERS, BatchIdPath, CursorQuery, ScopeQuery, parse_when
@@ -28,6 +29,8 @@ router = APIRouter(prefix="/v1")
 #: How many search hits can be reached by paging.
 SEARCH_MAX = 100
 
+_RECALL_OUT = TypeAdapter(RecallOut)
+
 
 @router.post(
     "/recall",
@@ -42,7 +45,7 @@ SEARCH_MAX = 100
     "gets no items: memory is not read. `context` is the items as one text block, "
     "each with its `↪ session:<id>@<commit>` pointer: what to put in a prompt.",
 )
-def recall(mem: MemoryDep, body: RecallIn) -> dict[str, Any]:
+def recall(mem: MemoryDep, body: RecallIn) -> Response:
     result = mem.recall(
         body.query,
         budget=body.budget,
@@ -51,7 +54,12 @@ def recall(mem: MemoryDep, body: RecallIn) -> dict[str, Any]:
         recipe=body.recipe,
         session_id=body.session_id,
     )
-    return {**result.to_dict(), "context": result.as_context()}
+    # Validated and serialised here, in the worker thread, as FastAPI would (response_model):
+    # a sync route's returned dict is validated in another trip through the thread pool.
+    out = _RECALL_OUT.validate_python(
+        {**result.to_dict(), "context": result.as_context()}, from_attributes=True
+    )
+    return Response(_RECALL_OUT.dump_json(out, by_alias=True), media_type="application/json")
 
 
 @router.get(

@@ -1,0 +1,213 @@
+"""Who "it" and "we" are in a memory: the sentence before, the question it answers, the
+message itself.
+
+A statement read out of its conversation must say what "it" is and who "we" are:
+
+* "It's like therapy for Melanie": the sentence before says what "it" is ("Melanie is a big
+  fan of pottery"), so the memory starts there;
+* "What's the main idea of your art?" - "It's my way of showing my story": the question named
+  it ("Caroline's art is their way of showing ...");
+* "We went camping": the message may say who "we" is ("... the kids loved it"), or the question
+  it answers ("How was the trip with your kids?"), or it is the two people talking ("we
+  finally met up").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from ..types import Candidate
+from ._common import NodeContext, Sentence
+from ._grammar import group_of, third_person_en
+
+__all__ = ["name_the_group", "name_the_referent", "once_named", "points_back", "with_referent"]
+
+
+_POINTS_BACK = re.compile(r"^(?:It|Its|They|Their|Them|This|That|These|Those|He|She|His|Her)\b")
+
+
+def points_back(cand: Candidate) -> bool:
+    """Whether an English memory starts with a word that points back ("It", "They", "This")."""
+    return cand.language == "en" and _POINTS_BACK.match(cand.text) is not None
+
+
+def with_referent(
+    cand: Candidate, s: Sentence, sentences: list[Sentence], ctx: NodeContext, kept: list[Sentence]
+) -> Candidate:
+    """ "It's like therapy for Melanie": the sentence before says what "it" is ("Melanie is a
+    big fan of pottery"), so the memory starts there (unless that sentence is a memory of its
+    own, a question or too long)."""
+    if cand.language != "en" or not _POINTS_BACK.match(cand.text):
+        return cand
+    i = sentences.index(s)
+    lead: list[str] = []
+    while i > 0 and len(lead) < 2:  # "She gave it to me. It stands for love." : two back
+        prev = sentences[i - 1]
+        said = _REFERENT_LEAD.sub("", prev.text).strip()
+        if (
+            prev in kept
+            or prev.question
+            or not said
+            or len(said.split()) > 25
+            or len(_WORDS.findall(said)) < 2
+        ):
+            break
+        for t in prev.times:  # "yesterday" means nothing later: the day it was
+            said = said.replace(t.text, f"({t.label()})")
+        lead.insert(0, third_person_en(said, ctx.speaker).rstrip(" .!~"))
+        if not _POINTS_BACK.match(lead[0][:1].upper() + lead[0][1:]):
+            break
+        i -= 1
+    if not lead or _POINTS_BACK.match(lead[0][:1].upper() + lead[0][1:]):
+        return cand
+    before = ". ".join(x[:1].upper() + x[1:] for x in lead)
+    return replace(cand, text=f"{before}. {cand.text}")
+
+
+_REFERENT_LEAD = re.compile(
+    r"^(?:(?:yeah|yes|yep|oh|wow|thanks|thank\s+you|haha|lol|aw+|hey|hi"
+    r"|totally|definitely|sure|so|and|but|well|ok|okay)\b[\s,!.~]*)+"
+    r"|^[A-Z][a-z]+\s*[,!]\s*",
+    re.IGNORECASE,
+)
+_WORDS = re.compile(r"[A-Za-z]{3,}")
+
+
+def name_the_group(
+    candidates: list[Candidate], start: int, ctx: NodeContext, text: str, asked: str = ""
+) -> None:
+    """ "We went camping": the clause alone did not say who "we" is; the whole message may
+    ("... the kids loved it"), or the question it answers ("How was the trip with your
+    kids?"), or it is the two people talking ("we finally met up")."""
+    vague = f"{ctx.speaker} and others"
+    for i in range(start, len(candidates)):
+        c = candidates[i]
+        if vague not in c.text or ctx.record.node.id not in c.node_ids:
+            continue
+        group, _ = group_of(text, ctx.speaker)
+        if group == vague and ctx.listener and _TOGETHER.search(text):
+            group = f"{ctx.speaker} and {ctx.listener}"
+        if group == vague and asked:
+            yours = " ".join(m.group(1) for m in _YOUR_PEOPLE.finditer(asked))
+            group = group_of(yours, ctx.speaker)[0] if yours else group
+        if group != vague:
+            candidates[i] = replace(c, text=c.text.replace(vague, group))
+
+
+def name_the_referent(
+    candidates: list[Candidate], start: int, ctx: NodeContext, question: str
+) -> None:
+    """ "What's the main idea of your art?" - "It's my way of showing my story": a memory of
+    the answer that starts with "it" says what "it" is, as the question named it ("Caroline's
+    art is their way of showing ...")."""
+    np = _asked_about(question, ctx.speaker)
+    if np is None:
+        return
+    for i in range(start, len(candidates)):
+        c = candidates[i]
+        m = _IT_START.match(c.text)
+        if (
+            m is None
+            or c.language != "en"
+            or ctx.record.node.id not in c.node_ids
+            or _EXTRAPOSED.match(c.text, m.end())
+        ):
+            continue  # "It's so peaceful waking up to birds": "it" stands for no thing
+        verb = m.group("v")
+        if verb.lower() in ("'s", "’s"):
+            verb = " is"
+        rest = c.text[m.end() :]
+        if ctx.speaker in np:  # named once: "Caroline's art is their way of ..."
+            rest = rest.replace(f"{ctx.speaker}'s", "their")
+        candidates[i] = replace(c, text=f"{np[:1].upper()}{np[1:]}{verb}{rest}")
+
+
+_IT_START = re.compile(
+    r"^(?:It|This|That)(?P<v>['’]s|\s+(?:is|was|has|had|helps|helped|makes|made|gives|gave"
+    r"|keeps|kept|reminds|reminded|means|meant|brings|brought|stands|represents|sets))\b"
+)
+# what a question asks about: "the necklace", "your art", "camping with your fam"
+_ASKED_NP = re.compile(
+    r"\babout\s+(?P<g>[a-z]+ing(?:\s+(?!you\b)[\w']+){0,4})"
+    r"|\b(?P<d>the|your|that|this)\s+(?P<n>(?:(?!you\b|it\b)[a-z][\w'-]*\s+){0,2}"
+    r"(?!thing\b|one\b|time\b|way\b|idea\b|most\b|best\b|same\b|kind\b|type\b|moment\b)"
+    r"[a-z][\w'-]*)(?=\s*(?:[?,.!]|$|\s+(?:any|to|for|mean|about|is|was|do|does|did|means)\b))",
+    re.IGNORECASE,
+)
+
+
+_EXTRAPOSED = re.compile(
+    r"\s+(?:so\s+|really\s+|very\s+|super\s+|always\s+|just\s+)*(?!(?:my|a|an|the|like|about"
+    r"|what|how|one|our|their|his|her|its|all|part|more|still|also|not|been)\b)[a-z]+\s+"
+    r"(?:to\s+\w+|\w+ing|that|when|how|seeing|knowing)\b"
+)
+_PRONOUNS = re.compile(r"(?i)\b(?:it|them|they|us|me|him|her|this|that|those|these)\b")
+
+
+def _asked_about(question: str, speaker: str) -> str | None:
+    found = [
+        m
+        for m in _ASKED_NP.finditer(question)
+        if not _PRONOUNS.search(m.group("n") or m.group("g") or "")
+    ]
+    if len(found) != 1:
+        return None  # none, or several things asked about: which one "it" is, is unclear
+    m = found[0]
+    if m.group("g"):
+        np = m.group("g")
+    else:
+        det = m.group("d").lower()
+        np = f"{'the' if det in ('that', 'this') else det} {m.group('n')}"
+    return re.sub(r"(?i)\byour\b", f"{speaker}'s", np)
+
+
+_TOGETHER = re.compile(
+    r"\b(?:we|us)\b[^.!?]*\b(?:together|met\s+up|meet\s+up|both|hung\s+out"
+    r"|hang\s+out|caught\s+up|catch\s+up|each\s+other)\b"
+    r"|\bmet\s+up\b|\bus\s+two\b|\bthe\s+two\s+of\s+us\b"
+    r"|\bwe\s+(?:last\s+|haven't\s+|have\s+not\s+)?(?:chatted|talked|spoke)\b",
+    re.IGNORECASE,
+)
+_YOUR_PEOPLE = re.compile(r"\byour\s+((?:[\w-]+\s+)?[\w-]+)", re.IGNORECASE)
+
+
+_VAGUE_WE = re.compile(r"\b(?P<n>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?) and others\b")
+_GROUP_NAMED = (
+    r"\b{n} and their (?:family|friends|colleagues|team)\b|\b{n}'s team\b"
+    r"|\bwith (?:their|the) (?:fam|family|wife|husband|kids|partner|colleagues?|team|friends)\b"
+)
+
+
+# "We gotta push ourselves", "we have the power to make a difference": people at large
+_GENERIC_WE = re.compile(
+    r"^(?P<n>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?) and others (?P<m>gotta|have got to|must|should"
+    r"|have the power to|can make|can do|can change|can help)\b"
+)
+
+
+def once_named(candidates: list[Candidate]) -> list[Candidate]:
+    """Each memory names who "we" is once (see :func:`named_once`)."""
+    return [
+        c if " and others" not in c.text else replace(c, text=named_once(c.text))
+        for c in candidates
+    ]
+
+
+def named_once(text: str) -> str:
+    """A memory names who "we" is once: after "John and their family ..." (or a second "John
+    and others"), a later "John and others" is "they"; "we gotta ..." at the start is a view
+    of people at large ("John believes that people have to ...")."""
+    g = _GENERIC_WE.match(text)
+    if g is not None:
+        modal = {"gotta": "have to", "have got to": "have to"}.get(g.group("m"), g.group("m"))
+        text = f"{g.group('n')} believes that people {modal}{text[g.end() :]}"
+    out, pos = [], 0
+    for m in _VAGUE_WE.finditer(text):
+        before = text[: m.start()]
+        named = re.search(_GROUP_NAMED.format(n=re.escape(m.group("n"))), before)
+        if named or m.group() in before:
+            starts = not before.strip() or before.rstrip()[-1] in ".!?"
+            out.append(text[pos : m.start()] + ("They" if starts else "they"))
+            pos = m.end()
+    return "".join(out) + text[pos:] if out else text
