@@ -136,3 +136,13 @@ def test_answers_behind_a_crowd_of_near_matches_are_reached(recaller: Recaller) 
 def test_a_record_with_no_turn_ranks_as_itself(recaller: Recaller) -> None:
     result = recaller.recall("Has anyone been paragliding?", budget=2000, config=VECTORS_ONLY)
     assert "paragliding" in result.items[0].text
+
+
+def test_without_lending_the_crowd_of_near_matches_hides_the_answers(recaller: Recaller) -> None:
+    # The switch is real: ranked as documents by their own cosines (``lend`` off, the ranking
+    # before turns were lifted by their abstractions), the first 60 vector hits are the talk.
+    docs_only = replace(VECTORS_ONLY, lend=False)
+    result = recaller.recall(QUESTION, budget=2000, config=docs_only)
+    text = "\n".join(i.text for i in result.items)
+    assert not all(done in text for done in DONE), text
+    assert result.stats["dense"] == docs_only.dense_units  # searched no deeper than it fuses

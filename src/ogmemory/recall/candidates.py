@@ -179,8 +179,9 @@ class CandidateSearch:
         self,
         ask: Ask,
     ) -> tuple[dict[int, float], dict[int, Doc], list[tuple[int, float]]]:
-        """Full text and the vector ranking (``lend``) fused by reciprocal rank; returns the
-        fused scores, the documents read and the plain vector hits (for ``relevance``)."""
+        """Full text and the vector ranking (``lend``; ``config.lend`` off: the documents'
+        own cosines, ``dense_units`` deep) fused by reciprocal rank; returns the fused scores,
+        the documents read and the plain vector hits (for ``relevance``)."""
         config = ask.config
         words, chars = query_terms(ask.query)
         if len(words) > 1 and (total := self.store.count()) >= config.common_min_docs:
@@ -200,17 +201,20 @@ class CandidateSearch:
                 log.warning("query embedding failed; full text only: %s", exc)
                 ask.stats["dense_error"] = f"{type(exc).__name__}: {exc}"
             else:
-                dense_hits = self.store.dense(ask.qvec, config.dense_limit)
+                depth = config.dense_limit if config.lend else config.dense_units
+                dense_hits = self.store.dense(ask.qvec, depth)
         ask.stats.update(fts=len(fts_hits), dense=len(dense_hits))
         docs = self.store.docs([r for r, _ in fts_hits] + [r for r, _ in dense_hits])
-        lent = lend(
-            dense_hits,
-            docs,
-            self._turn_cosines(ask),
-            alpha=config.lend_alpha,
-            max_cites=config.max_cites,
-            lends=lambda d: ask.visible(d) and not d.superseded,
-        )[: config.dense_units]
+        lent: list[tuple[int, float, int | None]] = [(r, s, None) for r, s in dense_hits]
+        if config.lend:
+            lent = lend(
+                dense_hits,
+                docs,
+                self._turn_cosines(ask),
+                alpha=config.lend_alpha,
+                max_cites=config.max_cites,
+                lends=lambda d: ask.visible(d) and not d.superseded,
+            )[: config.dense_units]
         ranks = self._fuse(fts_hits, lent, docs, config)
         if config.speaker_weight:
             # a question about someone: what they said outranks what was said to them, before
