@@ -2,20 +2,24 @@
 questions in one run: the vector ranking of documents (``lend`` off, as before) and of turns
 lifted by their abstractions (``lend`` on).
 
-    python bench/bench_loo.py --data FILE [--home DIR] [--budget 2000]
+    python bench/bench_loo.py --data FILE [--home DIR] [--budget 2000] [--ideas]
+    python bench/bench_loo.py --data ONE.json --save ONE.pickle ...   # a conversation at a time
+    python bench/bench_loo.py --merge A.pickle B.pickle C.pickle     # ... and the tables of all
 
 Each family is its default and one setting at a time moved one step either way
 (``ogmemory.evaluation.loo.variants``); for each conversation held out, the member scoring best
 on the others is chosen and scored on it. Printed per family: that table, its mean over the
 held-out conversations and pooled over their questions, the default's evidence recall per
 category, and its recall latency p50 / p95 (each question is recalled by every member in turn,
-so both families run in the same window); the load average before and after.
+so both families run in the same window); the load average before and after. ``--ideas``
+adds the families of ``IDEAS``: an idea beside the turns' default, chosen the same way.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import pickle
 import statistics
 from dataclasses import replace
 from pathlib import Path
@@ -27,9 +31,16 @@ from ogmemory.evaluation.locomo import CATEGORIES, LocomoReport, run_locomo
 from ogmemory.evaluation.loo import loo_table, variants
 from ogmemory.recall.config import RECIPES
 
-FAMILIES = {
-    "docs:": replace(RECIPES["default"], lend=False),
-    "turns:": replace(RECIPES["default"], lend=True),
+_DOCS = replace(RECIPES["default"], lend=False)
+_TURNS = replace(RECIPES["default"], lend=True)
+FAMILIES = {"docs:": variants(_DOCS, "docs:"), "turns:": variants(_TURNS, "turns:")}
+#: ideas, each judged against the turns' default only (``--ideas``)
+IDEAS = {
+    "cap:": {
+        "cap:default": _TURNS,
+        "cap:session_cap=3": replace(_TURNS, session_cap=3),
+        "cap:session_cap=6": replace(_TURNS, session_cap=6),
+    },
 }
 
 
@@ -80,24 +91,47 @@ def family_tables(report: LocomoReport, prefix: str) -> list[Table]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--data", type=Path)
     parser.add_argument("--home", type=Path)
     parser.add_argument("--budget", type=int, default=2000)
+    parser.add_argument("--ideas", action="store_true", help="also the ideas of IDEAS")
+    parser.add_argument("--save", type=Path, help="keep the report (pickle) for --merge")
+    parser.add_argument("--merge", type=Path, nargs="+", help="print the tables of saved reports")
     args = parser.parse_args()
+    families = FAMILIES | (IDEAS if args.ideas else {})
     console = Console(width=120)
     before = os.getloadavg()
-    configs = {}
-    for prefix, base in FAMILIES.items():
-        configs |= variants(base, prefix)
-    report = run_locomo(
-        args.data,
-        home=args.home,
-        budget=args.budget,
-        baselines=False,
-        configs=configs,
-        progress=lambda msg: console.print(f"[dim]{msg}[/dim]"),
-    )
-    for prefix in FAMILIES:
+    if args.merge:
+        report = LocomoReport(budget=args.budget)
+        for path in args.merge:
+            part = pickle.loads(path.read_bytes())
+            report.by_sample |= part.by_sample
+            report.budget = part.budget
+        prefixes = sorted(
+            {
+                s.removeprefix("ogmemory[").partition(":")[0] + ":"
+                for by in report.by_sample.values()
+                for s in by
+            }
+        )
+        families = {p: {} for p in prefixes}
+    else:
+        if args.data is None:
+            raise SystemExit("--data or --merge")
+        configs = {}
+        for family in families.values():
+            configs |= family
+        report = run_locomo(
+            args.data,
+            home=args.home,
+            budget=args.budget,
+            baselines=False,
+            configs=configs,
+            progress=lambda msg: console.print(f"[dim]{msg}[/dim]"),
+        )
+        if args.save:
+            args.save.write_bytes(pickle.dumps(report))
+    for prefix in families:
         for table in family_tables(report, prefix):
             console.print(table)
     after = os.getloadavg()
