@@ -13,6 +13,8 @@ held-out conversations and pooled over their questions, the default's evidence r
 category, and its recall latency p50 / p95 (each question is recalled by every member in turn,
 so both families run in the same window); the load average before and after. ``--ideas``
 adds the families of ``IDEAS``: an idea beside the turns' default, chosen the same way.
+``--only`` recalls with the named members alone and prints their figures (no choosing: for
+data held out from all choosing).
 """
 
 from __future__ import annotations
@@ -68,25 +70,52 @@ def family_tables(report: LocomoReport, prefix: str) -> list[Table]:
     means = [_mean([r[i] for r in rows]) for i in (2, 3, 4, 5)]
     loo.add_row("mean", "", *(f"{m:.3f}" for m in means))
     loo.add_row("pooled", "", *(f"{_mean(pooled[k]):.3f}" for k in ("c14", "d14", "cmh", "dmh")))
-    default = [r for by in report.by_sample.values() for r in by[f"ogmemory[{prefix}default]"]]
-    detail = Table(title=f"{prefix}default, all conversations pooled")
+    return [loo, system_table(report, f"{prefix}default")]
+
+
+def system_table(report: LocomoReport, name: str) -> Table:
+    """One member's evidence recall per category, tokens and latency, conversations pooled."""
+    rows = [r for by in report.by_sample.values() for r in by.get(f"ogmemory[{name}]", [])]
+    detail = Table(
+        title=f"{name}, all conversations pooled ({', '.join(sorted(report.by_sample))})"
+    )
     for col in ("category", "n", "evidence recall", "tokens", "p50 ms", "p95 ms"):
         detail.add_column(col)
     groups = [(f"{c} {CATEGORIES[c]}", (c,)) for c in (1, 2, 3, 4)] + [("1-4", (1, 2, 3, 4))]
     for label, cats in groups:
-        chosen_rows = [r for r in default if r.category in cats]
-        lat = sorted(r.latency_ms for r in chosen_rows)
+        chosen = [r for r in rows if r.category in cats]
+        lat = sorted(r.latency_ms for r in chosen)
         if not lat:
             continue
         detail.add_row(
             label,
-            str(len(chosen_rows)),
-            f"{_mean([r.recall for r in chosen_rows]):.3f}",
-            f"{_mean([float(r.tokens) for r in chosen_rows]):.0f}",
+            str(len(chosen)),
+            f"{_mean([r.recall for r in chosen]):.3f}",
+            f"{_mean([float(r.tokens) for r in chosen]):.0f}",
             f"{lat[len(lat) // 2]:.1f}",
             f"{lat[min(len(lat) - 1, round(0.95 * (len(lat) - 1)))]:.1f}",
         )
-    return [loo, detail]
+    return detail
+
+
+def members_table(report: LocomoReport) -> Table:
+    """Every member's evidence recall on each conversation (1-4 / multi-hop)."""
+    samples = sorted(report.by_sample)
+    table = Table(title="every member, categories 1-4 / multi-hop")
+    for col in ("member", *samples, "pooled"):
+        table.add_column(col)
+    names = list(report.by_sample[samples[0]]) if samples else []
+    for name in names:
+        cells = []
+        groups = [[report.by_sample[s].get(name, [])] for s in samples]
+        groups.append([report.by_sample[s].get(name, []) for s in samples])
+        for parts in groups:
+            rows = [r for part in parts for r in part]
+            c14 = _mean([r.recall for r in rows if r.category in (1, 2, 3, 4)])
+            cmh = _mean([r.recall for r in rows if r.category == 1])
+            cells.append(f"{c14:.3f} / {cmh:.3f}")
+        table.add_row(name.removeprefix("ogmemory[").removesuffix("]"), *cells)
+    return table
 
 
 def main() -> None:
@@ -97,8 +126,16 @@ def main() -> None:
     parser.add_argument("--ideas", action="store_true", help="also the ideas of IDEAS")
     parser.add_argument("--save", type=Path, help="keep the report (pickle) for --merge")
     parser.add_argument("--merge", type=Path, nargs="+", help="print the tables of saved reports")
+    parser.add_argument(
+        "--only", nargs="+", metavar="NAME", help="recall with these members only (docs:default)"
+    )
     args = parser.parse_args()
     families = FAMILIES | (IDEAS if args.ideas else {})
+    if args.only:
+        members = {k: v for family in (FAMILIES | IDEAS).values() for k, v in family.items()}
+        if unknown := set(args.only) - set(members):
+            raise SystemExit(f"no such member: {', '.join(sorted(unknown))}")
+        families = {"only": {name: members[name] for name in args.only}}
     console = Console(width=120)
     before = os.getloadavg()
     if args.merge:
@@ -107,13 +144,12 @@ def main() -> None:
             part = pickle.loads(path.read_bytes())
             report.by_sample |= part.by_sample
             report.budget = part.budget
-        prefixes = sorted(
-            {
-                s.removeprefix("ogmemory[").partition(":")[0] + ":"
-                for by in report.by_sample.values()
-                for s in by
-            }
-        )
+        present = {
+            s.removeprefix("ogmemory[").partition(":")[0] + ":"
+            for by in report.by_sample.values()
+            for s in by
+        }
+        prefixes = [p for p in FAMILIES | IDEAS if p in present]
         families = {p: {} for p in prefixes}
     else:
         if args.data is None:
@@ -131,9 +167,12 @@ def main() -> None:
         )
         if args.save:
             args.save.write_bytes(pickle.dumps(report))
-    for prefix in families:
-        for table in family_tables(report, prefix):
+    for prefix, family in families.items():
+        tables = [system_table(report, n) for n in family] if args.only else None
+        for table in tables or family_tables(report, prefix):
             console.print(table)
+    if not args.only:
+        console.print(members_table(report))
     after = os.getloadavg()
     console.print(
         f"load average before {before[0]:.2f} {before[1]:.2f} {before[2]:.2f}, "
