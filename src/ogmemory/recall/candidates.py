@@ -301,7 +301,6 @@ class CandidateSearch:
         cands: list[Cand] = []
         seen: set[str] = set()
         routes = 0
-        per_session: dict[str, int] = {}
         for c in ordered:
             d = c.doc
             # Abstracts that cite turns (memories, events, facts) are the same memory as those
@@ -320,11 +319,6 @@ class CandidateSearch:
                 if routes >= config.max_routes:
                     continue
                 routes += 1
-            elif cites_turns and config.session_cap:
-                sid = d.session_id or ""
-                if per_session.get(sid, 0) >= config.session_cap:
-                    continue  # the next session's memories have their turn
-                per_session[sid] = per_session.get(sid, 0) + 1
             if len(seen) >= config.candidates:
                 break
             cands.append(c)

@@ -56,7 +56,6 @@ class RecallConfig:
     mmr: float = 0.5  # candidates: weight of novelty against relevance (0: ranking order)
     overview_weight: float = 0.5  # of memory/event/fact/entity L1 overviews in the fusion
     max_routes: int = 4  # of the candidates, session and entity abstracts (they only route)
-    session_cap: int = 0  # of the candidates, memories of one session at most (0: no cap)
     session_children: int = 2  # a session hit opens this many of its turns nearest the query
     whole_items: int = 5  # the best items show their turns whole (no excerpts)
     use_dense: bool = True
