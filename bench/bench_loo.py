@@ -36,10 +36,19 @@ from ogmemory.recall.config import RECIPES, RecallConfig
 _DOCS = replace(RECIPES["default"], lend=False)
 _TURNS = replace(RECIPES["default"], lend=True)
 FAMILIES = {"docs:": variants(_DOCS, "docs:"), "turns:": variants(_TURNS, "turns:")}
-#: ideas, each judged against the turns' default only (``--ideas``). Tried: at most 3 or 6
-#: candidate memories from one session (``session_cap``, 2026-12-01): never chosen, 3 lost
-#: 0.014 on categories 1-4 (0.919 -> 0.905 pooled), 6 changed nothing; removed.
-IDEAS: dict[str, dict[str, RecallConfig]] = {}
+#: ideas, each judged against the turns' default only (``--ideas``). Tried on 2026-12-01 and
+#: removed, never chosen: at most 3 or 6 candidate memories from one session (cap 3: 1-4
+#: 0.919 -> 0.905 pooled, multi-hop 0.808 -> 0.801; cap 6: no change); a second vector
+#: ranking from the question moved toward its three best turns (pseudo-relevance feedback),
+#: fused at weight 0.5 / 1 (1-4 0.913 / 0.890, multi-hop 0.789 / 0.758).
+IDEAS: dict[str, dict[str, RecallConfig]] = {
+    "tune:": {
+        "tune:default": _TURNS,
+        "tune:dense_units=40": replace(_TURNS, dense_units=40),
+        "tune:dense_units=90": replace(_TURNS, dense_units=90),
+        "tune:max_cites=4": replace(_TURNS, max_cites=4),
+    },
+}
 
 
 def _mean(values: list[float]) -> float:

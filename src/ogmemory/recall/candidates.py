@@ -205,16 +205,7 @@ class CandidateSearch:
                 dense_hits = self.store.dense(ask.qvec, depth)
         ask.stats.update(fts=len(fts_hits), dense=len(dense_hits))
         docs = self.store.docs([r for r, _ in fts_hits] + [r for r, _ in dense_hits])
-        lent: list[tuple[int, float, int | None]] = [(r, s, None) for r, s in dense_hits]
-        if config.lend:
-            lent = lend(
-                dense_hits,
-                docs,
-                self._turn_cosines(ask),
-                alpha=config.lend_alpha,
-                max_cites=config.max_cites,
-                lends=lambda d: ask.visible(d) and not d.superseded,
-            )[: config.dense_units]
+        lent = self._vector_ranking(ask, ask.qvec, dense_hits, docs)
         ranks = self._fuse(fts_hits, lent, docs, config)
         if config.speaker_weight:
             # a question about someone: what they said outranks what was said to them, before
@@ -264,18 +255,39 @@ class CandidateSearch:
                 ranks[by] = ranks.get(by, 0.0) + config.dense_weight / (config.rrf_k + rank + 1)
         return ranks
 
-    def _turn_cosines(self, ask: Ask) -> Callable[[list[str]], dict[str, tuple[Doc, float]]]:
-        """Turn ids -> (their document, their cosine to the question)."""
+    def _vector_ranking(
+        self,
+        ask: Ask,
+        qvec: np.ndarray | None,
+        hits: list[tuple[int, float]],
+        docs: dict[int, Doc],
+    ) -> list[tuple[int, float, int | None]]:
+        """The dense hits of ``qvec`` as the ranking fused: turns lifted by their abstractions
+        (``lend``), or with ``config.lend`` off the documents by their own cosines."""
+        config = ask.config
+        if not config.lend or qvec is None:
+            return [(r, s, None) for r, s in hits]
+        return lend(
+            hits,
+            docs,
+            self._turn_cosines(qvec),
+            alpha=config.lend_alpha,
+            max_cites=config.max_cites,
+            lends=lambda d: ask.visible(d) and not d.superseded,
+        )[: config.dense_units]
+
+    def _turn_cosines(
+        self, qvec: np.ndarray
+    ) -> Callable[[list[str]], dict[str, tuple[Doc, float]]]:
+        """Turn ids -> (their document, their cosine to ``qvec``)."""
 
         def read(ids: list[str]) -> dict[str, tuple[Doc, float]]:
-            if not ids or ask.qvec is None:
+            if not ids:
                 return {}
             found = self.store.docs_by_id(ids)
             vecs = self.store.vectors([d.rowid for d in found.values() if d.rowid is not None])
             return {
-                tid: (d, float(vecs[d.rowid] @ ask.qvec))
-                for tid, d in found.items()
-                if d.rowid in vecs
+                tid: (d, float(vecs[d.rowid] @ qvec)) for tid, d in found.items() if d.rowid in vecs
             }
 
         return read
