@@ -36,19 +36,14 @@ from ogmemory.recall.config import RECIPES, RecallConfig
 _DOCS = replace(RECIPES["default"], lend=False)
 _TURNS = replace(RECIPES["default"], lend=True)
 FAMILIES = {"docs:": variants(_DOCS, "docs:"), "turns:": variants(_TURNS, "turns:")}
-#: ideas, each judged against the turns' default only (``--ideas``). Tried on 2026-12-01 and
-#: removed, never chosen: at most 3 or 6 candidate memories from one session (cap 3: 1-4
-#: 0.919 -> 0.905 pooled, multi-hop 0.808 -> 0.801; cap 6: no change); a second vector
-#: ranking from the question moved toward its three best turns (pseudo-relevance feedback),
-#: fused at weight 0.5 / 1 (1-4 0.913 / 0.890, multi-hop 0.789 / 0.758).
-IDEAS: dict[str, dict[str, RecallConfig]] = {
-    "tune:": {
-        "tune:default": _TURNS,
-        "tune:dense_units=40": replace(_TURNS, dense_units=40),
-        "tune:dense_units=90": replace(_TURNS, dense_units=90),
-        "tune:max_cites=4": replace(_TURNS, max_cites=4),
-    },
-}
+#: ideas, each judged against the turns' default only (``--ideas``; add a family here). Tried on
+#: 2026-12-01 and not kept (leave-one-out mean, 1-4 / multi-hop, default 0.919 / 0.790): at most
+#: 3 or 6 candidate memories from one session (never chosen; pooled 1-4 0.905 / 0.919); a
+#: second vector ranking from the question moved toward its three best turns (pseudo-relevance
+#: feedback) fused at weight 0.5 / 1 (never chosen; pooled 0.913 / 0.890); dense_units 40 / 90
+#: (90 chosen twice: 0.918 / 0.785). Items citing 4 turns are not credited by the harness (at
+#: most 3), so max_cites cannot be tried this way.
+IDEAS: dict[str, dict[str, RecallConfig]] = {}
 
 
 def _mean(values: list[float]) -> float:

@@ -9,9 +9,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from test_contract_index import turn
 
 from ogmemory.embed import Embedder, encode_queries, make_embedder
-from ogmemory.index.docs import Doc, overview_id, record_doc_id, session_doc_id, turn_doc_id
+from ogmemory.index.docs import Doc, overview_id, record_doc_id
 from ogmemory.recall.config import RECIPES
 from ogmemory.recall.recaller import Recaller
 from ogmemory.recall.tokens import count_tokens
@@ -25,19 +26,8 @@ QUESTION = "What outdoor activities has Ana done?"
 
 
 def _turn(sid: str, k: int, text: str, day: float, speaker: str = "Ana") -> Doc:
-    return Doc(
-        id=turn_doc_id(sid, f"n{k}"),
-        kind="turn",
-        level=2,
-        text=text,
-        parent=session_doc_id(sid, 1),
-        session_id=sid,
-        seq=k,
-        event_time=day + k,
-        node_ids=(f"n{k}",),
-        cites=(f"{sid}:{k}",),
-        prov={"speaker": speaker, "session_id": sid},
-    )
+    said = turn(sid, k, text, when=day)
+    return replace(said, cites=(f"{sid}:{k}",), prov={"speaker": speaker, "session_id": sid})
 
 
 def _record(kind: str, rid: str, text: str, sid: str, day: float, quote: str) -> list[Doc]:
