@@ -275,3 +275,33 @@ def test_a_small_memory_answers_paraphrases_and_still_abstains_on_unrelated(tmp_
         assert any("cello" in i.text for i in result.items), (question, result.stats)
         assert result.stats["floor"] < 0.06  # below the embedder's full floor
     assert mem.recall("Who won the 1998 FIFA World Cup?").items == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("The staging server is staging.fernwood.dev", "config"),
+        ("I prefer pnpm over npm", "preference"),
+        ("My name is Ana Lopez", "profile"),
+        ("Always run the linter before committing", "rule"),
+        ("I had a long walk by the river this morning", "event"),
+        ("ok then", "note"),  # nothing distillation reads: a plain note
+    ],
+)
+def test_a_memory_written_without_a_type_gets_the_type_its_words_say(
+    tmp_path: Path, text: str, kind: str
+) -> None:
+    # A server address typed 'profile' landed in core.md's profile section.
+    mem = make(tmp_path / "h")
+    assert mem.remember(text).type == kind
+    assert mem.remember(text, type="tool").type == "tool"  # a type given is kept
+
+
+def test_a_written_memory_and_its_fact_are_one_item(tmp_path: Path) -> None:
+    # Recall printed "The staging server is staging.fernwood.dev. (2026-12-01 → now)" and then
+    # "The staging server is staging.fernwood.dev" as two items.
+    mem = make(tmp_path / "h")
+    mem.remember("The staging server is staging.fernwood.dev")
+    mem.remember("We deploy billing with Nomad")
+    texts = [i.text for i in mem.recall("what is the staging server?").items]
+    assert sum("staging.fernwood.dev" in t for t in texts) == 1, texts

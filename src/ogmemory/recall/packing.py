@@ -30,6 +30,7 @@ __all__ = ["STOPWORDS", "Packer", "is_stale"]
 
 # sentence ends, and a bracketed aside ("[shares a photo of ...]", "[attached: ...]") starting
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\s+(?=\[)")
+_SPAN = re.compile(r"\([^()]*→[^()]*\)\s*$")  # a fact's validity, "(2026-01-10 → now)"
 STOPWORDS = frozenset(
     {
         "what",
@@ -92,6 +93,12 @@ def _sentences(body: str) -> tuple[tuple[str, ...], tuple[frozenset[str], ...]]:
     return sentences, tuple(frozenset(w.lower() for w in re.findall(r"\w+", x)) for x in sentences)
 
 
+def _wording(text: str) -> str:
+    """A record's words without case, punctuation or a validity span: "X is Y. (2026-12-01 →
+    now)" and "X is Y" are one statement."""
+    return " ".join(re.findall(r"\w+", _SPAN.sub("", text).lower()))
+
+
 def _adds_information(abstraction: Doc, turn: Doc) -> bool:
     if abstraction.kind == "fact":
         return True  # its validity span ("2026-01-10 → now") is what the turn cannot say
@@ -112,6 +119,7 @@ class _Plan:
     stale_turns: set[str] = field(default_factory=set)  # the turns stating them
     used: set[str] = field(default_factory=set)
     used_abs: set[str] = field(default_factory=set)
+    said: set[str] = field(default_factory=set)  # the wording of records packed on their own
     items: list[RecallItem] = field(default_factory=list)
     spent: int = 0
 
@@ -173,7 +181,10 @@ class Packer:
                 if evidence and not d.prov.get("edited"):  # the user's words, not the turns
                     self._add_group(plan, evidence[0], sc, budget, terms)
                 else:
-                    self._add(plan, self._single(d, sc), budget)
+                    # a memory the user wrote and the fact derived from it say one thing
+                    wording = _wording(d.text)
+                    if wording not in plan.said and self._add(plan, self._single(d, sc), budget):
+                        plan.said.add(wording)
                     plan.used_abs.add(d.id)
             # session and entity abstracts point the way; they are not content
         return plan.items
