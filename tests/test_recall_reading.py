@@ -7,8 +7,11 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from ogmemory import Memory, Settings
 from ogmemory.interfaces.mcp.format import fmt_recall
+from ogmemory.recall.when import parse_time_query
 
 
 def ts(day: str) -> float:
@@ -66,3 +69,72 @@ def test_non_adjacent_turns_of_an_item_show_how_many_were_skipped(tmp_path: Path
     # the model gets the same text, and the budget counts it
     assert "skipped)" in fmt_recall(result)
     assert sum(i.tokens for i in result.items) == result.tokens <= result.budget
+
+
+def _months(mem: Memory) -> None:
+    plan = [
+        ("2023-01-15", "I started a pottery class downtown.", "Pottery sounds fun."),
+        ("2023-04-28", "We happened to see a comet last night.", "What luck!"),
+        ("2023-05-06", "I ran a charity race for mental health today.", "Well done!"),
+        ("2023-05-20", "My sister visited and we went hiking.", "Lovely."),
+        ("2023-05-29", "I painted a sunrise over the lake.", "Beautiful."),
+        ("2023-06-02", "I adopted a puppy named Oscar.", "Congratulations!"),
+        ("2023-06-09", "Oscar chewed my shoes, what happened to good manners?", "Ha."),
+        ("2023-09-01", "I went camping with my family.", "Sounds great."),
+    ]
+    for day, user, reply in plan:
+        say(mem, f"s-{day}", user, reply, day)
+    mem.sleep("deep")
+
+
+def _days_of(result: object) -> set[str]:
+    return {
+        datetime.fromtimestamp(i.event_time, UTC).strftime("%Y-%m-%d")  # type: ignore[attr-defined]
+        for i in result.items  # type: ignore[attr-defined]
+    }
+
+
+def test_what_happened_in_a_period_answers_from_that_period_only(tmp_path: Path) -> None:
+    mem = make(tmp_path / "home")
+    _months(mem)
+    may = {"2023-05-06", "2023-05-20", "2023-05-29"}
+    for question in ("What happened in May 2023?", "2023年5月发生了什么？"):
+        result = mem.recall(question)
+        assert _days_of(result) == may, (question, result.as_context())
+        for item in result.items:  # the turns shown beside them too
+            assert all(day.startswith("[2023-05") for day in re.findall(r"\[\d{4}-\d\d", item.text))
+    # "last week" counts from the newest thing remembered (2023-09-01, a Friday)
+    assert _days_of(mem.recall("上周发生了什么？")) == set()
+    assert mem.recall("上周发生了什么？").reason == "nothing remembered from that time"
+    assert _days_of(mem.recall("What happened this week?")) == {"2023-09-01"}
+    assert _days_of(mem.recall("What happened on 2 June 2023?")) == {"2023-06-02"}
+    # a question with more to it than the period prefers the period but is not cut to it
+    puppy = mem.recall("What did Oscar chew in May 2023?")
+    assert "2023-06-09" in _days_of(puppy)
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "end", "only"),
+    [
+        ("What happened in May 2023?", "2023-05-01", "2023-06-01", True),
+        ("What did Jon find for his store on 1 February, 2023?", "2023-02-01", "2023-02-02", False),
+        ("What did Caroline share on October 13, 2023?", "2023-10-13", "2023-10-14", False),
+        ("What happened on 2023-05-08?", "2023-05-08", "2023-05-09", True),
+        ("2023年5月8日我们做了什么？", "2023-05-08", "2023-05-09", True),
+        ("2023年5月发生了什么？", "2023-05-01", "2023-06-01", True),
+        ("上周发生了什么？", "2023-05-29", "2023-06-05", True),  # from Friday 2023-06-09
+        ("What did we do last week?", "2023-05-29", "2023-06-05", True),
+        ("What did we decide last weekend?", None, None, False),  # not "last week"
+        ("What did Caroline do in May 2023?", "2023-05-01", "2023-06-01", False),
+        ("May I ask what you did in 2022?", "2022-01-01", "2023-01-01", False),
+    ],
+)
+def test_periods_in_questions(
+    question: str, start: str | None, end: str | None, only: bool
+) -> None:
+    tq = parse_time_query(question, ts("2023-06-09T15:00:00"))
+
+    def day(t: float | None) -> str | None:
+        return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d") if t is not None else None
+
+    assert (day(tq.start), day(tq.end), tq.only) == (start, end, only)
