@@ -138,3 +138,22 @@ def test_periods_in_questions(
         return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d") if t is not None else None
 
     assert (day(tq.start), day(tq.end), tq.only) == (start, end, only)
+
+
+def test_a_stated_fact_is_found_by_the_words_of_its_kind(tmp_path: Path) -> None:
+    """"which database do we use?" names neither PostgreSQL nor the words of the decision: the
+    fact's relation and slot ("uses", "database") find it, by full text alone."""
+    mem = make(tmp_path / "home")
+    for user, reply in [
+        ("I prefer pnpm over npm for this repo.", "Got it, I'll use pnpm."),
+        ("The API listens on port 8080.", "Confirmed."),
+        ("Let's switch from MySQL to Postgres.", "OK, I'll update the config."),
+        ("Never push to main directly.", "Understood."),
+    ]:
+        say(mem, "dev-1", user, reply, "2026-02-10")
+    mem.sleep("deep")
+    fact = next(f for f in mem.facts() if f.slot == "database")
+    assert "database" not in fact.fact.lower()  # the words must come from its structure
+    result = mem.recall("which database do we use?")
+    assert any(d.startswith("edge:") and fact.id in d for i in result.items for d in i.doc_ids)
+    assert fact.fact in result.items[0].text, result.as_context()

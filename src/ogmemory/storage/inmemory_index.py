@@ -103,7 +103,7 @@ class InMemoryIndexStore:
         rowid, self._next = self._next, self._next + 1
         self._docs[rowid] = replace(doc, rowid=rowid)
         self._by_id[doc.id] = rowid
-        body, cjk = fts_columns(doc.text)
+        body, cjk = fts_columns(doc.searchable)
         self._terms[rowid] = (Counter(_tokens(body)), Counter(cjk.split()))
         if self.embedder_name:
             self._jobs.submit("embed", doc.id, {"rowid": rowid, "text": doc.text[:2000]})

@@ -250,6 +250,7 @@ class IndexStore(Protocol):
 
     def latest_event_time(self) -> float | None:
         """When the newest turn, record or memory happened (entities are not events)."""
+
     def delete_session(self, session_id: str) -> int:
         """Drop the turns and the abstracts of a deleted session; returns how many."""
 

@@ -226,7 +226,7 @@ class SqliteIndexStore:
             values,
         )
         rowid = cur.lastrowid
-        body, cjk = fts_columns(doc.text)
+        body, cjk = fts_columns(doc.searchable)
         conn.execute("INSERT INTO docs_fts(rowid, body, cjk) VALUES (?, ?, ?)", (rowid, body, cjk))
         if self.embedder_name:
             Outbox.enqueue(conn, "embed", doc.id, {"rowid": rowid, "text": doc.text[:2000]})

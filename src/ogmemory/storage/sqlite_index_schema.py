@@ -26,7 +26,8 @@ __all__ = [
     "set_meta",
 ]
 
-SCHEMA_VERSION = "6"  # 2: Porter; 3: speakers; 4: entity_facts; 5: L1 overviews; 6: edited
+# 2: Porter; 3: speakers; 4: entity_facts; 5: L1 overviews; 6: edited; 7: fact terms in the FTS
+SCHEMA_VERSION = "7"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs(
