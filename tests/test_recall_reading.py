@@ -4,6 +4,7 @@ sized to the question, stated facts found by the words a question uses (issue 15
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -11,6 +12,8 @@ import pytest
 
 from ogmemory import Memory, Settings
 from ogmemory.interfaces.mcp.format import fmt_recall
+from ogmemory.recall.config import RECIPES
+from ogmemory.recall.results import RecallResult
 from ogmemory.recall.when import parse_time_query
 
 
@@ -141,7 +144,7 @@ def test_periods_in_questions(
 
 
 def test_a_stated_fact_is_found_by_the_words_of_its_kind(tmp_path: Path) -> None:
-    """"which database do we use?" names neither PostgreSQL nor the words of the decision: the
+    """ "which database do we use?" names neither PostgreSQL nor the words of the decision: the
     fact's relation and slot ("uses", "database") find it, by full text alone."""
     mem = make(tmp_path / "home")
     for user, reply in [
@@ -157,3 +160,55 @@ def test_a_stated_fact_is_found_by_the_words_of_its_kind(tmp_path: Path) -> None
     result = mem.recall("which database do we use?")
     assert any(d.startswith("edge:") and fact.id in d for i in result.items for d in i.doc_ids)
     assert fact.fact in result.items[0].text, result.as_context()
+
+
+def test_a_narrow_question_gets_a_short_answer(tmp_path: Path) -> None:
+    """20 items and 2,000 tokens are bounds, not targets: the answer ends where its items fall
+    below a share (``relative_cut``) of the best one's score. (In a memory this small every
+    text is a candidate of the dense search and nothing falls below the shipped 0.2: the
+    larger share shows the mechanism.)"""
+    mem = make(tmp_path / "home", embedder="e5")
+    topics = [
+        "my vegetable garden",
+        "the new bakery downtown",
+        "a chess tournament",
+        "learning Spanish",
+        "repainting the kitchen",
+        "a documentary about whales",
+        "my cousin's wedding",
+        "fixing my bicycle",
+        "a jazz concert",
+        "the book club",
+        "our trip to the mountains",
+        "baking sourdough bread",
+    ]
+    for n, topic in enumerate(topics):
+        day = f"2023-0{1 + n % 9}-1{n % 10}"
+        say(
+            mem, f"s{n}", f"Let me tell you about {topic}.", f"I'd love to hear about {topic}.", day
+        )
+        say(mem, f"s{n}", f"It was fun, {topic} kept me busy.", "Sounds lovely.", day)
+    say(
+        mem, "race", "I ran a charity race for mental health last Saturday.", "Great!", "2023-05-25"
+    )
+    mem.sleep("deep")
+    mem.sync_index()
+    mem.drain_outbox()
+    question = "When did Ana run the charity race?"
+    recaller = mem.retrieval.recaller()
+
+    def cut(share: float) -> RecallResult:
+        return recaller.recall(question, config=replace(RECIPES["default"], relative_cut=share))
+
+    uncut, short = cut(0.0), cut(0.5)
+    assert "charity race" in short.items[0].text
+    assert len(short.items) < len(uncut.items) and short.tokens < uncut.tokens
+    assert short.items == uncut.items[: len(short.items)]  # the same answer, ended sooner
+    best = short.stats["score_best"]
+    assert all(i.score >= 0.5 * best for i in short.items)
+    assert all(i.score < 0.5 * best for i in uncut.items[len(short.items) :])
+    # the shipped cut (0.2: what LoCoMo's evidence recall allows) is the same mechanism
+    default = mem.recall(question)
+    assert default.items == uncut.items[: len(default.items)]
+    assert all(i.score >= 0.2 * best for i in default.items)
+    assert all(i.score < 0.2 * best for i in uncut.items[len(default.items) :])

@@ -138,8 +138,9 @@ class Packer:
         *,
         terms: set[str],
         stale: set[str] | None = None,
+        floor: float | None = None,
     ) -> list[RecallItem]:
-        """Items in rank order while they fit ``budget``."""
+        """Items in rank order while they fit ``budget`` (and score at least ``floor``)."""
         # Overviews (L1) of knowledge records route, like session and entity abstracts: their
         # abstract and the turns they quote are the content.
         ranked = [(sc, c.doc) for sc, c in scored if c.doc.level != 1]
@@ -158,7 +159,7 @@ class Packer:
         if plan.stale:
             plan.stale_turns = {d.id for d in turns if plan.stale.intersection(d.node_ids)}
         for sc, d in ranked:
-            if len(plan.items) >= self.config.top:
+            if len(plan.items) >= self.config.top or (floor is not None and sc < floor):
                 break
             if d.id in plan.used or d.id in plan.used_abs:
                 continue

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import math
 import re
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -34,6 +35,26 @@ from .visibility import LiveSessions, doc_visible
 from .when import TimeQuery, parse_time_query
 
 __all__ = ["Recaller"]
+
+
+def _score_floor(
+    scored: Sequence[tuple[float, Cand]], config: RecallConfig, stats: dict[str, object]
+) -> float | None:
+    """The least score an item needs (``None``: no cut): ``relative_cut`` of the best content
+    document's, so an answer ends where its items fall far below its best (the bounds of 20
+    items and the budget stay bounds, not targets). A share of the best is what held LoCoMo's
+    evidence recall (bench/bench_answer_size.py: 0.2 lost nothing on the dev conversations);
+    cuts measured from the pool's median lost some at every step."""
+    content = [sc for sc, c in scored if c.doc.level != 1 and c.doc.kind in _CONTENT]
+    if not content:
+        return None
+    best = max(content)
+    stats["score_best"] = round(best, 6)
+    stats["score_median"] = round(statistics.median(content), 6)
+    return config.relative_cut * best if config.relative_cut > 0 else None
+
+
+_CONTENT = frozenset({"turn", "memory", "event", "fact"})
 
 
 def _holds(d: Doc, tq: TimeQuery) -> bool:
@@ -162,7 +183,10 @@ class Recaller:
             # a turn shown beside a cited one is of the period too
             (lambda d: ask.visible(d) and _holds(d, tq)) if tq.only else ask.visible,
         )
-        items = packer.pack(scored, budget, terms=ask.qwords - STOPWORDS, stale=outdated)
+        floor = _score_floor(scored, config, ask.stats)
+        items = packer.pack(
+            scored, budget, terms=ask.qwords - STOPWORDS, stale=outdated, floor=floor
+        )
         if tq.has_range:
             ask.stats["time_range"] = [tq.start, tq.end]
         if ask.live.gone and self.on_gone is not None:
