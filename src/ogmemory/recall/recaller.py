@@ -26,6 +26,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..index.docs import Doc, session_doc_id, turn_doc_id
+from ..index.text import query_terms
 from ..storage.protocols import IndexStore
 from .candidates import Ask, Cand, CandidateSearch
 from .config import RECIPES, RecallConfig
@@ -64,6 +65,10 @@ def _holds(d: Doc, tq: TimeQuery) -> bool:
         return not is_stale(d, tq)
     return d.kind not in ("session", "entity") and tq.contains(d.event_time)
 
+
+#: Vectors below which a question whose words all occur in the memory is answered even under
+#: the vector floor (the floor applies in full from 600 vectors: candidates._FULL_FLOOR_AT).
+_WORDS_OVERRULE_BELOW = 600
 
 log = logging.getLogger(__name__)
 
@@ -148,7 +153,12 @@ class Recaller:
             return RecallResult(query, (), 0, budget, stats=ask.stats, reason=why)
         floor = ask.stats.get("floor") if config.abstain and not tq.only else None
         relevance = ask.stats.get("relevance")
-        if floor is not None and relevance is not None and relevance < floor:
+        if (
+            floor is not None
+            and relevance is not None
+            and relevance < floor
+            and not self._words_all_here(query, ask)
+        ):
             return RecallResult(
                 query,
                 (),
@@ -213,6 +223,18 @@ class Recaller:
                 found[d.id] = Cand(d, 0.0, "period")
         out = [Cand(c.doc, 0.5 * c.score + 0.5 * c.doc.importance, c.via) for c in found.values()]
         return sorted(out, key=lambda c: (-c.score, c.doc.rowid or 0))[: config.candidates * 2]
+
+    def _words_all_here(self, query: str, ask: Ask) -> bool:
+        """Whether every content word of the question occurs in this memory. In a small
+        memory every text sits near the embedder's background, so the vector floor cannot
+        tell "which package manager?" (its words are in the memory) from "What is the capital
+        of Mongolia?" (they are not); words the memory holds overrule the floor."""
+        words, _ = query_terms(query)
+        if not words or self.store.vector_count() >= _WORDS_OVERRULE_BELOW:
+            return False
+        here = all(share > 0 for share in self.store.word_shares(words).values())
+        ask.stats["words_all_here"] = here
+        return here
 
     # ================================================================== clock
 
