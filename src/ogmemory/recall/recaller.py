@@ -151,24 +151,8 @@ class Recaller:
                 "nothing remembered from that time" if tq.only else "nothing found for these words"
             )
             return RecallResult(query, (), 0, budget, stats=ask.stats, reason=why)
-        floor = ask.stats.get("floor") if config.abstain and not tq.only else None
-        relevance = ask.stats.get("relevance")
-        if (
-            floor is not None
-            and relevance is not None
-            and relevance < floor
-            and not self._words_all_here(query, ask)
-        ):
-            return RecallResult(
-                query,
-                (),
-                0,
-                budget,
-                stats=ask.stats,
-                reason=f"nothing relevant: the best matches stand "
-                f"{relevance:.3f} above the memory's background, "
-                f"below the floor of {floor:.3f}",
-            )
+        if (no := self._abstains(query, ask, tq)) is not None:
+            return RecallResult(query, (), 0, budget, stats=ask.stats, reason=no)
         pool: dict[str, Cand] = {c.doc.id: c for c in cands}
         if config.expand:
             self._expand(pool, cands, ask, tq)
@@ -223,6 +207,19 @@ class Recaller:
                 found[d.id] = Cand(d, 0.0, "period")
         out = [Cand(c.doc, 0.5 * c.score + 0.5 * c.doc.importance, c.via) for c in found.values()]
         return sorted(out, key=lambda c: (-c.score, c.doc.rowid or 0))[: config.candidates * 2]
+
+    def _abstains(self, query: str, ask: Ask, tq: TimeQuery) -> str | None:
+        """Why nothing is relevant enough to answer, or None to answer."""
+        floor = ask.stats.get("floor") if ask.config.abstain and not tq.only else None
+        relevance = ask.stats.get("relevance")
+        if floor is None or relevance is None or relevance >= floor:
+            return None
+        if self._words_all_here(query, ask):
+            return None
+        return (
+            f"nothing relevant: the best matches stand {relevance:.3f} above the memory's "
+            f"background, below the floor of {floor:.3f}"
+        )
 
     def _words_all_here(self, query: str, ask: Ask) -> bool:
         """Whether every content word of the question occurs in this memory. In a small
