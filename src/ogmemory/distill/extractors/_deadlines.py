@@ -197,6 +197,8 @@ def _deadline(
     slot = f"deadline:{key}" if key else "deadline"
     name = f"{thing or ('截止' if zh else 'deadline')} due {iso}"
     attrs: dict[str, Any] = {**date_attrs(t), "deadline": iso, "what": thing, "planned": True}
+    if moved:
+        attrs["moved"] = True
     return ctx.candidate(
         "constraint",
         text,

@@ -108,7 +108,8 @@ _MOVE = re.compile(
 )
 _PEOPLE_EN = (
     re.compile(
-        rf"\b(?P<name>{_PERSON})\s+(?:is|was)\s+(?P<poss>our|my|the)\s+(?:new\s+)?"
+        rf"\b(?P<name>{_PERSON})\s+(?:is|was)\s+(?:now\s+|currently\s+|still\s+)?"
+        rf"(?P<poss>our|my|the)\s+(?:new\s+)?"
         rf"(?P<role>{_ROLE})"
     ),
     re.compile(
@@ -116,16 +117,19 @@ _PEOPLE_EN = (
         rf"(?:\s+is|,)?\s+(?P<name>{_PERSON})\b"
     ),
     re.compile(
-        rf"\b(?P<name>{_PERSON})\s+(?:has\s+)?joined\s+(?:the\s+team|us|our\s+team"
-        rf"|the\s+company)\s+as\s+(?P<poss>a|an|our|the)\s+(?P<role>{_ROLE})"
+        rf"\b(?P<name>{_PERSON})\s+(?:has\s+|just\s+|recently\s+)*joined\s+(?:(?:the|our)\s+"
+        rf"(?:[\w-]+\s+)?(?:team|company|group|squad)\s+|us\s+)?as\s+(?P<poss>a|an|our|the)\s+"
+        rf"(?:(?:new|second|third|another|first|full-time|part-time)\s+)?(?P<role>{_ROLE})"
     ),
     re.compile(rf"\b(?P<name>{_PERSON}),\s+(?P<poss>our|my|the)\s+(?P<role>{_ROLE}),"),
 )
 _EXPECT_EN = re.compile(
     rf"\b(?P<who>{_PERSON}|[Ss]he|[Hh]e|[Tt]hey),?\s+(?:also\s+|always\s+|usually\s+)?"
     r"(?P<verb>expects|wants|needs|asks\s+for|requires|reviews|approves|signs\s+off\s+on"
-    r"|checks|likes|prefers|insists\s+on|owns|runs|leads|manages|maintains|handles"
-    r"|is\s+responsible\s+for|takes\s+care\s+of)\s+(?P<what>(?!to\s+know\b)[^.;!?]{3,90})"
+    r"|checks|likes|prefers|insists\s+on|owns|runs|leads|heads|manages|maintains|handles"
+    r"|does|covers|is\s+responsible\s+for|takes\s+care\s+of)\s+"
+    r"(?P<what>(?!to\s+know\b)(?:(?!\s+(?:and|but|so|because)\s+(?:I|we|you|he|she|they)\b)"
+    r"[^.;!?]){3,90})"
 )
 # "Hannah Weiss from the data team owns ...": who they are with, before what they do
 _FROM_TEAM = re.compile(r"\s+(?:from|on|in|of)\s+(?:the\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?\s+team\b")
@@ -387,6 +391,12 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
         shown[team.group(1)] = team.group(1) + end.group()
         text = text[: team.end()] + text[end.end() :]
         ctx.people.append(team.group(1))
+    clause = _WHO_CLAUSE.search(text)
+    if clause is not None and clause.group("name").split()[0] not in _NOT_NAMES:
+        name = clause.group("name")  # "Ravi, who leads the platform team, approves ..."
+        shown[name] = clause.group()[: -1 if clause.group().endswith(",") else None] + ","
+        text = text[: clause.start()] + name + text[clause.end() :]
+        ctx.people.append(name)
     for m in _EXPECT_EN.finditer(text):
         who = m.group("who")
         if who.lower() in ("she", "he", "they"):
@@ -403,8 +413,14 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
         what = _FOR_US.sub(r"\1 the team", what)  # "runs QA for us": for the speaker's team
         verb = m.group("verb")
         relation = "owns" if _OWNS.match(verb) else "expects"
-        if relation == "owns" and who not in ctx.people and len(who.split()) < 2:
+        field = _FIELD.match(what) is not None
+        colleague = field or who in ctx.people or len(who.split()) > 1 or _FOR_US.search(m.group())
+        if relation == "owns" and not colleague:
             continue  # "my partner Anna runs the shop": only colleagues own parts of the work
+        if verb in ("does", "covers") and not field:
+            continue  # "Anna does the dishes": only a part of the work makes a role
+        if who not in ctx.people:
+            ctx.people.append(who)  # "..., and she reviews ...": she is who was just named
         out.append(
             ctx.candidate(
                 "entity",
@@ -421,7 +437,17 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
 
 
 _FOR_US = re.compile(r"\b(for|with|to)\s+us\b", re.IGNORECASE)
-_OWNS = re.compile(r"owns|runs|leads|manages|maintains|handles|is\s+responsible|takes\s+care")
+_OWNS = re.compile(
+    r"owns|runs|leads|heads|manages|maintains|handles|does|covers|is\s+responsible|takes\s+care"
+)
+# "Olu does design", "Jonas handles QA for us": the part of the work a colleague has
+_FIELD = re.compile(
+    r"(?i)^(?:the\s+)?(?:design|UX|UI|QA|testing|ops|devops|infra(?:structure)?|security"
+    r"|frontend|backend|mobile|data|analytics|marketing|sales|support|research|releases?"
+    r"|on-call|hiring|product|documentation|docs)\b"
+)
+# "Ravi Patel, who leads the platform team, approves ...": who someone is, then what they do
+_WHO_CLAUSE = re.compile(rf"\b(?P<name>{_PERSON}),\s+(?:who|our|my|the)\s+[^,;.!?]{{3,50}},")
 
 
 def identity_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
@@ -447,8 +473,8 @@ _ID_GATE = gate(
 )
 _EXPECT_GATE = gate(
     "expects wants needs asks requires reviews approves signs checks likes"
-    " prefers insists owns runs leads manages maintains handles responsible"
-    " takes"
+    " prefers insists owns runs leads heads manages maintains handles responsible"
+    " takes does covers"
 )
 _PEOPLE_GATE = (
     frozenset((_HEADS + "|" + _ACRONYM_ROLES).lower().replace("-", "|").split("|"))
