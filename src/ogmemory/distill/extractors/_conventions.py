@@ -18,7 +18,7 @@ import re
 
 from ..dates import names_a_time
 from ..types import Candidate, EntityRef, Fact
-from ._common import NodeContext, Sentence, gate
+from ._common import NodeContext, Sentence, content_text, gate
 from ._grammar import finish_en, finish_zh, third_person_en, third_person_zh
 from ._services import port_facts
 
@@ -66,6 +66,34 @@ _IMPERATIVE_EN = re.compile(
     r"\s+(?!.*\b(?:now|again|for\s+me)\b)\w+.*)",
     re.IGNORECASE,
 )
+# "Use tabs in this repo", "Write docstrings by default", "Squash commits, no exceptions": an
+# imperative with a standing scope or an insistence is a rule (a one-off request names neither)
+_BARE_IMPERATIVE_EN = re.compile(
+    r"^(?P<body>(?:please\s+)?(?!(?:i|we|you|he|she|they|it|this|that|there|here|the|a|an|my|our"
+    r"|your|his|her|their|what|which|who|how|when|where|why|is|are|was|were|do|does|did|can"
+    r"|could|will|would|should|let|thanks|thank|and|but|so|or|if|no|not|just|also|sounds"
+    r"|looks|seems|makes|got|good|great|nice|ok|okay|sure|yes|yeah|maybe|perhaps|for|in|on|at"
+    r"|to|with|from|by|as|of|after|before|heads|fyi|btw|note|one|some|something|quick|time"
+    r"|every|each|all|any)\b)"
+    r"[a-z]+(?<!ed)(?<!ing)(?<!s)(?<!ly)\s+(?!.*\b(?:I|me|my)\b).*)",
+    re.IGNORECASE,
+)
+_STANDING_EN = re.compile(
+    r"(?i)\b(?:in\s+(?:this|our|the)\s+(?:repo(?:sitory)?|codebase|code\s*base|project|team"
+    r"|monorepo|service)|by\s+default|from\s+now\s+on|going\s+forward|at\s+all\s+times"
+    r"|no\s+exceptions?|without\s+(?:an?\s+)?exception|every\s+(?:single\s+)?time)\b"
+)
+_INSIST_EN = re.compile(
+    r"(?i)[,;:\s-]*\b(?:no\s+exceptions?|without\s+(?:an?\s+)?exception)\b[.!]*\s*$"
+)
+_INSIST_ZH = re.compile(
+    r"[，,；;：:\s]*(?:没有例外|无一例外|不能例外|不许例外|不得例外|概不例外)[。！!]*\s*$"
+)
+# "For the record, in this repo: never skip the hooks": a label of any words, then the rule
+_INSIST_ALONE = re.compile(
+    r"(?i)[\s.!]*(?:no\s+exceptions?|without\s+(?:an?\s+)?exception)[.!]*\s*(?:$|[A-Z])"
+)
+_COLON_LABEL = re.compile(r"^(?P<label>[^:]{3,80}?):\s+(?P<body>\S.{5,})$")
 _WE_RULE_EN = re.compile(
     r"\b(?P<who>we|I)\s+(?:also\s+)?(?P<body>(?:always|never)\s+\w+.*)", re.IGNORECASE
 )
@@ -146,6 +174,27 @@ def _rule(ctx: NodeContext, s: Sentence, body: str, team: bool) -> Candidate | N
     )
 
 
+def _insisted_after(s: Sentence, ctx: NodeContext) -> bool:
+    """Whether the sentence after ``s`` only insists on it ("Squash first. No exceptions.")."""
+    full = content_text(ctx.record.node.content)
+    at = full.find(s.text)
+    return at >= 0 and _INSIST_ALONE.match(full, at + len(s.text)) is not None
+
+
+def _rule_shaped(text: str, standing: bool = False) -> re.Match[str] | None:
+    """The rule an English clause states, if it is shaped like one; ``standing``: the message
+    insists on it, so a bare imperative is a rule too."""
+    m = (
+        _RULE_EN.match(text)
+        or _UNIVERSAL_EN.match(text)
+        or _NO_EVER_EN.match(text)
+        or _IMPERATIVE_EN.match(text)
+    )
+    if m is None and (standing or _STANDING_EN.search(text)):
+        m = _BARE_IMPERATIVE_EN.match(_INSIST_EN.sub("", text))
+    return m
+
+
 def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> None:
     # "When you review, flag ..." reads like a question to the generic detector; a rule is
     # a question only when it asks one. Between two people, "don't give up!" is
@@ -159,7 +208,10 @@ def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> 
         return
     if s.lang == "zh":
         body = _RULE_LEAD_ZH.sub("", s.text.strip())
-        if _RULE_ZH.search(body):
+        insisted = _INSIST_ZH.search(body)
+        if insisted and insisted.start() > 3:
+            body = body[: insisted.start()]  # "所有寄存器操作都封装成函数，没有例外"
+        if _RULE_ZH.search(body) or (insisted and insisted.start() > 3):
             c = _rule(ctx, s, body, team=bool(re.search(r"我们|团队|公司|组里", s.text)))
             if c is not None:
                 out.append(c)
@@ -167,12 +219,10 @@ def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> 
     announced = _ANNOUNCED_EN.match(s.text.strip())
     lead = _ACK_EN.sub("", s.text.strip())
     text = announced.group("body") if announced else _RULE_LEAD_EN.sub("", lead)
-    m = (
-        _RULE_EN.match(text)
-        or _UNIVERSAL_EN.match(text)
-        or _NO_EVER_EN.match(text)
-        or _IMPERATIVE_EN.match(text)
-    )
+    standing = _insisted_after(s, ctx)
+    labelled = _COLON_LABEL.match(text) if announced is None else None
+    m = _rule_shaped(_RULE_LEAD_EN.sub("", labelled.group("body")), standing) if labelled else None
+    m = m or _rule_shaped(text, standing)
     if m is None and announced is not None:
         m = re.match(r"(?P<body>.+)", text)
     team = False

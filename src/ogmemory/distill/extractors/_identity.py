@@ -128,7 +128,8 @@ _EXPECT_EN = re.compile(
     r"(?P<verb>expects|wants|needs|asks\s+for|requires|reviews|approves|signs\s+off\s+on"
     r"|checks|likes|prefers|insists\s+on|owns|runs|leads|heads|manages|maintains|handles"
     r"|does|covers|is\s+responsible\s+for|takes\s+care\s+of)\s+"
-    r"(?P<what>(?!to\s+know\b)(?:(?!\s+(?:and|but|so|because)\s+(?:I|we|you|he|she|they)\b)"
+    r"(?P<what>(?!to\s+know\b)(?:(?!(?:\s+(?:and|but|so|because)|,)\s+(?:I|we|you|he|she"
+    r"|they)\b)"
     r"[^.;!?]){3,90})"
 )
 # "Hannah Weiss from the data team owns ...": who they are with, before what they do
@@ -339,40 +340,66 @@ def _home_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 )
 
 
+# "Ngozi runs the data team, she's my boss": the role of the person just named
+_PRONOUN_ROLE = re.compile(
+    rf"\b(?:[Ss]he|[Hh]e)(?:['’]s|\s+is)\s+(?:also\s+)?(?P<poss>our|my)\s+(?:new\s+|direct\s+)?"
+    rf"(?P<role>{_ROLE}|boss)(?=\s*(?:[,.;!]|$|\s+(?:and|but|now|too)\b))"
+)
+
+
+def _pronoun_people(s: Sentence, ctx: NodeContext) -> list[tuple[str, str, str]]:
+    """``(name, role, possessive)`` for "she's my boss" said of the person just named."""
+    m = _PRONOUN_ROLE.search(s.text)
+    if m is None or not ctx.people:
+        return []
+    role = "manager" if m.group("role").lower() == "boss" else _role(m.group("role"))
+    return [(ctx.people[-1], role, m.group("poss").lower())]
+
+
 def _people_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
-    for rx in _PEOPLE_EN:
-        for m in rx.finditer(s.text):
-            name = m.group("name")
-            if name.split()[0] in _NOT_NAMES or name == ctx.speaker:
-                continue
-            role, poss = _role(m.group("role")), m.group("poss").lower()
-            if not ctx.first("person", name):
-                continue
+    found = [
+        (m.group("name"), _role(m.group("role")), m.group("poss").lower(), rx is _PEOPLE_EN[2])
+        for rx in _PEOPLE_EN
+        for m in rx.finditer(s.text)
+    ]
+    _colleagues(found, ctx, out)
+
+
+def _colleagues(
+    found: list[tuple[str, str, str, bool]], ctx: NodeContext, out: list[Candidate]
+) -> None:
+    """Each named colleague with their role (``joined``: they joined the team as it)."""
+    for name, role, poss, joined in found:
+        if name.split()[0] in _NOT_NAMES or name == ctx.speaker:
+            continue
+        if not ctx.first("person", name):
+            continue
+        if name not in ctx.people:
             ctx.people.append(name)
-            person = EntityRef(name, "person", attrs={"role": role})
-            if rx is _PEOPLE_EN[2]:
-                text = f"{name} joined the team as {poss if poss != 'our' else 'a'} {role}"
-            else:
-                text = f"{name} is {_owner_en(poss, ctx)} {role}"
-            more = [Fact("has_role", EntityRef(role, "role"), subject=person, slot="role")]
-            if poss == "my" and _BOSS.search(role):
-                relation, obj, slot = "reports_to", person, "manager"
-            else:
-                relation, obj, slot = "works_with", person, None
-            out.append(
-                ctx.candidate(
-                    "entity",
-                    finish_en(text),
-                    "en",
-                    relation=relation,
-                    object=obj,
-                    slot=slot,
-                    more=tuple(more),
-                    confidence=0.85,
-                    importance=0.8,
-                    attrs={"role": role},
-                )
+        person = EntityRef(name, "person", attrs={"role": role})
+        if joined:
+            text = f"{name} joined the team as {poss if poss != 'our' else 'a'} {role}"
+        else:
+            text = f"{name} is {_owner_en(poss, ctx)} {role}"
+        more = [Fact("has_role", EntityRef(role, "role"), subject=person, slot="role")]
+        if poss == "my" and _BOSS.search(role):
+            relation, obj, slot = "reports_to", person, "manager"
+        else:
+            relation, obj, slot = "works_with", person, None
+        out.append(
+            ctx.candidate(
+                "entity",
+                finish_en(text),
+                "en",
+                relation=relation,
+                object=obj,
+                slot=slot,
+                more=tuple(more),
+                confidence=0.85,
+                importance=0.8,
+                attrs={"role": role},
             )
+        )
 
 
 def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -464,6 +491,8 @@ def identity_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
         _people_en(s, ctx, out)
     if s.has(_EXPECT_GATE):
         _expectations_en(s, ctx, out)
+    if s.has(_PRONOUN_GATE):
+        _colleagues([(*p, False) for p in _pronoun_people(s, ctx)], ctx, out)
     return out
 
 
@@ -476,6 +505,7 @@ _EXPECT_GATE = gate(
     " prefers insists owns runs leads heads manages maintains handles responsible"
     " takes does covers"
 )
+_PRONOUN_GATE = gate("she he she's he's")
 _PEOPLE_GATE = (
     frozenset((_HEADS + "|" + _ACRONYM_ROLES).lower().replace("-", "|").split("|"))
     | frozenset(f"{h}s" for h in _HEADS.split("|"))
