@@ -249,6 +249,16 @@ _VERSION_EN = re.compile(
     r"|\b(?P<what>(?:minimum|min|target|compile)\s+SDK|minSdk|targetSdk)\s+(?:version\s+)?"
     r"(?:is\s+)?(?P<ver2>\d+)\b"
 )
+# any named tool with the word "version" ("ESP-IDF version is 5.2", "ESP-IDF 版本是 5.2") or
+# pinned to one ("pinned to numpy 1.26")
+_NAMED_VERSION_EN = re.compile(
+    r"\b(?P<tool>[A-Za-z][\w.+-]*[A-Za-z0-9])\s+version\s+(?:is\s+|:\s*)?v?"
+    r"(?P<ver>\d+(?:\.\d+){0,2})\b|\bpinned\s+(?:to|at)\s+(?P<tool2>[A-Za-z][\w.+-]*[A-Za-z0-9])"
+    r"\s+v?(?P<ver2>\d+(?:\.\d+){0,2})\b"
+)
+_NAMED_VERSION_ZH = re.compile(
+    r"(?P<tool>[A-Za-z][\w.+-]*[A-Za-z0-9])\s*(?:的)?版本\s*(?:是|为|：|:)\s*v?(?P<ver>\d+(?:\.\d+){0,2})"
+)
 _REGION_EN = re.compile(
     r"\b(?P<r>(?:us|eu|ap|sa|ca|me|af|cn)-(?:north|south|east|west|central|northeast|southeast"
     r"|northwest|southwest)-\d"
@@ -331,13 +341,17 @@ def _config_facts(s: Sentence) -> list[Fact]:
     ):
         return facts
     facts.extend(port_facts(s.text, zh))
-    for m in (_VERSION_ZH if zh else _VERSION_EN).finditer(s.text):
-        tool = m.group("tool") or m.groupdict().get("what") or ""
+    named = _NAMED_VERSION_ZH if zh else _NAMED_VERSION_EN
+    seen: set[str] = set()
+    for m in [*(_VERSION_ZH if zh else _VERSION_EN).finditer(s.text), *named.finditer(s.text)]:
+        tool = m.group("tool") or m.groupdict().get("what") or m.groupdict().get("tool2") or ""
         ver = m.group("ver") or m.groupdict().get("ver2")
-        if tool and ver:
-            facts.append(
-                Fact("runs_on", EntityRef(f"{tool} {ver}", "value"), slot=f"version:{tool.lower()}")
-            )
+        if not tool or not ver or tool.lower() in seen:
+            continue
+        seen.add(tool.lower())
+        facts.append(
+            Fact("runs_on", EntityRef(f"{tool} {ver}", "value"), slot=f"version:{tool.lower()}")
+        )
     for m in (_REGION_ZH if zh else _REGION_EN).finditer(s.text):
         r = m.group("r") or m.groupdict().get("r2")
         if r and r.lower() not in ("same", "other", "right", "wrong", "whole"):

@@ -281,6 +281,14 @@ _ACTION_EN = re.compile(
     r"|(?P<v2>(?:[A-Z][a-z]+ed|Made|Wrote|Set(?:\s+up)?|Built|Rewrote|Put|Split|Cut|Ran)\b))"
 )
 _FIX_SAID = re.compile(r"(?i)\bfix(?:es|ed)?\b|\bsolv|\bresolv|\bpass(?:es|ed)?\b|\bworks\b")
+# "raising the memory limit to 512Mi let the rollout finish", "which got the build green
+# again": a clause that says what the change achieved, without the word "fix"
+_REMEDY = re.compile(
+    r"(?i)^(?:[a-z]+ing|adding|moving|which|that|this|the\s+change|the\s+new\s+\w+)\b.*\b(?:lets?"
+    r"|made|makes|got|gets|brought|brings|keeps|kept|stops|stopped|removes|removed|unblocks"
+    r"|unblocked|cures|cured|clears|cleared)\b"
+    r"|\b(?:finish(?:es|ed)?|succeed(?:s|ed)?|green|again|builds?\s+clean|runs?\s+fine)\b\W*$"
+)
 _CAUSE_EN = re.compile(r"(?i)\bbecause\b|\bdue\s+to\b|\bcaused\s+by\b|\bbroke\b|\bfailed\b")
 # sentences, and the clauses an agent strings together ("...; I set X and it passes")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|;\s+|,\s+(?:so\s+|and\s+)?(?=I\s)")
@@ -349,7 +357,12 @@ def _summary(
         elif first:  # what the run showed, in the agent's words; the files it edited
             text = first.rstrip(" .;,")
             fix = next(
-                (p for p in _SENTENCE.split(final[-1].strip())[1:] if _FIX_SAID.search(p)), ""
+                (
+                    p
+                    for p in _SENTENCE.split(final[-1].strip())[1:]
+                    if _FIX_SAID.search(p) or _REMEDY.search(p.strip())
+                ),
+                "",
             )
             if fix:  # "...; using saturating_sub fixes it and all 58 tests pass"
                 text = f"{text}; {fix.strip().rstrip(' .;,')}"
