@@ -1,0 +1,237 @@
+"""Developer sessions phrased as people phrase them: colleagues named by what they do, rules
+as plain imperatives with a standing scope or "no exceptions", switches said as what happens
+from now on, a moved deadline named in other words, what a turn's work achieved, versions of
+any named tool. Extractor level on NodeRecords, and end to end through a real tenant (git
+sessions, JSONL knowledge files) with ``run_sessions``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ogmemory.distill.extractors.rules import RuleExtractor
+from ogmemory.distill.types import Candidate
+from ogmemory.entity.records import Node, NodeRecord
+from ogmemory.evaluation.devsessions import run_sessions
+
+T0 = datetime(2026, 9, 7, 9, 0, tzinfo=UTC).timestamp()
+
+
+def chat(*texts: str) -> list[Candidate]:
+    """A developer (unnamed user) and an unnamed assistant, alternating, user first."""
+    records = []
+    for i, text in enumerate(texts, start=1):
+        node = Node(
+            id=f"n{i}",
+            seq=i,
+            role="user" if i % 2 else "assistant",
+            content=text,
+            parent_id=f"n{i - 1}" if i > 1 else None,
+            event_time=T0 + 60 * i,
+            ingestion_time=T0 + 60 * i,
+            name=None,
+        )
+        records.append(NodeRecord("s1", "default", None, node, "c0ffee", i))
+    return RuleExtractor().extract(records).candidates
+
+
+def texts(cands: list[Candidate], **match: Any) -> list[str]:
+    return [c.text for c in cands if all(getattr(c, k) == v for k, v in match.items())]
+
+
+# ----------------------------------------------------------------------------- people
+
+
+@pytest.mark.parametrize(
+    ("said", "memory", "relation"),
+    [
+        ("Marta Silva heads the security team.", "Marta Silva heads the security team.", "owns"),
+        ("Olu does design for the mobile app.", "Olu does design for the mobile app.", "owns"),
+        ("Jonas handles QA for us.", "Jonas handles QA for the team.", "owns"),
+        ("Sam Cole is now the acting team lead.", "Sam Cole is the acting team lead.", None),
+        (
+            "Lena Fischer has joined as our new backend developer.",
+            "Lena Fischer joined the team as a backend developer.",
+            None,
+        ),
+        (
+            "Ravi Patel, who leads the platform team, approves all infra changes.",
+            "Ravi Patel, who leads the platform team, approves all infra changes.",
+            "expects",
+        ),
+    ],
+)
+def test_a_colleague_is_read_by_what_they_do(said: str, memory: str, relation: str | None) -> None:
+    cands = chat(said)
+    assert memory in texts(cands)
+    if relation:
+        assert relation in {c.relation for c in cands if c.text == memory}
+
+
+def test_he_after_a_named_colleague_is_that_colleague() -> None:
+    cands = chat(
+        "Kofi Mensah runs the release train, and he wants a changelog in every PR description."
+    )
+    assert "Kofi Mensah runs the release train." in texts(cands)
+    assert "Kofi Mensah wants a changelog in every PR description." in texts(cands)
+    cands = chat("Marta Silva heads the security team; she reviews every IAM policy change.")
+    assert "Marta Silva reviews every IAM policy change." in texts(cands)
+    # a chore is no part of the work
+    assert not [c for c in chat("My sister Anna does the dishes.") if c.relation == "owns"]
+
+
+def test_shes_my_boss_names_the_manager_and_stays_out_of_the_other_memory() -> None:
+    cands = chat("Ngozi Adeyemi runs the data team, she's my boss.")
+    assert "Ngozi Adeyemi runs the data team." in texts(cands)
+    (boss,) = [c for c in cands if c.relation == "reports_to"]
+    assert boss.text == "Ngozi Adeyemi is the user's manager."
+    assert boss.slot == "manager"
+    assert not [t for t in texts(cands) if " my " in t or "she's" in t]
+
+
+# ----------------------------------------------------------------------------- rules
+
+
+@pytest.mark.parametrize(
+    ("said", "rule"),
+    [
+        ("Please use tabs for indentation in this repo.", "use tabs for indentation in this repo"),
+        ("Keep PRs under 400 lines, no exceptions.", "keep PRs under 400 lines"),
+        ("Squash commits before merging. No exceptions.", "squash commits before merging"),
+        ("Write docstrings for public functions by default.", "write docstrings"),
+        ("For the record, in this repo: never skip the hooks.", "never skip the hooks"),
+    ],
+)
+def test_an_imperative_with_a_standing_scope_or_insistence_is_a_rule(said: str, rule: str) -> None:
+    (found,) = [c for c in chat(said) if c.type == "rule"]
+    assert found.text.startswith(f"The user's rule: {rule}")
+    assert "exception" not in found.text.lower()
+    assert "for the record" not in found.text.lower()
+
+
+def test_a_one_off_request_or_a_preference_is_no_rule_but_insisting_makes_one() -> None:
+    for said in (
+        "Bump the build number please.",
+        "Restart the flaky exporter.",
+        "Heads up: the build is red.",
+        "Personally I like previews more than running the app every time, so keep them.",
+    ):
+        assert not [c for c in chat(said) if c.type == "rule"], said
+    assert [c for c in chat("Restart the flaky exporter. No exceptions.") if c.type == "rule"]
+
+
+def test_a_chinese_rule_insisted_on_with_no_exception() -> None:
+    (found,) = [c for c in chat("所有寄存器操作都封装成函数，没有例外。") if c.type == "rule"]
+    assert found.text == "用户的规则：所有寄存器操作都封装成函数。"
+
+
+# ----------------------------------------------------------------------------- switches
+
+
+def test_what_moves_to_a_tool_from_now_on_is_a_switch_from_what_is_used_today() -> None:
+    cands = chat(
+        "We page through PagerDuty today, but alerting moves to Grafana OnCall from now on."
+    )
+    (c,) = [c for c in cands if c.relation == "uses"]
+    assert c.object is not None and c.object.name == "Grafana OnCall"
+    assert c.replaces is not None and c.replaces.name == "PagerDuty"
+    assert c.text == "The team decided to switch from PagerDuty to Grafana OnCall for alerting."
+    (c,) = [
+        c
+        for c in chat("Logging goes to Loki from now on instead of Elasticsearch.")
+        if c.relation == "uses"
+    ]
+    assert c.replaces is not None and c.replaces.name == "Elasticsearch"
+    assert c.slot == "logging"
+
+
+def test_moving_everything_over_to_a_tool_is_a_planned_switch() -> None:
+    (c,) = [
+        c
+        for c in chat("We're still on Webpack, but let's migrate every package to Vite.")
+        if c.relation == "uses"
+    ]
+    assert c.object is not None and c.object.name == "Vite"
+    assert c.replaces is not None and c.replaces.name == "Webpack"
+    assert "migrate every package over to Vite" in c.text
+    moved = chat("And let's port every cron job over to Kubernetes CronJobs.")
+    assert any("Kubernetes CronJobs" in t for t in texts(moved, relation="uses"))
+    assert not [c for c in chat("We moved all the boxes to the garage.") if c.relation == "uses"]
+
+
+# ----------------------------------------------------------------------------- configuration
+
+
+@pytest.mark.parametrize(
+    ("said", "value", "slot"),
+    [
+        ("芯片用的是 ESP32-S3，ESP-IDF 版本是 5.2。", "ESP-IDF 5.2", "version:esp-idf"),
+        ("The Bazel version is 7.1.", "Bazel 7.1", "version:bazel"),
+        ("The wheel is pinned to numpy 1.26 for now.", "numpy 1.26", "version:numpy"),
+    ],
+)
+def test_a_version_of_any_named_tool(said: str, value: str, slot: str) -> None:
+    facts = [(c.object.name, c.slot) for c in chat(said) if c.object is not None]
+    facts += [(f.object.name, f.slot) for c in chat(said) for f in c.more]
+    assert (value, slot) in facts
+
+
+# ----------------------------------------------------------------------------- end to end
+
+_SCRIPT = """
+name: moved deadlines and work
+sessions:
+  - id: s-1
+    project: infra
+    start: "2026-09-07T08:00:00Z"
+    turns:
+      - user: The canary deploy is failing, take a look.
+        tools:
+          - run: kubectl rollout status deploy/checkout
+            output: "error: deployment exceeded its progress deadline"
+            exit: 1
+          - edit: k8s/deployment.yaml
+            content: "memory: 512Mi\\n"
+          - run: kubectl rollout status deploy/checkout
+            output: "successfully rolled out"
+            exit: 0
+        assistant: >-
+          The checkout pods were OOMKilled at the 256Mi limit; raising the memory limit to
+          512Mi let the rollout finish.
+      - user: The cluster upgrade to 1.31 has to be done by September 25.
+        assistant: "September 25."
+  - id: s-2
+    project: infra
+    start: "2026-09-16T08:00:00Z"
+    turns:
+      - user: "Heads-up: Dmitri pushed the cluster upgrade back to October 2."
+        assistant: "October 2."
+  - id: s-3
+    project: lock
+    start: "2026-09-16T09:00:00Z"
+    turns:
+      - user: 量产固件要在 10 月 10 日前交给工厂。
+        assistant: 好的。
+      - user: 林芳说工厂那边排期紧，交付时间改到 10 月 20 日了。
+        assistant: 好的。
+gold:
+  - {id: upgrade, terms: ["2026-10-02"], facts: true}
+  - {id: delivery, terms: ["2026-10-20"], facts: true}
+  - {id: remedy, terms: [OOMKilled, 512Mi]}
+stale:
+  - {id: old upgrade, object: "2026-09-25"}
+  - {id: old delivery, object: "2026-10-10"}
+"""
+
+
+def test_a_moved_deadline_named_in_other_words_ends_the_old_one(tmp_path: Path) -> None:
+    script = tmp_path / "script.yaml"
+    script.write_text(_SCRIPT, encoding="utf-8")
+    (score,) = run_sessions([script])
+    assert score.missed == []
+    assert score.stale == []
+    assert score.wrong == [] and score.junk == []
