@@ -72,6 +72,33 @@ def test_a_colleague_is_read_by_what_they_do(said: str, memory: str, relation: s
         assert relation in {c.relation for c in cands if c.text == memory}
 
 
+@pytest.mark.parametrize(
+    ("said", "memory", "relation"),
+    [
+        ("Dmitri is acting manager until March.", "Dmitri is the acting manager.", "works_with"),
+        ("I report to Hana Kobayashi.", "Hana Kobayashi is the user's manager.", "reports_to"),
+        (
+            "Priya from product wants a demo every sprint.",
+            "Priya from product wants a demo every sprint.",
+            "expects",
+        ),
+        ("测试负责人是李强。", "李强是团队的测试负责人。", "works_with"),
+        ("赵磊现在是代理组长。", "赵磊是团队的代理组长。", "works_with"),
+        ("新来了一个同事叫陈晨，负责数据平台。", "数据平台由陈晨负责。", "owns"),
+    ],
+)
+def test_a_title_without_an_article_reporting_to_and_a_team_named_by_its_field(
+    said: str, memory: str, relation: str
+) -> None:
+    assert memory in texts(chat(said), relation=relation)
+
+
+def test_a_chinese_pronoun_after_a_role_first_introduction() -> None:
+    cands = chat("测试负责人是李强，他每次发版前都要回归报告。")
+    assert [t for t in texts(cands, relation="expects") if t.startswith("李强")]
+    assert not [c for c in chat("我的目标是年底上线。") if c.type == "entity"]
+
+
 def test_he_after_a_named_colleague_is_that_colleague() -> None:
     cands = chat(
         "Kofi Mensah runs the release train, and he wants a changelog in every PR description."
@@ -127,6 +154,22 @@ def test_a_one_off_request_or_a_preference_is_no_rule_but_insisting_makes_one() 
 def test_a_chinese_rule_insisted_on_with_no_exception() -> None:
     (found,) = [c for c in chat("所有寄存器操作都封装成函数，没有例外。") if c.type == "rule"]
     assert found.text == "用户的规则：所有寄存器操作都封装成函数。"
+
+
+@pytest.mark.parametrize(
+    ("said", "lesson"),
+    [
+        (
+            "Lesson learned, every pod behind the ingress needs a preStop hook.",
+            "Lesson: every pod behind the ingress needs a preStop hook.",
+        ),
+        ("The moral here - never deploy on a Friday.", "Lesson: never deploy on a Friday."),
+    ],
+)
+def test_a_lesson_after_a_comma_or_a_dash(said: str, lesson: str) -> None:
+    cands = chat(said)
+    assert texts(cands, kind="learning") == [lesson]
+    assert not [c for c in cands if c.type == "rule"]
 
 
 # ----------------------------------------------------------------------------- switches

@@ -115,8 +115,8 @@ _ACK_EN = re.compile(
 )
 # "the lesson is ...", "经验是 ...": a lesson (learning), never a second memory as a rule
 _LESSON_LEAD = re.compile(
-    r"(?i)\b(?:lesson(?:\s+learned)?|takeaway|moral|rule\s+of\s+thumb)"
-    r"\s*(?:here\s+)?(?:is|was|:|-|–|—)|(?:教训|经验|结论|收获)(?:就)?(?:是|：|:)"
+    r"(?i)\b(?:lessons?(?:\s+learned)?|takeaway|moral|rule\s+of\s+thumb)"
+    r"\s*(?:here\s+|for\s+\w+\s*)?(?:is|was|:|,|-|–|—)|(?:教训|经验|结论|收获)(?:就)?(?:是|：|:)"
 )
 _PLEASE_EN = re.compile(r"^please\s+|,?\s+please(?=[.!]*$)", re.IGNORECASE)
 # "before you commit anything" -> "before committing anything": a rule is not said to "you"

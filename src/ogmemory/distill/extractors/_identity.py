@@ -122,6 +122,16 @@ _PEOPLE_EN = (
         rf"(?:(?:new|second|third|another|first|full-time|part-time)\s+)?(?P<role>{_ROLE})"
     ),
     re.compile(rf"\b(?P<name>{_PERSON}),\s+(?P<poss>our|my|the)\s+(?P<role>{_ROLE}),"),
+    # "Dmitri is acting manager", "Nadia is PM for the app": a title with no article
+    re.compile(
+        rf"\b(?P<name>{_PERSON})\s+(?:is|was)\s+(?:now\s+|currently\s+)?(?P<poss>)"
+        rf"(?P<role>(?:acting|interim|deputy|temporary)\s+(?:{_ROLE})|(?:{_ACRONYM_ROLES})\b)"
+    ),
+    # "I report to Hana Kobayashi"
+    re.compile(
+        rf"\b(?i:i)\s+(?:now\s+|directly\s+)?report\s+(?:directly\s+)?to\s+(?P<name>{_PERSON})"
+        rf"(?P<poss>)(?P<role>)"
+    ),
 )
 _EXPECT_EN = re.compile(
     rf"\b(?P<who>{_PERSON}|[Ss]he|[Hh]e|[Tt]hey),?\s+(?:also\s+|always\s+|usually\s+)?"
@@ -133,7 +143,11 @@ _EXPECT_EN = re.compile(
     r"[^.;!?]){3,90})"
 )
 # "Hannah Weiss from the data team owns ...": who they are with, before what they do
-_FROM_TEAM = re.compile(r"\s+(?:from|on|in|of)\s+(?:the\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?\s+team\b")
+_FROM_TEAM = re.compile(
+    r"\s+(?:from|on|in|of)\s+(?:the\s+|our\s+)?(?:[\w-]+(?:\s+[\w-]+)?\s+team\b|(?:design|product"
+    r"|QA|ops|devops|infra|security|frontend|backend|mobile|data|analytics|marketing|sales"
+    r"|support|finance|legal|research)\b(?!\s+\w+ing\b))"
+)
 _BOSS = re.compile(r"\b(?:manager|boss|lead|supervisor|head)\b", re.IGNORECASE)
 
 
@@ -142,8 +156,15 @@ def manager_of(s: Sentence) -> tuple[str, str, str] | None:
     for rx in _PEOPLE_EN:
         m = rx.search(s.text)
         if m and m.group("name").split()[0] not in _NOT_NAMES:
-            return m.group("name"), _role(m.group("role")), m.group("poss").lower()
+            return m.group("name"), *_role_of(m)
     return None
+
+
+def _role_of(m: re.Match[str]) -> tuple[str, str]:
+    """The role and possessive a colleague pattern read ("I report to X": my manager)."""
+    if not m.group("role"):
+        return "manager", "my"
+    return _role(m.group("role")), m.group("poss").lower()
 
 
 def _role(raw: str) -> str:
@@ -358,7 +379,7 @@ def _pronoun_people(s: Sentence, ctx: NodeContext) -> list[tuple[str, str, str]]
 
 def _people_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     found = [
-        (m.group("name"), _role(m.group("role")), m.group("poss").lower(), rx is _PEOPLE_EN[2])
+        (m.group("name"), *_role_of(m), rx is _PEOPLE_EN[2])
         for rx in _PEOPLE_EN
         for m in rx.finditer(s.text)
     ]
@@ -509,5 +530,5 @@ _PRONOUN_GATE = gate("she he she's he's")
 _PEOPLE_GATE = (
     frozenset((_HEADS + "|" + _ACRONYM_ROLES).lower().replace("-", "|").split("|"))
     | frozenset(f"{h}s" for h in _HEADS.split("|"))
-    | {"joined"}
+    | {"joined", "acting", "interim", "deputy", "temporary", "report"}
 )

@@ -18,7 +18,7 @@ _SURNAMES = (
     "袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟"
     "熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
 )
-_END_ZH = r"(?=[说是在和也都很去来要会的了给跟让把被负每管习希需，。！？、；\s,.!?;]|$)"
+_END_ZH = r"(?=[说是在和也都很去来要会的了给跟让把被负每管习希需现目，。！？、；\s,.!?;]|$)"
 _NAME_ZH = (
     rf"(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?|[{_SURNAMES}](?![不没都也就要是在有和的了])"
     rf"[\u4e00-\u9fff]{{1,2}}?{_END_ZH})"
@@ -61,6 +61,19 @@ _PEOPLE_ZH = (
         rf"(?P<name>{_NAME_ZH})"
     ),
     re.compile(rf"(?P<role>{_ROLE_ZH})\s*(?:同学|同事)?\s*叫\s*(?P<name>{_NAME_ZH})(?P<poss>)"),
+    # "测试负责人是李强", "赵磊现在是代理组长": a role and a name with no possessive
+    re.compile(
+        rf"(?:^|[，,。；]\s*)(?:另外|还有|对了)?[，,]?\s*(?P<role>{_ROLE_ZH})\s*(?:现在|目前)?是\s*"
+        rf"(?P<name>{_NAME_ZH})(?P<poss>)"
+    ),
+    re.compile(
+        rf"(?:^|[，,。；]\s*)(?P<name>{_NAME_ZH})\s*(?:现在|目前|暂时)?是\s*(?P<poss>)"
+        rf"(?P<role>(?:代理|临时|新的?|我们的新)?(?:{_ROLE_ZH}))(?=[，,。！!；;\s]|$)"
+    ),
+)
+# "新来了一个同事叫陈晨，负责数据平台": what the person just named owns
+_THEN_OWNS_ZH = re.compile(
+    rf"[，,]\s*(?:以后|之后|今后|主要|专门)?负责\s*(?P<what>[^{_STOP_ZH}]{{2,12}})"
 )
 _EXPECT_ZH = re.compile(
     rf"(?P<when1>每[^{_STOP_ZH}要]{{1,5}}?(?:上午|下午|早上|晚上)?)?(?P<who>{_NAME_ZH}|她|他)"
@@ -266,6 +279,27 @@ def _owners_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         )
 
 
+def _then_owns_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    m = _THEN_OWNS_ZH.search(s.text)
+    if m is None or not ctx.people or ctx.people[-1] not in s.text[: m.start()]:
+        return
+    who, what = ctx.people[-1], m.group("what")
+    if not ctx.first("owns", f"{who}:{what}"):
+        return
+    out.append(
+        _zh(
+            ctx,
+            "entity",
+            f"{what}由{who}负责",
+            "owns",
+            EntityRef(what, "concept"),
+            subject=EntityRef(who, "person"),
+            confidence=0.8,
+            importance=0.8,
+        )
+    )
+
+
 def identity_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     """Identity, colleagues and expectations in one Chinese sentence."""
     out: list[Candidate] = []
@@ -276,6 +310,7 @@ def identity_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     _people_zh(s, ctx, out)
     if "负责" in s.text or "归" in s.text:
         _owners_zh(s, ctx, out)
+        _then_owns_zh(s, ctx, out)
     if re.search(r"要|希望|需要|习惯", s.text):
         _expectations_zh(s, ctx, out)
     return out
