@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from ogmemory import Memory, Settings
 from ogmemory.distill.extractors.rules import RuleExtractor
 from ogmemory.distill.types import Candidate
 from ogmemory.entity.records import Node, NodeRecord
@@ -278,3 +279,33 @@ def test_a_moved_deadline_named_in_other_words_ends_the_old_one(tmp_path: Path) 
     assert score.missed == []
     assert score.stale == []
     assert score.wrong == [] and score.junk == []
+
+
+# ----------------------------------------------------------------------------- core.md
+
+
+def test_how_two_friends_stand_to_each_other_is_no_line_of_who(tmp_path: Path) -> None:
+    mem = Memory(settings=Settings(home=tmp_path / "h", distill_on_turn=False, embedder=None))
+    turns = [
+        ("Jon", "I lost my job, so I'm starting my own dance studio."),
+        ("Gina", "Keep going, you got this! My sister Ana runs a studio in Lisbon."),
+        ("Jon", "Thanks for believing in me, it means a lot."),
+    ]
+    for i, (who, text) in enumerate(turns):
+        mem.append_message(
+            "s1",
+            {
+                "role": "user" if who == "Jon" else "assistant",
+                "name": who,
+                "content": text,
+                "event_time": T0 + i,
+            },
+        )
+        mem.commit_turn("s1")
+    mem.sleep("light")
+    assert mem.facts(relation="encourages")  # the graph keeps it
+    core = mem.core()
+    who = core.split("[Who]", 1)[1].split("[", 1)[0] if "[Who]" in core else ""
+    assert "Ana" in who
+    assert "encourages" not in core and "grateful" not in core
+    mem.close()
