@@ -309,3 +309,46 @@ def test_how_two_friends_stand_to_each_other_is_no_line_of_who(tmp_path: Path) -
     assert "Ana" in who
     assert "encourages" not in core and "grateful" not in core
     mem.close()
+
+
+# ----------------------------------------------------------------------------- who "we" is
+
+
+def talk(*turns: tuple[str, str]) -> list[Candidate]:
+    """One session between named people: ``(speaker, text)`` turns."""
+    records = []
+    for i, (name, text) in enumerate(turns, start=1):
+        node = Node(
+            id=f"n{i}",
+            seq=i,
+            role="user" if i % 2 else "assistant",
+            content=text,
+            parent_id=f"n{i - 1}" if i > 1 else None,
+            event_time=T0 + 60 * i,
+            ingestion_time=T0 + 60 * i,
+            name=name,
+        )
+        records.append(NodeRecord("s1", "default", None, node, "c0ffee", i))
+    return RuleExtractor().extract(records).candidates
+
+
+def test_we_is_the_group_the_message_names_and_both_is_not_the_two_speakers() -> None:
+    cands = talk(
+        ("Caroline", "How was your weekend?"),
+        (
+            "Melanie",
+            "Thanks, Caroline! We both helped with the painting - it was great bonding. "
+            "We found these lovely flowers.",
+        ),
+        (
+            "Caroline",
+            "Our group, 'Connected LGBTQ Activists', is made of all kinds of people. We have "
+            "regular meetings and plan events to support each other.",
+        ),
+        ("Melanie", "We finally met up last week, it was great to catch up with you."),
+    )
+    said = texts(cands)
+    assert not [t for t in said if "Melanie and Caroline" in t and "met up" not in t]
+    assert not [t for t in said if "Caroline and Melanie" in t]
+    assert any(t.startswith("Caroline's group have regular meetings") for t in said)
+    assert any(t.startswith("Melanie and Caroline finally met up") for t in said)
