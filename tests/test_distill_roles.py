@@ -121,6 +121,18 @@ def test_shes_my_boss_names_the_manager_and_stays_out_of_the_other_memory() -> N
     assert not [t for t in texts(cands) if " my " in t or "she's" in t]
 
 
+def test_a_name_and_here_opens_an_introduction_and_a_newcomer_signs_off_from_now_on() -> None:
+    cands = chat(
+        "quick intro: Jonah Brandt here, senior backend dev with Bookly, a startup in Leipzig."
+    )
+    assert "The user's name is Jonah Brandt." in texts(cands)
+    assert "The user is a senior backend dev at Bookly." in texts(cands, relation="works_at")
+    cands = chat("Ines Duarte just started as our QA lead, she'll sign off on releases.")
+    assert "Ines Duarte joined the team as a QA lead." in texts(cands)
+    assert "Ines Duarte will sign off on releases." in texts(cands, relation="expects")
+    assert not [c for c in chat("Everyone here is great.") if c.type == "profile"]
+
+
 # ----------------------------------------------------------------------------- rules
 
 
@@ -205,6 +217,27 @@ def test_moving_everything_over_to_a_tool_is_a_planned_switch() -> None:
     moved = chat("And let's port every cron job over to Kubernetes CronJobs.")
     assert any("Kubernetes CronJobs" in t for t in texts(moved, relation="uses"))
     assert not [c for c in chat("We moved all the boxes to the garage.") if c.relation == "uses"]
+
+
+def test_moving_them_over_is_a_switch_from_what_they_have_been_on() -> None:
+    cands = chat(
+        "Background jobs have been on Sidekiq for years, but we're moving them to GoodJob."
+    )
+    (c,) = [c for c in cands if c.relation == "uses"]
+    assert c.object is not None and c.object.name == "GoodJob"
+    assert c.replaces is not None and c.replaces.name == "Sidekiq"
+    assert c.slot == "background jobs"
+    assert not [
+        c
+        for c in chat("I love my old car, but we're moving it to the garage.")
+        if c.relation == "uses"
+    ]
+
+
+def test_a_deadline_that_slips_a_week_as_someone_reports_it() -> None:
+    (c,) = [c for c in chat("Sara says API v2 slips a week, to September 27.") if c.slot]
+    assert c.text == "API v2 deadline moved to 2026-09-27."
+    assert c.slot == "deadline:api v2"
 
 
 # ----------------------------------------------------------------------------- configuration

@@ -45,7 +45,11 @@ _MOVED_EN = re.compile(
     r"(?P<thing>(?:the\s+|our\s+)?[\w.-]+(?:\s+[\w.-]+){0,2}?)(?:['’]s)?\s*(?:deadline|due\s+date"
     r"|date)?\s+(?:was\s+|got\s+|has\s+been\s+|is\s+|just\s+)?(?P<verb>moved|slipped"
     r"|pushed(?:\s+(?:back|out))?|postponed|delayed|changed|rescheduled|brought\s+forward"
-    r"|moved\s+(?:up|out)|bumped|shifted|slid|got\s+moved)(?:\s+from\s+[^,;.!?]{1,24}?)?"
+    r"|moved\s+(?:up|out)|bumped|shifted|slid|got\s+moved|slips|moves|shifts|slides"
+    r"|(?:gets|is\s+being)\s+(?:pushed|moved)(?:\s+(?:back|out))?|is\s+(?:slipping|moving))"
+    r"(?:\s+from\s+[^,;.!?]{1,24}?)?"
+    # "slips a week, to August 27", "moved by two days to ..."
+    r"(?:\s+(?:by\s+)?(?:a|an|one|two|three|four|a\s+few|\d+)\s+(?:days?|weeks?|months?)\s*,?)?"
     r"\s+(?:back\s+)?(?:to|until|till)\b",
     re.IGNORECASE,
 )
@@ -113,7 +117,10 @@ _DEADLINE_CONTEXT = re.compile(
 )
 _NOISE_THING = re.compile(
     r"^(?:(?:bad|good)\s+news|so|and|but|also|ok(?:ay)?|change\s+of\s+plans|actually|update"
-    r"|correction|reminder|fyi|btw|heads\s+up|note|quick\s+update)[:,\s]+",
+    r"|correction|reminder|fyi|btw|heads\s+up|note|quick\s+update"
+    # reported speech: "Sara says API v2 slips ...", "(he) told me the beta moved ..."
+    r"|(?:[A-Z][\w-]*\s+)?(?:says|said|told\s+(?:me|us)|mentioned|confirmed|reports|reported)"
+    r"(?:\s+that)?)[:,\s]+",
     re.IGNORECASE,
 )
 
@@ -214,7 +221,7 @@ def _deadline(
 
 
 _DEADLINE_GATE = gate(
-    "due deadline slipped moved pushed postponed delayed changed rescheduled"
+    "due deadline slips slides moves shifts slipping slipped moved pushed postponed delayed changed rescheduled"
     " brought has have needs need must ships ship launches launch date bumped"
     " shifted live goes out scheduled planned slated set targeted penciled booked"
     " shipping launching releasing releases now will slid lands demo release deadline"

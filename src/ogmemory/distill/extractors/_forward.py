@@ -43,17 +43,25 @@ _MOVE_ALL = re.compile(
     r"|each|the\s+rest\s+of))\s+(?:(?i:of\s+)?(?i:our|the|your)\s+)?(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)"
     r"\s+(?i:over\s+)?(?i:to|onto|into)\s+(?P<y>" + _TOOL + r")"
 )
+# "we're moving them to GoodJob", "we're porting it over to Vite": what was just named moves
+_MOVING_IT = re.compile(
+    r"\b(?i:we|i)(?:['’]re|['’]m|\s+are|\s+am|['’]ll|\s+will)\s+(?:(?i:now|slowly|finally)\s+)?"
+    r"(?i:moving|porting|migrating|switching|shifting|move|port|migrate|switch|shift)\s+"
+    r"(?i:them|it|those|these|that|this|everything|things)\s+(?i:over\s+)?(?i:to|onto|into)\s+"
+    r"(?P<y>" + _TOOL + ")"
+)
 _INSTEAD = re.compile(r"(?i:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?P<x>" + _TOOL + ")")
 _LEFT = re.compile(
     r"(?i:outgrown|outgrew|ditched|dropped|abandoned|retired|retiring|dropping|ditching"
     r"|got\s+rid\s+of|getting\s+rid\s+of|done\s+with|moving\s+off(?:\s+of)?|leaving)\s+"
     r"(?P<x>" + _TOOL + ")"
 )
-# "We page through PagerDuty today, but", "we're still on CocoaPods, but": in use until now
+# "We page through PagerDuty today, but", "we're still on CocoaPods, but", "background jobs
+# have been on Sidekiq for years, but": in use until now
 _CONTRAST = re.compile(
-    r"\b(?i:we|i)(?:['’]re|['’]ve\s+been|\s+are|\s+have\s+been)?\s+(?:(?i:still|currently"
-    r"|mostly)\s+)?(?:[a-z]+\s+){0,3}?(?P<x>" + _TOOL + r")(?:\s+[a-z]+){0,3}?\s*[,;]?\s+"
-    r"(?i:but|though)\b"
+    r"\b(?:(?i:we|i)(?:['’]re|['’]ve\s+been|\s+are|\s+have\s+been)?|(?i:has|have)\s+been"
+    r"|(?i:is|are|was|were))\s+(?:(?i:still|currently|mostly|always)\s+)?(?:[a-z]+\s+){0,3}?"
+    r"(?P<x>" + _TOOL + r")(?:\s+[a-z]+){0,3}?\s*[,;]?\s+(?i:but|though)\b"
 )
 _NOT_PARTS = re.compile(r"(?i)^(?:we|i|it|this|that|they|you|he|she|everything|everyone)$")
 _LIFE = re.compile(r"(?i)\b(?:house|home|apartment|flat|city|town|country|place|boxes|stuff)\b")
@@ -90,6 +98,14 @@ def forward_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
                 continue
             x = _left_behind(s, ctx, y)
             add_choice(out, choice(ctx, s, y, x=x, switch=bool(x), planned=True, purpose=part))
+    if s.has(_MOVING_IT_GATE):
+        for m in _MOVING_IT.finditer(s.text):
+            y = tool_at(m.group("y"))
+            x = _left_behind(s, ctx, y) if y else None
+            if y and x:  # what "them" is: the tool the message says is being left
+                part = _SUBJECT.match(s.text)
+                purpose = part.group("p").lower() if part else None
+                add_choice(out, choice(ctx, s, y, x=x, switch=True, planned=True, purpose=purpose))
     if s.has(_MOVE_ALL_GATE):
         for m in _MOVE_ALL.finditer(s.text):
             y = tool_at(m.group("y"))
@@ -107,3 +123,9 @@ def forward_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
 
 _FORWARD_GATE = gate("now forward here henceforth today starting")
 _MOVE_ALL_GATE = gate("every all each rest")
+_MOVING_IT_GATE = gate("them it those these that this everything things")
+# "Background jobs have been on Sidekiq ...": the part of the work the sentence is about
+_SUBJECT = re.compile(
+    r"^(?P<p>(?:(?i:our|the)\s+)?[A-Za-z][a-z-]+(?:\s+[a-z-]+)?)\s+(?i:have|has|had|are|is|were"
+    r"|was)\s+(?:(?i:been|always\s+been|still)\s+)?(?i:on|in|with|through)\b"
+)

@@ -70,12 +70,15 @@ _NAME_EN = re.compile(
     rf"(?:(?:\b(?i:my\s+name(?:['’]s|\s+is)|call\s+me)|^(?i:name['’]s|name\s+is))\s+"
     rf"(?P<n1>{_PERSON})|\b(?i:i['’]m|i\s+am)\s+(?P<n2>{_PERSON}))"
     rf"(?=\s*(?:[,.!;:)]|$|\s+(?i:and|from|here|by|btw)\b))"
+    # "quick intro: Jonah Brandt here, ...": a full name and "here" opening the message
+    rf"|^(?:[^:]{{0,24}}:\s*)?(?P<n3>{_WORD}\s+{_WORD}(?:\s+{_WORD})?)\s+(?i:here)(?=\s*[,.!;:—–-])"
 )
 _ROLE_AT = re.compile(
     rf"\b(?:(?i:i['’]m|i\s+am|i\s+work\s+as|i['’]m\s+working\s+as|working\s+as)\s+"
     rf"(?i:the|a|an|our)\s+"
     rf"|(?:(?i:i['’]m|i\s+am|my\s+name\s+is|my\s+name['’]s)|^(?i:name['’]s|name\s+is|this\s+is))"
-    rf"\s+{_PERSON},\s+(?:(?i:the|a|an)\s+)?)"
+    rf"\s+{_PERSON},\s+(?:(?i:the|a|an)\s+)?"
+    rf"|^(?:[^:]{{0,24}}:\s*)?{_PERSON}\s+(?i:here),\s+(?:(?i:the|a|an)\s+)?)"
     rf"(?P<role>{_ROLE})(?:\s+(?i:for|on|of)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?)?"
     rf"(?:\s+(?:(?i:over|out|down|up)\s+)?(?i:at|for|with|in)\s+(?P<org>{_ORG}))?"
 )
@@ -117,7 +120,8 @@ _PEOPLE_EN = (
         rf"(?:\s+is|,)?\s+(?P<name>{_PERSON})\b"
     ),
     re.compile(
-        rf"\b(?P<name>{_PERSON})\s+(?:has\s+|just\s+|recently\s+)*joined\s+(?:(?:the|our)\s+"
+        rf"\b(?P<name>{_PERSON})\s+(?:has\s+|just\s+|recently\s+)*(?:joined|started|came\s+on"
+        rf"(?:\s+board)?|signed\s+on)\s+(?:(?:the|our)\s+"
         rf"(?:[\w-]+\s+)?(?:team|company|group|squad)\s+|us\s+)?as\s+(?P<poss>a|an|our|the)\s+"
         rf"(?:(?:new|second|third|another|first|full-time|part-time)\s+)?(?P<role>{_ROLE})"
     ),
@@ -134,8 +138,10 @@ _PEOPLE_EN = (
     ),
 )
 _EXPECT_EN = re.compile(
-    rf"\b(?P<who>{_PERSON}|[Ss]he|[Hh]e|[Tt]hey),?\s+(?:also\s+|always\s+|usually\s+)?"
+    rf"\b(?P<who>{_PERSON}|[Ss]he|[Hh]e|[Tt]hey),?\s*(?:also\s+|always\s+|usually\s+)?"
     r"(?P<verb>expects|wants|needs|asks\s+for|requires|reviews|approves|signs\s+off\s+on"
+    r"|(?:['’]ll|\swill)\s+(?:also\s+)?(?:sign\s+off\s+on|review|approve|own|handle|lead|run"
+    r"|manage|take\s+care\s+of|be\s+responsible\s+for|be\s+in\s+charge\s+of)"
     r"|checks|likes|prefers|insists\s+on|owns|runs|leads|heads|manages|maintains|handles"
     r"|does|covers|is\s+responsible\s+for|takes\s+care\s+of)\s+"
     r"(?P<what>(?!to\s+know\b)(?:(?!(?:\s+(?:and|but|so|because)|,)\s+(?:I|we|you|he|she"
@@ -208,7 +214,7 @@ def _name_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     if ctx.record.node.name:  # a named speaker needs no introduction
         return
     for m in _NAME_EN.finditer(s.text):
-        name = m.group("n1") or m.group("n2")
+        name = m.group("n1") or m.group("n2") or m.group("n3")
         words = name.split()
         if words[0] in _NOT_NAMES or (
             m.group("n2") and len(words) < 2 and not re.match(r"\s*[,.!]", s.text[m.end() :] or ".")
@@ -460,7 +466,11 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
             continue
         what = _FOR_US.sub(r"\1 the team", what)  # "runs QA for us": for the speaker's team
         verb = m.group("verb")
-        relation = "owns" if _OWNS.match(verb) else "expects"
+        base = re.sub(r"^(?:['’]ll|\s?will)\s+(?:also\s+)?", "", verb)
+        if base != verb:  # "she'll sign off on releases": what she will do from now on
+            verb = f"will {base}"
+        owning = _OWNS.match(base) or re.match(r"own|handle|lead|run|manage|take|be\s", base)
+        relation = "owns" if owning else "expects"
         field = _FIELD.match(what) is not None
         colleague = field or who in ctx.people or len(who.split()) > 1 or _FOR_US.search(m.group())
         if relation == "owns" and not colleague:
@@ -519,16 +529,16 @@ def identity_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
 
 _ID_GATE = gate(
     "i i'm im my work working live living based located moved relocated run lead"
-    " moving relocating call calling dialing writing name names"
+    " moving relocating call calling dialing writing name names here"
 )
 _EXPECT_GATE = gate(
     "expects wants needs asks requires reviews approves signs checks likes"
     " prefers insists owns runs leads heads manages maintains handles responsible"
-    " takes does covers"
+    " takes does covers will ll she'll he'll they'll"
 )
 _PRONOUN_GATE = gate("she he she's he's")
 _PEOPLE_GATE = (
     frozenset((_HEADS + "|" + _ACRONYM_ROLES).lower().replace("-", "|").split("|"))
     | frozenset(f"{h}s" for h in _HEADS.split("|"))
-    | {"joined", "acting", "interim", "deputy", "temporary", "report"}
+    | {"joined", "started", "came", "signed", "acting", "interim", "deputy", "temporary", "report"}
 )
