@@ -221,7 +221,8 @@ def _deadline(
 
 
 _DEADLINE_GATE = gate(
-    "due deadline slips slides moves shifts slipping slipped moved pushed postponed delayed changed rescheduled"
+    "due deadline slips slides moves shifts slipping slipped moved pushed postponed delayed"
+    " changed rescheduled"
     " brought has have needs need must ships ship launches launch date bumped"
     " shifted live goes out scheduled planned slated set targeted penciled booked"
     " shipping launching releasing releases now will slid lands demo release deadline"
