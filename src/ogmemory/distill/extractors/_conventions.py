@@ -177,6 +177,8 @@ def _rule(ctx: NodeContext, s: Sentence, body: str, team: bool) -> Candidate | N
 def _insisted_after(s: Sentence, ctx: NodeContext) -> bool:
     """Whether the sentence after ``s`` only insists on it ("Squash first. No exceptions.")."""
     full = content_text(ctx.record.node.content)
+    if "xception" not in full:
+        return False
     at = full.find(s.text)
     return at >= 0 and _INSIST_ALONE.match(full, at + len(s.text)) is not None
 
@@ -220,7 +222,7 @@ def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> 
     lead = _ACK_EN.sub("", s.text.strip())
     text = announced.group("body") if announced else _RULE_LEAD_EN.sub("", lead)
     standing = _insisted_after(s, ctx)
-    labelled = _COLON_LABEL.match(text) if announced is None else None
+    labelled = _COLON_LABEL.match(text) if announced is None and ":" in text else None
     m = _rule_shaped(_RULE_LEAD_EN.sub("", labelled.group("body")), standing) if labelled else None
     m = m or _rule_shaped(text, standing)
     if m is None and announced is not None:

@@ -28,6 +28,7 @@ _FORWARD = (
     r"(?:from\s+now\s+on|going\s+forward|from\s+here\s+on(?:\s+out)?|henceforth|from\s+today"
     r"|starting\s+(?:today|now|this\s+(?:week|sprint|release)))"
 )
+_FORWARD_RE = re.compile(rf"(?i){_FORWARD}")
 _TOOL = r"[A-Z][\w.+#&-]*(?:\s+[A-Z&][\w.+#&-]*){0,2}"
 # "<part> moves to <Y> from now on", "<part> runs on <Y> going forward"
 _THEN_FORWARD = re.compile(
@@ -88,7 +89,8 @@ def forward_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     out: list[Candidate] = []
     if s.question or s.hypothetical or not ctx.personal:
         return out
-    if s.has(_FORWARD_GATE) and re.search(rf"(?i){_FORWARD}", s.text):
+    marked = s.has(_FORWARD_GATE) or (s.has(_NOW_ON_GATE) and s.has(_ON_GATE))
+    if marked and _FORWARD_RE.search(s.text):
         for m in _THEN_FORWARD.finditer(s.text):
             y = tool_at(m.group("y"))
             part = m.group("p").strip()
@@ -121,9 +123,11 @@ def forward_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     return out
 
 
-_FORWARD_GATE = gate("now forward here henceforth today starting")
-_MOVE_ALL_GATE = gate("every all each rest")
-_MOVING_IT_GATE = gate("them it those these that this everything things")
+_FORWARD_GATE = gate("forward henceforth starting")
+_NOW_ON_GATE = gate("now here today")
+_ON_GATE = gate("on")
+_MOVE_ALL_GATE = gate("move port migrate switch convert shift transition")
+_MOVING_IT_GATE = gate("moving porting migrating switching shifting move port migrate switch shift")
 # "Background jobs have been on Sidekiq ...": the part of the work the sentence is about
 _SUBJECT = re.compile(
     r"^(?P<p>(?:(?i:our|the)\s+)?[A-Za-z][a-z-]+(?:\s+[a-z-]+)?)\s+(?i:have|has|had|are|is|were"

@@ -513,30 +513,40 @@ def identity_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     out: list[Candidate] = []
     if s.question or s.hypothetical or not ctx.personal:
         return out
-    if s.has(_ID_GATE):
+    if s.has(_ID_GATE) or (s.has(_HERE_GATE) and _HERE_START.match(s.text)):
         _name_en(s, ctx, out)
         _job_en(s, ctx, out)
         _lead_en(s, ctx, out)
         _home_en(s, ctx, out)
     if s.has(_PEOPLE_GATE):
         _people_en(s, ctx, out)
-    if s.has(_EXPECT_GATE):
+    if s.has(_EXPECT_GATE) or (s.has(_DOES_GATE) and s.has(_FIELD_GATE)):
         _expectations_en(s, ctx, out)
-    if s.has(_PRONOUN_GATE):
+    if s.has(_PRONOUN_GATE) and s.has(_PEOPLE_GATE | _BOSS_GATE):
         _colleagues([(*p, False) for p in _pronoun_people(s, ctx)], ctx, out)
     return out
 
 
 _ID_GATE = gate(
     "i i'm im my work working live living based located moved relocated run lead"
-    " moving relocating call calling dialing writing name names here"
+    " moving relocating call calling dialing writing name names"
 )
+_HERE_GATE = gate("here")
+_HERE_START = re.compile(rf"^(?:[^:]{{0,24}}:\s*)?{_WORD}\s+{_WORD}(?:\s+{_WORD})?\s+(?i:here)\b")
 _EXPECT_GATE = gate(
     "expects wants needs asks requires reviews approves signs checks likes"
     " prefers insists owns runs leads heads manages maintains handles responsible"
-    " takes does covers will ll she'll he'll they'll"
+    " takes covers sign approve review own handle manage lead charge"
+)
+# "Olu does design": "does" only with a part of the work named
+_DOES_GATE = gate("does")
+_FIELD_GATE = gate(
+    "design ux ui qa testing ops devops infra infrastructure security frontend backend mobile"
+    " data analytics marketing sales support research release releases on-call hiring product"
+    " documentation docs"
 )
 _PRONOUN_GATE = gate("she he she's he's")
+_BOSS_GATE = gate("boss")
 _PEOPLE_GATE = (
     frozenset((_HEADS + "|" + _ACRONYM_ROLES).lower().replace("-", "|").split("|"))
     | frozenset(f"{h}s" for h in _HEADS.split("|"))
