@@ -240,6 +240,22 @@ def test_a_deadline_that_slips_a_week_as_someone_reports_it() -> None:
     assert c.slot == "deadline:api v2"
 
 
+def test_a_chinese_switch_after_clauses_of_why_and_a_plain_planned_launch() -> None:
+    cands = chat("特征存储一直用的是 Hive 表，查询太慢了，下个月起全部切到 Feast。")
+    (c,) = [c for c in cands if c.relation == "uses"]
+    assert c.text == "团队打算把特征存储从 Hive 换成 Feast。"
+    assert c.replaces is not None and c.replaces.name == "Hive"
+    (due,) = [c for c in chat("新版排序模型 9 月 20 日上线。") if c.relation == "has_deadline"]
+    assert due.attrs["deadline"] == "2026-09-20"
+    assert not [c for c in chat("我们昨天上线了。") if c.relation == "has_deadline"]
+
+
+def test_what_needs_a_chinese_colleagues_approval() -> None:
+    cands = chat("我们组长是马骁，模型上线都要他点头。")
+    assert "模型上线要马骁点头。" in texts(cands, relation="expects")
+    assert "改表结构要王磊审批。" in texts(chat("改表结构得经过王磊审批。"), relation="expects")
+
+
 # ----------------------------------------------------------------------------- configuration
 
 
@@ -249,6 +265,8 @@ def test_a_deadline_that_slips_a_week_as_someone_reports_it() -> None:
         ("芯片用的是 ESP32-S3，ESP-IDF 版本是 5.2。", "ESP-IDF 5.2", "version:esp-idf"),
         ("The Bazel version is 7.1.", "Bazel 7.1", "version:bazel"),
         ("The wheel is pinned to numpy 1.26 for now.", "numpy 1.26", "version:numpy"),
+        ("Production runs Ruby 3.3 and Rails 7.2.", "Rails 7.2", "version:rails"),
+        ("训练集群用的是 8 张 A800，框架是 PyTorch 2.3。", "PyTorch 2.3", "version:pytorch"),
     ],
 )
 def test_a_version_of_any_named_tool(said: str, value: str, slot: str) -> None:

@@ -257,9 +257,14 @@ _NAMED_VERSION_EN = re.compile(
     r"\b(?P<tool>[A-Za-z][\w.+-]*[A-Za-z0-9])\s+version\s+(?:is\s+|:\s*)?v?"
     r"(?P<ver>\d+(?:\.\d+){0,2})\b|\bpinned\s+(?:to|at)\s+(?P<tool2>[A-Za-z][\w.+-]*[A-Za-z0-9])"
     r"\s+v?(?P<ver2>\d+(?:\.\d+){0,2})\b"
+    # "production runs Ruby 3.3 and Rails 7.2": a name and a dotted version after a verb of use
+    r"|\b(?:on|is|are|runs?|running|uses?|using|with|and)\s+(?P<tool3>[A-Z][\w+-]*[A-Za-z])\s+v?"
+    r"(?P<ver3>\d+\.\d+(?:\.\d+)?)\b(?!\s*(?:%|ms|s\b|GB|MB|x\b))"
 )
 _NAMED_VERSION_ZH = re.compile(
     r"(?P<tool>[A-Za-z][\w.+-]*[A-Za-z0-9])\s*(?:的)?版本\s*(?:是|为|：|:)\s*v?(?P<ver>\d+(?:\.\d+){0,2})"
+    r"|(?:是|用的是|用|跑在|基于|和|、)\s*(?P<tool3>[A-Za-z][\w+-]*[A-Za-z])\s*v?"
+    r"(?P<ver3>\d+\.\d+(?:\.\d+)?)(?![\d.]|\s*(?:%|ms|GB|MB))"
 )
 _REGION_EN = re.compile(
     r"\b(?P<r>(?:us|eu|ap|sa|ca|me|af|cn)-(?:north|south|east|west|central|northeast|southeast"
@@ -346,8 +351,9 @@ def _config_facts(s: Sentence) -> list[Fact]:
     named = _NAMED_VERSION_ZH if zh else _NAMED_VERSION_EN
     seen: set[str] = set()
     for m in [*(_VERSION_ZH if zh else _VERSION_EN).finditer(s.text), *named.finditer(s.text)]:
-        tool = m.group("tool") or m.groupdict().get("what") or m.groupdict().get("tool2") or ""
-        ver = m.group("ver") or m.groupdict().get("ver2")
+        g = m.groupdict()
+        tool = m.group("tool") or g.get("what") or g.get("tool2") or g.get("tool3") or ""
+        ver = m.group("ver") or g.get("ver2") or g.get("ver3")
         if not tool or not ver or tool.lower() in seen:
             continue
         seen.add(tool.lower())

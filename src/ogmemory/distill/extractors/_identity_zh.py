@@ -18,7 +18,10 @@ _SURNAMES = (
     "袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟"
     "熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
 )
-_END_ZH = r"(?=[说是在和也都很去来要会的了给跟让把被负每管习希需现目，。！？、；\s,.!?;]|$)"
+_END_ZH = (
+    r"(?=[说是在和也都很去来要会的了给跟让把被负每管习希需现目审点批签确拍同经"
+    r"，。！？、；\s,.!?;]|$)"
+)
 _NAME_ZH = (
     rf"(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?|[{_SURNAMES}](?![不没都也就要是在有和的了])"
     rf"[\u4e00-\u9fff]{{1,2}}?{_END_ZH})"
@@ -71,6 +74,12 @@ _PEOPLE_ZH = (
         rf"(?P<role>(?:代理|临时|新的?|我们的新)?(?:{_ROLE_ZH}))(?=[，,。！!；;\s]|$)"
     ),
 )
+# "模型上线都要他点头", "改表结构得经过王磊审批": what needs someone's approval
+_APPROVAL_ZH = re.compile(
+    rf"(?:^|[，,。；;]\s*)(?P<what>[^{_STOP_ZH}]{{2,12}}?)(?:都|也|一律)?(?:要|得|需要|必须)(?:经过?|让|找)?\s*"
+    rf"(?P<who>{_NAME_ZH}|他|她)\s*(?P<verb>点头|同意|审批|批准|签字|过目|审核|确认|拍板)"
+)
+_APPROVE_GATE_ZH = re.compile(r"点头|同意|审批|批准|签字|过目|审核|确认|拍板")
 # "新来了一个同事叫陈晨，负责数据平台": what the person just named owns
 _THEN_OWNS_ZH = re.compile(
     rf"[，,]\s*(?:以后|之后|今后|主要|专门)?负责\s*(?P<what>[^{_STOP_ZH}]{{2,12}})"
@@ -279,6 +288,30 @@ def _owners_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         )
 
 
+def _approvals_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    for m in _APPROVAL_ZH.finditer(s.text):
+        who = m.group("who")
+        if who in ("他", "她"):
+            if not ctx.people:
+                continue
+            who = ctx.people[-1]
+        what = m.group("what")
+        if who in (ctx.speaker, ctx.speaker_zh) or not ctx.first("expects", f"{who}:{what}"):
+            continue
+        out.append(
+            _zh(
+                ctx,
+                "entity",
+                f"{what}要{who}{m.group('verb')}",
+                "expects",
+                EntityRef(f"{what}{m.group('verb')}", "concept"),
+                subject=EntityRef(who, "person"),
+                confidence=0.8,
+                importance=0.8,
+            )
+        )
+
+
 def _then_owns_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     m = _THEN_OWNS_ZH.search(s.text)
     if m is None or not ctx.people or ctx.people[-1] not in s.text[: m.start()]:
@@ -313,4 +346,6 @@ def identity_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
         _then_owns_zh(s, ctx, out)
     if re.search(r"要|希望|需要|习惯", s.text):
         _expectations_zh(s, ctx, out)
+    if _APPROVE_GATE_ZH.search(s.text):
+        _approvals_zh(s, ctx, out)
     return out
