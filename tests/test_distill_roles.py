@@ -403,3 +403,13 @@ def test_we_is_the_group_the_message_names_and_both_is_not_the_two_speakers() ->
     assert not [t for t in said if "Caroline and Melanie" in t]
     assert any(t.startswith("Caroline's group have regular meetings") for t in said)
     assert any(t.startswith("Melanie and Caroline finally met up") for t in said)
+
+
+def test_a_preferences_object_is_in_the_third_person_as_its_memory_is() -> None:
+    cands = talk(
+        ("Caroline", "What do you love?"), ("Melanie", "I love camping trips with my fam.")
+    )
+    (pref,) = [c for c in cands if c.relation == "prefers"]
+    assert pref.object is not None and pref.object.name == "camping trips with Melanie's fam"
+    (mine,) = [c for c in chat("I love my old car.") if c.relation == "prefers"]
+    assert mine.object is not None and mine.object.name == "the user's old car"
