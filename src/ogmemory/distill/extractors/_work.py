@@ -324,6 +324,18 @@ def _achievement(texts: list[str], zh: bool) -> tuple[str, str]:
     return " ".join(done[:2]), cause
 
 
+def _remedy(answer: str) -> str:
+    """The clause after the first of an answer that says what fixed it, if any."""
+    return next(
+        (
+            p
+            for p in _SENTENCE.split(answer.strip())[1:]
+            if _FIX_SAID.search(p) or _REMEDY.search(p.strip())
+        ),
+        "",
+    )
+
+
 def _summary(
     session_id: str,
     turn_no: int,
@@ -356,14 +368,7 @@ def _summary(
             text = f"{cause.rstrip(' .;,')}. {done}" if cause and cause not in done else done
         elif first:  # what the run showed, in the agent's words; the files it edited
             text = first.rstrip(" .;,")
-            fix = next(
-                (
-                    p
-                    for p in _SENTENCE.split(final[-1].strip())[1:]
-                    if _FIX_SAID.search(p) or _REMEDY.search(p.strip())
-                ),
-                "",
-            )
+            fix = _remedy(final[-1])
             if fix:  # "...; using saturating_sub fixes it and all 58 tests pass"
                 text = f"{text}; {fix.strip().rstrip(' .;,')}"
             text += f" (edited {_listing(files, 4, False)})." if files else "."
