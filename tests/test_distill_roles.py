@@ -9,39 +9,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
+from conftest import named_turns
+from test_distill_reading import chat, talk, texts
 
 from ogmemory import Memory, Settings
-from ogmemory.distill.extractors.rules import RuleExtractor
-from ogmemory.distill.types import Candidate
-from ogmemory.entity.records import Node, NodeRecord
 from ogmemory.evaluation.devsessions import run_sessions
 
 T0 = datetime(2026, 9, 7, 9, 0, tzinfo=UTC).timestamp()
-
-
-def chat(*texts: str) -> list[Candidate]:
-    """A developer (unnamed user) and an unnamed assistant, alternating, user first."""
-    records = []
-    for i, text in enumerate(texts, start=1):
-        node = Node(
-            id=f"n{i}",
-            seq=i,
-            role="user" if i % 2 else "assistant",
-            content=text,
-            parent_id=f"n{i - 1}" if i > 1 else None,
-            event_time=T0 + 60 * i,
-            ingestion_time=T0 + 60 * i,
-            name=None,
-        )
-        records.append(NodeRecord("s1", "default", None, node, "c0ffee", i))
-    return RuleExtractor().extract(records).candidates
-
-
-def texts(cands: list[Candidate], **match: Any) -> list[str]:
-    return [c.text for c in cands if all(getattr(c, k) == v for k, v in match.items())]
 
 
 # ----------------------------------------------------------------------------- people
@@ -342,17 +318,7 @@ def test_how_two_friends_stand_to_each_other_is_no_line_of_who(tmp_path: Path) -
         ("Gina", "Keep going, you got this! My sister Ana runs a studio in Lisbon."),
         ("Jon", "Thanks for believing in me, it means a lot."),
     ]
-    for i, (who, text) in enumerate(turns):
-        mem.append_message(
-            "s1",
-            {
-                "role": "user" if who == "Jon" else "assistant",
-                "name": who,
-                "content": text,
-                "event_time": T0 + i,
-            },
-        )
-        mem.commit_turn("s1")
+    named_turns(mem, "s1", turns, T0)
     mem.sleep("light")
     assert mem.facts(relation="encourages")  # the graph keeps it
     core = mem.core()
@@ -363,24 +329,6 @@ def test_how_two_friends_stand_to_each_other_is_no_line_of_who(tmp_path: Path) -
 
 
 # ----------------------------------------------------------------------------- who "we" is
-
-
-def talk(*turns: tuple[str, str]) -> list[Candidate]:
-    """One session between named people: ``(speaker, text)`` turns."""
-    records = []
-    for i, (name, text) in enumerate(turns, start=1):
-        node = Node(
-            id=f"n{i}",
-            seq=i,
-            role="user" if i % 2 else "assistant",
-            content=text,
-            parent_id=f"n{i - 1}" if i > 1 else None,
-            event_time=T0 + 60 * i,
-            ingestion_time=T0 + 60 * i,
-            name=name,
-        )
-        records.append(NodeRecord("s1", "default", None, node, "c0ffee", i))
-    return RuleExtractor().extract(records).candidates
 
 
 def test_we_is_the_group_the_message_names_and_both_is_not_the_two_speakers() -> None:

@@ -83,16 +83,13 @@ _STANDING_EN = re.compile(
     r"|monorepo|service)|by\s+default|from\s+now\s+on|going\s+forward|at\s+all\s+times"
     r"|no\s+exceptions?|without\s+(?:an?\s+)?exception|every\s+(?:single\s+)?time)\b"
 )
-_INSIST_EN = re.compile(
-    r"(?i)[,;:\s-]*\b(?:no\s+exceptions?|without\s+(?:an?\s+)?exception)\b[.!]*\s*$"
-)
+_EXCEPTION_EN = r"(?:no\s+exceptions?|without\s+(?:an?\s+)?exception)"
+_INSIST_EN = re.compile(rf"(?i)[,;:\s-]*\b{_EXCEPTION_EN}\b[.!]*\s*$")
+_INSIST_ALONE = re.compile(rf"(?i)[\s.!]*{_EXCEPTION_EN}[.!]*\s*(?:$|[A-Z])")  # its own sentence
 _INSIST_ZH = re.compile(
     r"[，,；;：:\s]*(?:没有例外|无一例外|不能例外|不许例外|不得例外|概不例外)[。！!]*\s*$"
 )
 # "For the record, in this repo: never skip the hooks": a label of any words, then the rule
-_INSIST_ALONE = re.compile(
-    r"(?i)[\s.!]*(?:no\s+exceptions?|without\s+(?:an?\s+)?exception)[.!]*\s*(?:$|[A-Z])"
-)
 _COLON_LABEL = re.compile(r"^(?P<label>[^:]{3,80}?):\s+(?P<body>\S.{5,})$")
 _WE_RULE_EN = re.compile(
     r"\b(?P<who>we|I)\s+(?:also\s+)?(?P<body>(?:always|never)\s+\w+.*)", re.IGNORECASE

@@ -11,13 +11,8 @@
 Memories are third person ("The user is the backend lead at Corvid Labs.") and every one states
 its graph relations: ``works_at`` (slot ``employer``), ``has_role`` (slot ``role``),
 ``lives_in`` (slot ``residence``), ``reports_to`` (slot ``manager``), ``works_with``,
-``expects``. The Chinese readings are in ``_identity_zh``.
-
->>> from datetime import date
->>> from ogmemory.distill.extractors._common import split_sentences
->>> s = split_sentences("My manager is Tom Becker.", date(2026, 3, 2))[0]
->>> manager_of(s)
-('Tom Becker', 'manager', 'my')
+``expects``. Colleagues are read by ``_colleagues``; the Chinese readings are in
+``_identity_zh``.
 """
 
 from __future__ import annotations

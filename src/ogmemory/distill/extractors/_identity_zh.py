@@ -235,14 +235,17 @@ def _people_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             )
 
 
+def _person_zh(who: str, ctx: NodeContext) -> str | None:
+    """A name, or the person just named for 她/他 (None when nobody was)."""
+    if who in ("她", "他"):
+        return ctx.people[-1] if ctx.people else None
+    return who
+
+
 def _expectations_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     for m in _EXPECT_ZH.finditer(s.text):
-        who = m.group("who")
-        if who in ("她", "他"):
-            if not ctx.people:
-                continue
-            who = ctx.people[-1]
-        elif who not in ctx.people:
+        who = _person_zh(m.group("who"), ctx)
+        if who is None or who not in ctx.people:
             continue  # only someone this message introduced
         when = (m.group("when1") or m.group("when2") or "").strip()
         what = m.group("what")
@@ -274,42 +277,32 @@ def _owners_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         ):
             continue
         ctx.people.append(who)
-        out.append(
-            _zh(
-                ctx,
-                "entity",
-                f"{what}由{who}负责",
-                "owns",
-                EntityRef(what, "concept"),
-                subject=EntityRef(who, "person"),
-                confidence=0.8,
-                importance=0.8,
-            )
-        )
+        out.append(_of_person(ctx, who, f"{what}由{who}负责", "owns", what))
+
+
+def _of_person(ctx: NodeContext, who: str, text: str, relation: str, what: str) -> Candidate:
+    """A memory of what a colleague owns or expects (``who`` is the subject)."""
+    return _zh(
+        ctx,
+        "entity",
+        text,
+        relation,
+        EntityRef(what, "concept"),
+        subject=EntityRef(who, "person"),
+        confidence=0.8,
+        importance=0.8,
+    )
 
 
 def _approvals_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     for m in _APPROVAL_ZH.finditer(s.text):
-        who = m.group("who")
-        if who in ("他", "她"):
-            if not ctx.people:
-                continue
-            who = ctx.people[-1]
-        what = m.group("what")
-        if who in (ctx.speaker, ctx.speaker_zh) or not ctx.first("expects", f"{who}:{what}"):
+        who, what = _person_zh(m.group("who"), ctx), m.group("what")
+        if who is None or who in (ctx.speaker, ctx.speaker_zh):
             continue
-        out.append(
-            _zh(
-                ctx,
-                "entity",
-                f"{what}要{who}{m.group('verb')}",
-                "expects",
-                EntityRef(f"{what}{m.group('verb')}", "concept"),
-                subject=EntityRef(who, "person"),
-                confidence=0.8,
-                importance=0.8,
-            )
-        )
+        if not ctx.first("expects", f"{who}:{what}"):
+            continue
+        verb = m.group("verb")
+        out.append(_of_person(ctx, who, f"{what}要{who}{verb}", "expects", f"{what}{verb}"))
 
 
 def _then_owns_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -319,18 +312,7 @@ def _then_owns_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     who, what = ctx.people[-1], m.group("what")
     if not ctx.first("owns", f"{who}:{what}"):
         return
-    out.append(
-        _zh(
-            ctx,
-            "entity",
-            f"{what}由{who}负责",
-            "owns",
-            EntityRef(what, "concept"),
-            subject=EntityRef(who, "person"),
-            confidence=0.8,
-            importance=0.8,
-        )
-    )
+    out.append(_of_person(ctx, who, f"{what}由{who}负责", "owns", what))
 
 
 def identity_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
