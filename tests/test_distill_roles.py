@@ -275,6 +275,12 @@ sessions:
           512Mi let the rollout finish.
       - user: The cluster upgrade to 1.31 has to be done by September 25.
         assistant: "September 25."
+      - user: Restart the flaky exporter please.
+        tools:
+          - run: kubectl rollout restart deploy/node-exporter
+            output: deployment.apps/node-exporter restarted
+            exit: 0
+        assistant: "Restarted."
   - id: s-2
     project: infra
     start: "2026-09-16T08:00:00Z"
@@ -293,6 +299,7 @@ gold:
   - {id: upgrade, terms: ["2026-10-02"], facts: true}
   - {id: delivery, terms: ["2026-10-20"], facts: true}
   - {id: remedy, terms: [OOMKilled, 512Mi]}
+  - {id: restart, terms: [Restarted the flaky exporter]}
 stale:
   - {id: old upgrade, object: "2026-09-25"}
   - {id: old delivery, object: "2026-10-10"}
@@ -306,6 +313,7 @@ def test_a_moved_deadline_named_in_other_words_ends_the_old_one(tmp_path: Path) 
     assert score.missed == []
     assert score.stale == []
     assert score.wrong == [] and score.junk == []
+    assert "Restarted." not in [line.split("] ", 1)[1] for line in score.listing]
 
 
 # ----------------------------------------------------------------------------- core.md
