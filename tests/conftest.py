@@ -80,6 +80,17 @@ def turn(mem: Memory, sid: str, user: str, reply: str = "ok", **kwargs: object) 
     return mem.commit_turn(sid)
 
 
+def named_turns(mem: Memory, sid: str, turns: list[tuple[str, str]], start: float) -> None:
+    """Record one committed turn per ``(speaker, text)``, the first speaker as the user and
+    the other as the assistant, one second apart from ``start``."""
+    first = turns[0][0]
+    for i, (who, text) in enumerate(turns):
+        role = "user" if who == first else "assistant"
+        msg = {"role": role, "name": who, "content": text, "event_time": start + i}
+        mem.append_message(sid, msg)
+        mem.commit_turn(sid)
+
+
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     return tmp_path / "home"

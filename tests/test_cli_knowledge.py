@@ -143,7 +143,8 @@ def test_memories_add_list_show_edit_disable_enable_delete(home: Path) -> None:
     ok("sleep", "deep", "--home", home)  # an empty home: core.md exists from now on
     added = ok_json("memories", "add", "I prefer Python over Java.", "--home", home)
     mid = added["id"]
-    assert added["type"] == "profile" and added["scope"] == "global" and added["enabled"]
+    # no --type: the type distillation gives the statement
+    assert added["type"] == "preference" and added["scope"] == "global" and added["enabled"]
     assert added["version"] == 1 and added["source"] == "user"
     listed = ok_json("memories", "list", "--home", home)
     assert [m["id"] for m in listed] == [mid]
@@ -211,7 +212,9 @@ def test_memories_filters_and_bad_input(home: Path) -> None:
     assert {
         m["id"] for m in ok_json("memories", "list", "--scope", "project:web", "--home", home)
     } == {profile, scoped}
-    assert len(ok_json("memories", "list", "--type", "profile", "--home", home)) == 2
+    assert [m["id"] for m in ok_json("memories", "list", "--type", "profile", "--home", home)] == [
+        profile
+    ]
     assert ok_json("memories", "list", "--type", "preference", "--home", home) == []
 
     assert (

@@ -137,6 +137,27 @@ def test_tree_window_latest_and_entity_facts(open_index: Open) -> None:
     assert idx.entity_facts("tool.rust") == []
 
 
+def test_in_period_answers_what_happened_then_most_important_first(open_index: Open) -> None:
+    from dataclasses import replace
+
+    idx = open_index()
+    idx.write(
+        [turn("s1", i, f"message {i}", when=100.0) for i in range(1, 6)]
+        + [
+            replace(turn("s1", 9, "important", when=100.0), importance=0.9),
+            fact("e1", "Ann uses Rust", ("person.ann", "tool.rust")),  # happened at 5.0
+        ]
+    )
+    got = idx.in_period(102.0, 106.0, ["turn"], 10)
+    assert [d.seq for d in got] == [2, 3, 4, 5]  # [start, end): 106 is not in it
+    got = idx.in_period(0.0, 1000.0, ["turn", "fact"], 3)
+    assert [d.id for d in got] == [turn_doc_id("s1", "n9"), "edge:e1", turn_doc_id("s1", "n1")]
+    assert idx.in_period(0.0, 1000.0, ["event"], 10) == []
+    # an entity's time is when it was learned: not the newest thing that happened
+    idx.write([Doc(id="entity:ann", kind="entity", level=0, text="Ann", event_time=9e9)])
+    assert idx.latest_event_time() == 109.0
+
+
 def test_writes_queue_embeddings_and_vectors_never_revive_deleted_docs(open_index: Open) -> None:
     idx = open_index("test-embedder")
     idx.write([turn("s1", 1, "alpha"), turn("s1", 2, "beta")])

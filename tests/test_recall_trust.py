@@ -275,3 +275,87 @@ def test_a_small_memory_answers_paraphrases_and_still_abstains_on_unrelated(tmp_
         assert any("cello" in i.text for i in result.items), (question, result.stats)
         assert result.stats["floor"] < 0.06  # below the embedder's full floor
     assert mem.recall("Who won the 1998 FIFA World Cup?").items == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("The staging server is staging.fernwood.dev", "config"),
+        ("I prefer pnpm over npm", "preference"),
+        ("My name is Ana Lopez", "profile"),
+        ("Always run the linter before committing", "rule"),
+        ("I had a long walk by the river this morning", "event"),
+        ("ok then", "note"),  # nothing distillation reads: a plain note
+    ],
+)
+def test_a_memory_written_without_a_type_gets_the_type_its_words_say(
+    tmp_path: Path, text: str, kind: str
+) -> None:
+    # A server address typed 'profile' landed in core.md's profile section.
+    mem = make(tmp_path / "h")
+    assert mem.remember(text).type == kind
+    assert mem.remember(text, type="tool").type == "tool"  # a type given is kept
+
+
+def test_a_written_memory_and_its_fact_are_one_item(tmp_path: Path) -> None:
+    # Recall printed "The staging server is staging.fernwood.dev. (2026-12-01 → now)" and then
+    # "The staging server is staging.fernwood.dev" as two items.
+    mem = make(tmp_path / "h")
+    mem.remember("The staging server is staging.fernwood.dev")
+    mem.remember("We deploy billing with Nomad")
+    texts = [i.text for i in mem.recall("what is the staging server?").items]
+    assert sum("staging.fernwood.dev" in t for t in texts) == 1, texts
+
+
+def test_a_small_memory_answers_a_question_whose_words_it_holds(tmp_path: Path) -> None:
+    """A reviewer's first memory, seven developer turns: the vector floor alone answered
+    nothing to "which database do we use?" (0.039 above the background, floor 0.040)."""
+    mem = Memory(settings=Settings(home=tmp_path / "h", distill_on_turn=False))
+    turns = (
+        (
+            "Hi, I'm Dana Kowalski, I work at Fernwood Labs.",
+            "Nice to meet you, Dana! How can I help?",
+        ),
+        ("I prefer pnpm over npm for this repo.", "Got it, I'll use pnpm."),
+        ("The API listens on port 8080.", None),
+        (
+            "Let's switch from MySQL to Postgres.",
+            "OK, I'll update the database config to Postgres.",
+        ),
+        ("The beta ships on March 3.", "Noted: beta on March 3."),
+        ("Update: the beta moved to March 10.", "Understood, the beta is now March 10."),
+        ("Never push to main directly.", "Understood, I'll always open a pull request."),
+    )
+    for i, (user, reply) in enumerate(turns, 1):
+        at = f"2026-02-10T10:{i:02d}:00Z"
+        mem.append_message("dev-1", {"role": "user", "content": user, "event_time": at})
+        if reply is None:  # the assistant looks it up
+            call = {"name": "run_shell", "arguments": '{"cmd": "grep -n PORT .env"}'}
+            mem.append_message(
+                "dev-1",
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "event_time": at,
+                    "tool_calls": [{"id": "c1", "type": "function", "function": call}],
+                },
+            )
+            tool = {
+                "role": "tool",
+                "tool_call_id": "c1",
+                "content": "3:PORT=8080",
+                "event_time": at,
+            }
+            mem.append_message("dev-1", tool)
+            reply = "Confirmed: .env sets PORT=8080."
+        mem.append_message("dev-1", {"role": "assistant", "content": reply, "event_time": at})
+        mem.commit_turn("dev-1")
+    mem.sleep("deep")
+    mem.sync_index()
+    mem.drain_outbox()
+    result = mem.recall("which database do we use?")
+    assert any("Postgres" in i.text for i in result.items), (result.reason, result.stats)
+    for question in ("What is the capital of Mongolia?", "Who won the 1998 FIFA World Cup?"):
+        result = mem.recall(question)
+        assert result.items == (), (question, result.stats)
+    mem.close()

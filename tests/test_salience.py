@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from conftest import named_turns
+
 from ogmemory import Memory, Settings
 from ogmemory.distill.extractors.rules import RuleExtractor
 from ogmemory.distill.types import Candidate
@@ -111,17 +113,7 @@ def test_encouragement_between_people_is_one_memory_whose_evidence_grows(tmp_pat
         ("Jon", "Thanks for believing in me, it means a lot."),
         ("Gina", "Don't give up, I'm rooting for you!"),
     ]
-    for i, (who, text) in enumerate(turns):
-        mem.append_message(
-            "s1",
-            {
-                "role": "user" if who == "Jon" else "assistant",
-                "name": who,
-                "content": text,
-                "event_time": MONDAY + i,
-            },
-        )
-        mem.commit_turn("s1")
+    named_turns(mem, "s1", turns, MONDAY)
     mem.sleep("light")
     social = {m.text: m for m in mem.memories() if m.text.startswith(("Gina", "Jon is"))}
     assert set(social) == {

@@ -196,8 +196,9 @@ class Memory(SessionMethods):
         """The frozen evidence snapshots of a memory (what was said, and where)."""
         return self.knowledge.evidence(memory_id)
 
-    def remember(self, text: str, *, type: str = "profile", scope: str = "global") -> MemoryItem:
-        """Add a memory by hand; its facts are derived at once and supported by it."""
+    def remember(self, text: str, *, type: str | None = None, scope: str = "global") -> MemoryItem:
+        """Add a memory by hand; its facts are derived at once and supported by it. Without
+        ``type`` it gets the type distillation gives the statement (else ``note``)."""
         return self.knowledge.remember(text, type=type, scope=scope)
 
     def edit_memory(

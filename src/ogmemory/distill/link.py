@@ -201,7 +201,9 @@ class Reconciler:
     ) -> Edge:
         when = cand.valid_from or cand.event_time or prov.event_time
         resolve = self.linker._resolve
-        slot = generic_deadline_slot(cand.slot, src, self._all_edges().values(), resolve)
+        slot = generic_deadline_slot(
+            cand.slot, src, self._all_edges().values(), resolve, moved=bool(cand.attrs.get("moved"))
+        )
         if slot != cand.slot:
             cand = replace(cand, slot=slot)
         same = [

@@ -245,24 +245,8 @@ class Distiller:
         """Derive graph facts from a memory the user wrote (or edited); they are supported by
         that memory. The text is read as its speaker said it, when the memory was last written,
         in the memory's scope. With ``batch``, the facts are staged there (not committed)."""
-        from .rederive import first_person
-
         scope = memory.scope
-        project = scope.split(":", 1)[1] if scope.startswith("project:") else "default"
-        agent = scope.split(":", 1)[1] if scope.startswith("agent:") else None
-        when = memory.updated_at or memory.created_at
-        node = Node(
-            id=memory.id,
-            seq=0,
-            role="user",
-            content=first_person(memory.text),
-            parent_id=None,
-            event_time=when,
-            ingestion_time=when,
-        )
-        rec = NodeRecord(
-            session_id="", project_id=project, agent_id=agent, node=node, commit="", turn=0
-        )
+        rec = _said_by_user(memory.id, memory.text, scope, memory.updated_at or memory.created_at)
         result = self.extractor.extract([rec])
         own = batch is None
         batch = batch or self.kb.begin("distill memory")
@@ -275,6 +259,32 @@ class Distiller:
             batch.commit(memory_id=memory.id)
             self._project(linker.touched)
         return {**applier.stats, **reconciler.stats}
+
+    def infer_type(self, text: str, scope: str) -> str | None:
+        """The type of the first record the extractor reads in ``text`` said by the user."""
+        rec = _said_by_user("m_new", text, scope, time.time())
+        found = self.extractor.extract([rec]).candidates
+        return found[0].type if found else None
+
+
+def _said_by_user(node_id: str, text: str, scope: str, when: float) -> NodeRecord:
+    """A memory the user wrote, as a turn they said when it was written, in its scope."""
+    from .rederive import first_person
+
+    project = scope.split(":", 1)[1] if scope.startswith("project:") else "default"
+    agent = scope.split(":", 1)[1] if scope.startswith("agent:") else None
+    node = Node(
+        id=node_id,
+        seq=0,
+        role="user",
+        content=first_person(text),
+        parent_id=None,
+        event_time=when,
+        ingestion_time=when,
+    )
+    return NodeRecord(
+        session_id="", project_id=project, agent_id=agent, node=node, commit="", turn=0
+    )
 
 
 class _Applier:

@@ -121,6 +121,10 @@ class DistillService:
         ``batch`` (an edit's), they are staged there."""
         self.distiller.distill_memory(memory, batch=batch)
 
+    def infer_type(self, text: str, scope: str) -> str | None:
+        """The memory type distillation would give ``text`` (``KnowledgeService.deriver``)."""
+        return self.distiller.infer_type(text, scope)
+
     def rollback(self, batch_id: str, *, force: bool = False) -> BatchInfo:
         """Undo a batch; a distillation batch's turns return to the pending set (the undo's
         ``meta["returned"]``: nodes per session), so the next distillation reads them again."""

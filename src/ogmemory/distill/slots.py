@@ -15,6 +15,7 @@ older fact arriving after a newer one is written already ended where the newer o
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
@@ -57,13 +58,21 @@ def contradicts(
 
 
 def generic_deadline_slot(
-    slot: str | None, src: str, edges: Iterable[Edge], resolve: Callable[[str], str]
+    slot: str | None,
+    src: str,
+    edges: Iterable[Edge],
+    resolve: Callable[[str], str],
+    *,
+    moved: bool = False,
 ) -> str | None:
     """The current deadline slot of the subject that ``slot`` names: itself, or the subject's
     one current deadline when ``slot`` names nothing in particular ("the deadline moved") or
     when either is the generic ``deadline``, or the one whose thing is named with fewer or more
-    words ("the beta" and "the public beta", "公测" and "公测的上线"). Any other slot is
-    itself."""
+    words ("the beta" and "the public beta", "公测" and "公测的上线"). A deadline that
+    ``moved`` had a date before: it is the one current deadline that shares a word with it
+    ("the cluster upgrade" after "the upgrade to 1.31"), or else the subject's only current
+    deadline ("交付改到 10 月 20 日" after "量产固件要在 10 月 10 日前交给工厂"). Any other
+    slot is itself."""
     if not slot or not slot.startswith("deadline"):
         return slot
     found = {
@@ -83,7 +92,17 @@ def generic_deadline_slot(
         and words
         and (words <= set(s.split(":", 1)[1].split()) or set(s.split(":", 1)[1].split()) <= words)
     ]
-    return near[0] if len(near) == 1 else slot
+    if len(near) == 1 or not moved:
+        return near[0] if len(near) == 1 else slot
+    shared = [s for s in found if s != "deadline" and _key_words(slot) & _key_words(s)]
+    if len(shared) == 1:
+        return shared[0]
+    return found.pop() if len(found) == 1 and not shared else slot
+
+
+def _key_words(slot: str) -> set[str]:
+    """The words of a deadline slot that name its thing (not a bare version number)."""
+    return {w for w in slot.split(":", 1)[-1].split() if not re.fullmatch(r"v?[\d.]+", w)}
 
 
 def inherit_slot(

@@ -69,6 +69,14 @@ class Doc:
     prov: dict[str, Any] = field(default_factory=dict)
     rowid: int | None = None
 
+    @property
+    def searchable(self) -> str:
+        """What full text indexes: the text, and the words a record's structure adds that its
+        sentence may not say (a fact's relation, slot and kinds of things: "uses", "database",
+        "tool" for "The team decided to switch from MySQL to PostgreSQL.")."""
+        terms = self.prov.get("terms")
+        return f"{self.text}\n{terms}" if terms else self.text
+
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         for key in ("support", "node_ids", "cites"):

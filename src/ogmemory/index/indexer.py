@@ -10,6 +10,7 @@ the turns it cites), and its children are those evidence turns; an entity has an
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterable
 from dataclasses import replace
@@ -30,6 +31,19 @@ _SESSION_L1_CHARS = 2000
 _OVERVIEW_CHARS = 2000  # an L1 overview: about 500 tokens
 #: Index meta: the sessions whose abstracts are still to be rewritten (see ``Indexer.sync``).
 _PENDING = "sessions_pending"
+
+
+def fact_terms(edge: Edge) -> str:
+    """The words of a fact's structure: its relation, its slot and the kinds of its two ends
+    (``uses``, ``database``, ``person``, ``tool``), so that "which database do we use?" finds
+    "The team decided to switch from MySQL to PostgreSQL." by the words the question uses."""
+    parts = [
+        edge.relation,
+        edge.slot or "",
+        *(end.split(".", 1)[0] for end in (edge.src, edge.dst)),
+    ]
+    words = (w for part in parts for w in re.split(r"[^\w]+|_", part) if len(w) > 1)
+    return " ".join(dict.fromkeys(w.lower() for w in words))
 
 
 def _speaker(rec: NodeRecord) -> str:
@@ -420,7 +434,12 @@ class Indexer:
             support=edge.support,
             node_ids=p.node_ids,
             cites=self._cites_of(p),
-            prov={**p.to_dict(), "entities": [edge.src, edge.dst], "relation": edge.relation},
+            prov={
+                **p.to_dict(),
+                "entities": [edge.src, edge.dst],
+                "relation": edge.relation,
+                "terms": fact_terms(edge),
+            },
         )
 
     def _entity_doc(self, ent: Entity) -> Doc:

@@ -36,7 +36,9 @@ __all__ = ["CORE_LIMIT_BYTES", "SECTIONS", "render_core"]
 CORE_LIMIT_BYTES = 2048
 _RULE = "═" * 48
 
-#: section -> relations it shows (events are the last section's)
+#: section -> relations it shows (events are the last section's). How two people stand to each
+#: other ("encourages", "admires", "grateful_to", "cares_about") stays in the graph but is no
+#: line of "Who": it says little about either, and filled the section between two friends.
 SECTIONS: dict[str, tuple[str, ...]] = {
     "who": (
         "works_at",
@@ -47,10 +49,6 @@ SECTIONS: dict[str, tuple[str, ...]] = {
         "expects",
         "member_of",
         "has_relation",
-        "encourages",
-        "admires",
-        "grateful_to",
-        "cares_about",
         "works_on",
         "knows",
         "owns",

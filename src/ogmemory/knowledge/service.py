@@ -41,6 +41,10 @@ class Deriver(Protocol):
 
     def derive(self, memory: MemoryItem, batch: KnowledgeBatch | None = None) -> None: ...
 
+    def infer_type(self, text: str, scope: str) -> str | None:
+        """The memory type distillation would give this statement (None: no opinion)."""
+        ...
+
 
 class KnowledgeService:
     """Knowledge of one tenant over a ``KnowledgeStore``."""
@@ -205,15 +209,19 @@ class KnowledgeService:
 
     # ================================================================== memory list writes
 
-    def remember(self, text: str, *, type: str = "profile", scope: str = "global") -> MemoryItem:
-        """Add a memory by hand; its facts are derived at once and supported by it."""
+    def remember(self, text: str, *, type: str | None = None, scope: str = "global") -> MemoryItem:
+        """Add a memory by hand; its facts are derived at once and supported by it. Without
+        ``type``, the type is the one distillation gives the statement ("The staging server is
+        ..." is ``config``, "I prefer ..." ``preference``), else ``note``."""
         if not isinstance(text, str) or not text.strip():
             raise InvalidInput("memory text must be a non-empty string")
         if len(text) > MAX_MEMORY_CHARS:
             raise InvalidInput(f"memory text is longer than {MAX_MEMORY_CHARS:,} characters")
         check_text(text, "memory text")
-        self.schema.get(type)
         validate_scope(scope)
+        if type is None:
+            type = self._infer_type(text, scope)
+        self.schema.get(type)
         mem = self.kb.add_memory(text, type=type, scope=scope, quote=text, source="user")
         self._derive(mem)
         self._after_visibility_change()
@@ -257,6 +265,10 @@ class KnowledgeService:
         mem = self.kb.edit_memory(memory_id, deleted=True, enabled=False)
         self._after_visibility_change()
         return mem
+
+    def _infer_type(self, text: str, scope: str) -> str:
+        guess = self.deriver.infer_type(text, scope) if self.deriver is not None else None
+        return guess if guess is not None and guess in self.schema.names() else "note"
 
     def _derive(self, memory: MemoryItem) -> None:
         if self.deriver is not None:

@@ -67,6 +67,9 @@ class RecallConfig:
     common_min_docs: int = 20_000  # ... from this many documents on
     expand: bool = True
     abstain: bool = True  # return nothing when nothing passes the embedder's relevance floor
+    # an answer ends where its items fall below this share of the best one's score (0: no cut;
+    # ``top`` and the budget bound it anyway)
+    relative_cut: float = 0.2
 
 
 RECIPES: dict[str, RecallConfig] = {

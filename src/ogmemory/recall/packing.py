@@ -31,6 +31,7 @@ __all__ = ["STOPWORDS", "Packer", "is_stale"]
 # sentence ends, and a bracketed aside starting (an importer's note of an attachment and its
 # caption, "[image: ...]")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\s+(?=\[)")
+_SPAN = re.compile(r"\([^()]*→[^()]*\)\s*$")  # a fact's validity, "(2026-01-10 → now)"
 STOPWORDS = frozenset(
     {
         "what",
@@ -93,6 +94,12 @@ def _sentences(body: str) -> tuple[tuple[str, ...], tuple[frozenset[str], ...]]:
     return sentences, tuple(frozenset(w.lower() for w in re.findall(r"\w+", x)) for x in sentences)
 
 
+def _wording(text: str) -> str:
+    """A record's words without case, punctuation or a validity span: "X is Y. (2026-12-01 →
+    now)" and "X is Y" are one statement."""
+    return " ".join(re.findall(r"\w+", _SPAN.sub("", text).lower()))
+
+
 def _adds_information(abstraction: Doc, turn: Doc) -> bool:
     if abstraction.kind == "fact":
         return True  # its validity span ("2026-01-10 → now") is what the turn cannot say
@@ -113,6 +120,7 @@ class _Plan:
     stale_turns: set[str] = field(default_factory=set)  # the turns stating them
     used: set[str] = field(default_factory=set)
     used_abs: set[str] = field(default_factory=set)
+    said: set[str] = field(default_factory=set)  # the wording of records packed on their own
     items: list[RecallItem] = field(default_factory=list)
     spent: int = 0
 
@@ -139,8 +147,9 @@ class Packer:
         *,
         terms: set[str],
         stale: set[str] | None = None,
+        floor: float | None = None,
     ) -> list[RecallItem]:
-        """Items in rank order while they fit ``budget``."""
+        """Items in rank order while they fit ``budget`` (and score at least ``floor``)."""
         # Overviews (L1) of knowledge records route, like session and entity abstracts: their
         # abstract and the turns they quote are the content.
         ranked = [(sc, c.doc) for sc, c in scored if c.doc.level != 1]
@@ -159,7 +168,7 @@ class Packer:
         if plan.stale:
             plan.stale_turns = {d.id for d in turns if plan.stale.intersection(d.node_ids)}
         for sc, d in ranked:
-            if len(plan.items) >= self.config.top:
+            if len(plan.items) >= self.config.top or (floor is not None and sc < floor):
                 break
             if d.id in plan.used or d.id in plan.used_abs:
                 continue
@@ -174,7 +183,10 @@ class Packer:
                 if evidence and not d.prov.get("edited"):  # the user's words, not the turns
                     self._add_group(plan, evidence[0], sc, budget, terms)
                 else:
-                    self._add(plan, self._single(d, sc), budget)
+                    # a memory the user wrote and the fact derived from it say one thing
+                    wording = _wording(d.text)
+                    if wording not in plan.said and self._add(plan, self._single(d, sc), budget):
+                        plan.said.add(wording)
                     plan.used_abs.add(d.id)
             # session and entity abstracts point the way; they are not content
         return plan.items
@@ -252,8 +264,15 @@ class Packer:
             day = f"[{day_label(group[i].event_time)}] "
             if shown[i].startswith(day) and shown[i - 1].startswith(day):
                 shown[i] = shown[i][len(day) :]
+        lines = shown[:1]
+        for prev, t, line in zip(group, group[1:], shown[1:], strict=False):
+            # turns that are not next to each other say so: the reader must not take the
+            # second for the reply to the first
+            if skipped := self._skipped(prev, t):
+                lines.append(f"… ({skipped} {'turn' if skipped == 1 else 'turns'} skipped)")
+            lines.append(line)
         return RecallItem(
-            text="\n".join(shown + [f"  ({a.text})" for a in attached]),
+            text="\n".join(lines + [f"  ({a.text})" for a in attached]),
             kind="turns",
             score=round(score, 6),
             cites=tuple(t.cites[0] for t in group if t.cites),
@@ -263,6 +282,15 @@ class Packer:
             event_time=seed.event_time,
             doc_ids=tuple(t.id for t in group) + tuple(a.id for a in attached),
         )
+
+    def _skipped(self, a: Doc, b: Doc) -> int:
+        """How many turns of the session lie between ``a`` and ``b`` (one session, in order)."""
+        if a.session_id != b.session_id or a.seq is None or b.seq is None or b.seq <= a.seq + 1:
+            return 0
+        gap = b.seq - a.seq
+        ids = self.store.window_ids(a.session_id or "", a.seq, 0, gap)
+        # the turns indexed between them (nodes without a turn document are not turns)
+        return ids.index(b.id) - 1 if b.id in ids else gap - 1
 
     def _excerpt(self, text: str, terms: set[str], limit: int) -> str:
         """A long turn cut to its sentences that matter most for the query (in order), so the

@@ -18,13 +18,15 @@ from __future__ import annotations
 import logging
 import math
 import re
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import numpy as np
 
-from ..index.docs import session_doc_id, turn_doc_id
+from ..index.docs import Doc, session_doc_id, turn_doc_id
+from ..index.text import query_terms
 from ..storage.protocols import IndexStore
 from .candidates import Ask, Cand, CandidateSearch
 from .config import RECIPES, RecallConfig
@@ -34,6 +36,39 @@ from .visibility import LiveSessions, doc_visible
 from .when import TimeQuery, parse_time_query
 
 __all__ = ["Recaller"]
+
+
+def _score_floor(
+    scored: Sequence[tuple[float, Cand]], config: RecallConfig, stats: dict[str, object]
+) -> float | None:
+    """The least score an item needs (``None``: no cut): ``relative_cut`` of the best content
+    document's, so an answer ends where its items fall far below its best (the bounds of 20
+    items and the budget stay bounds, not targets). A share of the best is what held LoCoMo's
+    evidence recall (bench/bench_answer_size.py: 0.2 lost nothing on the dev conversations);
+    cuts measured from the pool's median lost some at every step."""
+    content = [sc for sc, c in scored if c.doc.level != 1 and c.doc.kind in _CONTENT]
+    if not content:
+        return None
+    best = max(content)
+    stats["score_best"] = round(best, 6)
+    stats["score_median"] = round(statistics.median(content), 6)
+    return config.relative_cut * best if config.relative_cut > 0 else None
+
+
+_CONTENT = frozenset({"turn", "memory", "event", "fact"})
+
+
+def _holds(d: Doc, tq: TimeQuery) -> bool:
+    """Said or done in the asked period (a fact: valid then); routes (sessions, entities) are
+    not content of any period."""
+    if d.kind == "fact":
+        return not is_stale(d, tq)
+    return d.kind not in ("session", "entity") and tq.contains(d.event_time)
+
+
+#: Vectors below which a question whose words all occur in the memory is answered even under
+#: the vector floor (the floor applies in full from 600 vectors: candidates._FULL_FLOOR_AT).
+_WORDS_OVERRULE_BELOW = 600
 
 log = logging.getLogger(__name__)
 
@@ -106,28 +141,23 @@ class Recaller:
             live=LiveSessions(self.session_exists),
         )
         cands = CandidateSearch(self.store, self.embed, self.relevance_floor)(ask)
-        if not cands:
-            return RecallResult(
-                query, (), 0, budget, stats=ask.stats, reason="nothing found for these words"
-            )
-        floor = ask.stats.get("floor") if config.abstain else None
-        relevance = ask.stats.get("relevance")
-        if floor is not None and relevance is not None and relevance < floor:
-            return RecallResult(
-                query,
-                (),
-                0,
-                budget,
-                stats=ask.stats,
-                reason=f"nothing relevant: the best matches stand "
-                f"{relevance:.3f} above the memory's background, "
-                f"below the floor of {floor:.3f}",
-            )
         now = at if at is not None else self._now()
         tq = parse_time_query(query, now)
+        if tq.only:  # "what happened in May 2023?": that period, whatever the words match
+            cands = self._in_period(cands, tq, ask)
+            ask.stats["only_period"] = True
+        if not cands:
+            why = (
+                "nothing remembered from that time" if tq.only else "nothing found for these words"
+            )
+            return RecallResult(query, (), 0, budget, stats=ask.stats, reason=why)
+        if (no := self._abstains(query, ask, tq)) is not None:
+            return RecallResult(query, (), 0, budget, stats=ask.stats, reason=no)
         pool: dict[str, Cand] = {c.doc.id: c for c in cands}
         if config.expand:
             self._expand(pool, cands, ask, tq)
+        if tq.only:  # what expansion opened outside the period stays out too
+            pool = {k: c for k, c in pool.items() if _holds(c.doc, tq)}
         ask.stats["expanded"] = len(pool)
         # turns that state a fact which no longer holds (or did not hold then) weigh as it does
         # (and a turn the user has since rewritten as a memory weighs less than the rewrite)
@@ -140,8 +170,17 @@ class Recaller:
             (self._rerank(c, tq, now, config, ask.qwords, outdated), c) for c in pool.values()
         ]
         scored.sort(key=lambda x: (-x[0], x[1].doc.rowid or 0))
-        packer = Packer(self.store, self.count_tokens, config, ask.visible)
-        items = packer.pack(scored, budget, terms=ask.qwords - STOPWORDS, stale=outdated)
+        packer = Packer(
+            self.store,
+            self.count_tokens,
+            config,
+            # a turn shown beside a cited one is of the period too
+            (lambda d: ask.visible(d) and _holds(d, tq)) if tq.only else ask.visible,
+        )
+        floor = _score_floor(scored, config, ask.stats)
+        items = packer.pack(
+            scored, budget, terms=ask.qwords - STOPWORDS, stale=outdated, floor=floor
+        )
         if tq.has_range:
             ask.stats["time_range"] = [tq.start, tq.end]
         if ask.live.gone and self.on_gone is not None:
@@ -149,6 +188,50 @@ class Recaller:
         return RecallResult(
             query, tuple(items), sum(i.tokens for i in items), budget, stats=ask.stats
         )
+
+    # ================================================================== the period asked
+
+    def _in_period(self, cands: list[Cand], tq: TimeQuery, ask: Ask) -> list[Cand]:
+        """A question about nothing but a period: what happened or held then. The knowledge of
+        the period (events, memories, facts; its turns when there is too little of it) joins
+        what the search found there; each ranks half by how well it matched the words, half by
+        its importance (the words of "what happened in May?" tell little apart)."""
+        config = ask.config
+        found = {c.doc.id: c for c in cands if _holds(c.doc, tq)}
+        start, end = tq.start or 0.0, tq.end or 0.0
+        seeded = self.store.in_period(start, end, ("event", "memory", "fact"), config.candidates)
+        if len(seeded) < config.top:
+            seeded += self.store.in_period(start, end, ("turn",), config.candidates - len(seeded))
+        for d in seeded:
+            if d.id not in found and ask.visible(d):
+                found[d.id] = Cand(d, 0.0, "period")
+        out = [Cand(c.doc, 0.5 * c.score + 0.5 * c.doc.importance, c.via) for c in found.values()]
+        return sorted(out, key=lambda c: (-c.score, c.doc.rowid or 0))[: config.candidates * 2]
+
+    def _abstains(self, query: str, ask: Ask, tq: TimeQuery) -> str | None:
+        """Why nothing is relevant enough to answer, or None to answer."""
+        floor = ask.stats.get("floor") if ask.config.abstain and not tq.only else None
+        relevance = ask.stats.get("relevance")
+        if floor is None or relevance is None or relevance >= floor:
+            return None
+        if self._words_all_here(query, ask):
+            return None
+        return (
+            f"nothing relevant: the best matches stand {relevance:.3f} above the memory's "
+            f"background, below the floor of {floor:.3f}"
+        )
+
+    def _words_all_here(self, query: str, ask: Ask) -> bool:
+        """Whether every content word of the question occurs in this memory. In a small
+        memory every text sits near the embedder's background, so the vector floor cannot
+        tell "which package manager?" (its words are in the memory) from "What is the capital
+        of Mongolia?" (they are not); words the memory holds overrule the floor."""
+        words, _ = query_terms(query)
+        if not words or self.store.vector_count() >= _WORDS_OVERRULE_BELOW:
+            return False
+        here = all(share > 0 for share in self.store.word_shares(words).values())
+        ask.stats["words_all_here"] = here
+        return here
 
     # ================================================================== clock
 

@@ -103,7 +103,7 @@ class InMemoryIndexStore:
         rowid, self._next = self._next, self._next + 1
         self._docs[rowid] = replace(doc, rowid=rowid)
         self._by_id[doc.id] = rowid
-        body, cjk = fts_columns(doc.text)
+        body, cjk = fts_columns(doc.searchable)
         self._terms[rowid] = (Counter(_tokens(body)), Counter(cjk.split()))
         if self.embedder_name:
             self._jobs.submit("embed", doc.id, {"rowid": rowid, "text": doc.text[:2000]})
@@ -223,9 +223,26 @@ class InMemoryIndexStore:
         found.sort(key=lambda d: (-(d.event_time or 0.0), -(d.rowid or 0)))
         return found[:limit]
 
+    def in_period(self, start: float, end: float, kinds: Sequence[str], limit: int) -> list[Doc]:
+        with self._lock:
+            found = [
+                d
+                for d in self._docs.values()
+                if d.kind in kinds
+                and d.level != 1
+                and d.event_time is not None
+                and start <= d.event_time < end
+            ]
+        found.sort(key=lambda d: (-d.importance, d.event_time or 0.0, d.rowid or 0))
+        return found[:limit]
+
     def latest_event_time(self) -> float | None:
         with self._lock:
-            times = [d.event_time for d in self._docs.values() if d.event_time is not None]
+            times = [
+                d.event_time
+                for d in self._docs.values()
+                if d.event_time is not None and d.kind != "entity"
+            ]
         return max(times) if times else None
 
     # ------------------------------------------------------------------ vectors

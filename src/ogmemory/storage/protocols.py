@@ -244,7 +244,13 @@ class IndexStore(Protocol):
     def latest(self, limit: int, kinds: Sequence[str]) -> list[Doc]:
         """The newest documents of ``kinds`` (no L1 overviews), newest first."""
 
-    def latest_event_time(self) -> float | None: ...
+    def in_period(self, start: float, end: float, kinds: Sequence[str], limit: int) -> list[Doc]:
+        """Documents of ``kinds`` (no L1 overviews) that happened in ``[start, end)``, the most
+        important first (then the earliest)."""
+
+    def latest_event_time(self) -> float | None:
+        """When the newest turn, record or memory happened (entities are not events)."""
+
     def delete_session(self, session_id: str) -> int:
         """Drop the turns and the abstracts of a deleted session; returns how many."""
 

@@ -32,6 +32,7 @@ from .sqlite_index_schema import (
     damage_of,
     fts_match,
     row_to_doc,
+    select_docs,
     set_meta,
 )
 from .sqlite_queue import Outbox
@@ -225,7 +226,7 @@ class SqliteIndexStore:
             values,
         )
         rowid = cur.lastrowid
-        body, cjk = fts_columns(doc.text)
+        body, cjk = fts_columns(doc.searchable)
         conn.execute("INSERT INTO docs_fts(rowid, body, cjk) VALUES (?, ?, ?)", (rowid, body, cjk))
         if self.embedder_name:
             Outbox.enqueue(conn, "embed", doc.id, {"rowid": rowid, "text": doc.text[:2000]})
@@ -366,18 +367,16 @@ class SqliteIndexStore:
         return [r[0] for r in rows[max(0, idx - before) : idx + after + 1]]
 
     def latest(self, limit: int, kinds: Sequence[str]) -> list[Doc]:
-        marks = ",".join("?" * len(kinds))
-        rows = self._conn().execute(
-            f"SELECT {', '.join(COLUMNS)} FROM docs WHERE kind IN ({marks}) AND level != 1 "
-            "ORDER BY event_time DESC, rowid DESC LIMIT ?",
-            (*kinds, limit),
-        )
-        return [row_to_doc(r) for r in rows]
+        return select_docs(self._conn(), kinds, "1", (), "event_time DESC, rowid DESC", limit)
+
+    def in_period(self, start: float, end: float, kinds: Sequence[str], limit: int) -> list[Doc]:
+        where, order = "event_time >= ? AND event_time < ?", "importance DESC, event_time, rowid"
+        return select_docs(self._conn(), kinds, where, (start, end), order, limit)
 
     def latest_event_time(self) -> float | None:
-        """When the newest indexed thing happened (``None`` for an empty index)."""
-
-        latest = self._scalar("SELECT max(event_time) FROM docs")
+        """When the newest indexed thing happened (``None`` for an empty index); an entity's
+        time is when it was learned, not when anything happened."""
+        latest = self._scalar("SELECT max(event_time) FROM docs WHERE kind != 'entity'")
         return float(latest) if latest is not None else None
 
     def delete_session(self, session_id: str) -> int:

@@ -22,10 +22,12 @@ __all__ = [
     "damage_of",
     "fts_match",
     "row_to_doc",
+    "select_docs",
     "set_meta",
 ]
 
-SCHEMA_VERSION = "6"  # 2: Porter; 3: speakers; 4: entity_facts; 5: L1 overviews; 6: edited
+# 2: Porter; 3: speakers; 4: entity_facts; 5: L1 overviews; 6: edited; 7: fact terms in the FTS
+SCHEMA_VERSION = "7"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs(
@@ -187,6 +189,24 @@ def damage_of(path: Path) -> str | None:
         return f"schema {row[0] if row else 'unknown'}, this version writes {SCHEMA_VERSION}"
     missing = _TABLES - tables
     return f"tables missing: {', '.join(sorted(missing))}" if missing else None
+
+
+def select_docs(
+    conn: sqlite3.Connection,
+    kinds: Sequence[str],
+    where: str,
+    args: tuple[Any, ...],
+    order: str,
+    limit: int,
+) -> list[Doc]:
+    """Documents of ``kinds`` (no L1 overviews) matching ``where``, in ``order``."""
+    marks = ",".join("?" * len(kinds))
+    rows = conn.execute(
+        f"SELECT {', '.join(COLUMNS)} FROM docs WHERE kind IN ({marks}) AND level != 1 "
+        f"AND {where} ORDER BY {order} LIMIT ?",
+        (*kinds, *args, limit),
+    )
+    return [row_to_doc(r) for r in rows]
 
 
 def set_meta(conn: sqlite3.Connection, key: str, value: Any) -> None:

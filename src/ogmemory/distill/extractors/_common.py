@@ -8,7 +8,7 @@ time through a :class:`NodeContext`, which knows who is speaking, the node's day
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, tzinfo
 from typing import Any
 
@@ -17,6 +17,7 @@ from ..dates import TimeExpr, epoch_of, find_times, names_a_time, words_of
 from ..types import Candidate, EntityRef
 from ._address import addressed_en
 from ._catalog import find_tool, lookup
+from ._grammar import third_person_en
 
 __all__ = [
     "NodeContext",
@@ -228,6 +229,7 @@ class NodeContext:
         kw.setdefault("subject", self.subject(lang))
         if lang == "en" and self.personal:
             text = addressed_en(text, self.speaker, self.listener)
+            _third_person_object(kw, self.speaker)
         return Candidate(
             type=type,
             text=text,
@@ -243,6 +245,19 @@ _NAMED_TYPES = frozenset({"tool", "place", "organization", "project", "concept"}
 
 def _is_dated(ref: EntityRef | None) -> bool:
     return ref is not None and ref.type in _NAMED_TYPES and names_a_time(ref.name)
+
+
+_FIRST_PERSON_EN = re.compile(r"\b(?:I|me|my|mine|myself|we|us|our|ours)\b", re.IGNORECASE)
+_PLAIN_TYPES = frozenset({"preference", "concept", "activity", "value", "event", "rule"})
+
+
+def _third_person_object(kw: dict[str, Any], speaker: str) -> None:
+    """An object named in the speaker's words is restated in the third person ("camping trips
+    with my fam" → "camping trips with Melanie's fam"), as the memory's text is."""
+    obj = kw.get("object")
+    if obj is None or obj.type not in _PLAIN_TYPES or not _FIRST_PERSON_EN.search(obj.name):
+        return
+    kw["object"] = replace(obj, name=third_person_en(obj.name, speaker))
 
 
 def _drop_dated_objects(kw: dict[str, Any]) -> None:

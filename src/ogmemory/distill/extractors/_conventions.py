@@ -18,7 +18,7 @@ import re
 
 from ..dates import names_a_time
 from ..types import Candidate, EntityRef, Fact
-from ._common import NodeContext, Sentence, gate
+from ._common import NodeContext, Sentence, content_text, gate
 from ._grammar import finish_en, finish_zh, third_person_en, third_person_zh
 from ._services import port_facts
 
@@ -66,6 +66,31 @@ _IMPERATIVE_EN = re.compile(
     r"\s+(?!.*\b(?:now|again|for\s+me)\b)\w+.*)",
     re.IGNORECASE,
 )
+# "Use tabs in this repo", "Write docstrings by default", "Squash commits, no exceptions": an
+# imperative with a standing scope or an insistence is a rule (a one-off request names neither)
+_BARE_IMPERATIVE_EN = re.compile(
+    r"^(?P<body>(?:please\s+)?(?!(?:i|we|you|he|she|they|it|this|that|there|here|the|a|an|my|our"
+    r"|your|his|her|their|what|which|who|how|when|where|why|is|are|was|were|do|does|did|can"
+    r"|could|will|would|should|let|thanks|thank|and|but|so|or|if|no|not|just|also|sounds"
+    r"|looks|seems|makes|got|good|great|nice|ok|okay|sure|yes|yeah|maybe|perhaps|for|in|on|at"
+    r"|to|with|from|by|as|of|after|before|heads|fyi|btw|note|one|some|something|quick|time"
+    r"|every|each|all|any)\b)"
+    r"[a-z]+(?<!ed)(?<!ing)(?<!s)(?<!ly)\s+(?!.*\b(?:I|me|my)\b).*)",
+    re.IGNORECASE,
+)
+_STANDING_EN = re.compile(
+    r"(?i)\b(?:in\s+(?:this|our|the)\s+(?:repo(?:sitory)?|codebase|code\s*base|project|team"
+    r"|monorepo|service)|by\s+default|from\s+now\s+on|going\s+forward|at\s+all\s+times"
+    r"|no\s+exceptions?|without\s+(?:an?\s+)?exception|every\s+(?:single\s+)?time)\b"
+)
+_EXCEPTION_EN = r"(?:no\s+exceptions?|without\s+(?:an?\s+)?exception)"
+_INSIST_EN = re.compile(rf"(?i)[,;:\s-]*\b{_EXCEPTION_EN}\b[.!]*\s*$")
+_INSIST_ALONE = re.compile(rf"(?i)[\s.!]*{_EXCEPTION_EN}[.!]*\s*(?:$|[A-Z])")  # its own sentence
+_INSIST_ZH = re.compile(
+    r"[，,；;：:\s]*(?:没有例外|无一例外|不能例外|不许例外|不得例外|概不例外)[。！!]*\s*$"
+)
+# "For the record, in this repo: never skip the hooks": a label of any words, then the rule
+_COLON_LABEL = re.compile(r"^(?P<label>[^:]{3,80}?):\s+(?P<body>\S.{5,})$")
 _WE_RULE_EN = re.compile(
     r"\b(?P<who>we|I)\s+(?:also\s+)?(?P<body>(?:always|never)\s+\w+.*)", re.IGNORECASE
 )
@@ -87,8 +112,8 @@ _ACK_EN = re.compile(
 )
 # "the lesson is ...", "经验是 ...": a lesson (learning), never a second memory as a rule
 _LESSON_LEAD = re.compile(
-    r"(?i)\b(?:lesson(?:\s+learned)?|takeaway|moral|rule\s+of\s+thumb)"
-    r"\s*(?:here\s+)?(?:is|was|:|-|–|—)|(?:教训|经验|结论|收获)(?:就)?(?:是|：|:)"
+    r"(?i)\b(?:lessons?(?:\s+learned)?|takeaway|moral|rule\s+of\s+thumb)"
+    r"\s*(?:here\s+|for\s+\w+\s*)?(?:is|was|:|,|-|–|—)|(?:教训|经验|结论|收获)(?:就)?(?:是|：|:)"
 )
 _PLEASE_EN = re.compile(r"^please\s+|,?\s+please(?=[.!]*$)", re.IGNORECASE)
 # "before you commit anything" -> "before committing anything": a rule is not said to "you"
@@ -146,6 +171,29 @@ def _rule(ctx: NodeContext, s: Sentence, body: str, team: bool) -> Candidate | N
     )
 
 
+def _insisted_after(s: Sentence, ctx: NodeContext) -> bool:
+    """Whether the sentence after ``s`` only insists on it ("Squash first. No exceptions.")."""
+    full = content_text(ctx.record.node.content)
+    if "xception" not in full:
+        return False
+    at = full.find(s.text)
+    return at >= 0 and _INSIST_ALONE.match(full, at + len(s.text)) is not None
+
+
+def _rule_shaped(text: str, standing: bool = False) -> re.Match[str] | None:
+    """The rule an English clause states, if it is shaped like one; ``standing``: the message
+    insists on it, so a bare imperative is a rule too."""
+    m = (
+        _RULE_EN.match(text)
+        or _UNIVERSAL_EN.match(text)
+        or _NO_EVER_EN.match(text)
+        or _IMPERATIVE_EN.match(text)
+    )
+    if m is None and (standing or _STANDING_EN.search(text)):
+        m = _BARE_IMPERATIVE_EN.match(_INSIST_EN.sub("", text))
+    return m
+
+
 def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> None:
     # "When you review, flag ..." reads like a question to the generic detector; a rule is
     # a question only when it asks one. Between two people, "don't give up!" is
@@ -159,7 +207,10 @@ def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> 
         return
     if s.lang == "zh":
         body = _RULE_LEAD_ZH.sub("", s.text.strip())
-        if _RULE_ZH.search(body):
+        insisted = _INSIST_ZH.search(body)
+        if insisted and insisted.start() > 3:
+            body = body[: insisted.start()]  # "所有寄存器操作都封装成函数，没有例外"
+        if _RULE_ZH.search(body) or (insisted and insisted.start() > 3):
             c = _rule(ctx, s, body, team=bool(re.search(r"我们|团队|公司|组里", s.text)))
             if c is not None:
                 out.append(c)
@@ -167,12 +218,10 @@ def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> 
     announced = _ANNOUNCED_EN.match(s.text.strip())
     lead = _ACK_EN.sub("", s.text.strip())
     text = announced.group("body") if announced else _RULE_LEAD_EN.sub("", lead)
-    m = (
-        _RULE_EN.match(text)
-        or _UNIVERSAL_EN.match(text)
-        or _NO_EVER_EN.match(text)
-        or _IMPERATIVE_EN.match(text)
-    )
+    standing = _insisted_after(s, ctx)
+    labelled = _COLON_LABEL.match(text) if announced is None and ":" in text else None
+    m = _rule_shaped(_RULE_LEAD_EN.sub("", labelled.group("body")), standing) if labelled else None
+    m = m or _rule_shaped(text, standing)
     if m is None and announced is not None:
         m = re.match(r"(?P<body>.+)", text)
     team = False
@@ -198,6 +247,21 @@ _VERSION_EN = re.compile(
     rf"\b(?!\s*(?:%|ms|s\b|GB|MB|x\b))"
     r"|\b(?P<what>(?:minimum|min|target|compile)\s+SDK|minSdk|targetSdk)\s+(?:version\s+)?"
     r"(?:is\s+)?(?P<ver2>\d+)\b"
+)
+# any named tool with the word "version" ("ESP-IDF version is 5.2", "ESP-IDF 版本是 5.2") or
+# pinned to one ("pinned to numpy 1.26")
+_NAMED_VERSION_EN = re.compile(
+    r"\b(?P<tool>[A-Za-z][\w.+-]*[A-Za-z0-9])\s+version\s+(?:is\s+|:\s*)?v?"
+    r"(?P<ver>\d+(?:\.\d+){0,2})\b|\bpinned\s+(?:to|at)\s+(?P<tool2>[A-Za-z][\w.+-]*[A-Za-z0-9])"
+    r"\s+v?(?P<ver2>\d+(?:\.\d+){0,2})\b"
+    # "production runs Ruby 3.3 and Rails 7.2": a name and a dotted version after a verb of use
+    r"|\b(?:on|is|are|runs?|running|uses?|using|with|and)\s+(?P<tool3>[A-Z][\w+-]*[A-Za-z])\s+v?"
+    r"(?P<ver3>\d+\.\d+(?:\.\d+)?)\b(?!\s*(?:%|ms|s\b|GB|MB|x\b))"
+)
+_NAMED_VERSION_ZH = re.compile(
+    r"(?P<tool>[A-Za-z][\w.+-]*[A-Za-z0-9])\s*(?:的)?版本\s*(?:是|为|：|:)\s*v?(?P<ver>\d+(?:\.\d+){0,2})"
+    r"|(?:是|用的是|用|跑在|基于|和|、)\s*(?P<tool3>[A-Za-z][\w+-]*[A-Za-z])\s*v?"
+    r"(?P<ver3>\d+\.\d+(?:\.\d+)?)(?![\d.]|\s*(?:%|ms|GB|MB))"
 )
 _REGION_EN = re.compile(
     r"\b(?P<r>(?:us|eu|ap|sa|ca|me|af|cn)-(?:north|south|east|west|central|northeast|southeast"
@@ -281,13 +345,18 @@ def _config_facts(s: Sentence) -> list[Fact]:
     ):
         return facts
     facts.extend(port_facts(s.text, zh))
-    for m in (_VERSION_ZH if zh else _VERSION_EN).finditer(s.text):
-        tool = m.group("tool") or m.groupdict().get("what") or ""
-        ver = m.group("ver") or m.groupdict().get("ver2")
-        if tool and ver:
-            facts.append(
-                Fact("runs_on", EntityRef(f"{tool} {ver}", "value"), slot=f"version:{tool.lower()}")
-            )
+    named = _NAMED_VERSION_ZH if zh else _NAMED_VERSION_EN
+    seen: set[str] = set()
+    for m in [*(_VERSION_ZH if zh else _VERSION_EN).finditer(s.text), *named.finditer(s.text)]:
+        g = m.groupdict()
+        tool = m.group("tool") or g.get("what") or g.get("tool2") or g.get("tool3") or ""
+        ver = m.group("ver") or g.get("ver2") or g.get("ver3")
+        if not tool or not ver or tool.lower() in seen:
+            continue
+        seen.add(tool.lower())
+        facts.append(
+            Fact("runs_on", EntityRef(f"{tool} {ver}", "value"), slot=f"version:{tool.lower()}")
+        )
     for m in (_REGION_ZH if zh else _REGION_EN).finditer(s.text):
         r = m.group("r") or m.groupdict().get("r2")
         if r and r.lower() not in ("same", "other", "right", "wrong", "whole"):

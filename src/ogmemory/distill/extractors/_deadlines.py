@@ -45,7 +45,11 @@ _MOVED_EN = re.compile(
     r"(?P<thing>(?:the\s+|our\s+)?[\w.-]+(?:\s+[\w.-]+){0,2}?)(?:['’]s)?\s*(?:deadline|due\s+date"
     r"|date)?\s+(?:was\s+|got\s+|has\s+been\s+|is\s+|just\s+)?(?P<verb>moved|slipped"
     r"|pushed(?:\s+(?:back|out))?|postponed|delayed|changed|rescheduled|brought\s+forward"
-    r"|moved\s+(?:up|out)|bumped|shifted|slid|got\s+moved)(?:\s+from\s+[^,;.!?]{1,24}?)?"
+    r"|moved\s+(?:up|out)|bumped|shifted|slid|got\s+moved|slips|moves|shifts|slides"
+    r"|(?:gets|is\s+being)\s+(?:pushed|moved)(?:\s+(?:back|out))?|is\s+(?:slipping|moving))"
+    r"(?:\s+from\s+[^,;.!?]{1,24}?)?"
+    # "slips a week, to August 27", "moved by two days to ..."
+    r"(?:\s+(?:by\s+)?(?:a|an|one|two|three|four|a\s+few|\d+)\s+(?:days?|weeks?|months?)\s*,?)?"
     r"\s+(?:back\s+)?(?:to|until|till)\b",
     re.IGNORECASE,
 )
@@ -99,12 +103,18 @@ _DUE_ACT_ZH = re.compile(
 _MODAL_ACT_ZH = re.compile(
     r"\s*(?:之前|以前|前)?\s*(?:必须|一定要|务必|得|需要|要)\s*(?P<act>交付|上线|发布|完成|提交|上架|交)"
 )
+# "新版排序模型 9 月 1 日上线": a thing, a date, and the act planned for it (not "上线了")
+_PLAIN_ACT_ZH = re.compile(
+    r"\s*(?:正式)?(?P<act>上线|发布|交付|提测|提审|上架|发版|开服)(?![了过])(?=\s*(?:[。！!，,；;]|$))"
+)
+_PAST_ZH = re.compile(r"昨天|前天|上周|上个月|去年|刚才|已经")
 _THING_ZH = re.compile(
     r"(?:^|[，,。；;]\s*)(?P<thing>[\u4e00-\u9fffA-Za-z0-9.]{1,12}?)\s*(?:在)?\s*$"
 )
 _MOVED_ZH = re.compile(
     r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,14}?)(?:的)?(?:截止日期|截止时间|截止|期限|时间|日期)?"
-    r"(?P<verb>推迟|延期|延迟|延后|推后|顺延|往后推|延|改|提前|挪|调整)(?:到|至|为)"
+    r"(?P<verb>推迟|延期|延迟|延后|推后|顺延|往后推|延|改|提前|挪|调整)"
+    r"(?:了?(?:一|两|三|几|半|\d+)\s*(?:天|周|个?星期|个?月)[，,]?\s*(?:改)?)?(?:到|至|为)"
 )
 _PERSONAL = re.compile(r"(?i)^(?:i|we|you|he|she|they|it|me|us|them|this|that|我|我们|你|他|她)$")
 _DEADLINE_CONTEXT = re.compile(
@@ -113,7 +123,10 @@ _DEADLINE_CONTEXT = re.compile(
 )
 _NOISE_THING = re.compile(
     r"^(?:(?:bad|good)\s+news|so|and|but|also|ok(?:ay)?|change\s+of\s+plans|actually|update"
-    r"|correction|reminder|fyi|btw|heads\s+up|note|quick\s+update)[:,\s]+",
+    r"|correction|reminder|fyi|btw|heads\s+up|note|quick\s+update"
+    # reported speech: "Sara says API v2 slips ...", "(he) told me the beta moved ..."
+    r"|(?:[A-Z][\w-]*\s+)?(?:says|said|told\s+(?:me|us)|mentioned|confirmed|reports|reported)"
+    r"(?:\s+that)?)[:,\s]+",
     re.IGNORECASE,
 )
 
@@ -197,6 +210,8 @@ def _deadline(
     slot = f"deadline:{key}" if key else "deadline"
     name = f"{thing or ('截止' if zh else 'deadline')} due {iso}"
     attrs: dict[str, Any] = {**date_attrs(t), "deadline": iso, "what": thing, "planned": True}
+    if moved:
+        attrs["moved"] = True
     return ctx.candidate(
         "constraint",
         text,
@@ -212,7 +227,8 @@ def _deadline(
 
 
 _DEADLINE_GATE = gate(
-    "due deadline slipped moved pushed postponed delayed changed rescheduled"
+    "due deadline slips slides moves shifts slipping slipped moved pushed postponed delayed"
+    " changed rescheduled"
     " brought has have needs need must ships ship launches launch date bumped"
     " shifted live goes out scheduled planned slated set targeted penciled booked"
     " shipping launching releasing releases now will slid lands demo release deadline"
@@ -221,7 +237,8 @@ _DEADLINE_GATE = gate(
     " move push postpone delay reschedule bump shift bring moving pushing"
 )
 _DEADLINE_GATE_ZH = re.compile(
-    r"截止|期限|之前|以前|前|推迟|延期|延迟|延|改|提前|挪|调整|deadline|最晚|最迟|必须|务必|一定要"
+    r"截止|期限|上线|发布|交付|提测|提审|上架|发版|开服|之前|以前|前|推迟|延期|延迟|延|改|提前|挪"
+    r"|调整|deadline|最晚|最迟|必须|务必|一定要"
 )
 
 
@@ -232,6 +249,8 @@ def _thing_due_zh(text: str, t: TimeExpr) -> str | None:
     if latest and act:
         return f"{latest.group('thing')}的{act.group('act')}"
     modal = _MODAL_ACT_ZH.match(text, t.end)
+    if modal is None and not _PAST_ZH.search(text):
+        modal = _PLAIN_ACT_ZH.match(text, t.end)
     head = _THING_ZH.search(text[: t.start]) if modal else None
     if modal and head:
         return f"{head.group('thing')}的{modal.group('act')}"

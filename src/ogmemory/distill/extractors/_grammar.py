@@ -170,6 +170,10 @@ _FAMILY = re.compile(
     r"|kitty|kitten|cats?|dogs?|pets?|house|home|vacation|camping)\b",
     re.IGNORECASE,
 )
+_OUR_GROUP = re.compile(
+    r"\b(?i:our)\s+(?:own\s+|little\s+|local\s+|support\s+|activist\s+)?(?P<g>(?i:group|community"
+    r"|class|church|choir|circle|collective|club|band|team))\b"
+)
 _FRIENDS = re.compile(
     r"\b(?:friends?|buddies|buddy|pals?|gang|besties?|roommates?)\b", re.IGNORECASE
 )
@@ -185,6 +189,9 @@ _TEAM = re.compile(
 def group_of(text: str, name: str) -> tuple[str, bool]:
     """Who "we" is, as the clause itself tells: family ("we took the kids camping"), friends,
     a team (a user talking about work); ``(words, singular)``."""
+    group = _OUR_GROUP.search(text)
+    if group is not None and name != "the user":  # "Our group ... We have regular meetings"
+        return f"{name}'s {group.group('g').lower()}", True
     if _FAMILY.search(text):
         return f"{name} and their family", False
     if _FRIENDS.search(text):

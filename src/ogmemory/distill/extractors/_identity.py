@@ -11,13 +11,8 @@
 Memories are third person ("The user is the backend lead at Corvid Labs.") and every one states
 its graph relations: ``works_at`` (slot ``employer``), ``has_role`` (slot ``role``),
 ``lives_in`` (slot ``residence``), ``reports_to`` (slot ``manager``), ``works_with``,
-``expects``. The Chinese readings are in ``_identity_zh``.
-
->>> from datetime import date
->>> from ogmemory.distill.extractors._common import split_sentences
->>> s = split_sentences("My manager is Tom Becker.", date(2026, 3, 2))[0]
->>> manager_of(s)
-('Tom Becker', 'manager', 'my')
+``expects``. Colleagues are read by ``_colleagues``; the Chinese readings are in
+``_identity_zh``.
 """
 
 from __future__ import annotations
@@ -27,55 +22,47 @@ from typing import Any
 
 from ..types import Candidate, EntityRef, Fact
 from ._catalog import lookup
+from ._colleagues import colleagues_en, manager_of
 from ._common import NodeContext, Sentence, date_attrs, gate
 from ._grammar import finish_en
+from ._names_en import (
+    NOT_NAMES as _NOT_NAMES,
+)
+from ._names_en import (
+    ORG as _ORG,
+)
+from ._names_en import (
+    PERSON as _PERSON,
+)
+from ._names_en import (
+    PLACE as _PLACE,
+)
+from ._names_en import (
+    ROLE as _ROLE,
+)
+from ._names_en import (
+    WORD as _WORD,
+)
+from ._names_en import (
+    role_name as _role,
+)
 
 __all__ = ["identity_en", "manager_of"]
 
 
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-# Job titles (people met at work); family and friends ("my partner Anna") are read elsewhere.
-_HEADS = (
-    r"engineer|developer|dev|lead|manager|designer|architect|scientist|analyst|owner"
-    r"|director|founder|co-founder|cofounder|head|intern|consultant|administrator|admin"
-    r"|tester|researcher|programmer|maintainer|specialist|officer|reviewer|coordinator"
-    r"|strategist|marketer|recruiter|accountant|contractor|freelancer"
-)
-_ACRONYM_ROLES = r"SRE|PM|QA|CTO|CEO|CFO|COO|CIO|VP|PO|EM|TPM|DBA|UX|UI"
-_ROLE = (
-    rf"(?:(?:[a-z][\w-]*|[A-Z]{{2,5}})\s+){{0,3}}(?:{_HEADS})s?\b|(?:{_ACRONYM_ROLES})\b"
-    rf"(?:\s+(?:{_HEADS}))?"
-)
-# Names in any Latin script ("Tomás", "Zoë", "Łukasz"): a capital, then lower-case letters.
-_UP = r"[A-ZÀ-ÖØ-ÞĀ-Ž]"
-_LO = r"[a-zß-öø-ÿā-ž]"
-_WORD = rf"{_UP}{_LO}+(?:[-'’]{_UP}?{_LO}+)?"
-_PERSON = rf"{_WORD}(?:\s+{_WORD}){{0,2}}"
-_ORG = rf"{_UP}[\w&.'-]*(?:\s+(?:(?!I\b){_UP}[\w&.'-]*|of|and(?!\s+I\b)|&|for|de))*"
-_PLACE = rf"{_UP}[\w.'-]*(?:\s+{_UP}[\w.'-]*){{0,2}}"
-
-_NOT_NAMES = _words(
-    "I Im The A An And But So Sorry Happy Fine Good Great Okay Ok Back Here Done Ready Sure"
-    " Free Busy New Home Tired Glad Excited Just Also Still Not Really Very Totally Working"
-    " Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April"
-    " May June July August September October November December English Chinese French German"
-    " Spanish American British Canadian Italian Japanese Indian Brazilian Mexican In On At"
-    " From With Yes No Hi Hey Hello Thanks Thank Well Oh Our My Your We You He She They It"
-    " This That Quick Some Everyone Team"
-)
 _NAME_EN = re.compile(
     rf"(?:(?:\b(?i:my\s+name(?:['’]s|\s+is)|call\s+me)|^(?i:name['’]s|name\s+is))\s+"
     rf"(?P<n1>{_PERSON})|\b(?i:i['’]m|i\s+am)\s+(?P<n2>{_PERSON}))"
     rf"(?=\s*(?:[,.!;:)]|$|\s+(?i:and|from|here|by|btw)\b))"
+    # "quick intro: Jonah Brandt here, ...": a full name and "here" opening the message
+    rf"|^(?:[^:]{{0,24}}:\s*)?(?P<n3>{_WORD}\s+{_WORD}(?:\s+{_WORD})?)\s+(?i:here)(?=\s*[,.!;:—–-])"
 )
 _ROLE_AT = re.compile(
     rf"\b(?:(?i:i['’]m|i\s+am|i\s+work\s+as|i['’]m\s+working\s+as|working\s+as)\s+"
     rf"(?i:the|a|an|our)\s+"
     rf"|(?:(?i:i['’]m|i\s+am|my\s+name\s+is|my\s+name['’]s)|^(?i:name['’]s|name\s+is|this\s+is))"
-    rf"\s+{_PERSON},\s+(?:(?i:the|a|an)\s+)?)"
+    rf"\s+{_PERSON},\s+(?:(?i:the|a|an)\s+)?"
+    rf"|^(?:[^:]{{0,24}}:\s*)?{_PERSON}\s+(?i:here),\s+(?:(?i:the|a|an)\s+)?)"
     rf"(?P<role>{_ROLE})(?:\s+(?i:for|on|of)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?)?"
     rf"(?:\s+(?:(?i:over|out|down|up)\s+)?(?i:at|for|with|in)\s+(?P<org>{_ORG}))?"
 )
@@ -106,51 +93,6 @@ _MOVE = re.compile(
     rf"|(?:i|we)\s+(?:will|am\s+going\s+to|are\s+going\s+to|plan\s+to)\s+(?:move|relocate))"
     rf"(?:\s+(?i:from)\s+(?P<from>{_PLACE}))?\s+(?i:to)\s+(?P<to>{_PLACE})"
 )
-_PEOPLE_EN = (
-    re.compile(
-        rf"\b(?P<name>{_PERSON})\s+(?:is|was)\s+(?P<poss>our|my|the)\s+(?:new\s+)?"
-        rf"(?P<role>{_ROLE})"
-    ),
-    re.compile(
-        rf"\b(?P<poss>[Oo]ur|[Mm]y)\s+(?:new\s+|current\s+|direct\s+)?(?P<role>{_ROLE})"
-        rf"(?:\s+is|,)?\s+(?P<name>{_PERSON})\b"
-    ),
-    re.compile(
-        rf"\b(?P<name>{_PERSON})\s+(?:has\s+)?joined\s+(?:the\s+team|us|our\s+team"
-        rf"|the\s+company)\s+as\s+(?P<poss>a|an|our|the)\s+(?P<role>{_ROLE})"
-    ),
-    re.compile(rf"\b(?P<name>{_PERSON}),\s+(?P<poss>our|my|the)\s+(?P<role>{_ROLE}),"),
-)
-_EXPECT_EN = re.compile(
-    rf"\b(?P<who>{_PERSON}|[Ss]he|[Hh]e|[Tt]hey),?\s+(?:also\s+|always\s+|usually\s+)?"
-    r"(?P<verb>expects|wants|needs|asks\s+for|requires|reviews|approves|signs\s+off\s+on"
-    r"|checks|likes|prefers|insists\s+on|owns|runs|leads|manages|maintains|handles"
-    r"|is\s+responsible\s+for|takes\s+care\s+of)\s+(?P<what>(?!to\s+know\b)[^.;!?]{3,90})"
-)
-# "Hannah Weiss from the data team owns ...": who they are with, before what they do
-_FROM_TEAM = re.compile(r"\s+(?:from|on|in|of)\s+(?:the\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?\s+team\b")
-_BOSS = re.compile(r"\b(?:manager|boss|lead|supervisor|head)\b", re.IGNORECASE)
-
-
-def manager_of(s: Sentence) -> tuple[str, str, str] | None:
-    """``(name, role, possessive)`` of the first colleague a sentence introduces, if any."""
-    for rx in _PEOPLE_EN:
-        m = rx.search(s.text)
-        if m and m.group("name").split()[0] not in _NOT_NAMES:
-            return m.group("name"), _role(m.group("role")), m.group("poss").lower()
-    return None
-
-
-def _role(raw: str) -> str:
-    return " ".join(w if w.isupper() else w.lower() for w in raw.split())
-
-
-def _owner_en(poss: str, ctx: NodeContext) -> str:
-    if poss in ("my", "a", "an"):
-        return f"{ctx.speaker}'s" if poss == "my" else "a"
-    if poss == "our":
-        return "the team's" if not ctx.record.node.name else f"{ctx.speaker}'s team's"
-    return "the"
 
 
 def _profile(
@@ -182,7 +124,7 @@ def _name_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     if ctx.record.node.name:  # a named speaker needs no introduction
         return
     for m in _NAME_EN.finditer(s.text):
-        name = m.group("n1") or m.group("n2")
+        name = m.group("n1") or m.group("n2") or m.group("n3")
         words = name.split()
         if words[0] in _NOT_NAMES or (
             m.group("n2") and len(words) < 2 and not re.match(r"\s*[,.!]", s.text[m.end() :] or ".")
@@ -335,109 +277,17 @@ def _home_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 )
 
 
-def _people_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
-    for rx in _PEOPLE_EN:
-        for m in rx.finditer(s.text):
-            name = m.group("name")
-            if name.split()[0] in _NOT_NAMES or name == ctx.speaker:
-                continue
-            role, poss = _role(m.group("role")), m.group("poss").lower()
-            if not ctx.first("person", name):
-                continue
-            ctx.people.append(name)
-            person = EntityRef(name, "person", attrs={"role": role})
-            if rx is _PEOPLE_EN[2]:
-                text = f"{name} joined the team as {poss if poss != 'our' else 'a'} {role}"
-            else:
-                text = f"{name} is {_owner_en(poss, ctx)} {role}"
-            more = [Fact("has_role", EntityRef(role, "role"), subject=person, slot="role")]
-            if poss == "my" and _BOSS.search(role):
-                relation, obj, slot = "reports_to", person, "manager"
-            else:
-                relation, obj, slot = "works_with", person, None
-            out.append(
-                ctx.candidate(
-                    "entity",
-                    finish_en(text),
-                    "en",
-                    relation=relation,
-                    object=obj,
-                    slot=slot,
-                    more=tuple(more),
-                    confidence=0.85,
-                    importance=0.8,
-                    attrs={"role": role},
-                )
-            )
-
-
-def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
-    text, shown = s.text, {}
-    team = next(
-        (
-            m
-            for m in re.finditer(rf"\b({_PERSON})(?=\s+(?:from|on|in|of)\s)", text)
-            if _FROM_TEAM.match(text, m.end())
-        ),
-        None,
-    )
-    if team is not None:  # "Hannah from the data team owns X": read as "Hannah owns X"
-        end = _FROM_TEAM.match(text, team.end())
-        assert end is not None
-        shown[team.group(1)] = team.group(1) + end.group()
-        text = text[: team.end()] + text[end.end() :]
-        ctx.people.append(team.group(1))
-    for m in _EXPECT_EN.finditer(text):
-        who = m.group("who")
-        if who.lower() in ("she", "he", "they"):
-            if not ctx.people:
-                continue
-            who = ctx.people[-1]
-        elif who.split()[0] in _NOT_NAMES:
-            continue
-        what = re.split(
-            r"\s+(?:and|but|so|because)\s+(?:I|we|you|he|she|they)\b|\s+[-–—]\s+", m.group("what")
-        )[0].strip(" ,")
-        if not ctx.first("expects", f"{who}:{what}"):
-            continue
-        what = _FOR_US.sub(r"\1 the team", what)  # "runs QA for us": for the speaker's team
-        verb = m.group("verb")
-        relation = "owns" if _OWNS.match(verb) else "expects"
-        if relation == "owns" and who not in ctx.people and len(who.split()) < 2:
-            continue  # "my partner Anna runs the shop": only colleagues own parts of the work
-        out.append(
-            ctx.candidate(
-                "entity",
-                finish_en(f"{shown.get(who, who)} {verb} {what}"),
-                "en",
-                subject=EntityRef(who, "person"),
-                relation=relation,
-                object=EntityRef(what, "concept"),
-                confidence=0.8,
-                importance=0.8,
-                attrs={"verb": verb},
-            )
-        )
-
-
-_FOR_US = re.compile(r"\b(for|with|to)\s+us\b", re.IGNORECASE)
-_OWNS = re.compile(r"owns|runs|leads|manages|maintains|handles|is\s+responsible|takes\s+care")
-
-
 def identity_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     """Identity, colleagues and expectations in one English sentence."""
     out: list[Candidate] = []
     if s.question or s.hypothetical or not ctx.personal:
         return out
-    if s.has(_ID_GATE):
+    if s.has(_ID_GATE) or (s.has(_HERE_GATE) and _HERE_START.match(s.text)):
         _name_en(s, ctx, out)
         _job_en(s, ctx, out)
         _lead_en(s, ctx, out)
         _home_en(s, ctx, out)
-    if s.has(_PEOPLE_GATE):
-        _people_en(s, ctx, out)
-    if s.has(_EXPECT_GATE):
-        _expectations_en(s, ctx, out)
+    colleagues_en(s, ctx, out)
     return out
 
 
@@ -445,13 +295,5 @@ _ID_GATE = gate(
     "i i'm im my work working live living based located moved relocated run lead"
     " moving relocating call calling dialing writing name names"
 )
-_EXPECT_GATE = gate(
-    "expects wants needs asks requires reviews approves signs checks likes"
-    " prefers insists owns runs leads manages maintains handles responsible"
-    " takes"
-)
-_PEOPLE_GATE = (
-    frozenset((_HEADS + "|" + _ACRONYM_ROLES).lower().replace("-", "|").split("|"))
-    | frozenset(f"{h}s" for h in _HEADS.split("|"))
-    | {"joined"}
-)
+_HERE_GATE = gate("here")
+_HERE_START = re.compile(rf"^(?:[^:]{{0,24}}:\s*)?{_WORD}\s+{_WORD}(?:\s+{_WORD})?\s+(?i:here)\b")

@@ -18,7 +18,10 @@ _SURNAMES = (
     "袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟"
     "熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
 )
-_END_ZH = r"(?=[说是在和也都很去来要会的了给跟让把被负每管习希需，。！？、；\s,.!?;]|$)"
+_END_ZH = (
+    r"(?=[说是在和也都很去来要会的了给跟让把被负每管习希需现目审点批签确拍同经"
+    r"，。！？、；\s,.!?;]|$)"
+)
 _NAME_ZH = (
     rf"(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?|[{_SURNAMES}](?![不没都也就要是在有和的了])"
     rf"[\u4e00-\u9fff]{{1,2}}?{_END_ZH})"
@@ -61,6 +64,25 @@ _PEOPLE_ZH = (
         rf"(?P<name>{_NAME_ZH})"
     ),
     re.compile(rf"(?P<role>{_ROLE_ZH})\s*(?:同学|同事)?\s*叫\s*(?P<name>{_NAME_ZH})(?P<poss>)"),
+    # "测试负责人是李强", "赵磊现在是代理组长": a role and a name with no possessive
+    re.compile(
+        rf"(?:^|[，,。；]\s*)(?:另外|还有|对了)?[，,]?\s*(?P<role>{_ROLE_ZH})\s*(?:现在|目前)?是\s*"
+        rf"(?P<name>{_NAME_ZH})(?P<poss>)"
+    ),
+    re.compile(
+        rf"(?:^|[，,。；]\s*)(?P<name>{_NAME_ZH})\s*(?:现在|目前|暂时)?是\s*(?P<poss>)"
+        rf"(?P<role>(?:代理|临时|新的?|我们的新)?(?:{_ROLE_ZH}))(?=[，,。！!；;\s]|$)"
+    ),
+)
+# "模型上线都要他点头", "改表结构得经过王磊审批": what needs someone's approval
+_APPROVAL_ZH = re.compile(
+    rf"(?:^|[，,。；;]\s*)(?P<what>[^{_STOP_ZH}]{{2,12}}?)(?:都|也|一律)?(?:要|得|需要|必须)(?:经过?|让|找)?\s*"
+    rf"(?P<who>{_NAME_ZH}|他|她)\s*(?P<verb>点头|同意|审批|批准|签字|过目|审核|确认|拍板)"
+)
+_APPROVE_GATE_ZH = re.compile(r"点头|同意|审批|批准|签字|过目|审核|确认|拍板")
+# "新来了一个同事叫陈晨，负责数据平台": what the person just named owns
+_THEN_OWNS_ZH = re.compile(
+    rf"[，,]\s*(?:以后|之后|今后|主要|专门)?负责\s*(?P<what>[^{_STOP_ZH}]{{2,12}})"
 )
 _EXPECT_ZH = re.compile(
     rf"(?P<when1>每[^{_STOP_ZH}要]{{1,5}}?(?:上午|下午|早上|晚上)?)?(?P<who>{_NAME_ZH}|她|他)"
@@ -213,14 +235,17 @@ def _people_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             )
 
 
+def _person_zh(who: str, ctx: NodeContext) -> str | None:
+    """A name, or the person just named for 她/他 (None when nobody was)."""
+    if who in ("她", "他"):
+        return ctx.people[-1] if ctx.people else None
+    return who
+
+
 def _expectations_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     for m in _EXPECT_ZH.finditer(s.text):
-        who = m.group("who")
-        if who in ("她", "他"):
-            if not ctx.people:
-                continue
-            who = ctx.people[-1]
-        elif who not in ctx.people:
+        who = _person_zh(m.group("who"), ctx)
+        if who is None or who not in ctx.people:
             continue  # only someone this message introduced
         when = (m.group("when1") or m.group("when2") or "").strip()
         what = m.group("what")
@@ -252,18 +277,42 @@ def _owners_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         ):
             continue
         ctx.people.append(who)
-        out.append(
-            _zh(
-                ctx,
-                "entity",
-                f"{what}由{who}负责",
-                "owns",
-                EntityRef(what, "concept"),
-                subject=EntityRef(who, "person"),
-                confidence=0.8,
-                importance=0.8,
-            )
-        )
+        out.append(_of_person(ctx, who, f"{what}由{who}负责", "owns", what))
+
+
+def _of_person(ctx: NodeContext, who: str, text: str, relation: str, what: str) -> Candidate:
+    """A memory of what a colleague owns or expects (``who`` is the subject)."""
+    return _zh(
+        ctx,
+        "entity",
+        text,
+        relation,
+        EntityRef(what, "concept"),
+        subject=EntityRef(who, "person"),
+        confidence=0.8,
+        importance=0.8,
+    )
+
+
+def _approvals_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    for m in _APPROVAL_ZH.finditer(s.text):
+        who, what = _person_zh(m.group("who"), ctx), m.group("what")
+        if who is None or who in (ctx.speaker, ctx.speaker_zh):
+            continue
+        if not ctx.first("expects", f"{who}:{what}"):
+            continue
+        verb = m.group("verb")
+        out.append(_of_person(ctx, who, f"{what}要{who}{verb}", "expects", f"{what}{verb}"))
+
+
+def _then_owns_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    m = _THEN_OWNS_ZH.search(s.text)
+    if m is None or not ctx.people or ctx.people[-1] not in s.text[: m.start()]:
+        return
+    who, what = ctx.people[-1], m.group("what")
+    if not ctx.first("owns", f"{who}:{what}"):
+        return
+    out.append(_of_person(ctx, who, f"{what}由{who}负责", "owns", what))
 
 
 def identity_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
@@ -276,6 +325,9 @@ def identity_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     _people_zh(s, ctx, out)
     if "负责" in s.text or "归" in s.text:
         _owners_zh(s, ctx, out)
+        _then_owns_zh(s, ctx, out)
     if re.search(r"要|希望|需要|习惯", s.text):
         _expectations_zh(s, ctx, out)
+    if _APPROVE_GATE_ZH.search(s.text):
+        _approvals_zh(s, ctx, out)
     return out

@@ -162,8 +162,9 @@ def _asked_about(question: str, speaker: str) -> str | None:
     return re.sub(r"(?i)\byour\b", f"{speaker}'s", np)
 
 
+# the two people talking: they met, talked or caught up ("we both", "together" are anyone's)
 _TOGETHER = re.compile(
-    r"\b(?:we|us)\b[^.!?]*\b(?:together|met\s+up|meet\s+up|both|hung\s+out"
+    r"\b(?:we|us)\b[^.!?]*\b(?:met\s+up|meet\s+up|hung\s+out"
     r"|hang\s+out|caught\s+up|catch\s+up|each\s+other)\b"
     r"|\bmet\s+up\b|\bus\s+two\b|\bthe\s+two\s+of\s+us\b"
     r"|\bwe\s+(?:last\s+|haven't\s+|have\s+not\s+)?(?:chatted|talked|spoke)\b",

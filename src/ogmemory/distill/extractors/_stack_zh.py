@@ -35,11 +35,17 @@ _NOT_AFTER = re.compile(
     rf"\s*[，,]?\s*(?:不用|而不是|而不用|不要用|不选|别用|代替|替代|取代)\s*(?:用)?\s*"
     rf"(?P<x>{_T})"
 )
+# "缓存之前是 Memcached，现在换成 Redis 了", "特征存储一直用的是 Hive 表，查询太慢了，下个月起全部
+# 切到 Feast": what was in use, up to two clauses of why, then what replaces it (and when)
 _BEFORE_NOW_ZH = re.compile(
-    rf"(?P<purpose>[\u4e00-\u9fff]{{1,8}}?)?(?:之前|以前|原来|过去|本来)(?:一直)?(?:是|用|用的是|在用)\s*"
-    rf"(?P<x>{_T})\s*(?:(?:来)?(?:做|当|作为)\s*(?P<p2>[^，,。；;]{{1,10}}?)\s*)?[，,]\s*"
-    rf"(?:现在|后来|目前|如今)?(?:已经)?(?:换成|改成|改用|换|切到|迁到)(?:了)?\s*"
-    rf"(?P<y>{_T})"
+    rf"(?P<purpose>[\u4e00-\u9fff]{{1,8}}?)?(?:之前|以前|原来|过去|本来|一直)(?:一直)?"
+    rf"(?:是|用|用的是|在用)\s*"
+    rf"(?P<x>{_T})\s*(?:(?:来)?(?:做|当|作为)\s*(?P<p2>[^，,。；;]{{1,10}}?)\s*)?"
+    rf"[\u4e00-\u9fff]{{0,2}}[，,]\s*(?:[^，,。；;]{{1,16}}[，,]\s*){{0,2}}?"
+    rf"(?P<when>现在|后来|目前|如今|以后|之后|今后|从现在起|从下[^，,。；;]{{1,4}}起|下[^，,。；;]{{1,4}}起"
+    rf"|从[^，,。；;]{{1,8}}开始)?\s*(?:我们|团队)?(?:已经|打算|准备|计划|要|会)?"
+    rf"(?:全部|统一|都|全都|一律)?\s*(?:换成|改成|改用|换|切到|切换到|切换成|迁到|迁移到|转到|换到)"
+    rf"(?:了)?\s*(?P<y>{_T})"
 )
 _DECIDED_ZH = re.compile(r"决定|定了|选|以后|今后|就用|还是用|统一|一律|改|换|迁|不用|而不是")
 _FROM_ZH = re.compile(rf"从\s*(?P<x>{_T})\s*(?:迁移|换|切换|转|改)")
@@ -76,6 +82,8 @@ def _before_now_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         )
         name = "团队" if not ctx.record.node.name else ctx.name("zh")
         what = f"的{purpose}" if purpose else ""
+        planned = bool(re.match(r"以后|之后|今后|从|下", m.group("when") or ""))
+        said = f"{name}打算把{purpose}从 {x} 换成" if planned else f"{name}{what}从 {x} 换成了"
         c = _choice(
             ctx,
             s,
@@ -83,7 +91,8 @@ def _before_now_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             x=x,
             purpose=purpose or None,
             switch=True,
-            text=finish_zh(f"{name}{what}从 {x} 换成了 {tool_ref(y)[0].name}"),
+            planned=planned,
+            text=finish_zh(f"{said} {tool_ref(y)[0].name}"),
         )
         if c is not None:
             out.append(c)
@@ -97,6 +106,8 @@ def _choices_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         y = m.group("y").strip()
         if not y or _FORMERLY_ZH.search(s.text[: m.start("verb")]):
             continue  # "原来用 Jenkins": what was used, not a choice
+        if any(c.replaces is not None and c.replaces.name == tool_ref(y)[0].name for c in out):
+            continue  # "一直用的是 Hive，……切到 Feast": Hive is what the switch leaves
         purpose = _stated_purpose(m.group("purpose") or "")
         if purpose is None:
             continue

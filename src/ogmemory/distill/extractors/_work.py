@@ -281,6 +281,14 @@ _ACTION_EN = re.compile(
     r"|(?P<v2>(?:[A-Z][a-z]+ed|Made|Wrote|Set(?:\s+up)?|Built|Rewrote|Put|Split|Cut|Ran)\b))"
 )
 _FIX_SAID = re.compile(r"(?i)\bfix(?:es|ed)?\b|\bsolv|\bresolv|\bpass(?:es|ed)?\b|\bworks\b")
+# "raising the memory limit to 512Mi let the rollout finish", "which got the build green
+# again": a clause that says what the change achieved, without the word "fix"
+_REMEDY = re.compile(
+    r"(?i)^(?:[a-z]+ing|adding|moving|which|that|this|the\s+change|the\s+new\s+\w+)\b.*\b(?:lets?"
+    r"|made|makes|got|gets|brought|brings|keeps|kept|stops|stopped|removes|removed|unblocks"
+    r"|unblocked|cures|cured|clears|cleared)\b"
+    r"|\b(?:finish(?:es|ed)?|succeed(?:s|ed)?|green|again|builds?\s+clean|runs?\s+fine)\b\W*$"
+)
 _CAUSE_EN = re.compile(r"(?i)\bbecause\b|\bdue\s+to\b|\bcaused\s+by\b|\bbroke\b|\bfailed\b")
 # sentences, and the clauses an agent strings together ("...; I set X and it passes")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|;\s+|,\s+(?:so\s+|and\s+)?(?=I\s)")
@@ -316,6 +324,90 @@ def _achievement(texts: list[str], zh: bool) -> tuple[str, str]:
     return " ".join(done[:2]), cause
 
 
+def _closing(said: list[NodeRecord]) -> tuple[list[str], str]:
+    """The agent's closing answers (not a preamble that opened a tool call) and the first
+    sentence of the last; an answer of a word or two ("Restarted.") says what was done in the
+    words of the request ("Restart the flaky exporter please" → "Restarted the flaky
+    exporter")."""
+    final = [
+        content_text(r.node.content)
+        for r in said
+        if r.node.role == "assistant" and not r.node.tool_calls
+    ]
+    first = _SENTENCE.split(final[-1].strip())[0] if final and final[-1].strip() else ""
+    if len(first.split()) < 3:
+        asked = [content_text(r.node.content) for r in said if r.node.role == "user"][:1]
+        first = (_requested(asked[0]) if asked else "") or first
+    return final, first
+
+
+_REQUEST = re.compile(
+    r"(?i)^(?:(?:ok(?:ay)?|now|also|and|next|then)[,\s]+)*(?:(?:please|pls|can\s+you|could\s+you"
+    r"|would\s+you|go\s+ahead\s+and)\s+)?(?P<verb>[a-z]+)\s+(?P<rest>[^.!?\n]{3,80}?)"
+    r"(?:,?\s+(?:please|pls|for\s+me|thanks))?[.!?]*$"
+)
+_IRREGULAR = {
+    "run": "ran",
+    "rerun": "reran",
+    "build": "built",
+    "rebuild": "rebuilt",
+    "make": "made",
+    "write": "wrote",
+    "rewrite": "rewrote",
+    "set": "set",
+    "reset": "reset",
+    "put": "put",
+    "cut": "cut",
+    "get": "got",
+    "send": "sent",
+    "take": "took",
+    "find": "found",
+    "do": "did",
+    "redo": "redid",
+    "spin": "spun",
+    "split": "split",
+    "undo": "undid",
+    "shut": "shut",
+}
+_VERBS = frozenset(
+    "restart bump deploy redeploy launch start stop kill rerun run build rebuild install"
+    " update upgrade downgrade clean clear delete remove add rename tag release publish push"
+    " merge rebase revert roll rollback reset retry migrate seed reindex regenerate format lint"
+    " test compile package submit trigger schedule sync refresh reload flush purge rotate"
+    " scale drain cordon backfill snapshot archive export import create generate fix pin"
+    " unpin enable disable open close apply".split()
+)
+
+
+def _requested(text: str) -> str:
+    """A one-off request restated as done ("Please bump the build number" → "Bumped the
+    build number"); "" when the message is no such request."""
+    m = _REQUEST.match(text.strip())
+    if m is None or m.group("verb").lower() not in _VERBS:
+        return ""
+    verb = m.group("verb").lower()
+    past = _IRREGULAR.get(verb) or (
+        verb + "d"
+        if verb.endswith("e")
+        else verb + verb[-1] + "ed"
+        if verb in ("stop", "drop", "plan", "ship", "tag", "pin", "unpin", "scan", "skip")
+        else verb + "ed"
+    )
+    return f"{past[:1].upper()}{past[1:]} {m.group('rest').strip()}"
+
+
+def _remedy(answer: str) -> str:
+    """The clause after the first of an answer that says what fixed it, if any."""
+    return next(
+        (
+            p
+            for p in _SENTENCE.split(answer.strip())[1:]
+            if _FIX_SAID.search(p) or _REMEDY.search(p.strip())
+        ),
+        "",
+    )
+
+
 def _summary(
     session_id: str,
     turn_no: int,
@@ -337,20 +429,13 @@ def _summary(
             text = f"修复了一次失败的运行：{text}"
         text = text.rstrip("。") + "。"
     else:
-        # the agent's closing answer (not a preamble that opened a tool call)
-        final = [
-            content_text(r.node.content)
-            for r in said
-            if r.node.role == "assistant" and not r.node.tool_calls
-        ]
-        first = _SENTENCE.split(final[-1].strip())[0] if final and final[-1].strip() else ""
+        final, first = _closing(said)
+        done = done if len(done.split()) > 2 else ""  # "Restarted.": the request says what
         if done:
             text = f"{cause.rstrip(' .;,')}. {done}" if cause and cause not in done else done
         elif first:  # what the run showed, in the agent's words; the files it edited
             text = first.rstrip(" .;,")
-            fix = next(
-                (p for p in _SENTENCE.split(final[-1].strip())[1:] if _FIX_SAID.search(p)), ""
-            )
+            fix = _remedy(final[-1])
             if fix:  # "...; using saturating_sub fixes it and all 58 tests pass"
                 text = f"{text}; {fix.strip().rstrip(' .;,')}"
             text += f" (edited {_listing(files, 4, False)})." if files else "."

@@ -30,6 +30,7 @@ from ._conventions import conventions_en, conventions_zh
 from ._deadlines import deadlines
 from ._events import events_en
 from ._events_zh import events_zh
+from ._forward import forward_en
 from ._identity import identity_en
 from ._identity_zh import identity_zh
 from ._lessons import asks_why, explanation, lesson
@@ -206,6 +207,7 @@ class RuleExtractor:
                     stack_zh(s, ctx) + identity_zh(s, ctx) + extract_zh(s, ctx)
                     if zh
                     else stack_en(s, ctx)
+                    + forward_en(s, ctx)
                     + pivot_en(s, ctx)
                     + identity_en(s, ctx)
                     + extract_en(s, ctx)

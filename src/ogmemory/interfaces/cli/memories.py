@@ -209,9 +209,14 @@ def _evidence_fields(ev: Evidence) -> list[tuple[str, object]]:
 def add_memory(
     text: Annotated[str, typer.Argument(metavar="TEXT", help="What to remember, in any language.")],
     type_: Annotated[
-        str,
-        typer.Option("--type", metavar="TYPE", help="Memory type (declared in the YAML schemas)."),
-    ] = "profile",
+        str | None,
+        typer.Option(
+            "--type",
+            metavar="TYPE",
+            help="Memory type (declared in the YAML schemas); by default the type "
+            "distillation gives the text, else 'note'.",
+        ),
+    ] = None,
     scope: Annotated[
         str,
         typer.Option(

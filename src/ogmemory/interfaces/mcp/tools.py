@@ -251,7 +251,10 @@ class MemoryTools:
     def memory_remember(
         self,
         text: Annotated[str, Field(description="One plain statement to remember.")],
-        type: Annotated[str, Field(description="'profile' or a declared memory type.")] = "profile",
+        type: Annotated[
+            str | None,
+            Field(description="A declared memory type; default: read from the text."),
+        ] = None,
         scope: Annotated[
             str, Field(description="'global', 'project:<id>' or 'agent:<id>'.")
         ] = "global",

@@ -158,12 +158,13 @@ class CommitIn(_In):
 
 class MemoryCreate(_In):
     text: str = Field(min_length=1, max_length=10_000, description="What to remember.")
-    type: str = Field(
-        default="profile",
+    type: str | None = Field(
+        default=None,
         min_length=1,
         max_length=64,
         description="A memory type declared in the YAML schemas (e.g. `profile`, "
-        "`preference`, `tool`).",
+        "`preference`, `config`); by default the type distillation gives the text "
+        "(`note` when none).",
     )
     scope: str = Field(
         default="global",

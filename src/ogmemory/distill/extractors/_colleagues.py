@@ -1,0 +1,287 @@
+"""Colleagues and what they expect, English: "Priya Raman is our product owner", "My manager is
+Tom Becker", "Marta heads the security team; she reviews every IAM change", "Olu does design",
+"I report to Hana", "Ngozi runs the data team, she's my boss", "Ines started as our QA lead,
+she'll sign off on releases". "She"/"he" is the person just named (``ctx.people``).
+
+Relations: ``works_with`` or ``reports_to`` (slot ``manager``) with ``has_role`` (slot ``role``)
+on the colleague; ``expects`` and ``owns`` from the colleague.
+
+>>> from datetime import date
+>>> from ogmemory.distill.extractors._common import split_sentences
+>>> s = split_sentences("My manager is Tom Becker.", date(2026, 3, 2))[0]
+>>> manager_of(s)
+('Tom Becker', 'manager', 'my')
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..types import Candidate, EntityRef, Fact
+from ._common import NodeContext, Sentence, gate
+from ._grammar import finish_en
+from ._names_en import (
+    ACRONYM_ROLES as _ACRONYM_ROLES,
+)
+from ._names_en import (
+    HEADS as _HEADS,
+)
+from ._names_en import (
+    NOT_NAMES as _NOT_NAMES,
+)
+from ._names_en import (
+    PERSON as _PERSON,
+)
+from ._names_en import (
+    ROLE as _ROLE,
+)
+from ._names_en import (
+    role_name as _role,
+)
+
+__all__ = ["PEOPLE_GATE", "colleagues_en", "manager_of"]
+
+
+_PEOPLE_EN = (
+    re.compile(
+        rf"\b(?P<name>{_PERSON})\s+(?:is|was)\s+(?:now\s+|currently\s+|still\s+)?"
+        rf"(?P<poss>our|my|the)\s+(?:new\s+)?"
+        rf"(?P<role>{_ROLE})"
+    ),
+    re.compile(
+        rf"\b(?P<poss>[Oo]ur|[Mm]y)\s+(?:new\s+|current\s+|direct\s+)?(?P<role>{_ROLE})"
+        rf"(?:\s+is|,)?\s+(?P<name>{_PERSON})\b"
+    ),
+    re.compile(
+        rf"\b(?P<name>{_PERSON})\s+(?:has\s+|just\s+|recently\s+)*(?:joined|started|came\s+on"
+        rf"(?:\s+board)?|signed\s+on)\s+(?:(?:the|our)\s+"
+        rf"(?:[\w-]+\s+)?(?:team|company|group|squad)\s+|us\s+)?as\s+(?P<poss>a|an|our|the)\s+"
+        rf"(?:(?:new|second|third|another|first|full-time|part-time)\s+)?(?P<role>{_ROLE})"
+    ),
+    re.compile(rf"\b(?P<name>{_PERSON}),\s+(?P<poss>our|my|the)\s+(?P<role>{_ROLE}),"),
+    # "Dmitri is acting manager", "Nadia is PM for the app": a title with no article
+    re.compile(
+        rf"\b(?P<name>{_PERSON})\s+(?:is|was)\s+(?:now\s+|currently\s+)?(?P<poss>)"
+        rf"(?P<role>(?:acting|interim|deputy|temporary)\s+(?:{_ROLE})|(?:{_ACRONYM_ROLES})\b)"
+    ),
+    # "I report to Hana Kobayashi"
+    re.compile(
+        rf"\b(?i:i)\s+(?:now\s+|directly\s+)?report\s+(?:directly\s+)?to\s+(?P<name>{_PERSON})"
+        rf"(?P<poss>)(?P<role>)"
+    ),
+)
+_EXPECT_EN = re.compile(
+    rf"\b(?P<who>{_PERSON}|[Ss]he|[Hh]e|[Tt]hey),?\s*(?:also\s+|always\s+|usually\s+)?"
+    r"(?P<verb>expects|wants|needs|asks\s+for|requires|reviews|approves|signs\s+off\s+on"
+    r"|(?:['’]ll|\swill)\s+(?:also\s+)?(?:sign\s+off\s+on|review|approve|own|handle|lead|run"
+    r"|manage|take\s+care\s+of|be\s+responsible\s+for|be\s+in\s+charge\s+of)"
+    r"|checks|likes|prefers|insists\s+on|owns|runs|leads|heads|manages|maintains|handles"
+    r"|does|covers|is\s+responsible\s+for|takes\s+care\s+of)\s+"
+    r"(?P<what>(?!to\s+know\b)(?:(?!(?:\s+(?:and|but|so|because)|,)\s+(?:I|we|you|he|she"
+    r"|they)\b)"
+    r"[^.;!?]){3,90})"
+)
+# "Hannah Weiss from the data team owns ...": who they are with, before what they do
+_FROM_TEAM = re.compile(
+    r"\s+(?:from|on|in|of)\s+(?:the\s+|our\s+)?(?:[\w-]+(?:\s+[\w-]+)?\s+team\b|(?:design|product"
+    r"|QA|ops|devops|infra|security|frontend|backend|mobile|data|analytics|marketing|sales"
+    r"|support|finance|legal|research)\b(?!\s+\w+ing\b))"
+)
+_BOSS = re.compile(r"\b(?:manager|boss|lead|supervisor|head)\b", re.IGNORECASE)
+
+
+def manager_of(s: Sentence) -> tuple[str, str, str] | None:
+    """``(name, role, possessive)`` of the first colleague a sentence introduces, if any."""
+    for rx in _PEOPLE_EN:
+        m = rx.search(s.text)
+        if m and m.group("name").split()[0] not in _NOT_NAMES:
+            return m.group("name"), *_role_of(m)
+    return None
+
+
+def _role_of(m: re.Match[str]) -> tuple[str, str]:
+    """The role and possessive a colleague pattern read ("I report to X": my manager)."""
+    if not m.group("role"):
+        return "manager", "my"
+    return _role(m.group("role")), m.group("poss").lower()
+
+
+def _owner_en(poss: str, ctx: NodeContext) -> str:
+    if poss in ("my", "a", "an"):
+        return f"{ctx.speaker}'s" if poss == "my" else "a"
+    if poss == "our":
+        return "the team's" if not ctx.record.node.name else f"{ctx.speaker}'s team's"
+    return "the"
+
+
+# "Ngozi runs the data team, she's my boss": the role of the person just named
+_PRONOUN_ROLE = re.compile(
+    rf"\b(?:[Ss]he|[Hh]e)(?:['’]s|\s+is)\s+(?:also\s+)?(?P<poss>our|my)\s+(?:new\s+|direct\s+)?"
+    rf"(?P<role>{_ROLE}|boss)(?=\s*(?:[,.;!]|$|\s+(?:and|but|now|too)\b))"
+)
+
+
+def _pronoun_people(s: Sentence, ctx: NodeContext) -> list[tuple[str, str, str]]:
+    """``(name, role, possessive)`` for "she's my boss" said of the person just named."""
+    m = _PRONOUN_ROLE.search(s.text)
+    if m is None or not ctx.people:
+        return []
+    role = "manager" if m.group("role").lower() == "boss" else _role(m.group("role"))
+    return [(ctx.people[-1], role, m.group("poss").lower())]
+
+
+def _people_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    found = [
+        (m.group("name"), *_role_of(m), rx is _PEOPLE_EN[2])
+        for rx in _PEOPLE_EN
+        for m in rx.finditer(s.text)
+    ]
+    _colleagues(found, ctx, out)
+
+
+def _colleagues(
+    found: list[tuple[str, str, str, bool]], ctx: NodeContext, out: list[Candidate]
+) -> None:
+    """Each named colleague with their role (``joined``: they joined the team as it)."""
+    for name, role, poss, joined in found:
+        if name.split()[0] in _NOT_NAMES or name == ctx.speaker:
+            continue
+        if not ctx.first("person", name):
+            continue
+        if name not in ctx.people:
+            ctx.people.append(name)
+        person = EntityRef(name, "person", attrs={"role": role})
+        if joined:
+            text = f"{name} joined the team as {poss if poss != 'our' else 'a'} {role}"
+        else:
+            text = f"{name} is {_owner_en(poss, ctx)} {role}"
+        more = [Fact("has_role", EntityRef(role, "role"), subject=person, slot="role")]
+        if poss == "my" and _BOSS.search(role):
+            relation, obj, slot = "reports_to", person, "manager"
+        else:
+            relation, obj, slot = "works_with", person, None
+        out.append(
+            ctx.candidate(
+                "entity",
+                finish_en(text),
+                "en",
+                relation=relation,
+                object=obj,
+                slot=slot,
+                more=tuple(more),
+                confidence=0.85,
+                importance=0.8,
+                attrs={"role": role},
+            )
+        )
+
+
+def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    text, shown = s.text, {}
+    team = next(
+        (
+            m
+            for m in re.finditer(rf"\b({_PERSON})(?=\s+(?:from|on|in|of)\s)", text)
+            if _FROM_TEAM.match(text, m.end())
+        ),
+        None,
+    )
+    if team is not None:  # "Hannah from the data team owns X": read as "Hannah owns X"
+        end = _FROM_TEAM.match(text, team.end())
+        assert end is not None
+        shown[team.group(1)] = team.group(1) + end.group()
+        text = text[: team.end()] + text[end.end() :]
+        ctx.people.append(team.group(1))
+    clause = _WHO_CLAUSE.search(text)
+    if clause is not None and clause.group("name").split()[0] not in _NOT_NAMES:
+        name = clause.group("name")  # "Ravi, who leads the platform team, approves ..."
+        shown[name] = clause.group()[: -1 if clause.group().endswith(",") else None] + ","
+        text = text[: clause.start()] + name + text[clause.end() :]
+        ctx.people.append(name)
+    for m in _EXPECT_EN.finditer(text):
+        who = m.group("who")
+        if who.lower() in ("she", "he", "they"):
+            if not ctx.people:
+                continue
+            who = ctx.people[-1]
+        elif who.split()[0] in _NOT_NAMES:
+            continue
+        what = re.split(
+            r"\s+(?:and|but|so|because)\s+(?:I|we|you|he|she|they)\b|\s+[-–—]\s+", m.group("what")
+        )[0].strip(" ,")
+        if not ctx.first("expects", f"{who}:{what}"):
+            continue
+        what = _FOR_US.sub(r"\1 the team", what)  # "runs QA for us": for the speaker's team
+        verb = m.group("verb")
+        base = re.sub(r"^(?:['’]ll|\s?will)\s+(?:also\s+)?", "", verb)
+        if base != verb:  # "she'll sign off on releases": what she will do from now on
+            verb = f"will {base}"
+        owning = _OWNS.match(base) or re.match(r"own|handle|lead|run|manage|take|be\s", base)
+        relation = "owns" if owning else "expects"
+        field = _FIELD.match(what) is not None
+        colleague = field or who in ctx.people or len(who.split()) > 1 or _FOR_US.search(m.group())
+        if relation == "owns" and not colleague:
+            continue  # "my partner Anna runs the shop": only colleagues own parts of the work
+        if verb in ("does", "covers") and not field:
+            continue  # "Anna does the dishes": only a part of the work makes a role
+        if who not in ctx.people:
+            ctx.people.append(who)  # "..., and she reviews ...": she is who was just named
+        out.append(
+            ctx.candidate(
+                "entity",
+                finish_en(f"{shown.get(who, who)} {verb} {what}"),
+                "en",
+                subject=EntityRef(who, "person"),
+                relation=relation,
+                object=EntityRef(what, "concept"),
+                confidence=0.8,
+                importance=0.8,
+                attrs={"verb": verb},
+            )
+        )
+
+
+_FOR_US = re.compile(r"\b(for|with|to)\s+us\b", re.IGNORECASE)
+_OWNS = re.compile(
+    r"owns|runs|leads|heads|manages|maintains|handles|does|covers|is\s+responsible|takes\s+care"
+)
+# "Olu does design", "Jonas handles QA for us": the part of the work a colleague has
+_FIELD = re.compile(
+    r"(?i)^(?:the\s+)?(?:design|UX|UI|QA|testing|ops|devops|infra(?:structure)?|security"
+    r"|frontend|backend|mobile|data|analytics|marketing|sales|support|research|releases?"
+    r"|on-call|hiring|product|documentation|docs)\b"
+)
+# "Ravi Patel, who leads the platform team, approves ...": who someone is, then what they do
+_WHO_CLAUSE = re.compile(rf"\b(?P<name>{_PERSON}),\s+(?:who|our|my|the)\s+[^,;.!?]{{3,50}},")
+
+
+def colleagues_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    """Colleagues, their roles and what they expect or own, in one English sentence."""
+    if s.has(_PEOPLE_GATE):
+        _people_en(s, ctx, out)
+    if s.has(_EXPECT_GATE) or (s.has(_DOES_GATE) and s.has(_FIELD_GATE)):
+        _expectations_en(s, ctx, out)
+    if s.has(_PRONOUN_GATE) and s.has(_PEOPLE_GATE | _BOSS_GATE):
+        _colleagues([(*p, False) for p in _pronoun_people(s, ctx)], ctx, out)
+
+
+_EXPECT_GATE = gate(
+    "expects wants needs asks requires reviews approves signs checks likes"
+    " prefers insists owns runs leads heads manages maintains handles responsible"
+    " takes covers sign approve review own handle manage lead charge"
+)
+# "Olu does design": "does" only with a part of the work named
+_DOES_GATE = gate("does")
+_FIELD_GATE = gate(
+    "design ux ui qa testing ops devops infra infrastructure security frontend backend mobile"
+    " data analytics marketing sales support research release releases on-call hiring product"
+    " documentation docs"
+)
+_PRONOUN_GATE = gate("she he she's he's")
+_BOSS_GATE = gate("boss")
+_PEOPLE_GATE = (
+    frozenset((_HEADS + "|" + _ACRONYM_ROLES).lower().replace("-", "|").split("|"))
+    | frozenset(f"{h}s" for h in _HEADS.split("|"))
+    | {"joined", "started", "came", "signed", "acting", "interim", "deputy", "temporary", "report"}
+)
+PEOPLE_GATE = _PEOPLE_GATE
