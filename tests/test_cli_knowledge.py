@@ -670,3 +670,31 @@ def test_a_memory_whose_facts_all_ended_shows_as_outdated(home: Path) -> None:
     ok("memories", "disable", new["id"], "--home", home)
     again = _at(80, "memories", "list", "--home", home)
     assert "outdated" not in next(line for line in again if line.startswith(old["id"]))
+
+
+def test_memories_list_by_session_shows_that_session(home: Path) -> None:
+    """A statement repeated in a second session is one memory with two evidence snapshots:
+    listed with --session s2, its Session column says s2 (and that there is one more), with
+    the day it was said there; without a filter, its first session and the same count."""
+    with Memory(settings=Settings(home=home, distill_on_turn=False)) as mem:
+        for sid, day in (("s1", date(2026, 2, 10)), ("s2", date(2026, 2, 11))):
+            mem.append_message(
+                sid,
+                {"role": "user", "content": "I prefer Python over Java.", "event_time": noon(day)},
+            )
+            mem.append_message(
+                sid, {"role": "assistant", "content": "Noted.", "event_time": noon(day) + 5}
+            )
+            mem.commit_turn(sid)
+    ok("sleep", "deep", "--home", home)
+    [item] = ok_json("memories", "list", "--session", "s2", "--home", home)
+    assert len(ok_json("memories", "show", item["id"], "--home", home)["evidence"]) == 2
+    for columns in (80, 160):
+        [line] = [
+            x
+            for x in _at(columns, "memories", "list", "--session", "s2", "--home", home)
+            if x.startswith("m_")
+        ]
+        assert line.split()[:4] == [item["id"], "2026-02-11", "s2", "(+1)"]
+        [line] = [x for x in _at(columns, "memories", "list", "--home", home) if x.startswith("m_")]
+        assert line.split()[:4] == [item["id"], "2026-02-10", "s1", "(+1)"]

@@ -112,16 +112,28 @@ def list_memories(
         emit_json([m.to_dict() for m in items])
         return
     console = stdout_console()
-    console.print(_listing(items, evidence, outdated, console.width))
+    console.print(_listing(items, evidence, outdated, console.width, session))
 
 
-def _said(mem: MemoryItem, evidence: list[Evidence]) -> tuple[str, str]:
-    """(the day, the session) a memory was said in: its first evidence's, else the day it was
-    typed in and '(you)'."""
-    prov = next((e.provenance for e in evidence if e.provenance is not None), None)
-    if prov is None or not prov.session_id:
+def _said(mem: MemoryItem, evidence: list[Evidence], session: str | None = None) -> tuple[str, str]:
+    """(the day, the session) a memory was said in: its first evidence's (the first in
+    ``session`` when the listing is of one), with ``(+N)`` when its evidence is in N more
+    sessions; else the day it was typed in and '(you)'.
+
+    >>> from ogmemory.entity.records import Provenance
+    >>> ev = [Evidence(f"ev{i}", "m", "q", Provenance("default", s, ("n",), "c", t, t), t)
+    ...       for i, (s, t) in enumerate([("s1", 0.0), ("s2", 86400.0)])]
+    >>> _said(MemoryItem("m", "text", "note", created_at=0.0, updated_at=0.0), ev, "s2")
+    ('1970-01-02', 's2 (+1)')
+    """
+    provs = [e.provenance for e in evidence if e.provenance is not None and e.provenance.session_id]
+    if not provs:
         return fmt_day(mem.created_at), "(you)" if mem.source == "user" else "-"
-    return fmt_day(prov.event_time or mem.created_at), prov.session_id
+    prov = next((p for p in provs if p.session_id == session), provs[0])
+    more = len({p.session_id for p in provs} - {prov.session_id})
+    return fmt_day(prov.event_time or mem.created_at), prov.session_id + (
+        f" (+{more})" if more else ""
+    )
 
 
 #: Narrower than this, a listing gives each memory two lines (its fields, then its text).
@@ -133,6 +145,7 @@ def _listing(
     evidence: dict[str, list[Evidence]],
     outdated: Collection[str],
     width: int,
+    session: str | None = None,
 ) -> RenderableType:
     """Every memory on one line of the terminal (the text cut with an ellipsis, the other
     columns whole); below ``WIDE`` columns on two, the text on the second, so it keeps the
@@ -141,7 +154,7 @@ def _listing(
     scoped = any(m.scope != "global" for m in items)
     rows = []
     for m in items:
-        day, where = _said(m, evidence.get(m.id, []))
+        day, where = _said(m, evidence.get(m.id, []), session)
         state = _state(m, outdated)
         kind = m.type if state == "on" else f"{m.type} ({state})"
         rows.append([m.id, day, where, kind, *((m.scope,) if scoped else ())])
