@@ -2,7 +2,7 @@
 ids, pointers and dates whole on one line, and the text of each record in a column at least as
 wide as its first words (a rich table left alone gave a search hit's text 3 characters and an
 entity's name 1). On the bundled LoCoMo sample plus one memory typed in, whose decision entity
-has a long id."""
+has a long id, and a bound project (a path is never broken either)."""
 
 from __future__ import annotations
 
@@ -31,6 +31,9 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     with resources.as_file(resource) as sample:
         run(120, "import", "locomo", str(sample), "--no-embed", "--home", str(path))
     run(120, "memories", "add", DECISION, "--home", str(path))
+    project = tmp_path_factory.mktemp("tables") / "p"
+    project.mkdir()
+    run(120, "project", "bind", str(project), "--home", str(path))
     yield path
 
 
@@ -95,6 +98,7 @@ LISTINGS: list[tuple[tuple[str, ...], Expect]] = [
     (("sessions", "list"), lambda ss: ([s["session_id"] for s in ss], [])),
     (("memories", "list"), lambda ms: ([m["id"] for m in ms], [m["text"] for m in ms])),
     (("batches",), lambda bs: ([b["id"] for b in bs], [])),
+    (("project", "list"), lambda ps: ([t for p in ps for t in (p["project_id"], p["path"])], [])),
 ]
 
 

@@ -49,6 +49,8 @@ PROSE = (
     "Problem",
     "Before → after",
     "Last error",
+    "Path",
+    "File",
 )
 
 #: The fewest cells a prose column may have in a grid (fewer: the listing is stacked).
@@ -71,8 +73,10 @@ class Listing:
     """Records as a rich renderable that lays itself out for the width it is printed in.
 
     ``no_wrap`` names columns whose values are never wrapped (ids, pointers, dates); ``prose``
-    the columns of running text (default: those named in ``PROSE``); ``cut`` cuts prose to one
-    line with an ellipsis instead of wrapping it (a listing whose ``show`` command has it all).
+    the columns of running text (default: those named in ``PROSE``), and a column that is both
+    (a path) is never wrapped in a grid and goes below in the stacked layout; ``cut`` cuts
+    prose to one line with an ellipsis instead of wrapping it (a listing whose ``show`` command
+    has it all).
     Cells are plain text: user content is never read as markup.
     """
 
@@ -92,7 +96,7 @@ class Listing:
         keep = set(no_wrap)
         texts = set(PROSE if prose is None else prose)
         self.keep = [name in keep for name in self.columns]
-        self.prose = [name in texts and name not in keep for name in self.columns]
+        self.prose = [name in texts for name in self.columns]
         self.cut = cut
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
