@@ -490,3 +490,21 @@ def test_global_options_on_every_command() -> None:
 
 def test_version() -> None:
     assert ok("--version").stdout.startswith("ogmem ")
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("facts", "'graph facts'"),
+        ("entities", "'graph entities'"),
+        ("neighbours", "'graph neighbors'"),
+        ("memorie", "'memories'"),  # a close top-level name is still suggested as before
+    ],
+)
+def test_a_subcommand_typed_at_the_top_suggests_its_group(typed: str, meant: str) -> None:
+    result = ogmem(typed)
+    assert result.exit_code == 2
+    said = " ".join(result.stderr.replace("│", " ").split())
+    assert f"No such command '{typed}'. Did you mean {meant}?" in said
+    error = json.loads(ogmem(typed, "--json").stdout)["error"]
+    assert error["message"] == f"No such command '{typed}'. Did you mean {meant}?"

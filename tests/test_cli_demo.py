@@ -118,3 +118,19 @@ def test_every_printed_command_runs_as_pasted(tmp_path: Path) -> None:
         assert proc.returncode == 0, (command, proc.stderr)
     chat = next(ln for ln in result.stderr.splitlines() if "chat with this memory" in ln)
     assert Path(shlex.split(chat.split(": ", 1)[1])[0]).is_absolute() or "ogmem chat" in chat
+
+
+def test_the_distillation_progress_counts_every_imported_message(tmp_path: Path) -> None:
+    """The fast path distils each session as the import commits it; the demo's progress still
+    counts all the imported messages (it said '5/5 messages' after importing 1,451)."""
+    result = demo("--data", locomo_file(tmp_path / "conv.json", 9))
+    assert "Imported 9 session(s): 9 turn(s), 18 message(s)." in result.stdout
+    lines = [ln for ln in result.stderr.splitlines() if ln.startswith("Distilling")]
+    start = re.fullmatch(
+        r"Distilling \(rule-based, no LLM\): (\d+)/18 messages"
+        r"( \((\d+) distilled while importing\))? \.\.\.",
+        lines[0],
+    )
+    assert start, lines
+    assert start.group(3) in (None, start.group(1))  # said how the first ones were done
+    assert lines[-1].startswith("Distilling (rule-based, no LLM): 18/18 messages done in ")

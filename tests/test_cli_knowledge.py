@@ -256,8 +256,10 @@ def test_memories_list_reads_at_80_columns_with_date_and_session(distilled: Path
     said = {m["id"]: ok_json("memories", "show", m["id"], "--home", distilled) for m in items}
     narrow = _at(80, "memories", "list", "--home", distilled)
     assert max(len(line) for line in narrow) <= 80
-    assert len(narrow) == 1 + 2 * len(items)  # a title, then two lines per memory
-    for m, (fields, text) in zip(items, zip(narrow[1::2], narrow[2::2], strict=True), strict=True):
+    assert len(narrow) == 3 + 2 * len(items)  # a title, a legend of two lines, two per memory
+    assert narrow[1].split() == ["ID", "Date", "Session", "Type"] and narrow[2].split() == ["Text"]
+    pairs = zip(narrow[3::2], narrow[4::2], strict=True)
+    for m, (fields, text) in zip(items, pairs, strict=True):
         [evidence] = said[m["id"]]["evidence"]
         prov = evidence["provenance"]
         assert fields.split()[:4] == [
@@ -635,3 +637,67 @@ def test_every_knowledge_command_has_help_and_the_shared_options() -> None:
             assert (getattr(param, "help", None) or "").strip(), f"{path}: {param.name}"
         result = ok(*path.split(), "--help")
         assert "Usage: ogmem" in result.stdout
+
+
+def test_a_memory_whose_facts_all_ended_shows_as_outdated(home: Path) -> None:
+    """'now listens on 9090' ends the 8080 fact: the 8080 memory is listed and shown as
+    outdated, with what superseded it, and the stored record is unchanged; disable the newer
+    memory and the old one holds again."""
+    with Memory(settings=Settings(home=home, distill_on_turn=False)) as mem:
+        for day, text in enumerate(
+            ["The API listens on port 8080.", "The API now listens on 9090."]
+        ):
+            when = noon(date(2026, 2, 10 + day))
+            mem.append_message("dev", {"role": "user", "content": text, "event_time": when})
+            mem.append_message(
+                "dev", {"role": "assistant", "content": "Noted.", "event_time": when}
+            )
+            mem.commit_turn("dev")
+    ok("sleep", "deep", "--home", home)
+    before = ok_json("memories", "list", "--home", home)
+    old = next(m for m in before if "8080" in m["text"])
+    new = next(m for m in before if "9090" in m["text"])
+
+    listed = _at(80, "memories", "list", "--home", home)
+    fields = {line.split()[0]: line for line in listed if line.startswith("m_")}
+    assert fields[old["id"]].split()[-2:] == [old["type"], "(outdated)"]
+    assert "outdated" not in fields[new["id"]]
+    shown = _at(80, "memories", "show", old["id"], "--home", home)
+    cells = [[c.strip() for c in line.split("│")[1:3]] for line in shown if "│" in line]
+    assert ["State", "on, outdated"] in cells
+    superseded = next(line for line in shown if "Superseded by" in line)
+    assert f"{new['id']}: {new['text']}" in superseded
+    assert "outdated" not in " ".join(_at(80, "memories", "show", new["id"], "--home", home))
+    assert ok_json("memories", "list", "--home", home) == before  # the records are as they were
+
+    ok("memories", "disable", new["id"], "--home", home)
+    again = _at(80, "memories", "list", "--home", home)
+    assert "outdated" not in next(line for line in again if line.startswith(old["id"]))
+
+
+def test_memories_list_by_session_shows_that_session(home: Path) -> None:
+    """A statement repeated in a second session is one memory with two evidence snapshots:
+    listed with --session s2, its Session column says s2 (and that there is one more), with
+    the day it was said there; without a filter, its first session and the same count."""
+    with Memory(settings=Settings(home=home, distill_on_turn=False)) as mem:
+        for sid, day in (("s1", date(2026, 2, 10)), ("s2", date(2026, 2, 11))):
+            mem.append_message(
+                sid,
+                {"role": "user", "content": "I prefer Python over Java.", "event_time": noon(day)},
+            )
+            mem.append_message(
+                sid, {"role": "assistant", "content": "Noted.", "event_time": noon(day) + 5}
+            )
+            mem.commit_turn(sid)
+    ok("sleep", "deep", "--home", home)
+    [item] = ok_json("memories", "list", "--session", "s2", "--home", home)
+    assert len(ok_json("memories", "show", item["id"], "--home", home)["evidence"]) == 2
+    for columns in (80, 160):
+        [line] = [
+            x
+            for x in _at(columns, "memories", "list", "--session", "s2", "--home", home)
+            if x.startswith("m_")
+        ]
+        assert line.split()[:4] == [item["id"], "2026-02-11", "s2", "(+1)"]
+        [line] = [x for x in _at(columns, "memories", "list", "--home", home) if x.startswith("m_")]
+        assert line.split()[:4] == [item["id"], "2026-02-10", "s1", "(+1)"]

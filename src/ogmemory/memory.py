@@ -185,6 +185,11 @@ class Memory(SessionMethods):
             entity=entity,
         )
 
+    def outdated_memories(self, memories: Sequence[MemoryItem]) -> dict[str, list[str]]:
+        """Which of ``memories`` are outdated (every fact derived from them has ended), each
+        with the ids of the memories that superseded it; the records are unchanged."""
+        return self.knowledge.outdated(memories)
+
     def evidence_by_memory(self, memories: Sequence[MemoryItem]) -> dict[str, list[Evidence]]:
         """The evidence snapshots of each of ``memories``, read at once (a listing)."""
         return self.knowledge.evidence_by_memory(memories)

@@ -192,6 +192,32 @@ class KnowledgeService:
             items = [m for m in items if m.id in ids]
         return items
 
+    def outdated(self, memories: Sequence[MemoryItem]) -> dict[str, list[str]]:
+        """Those of ``memories`` whose every derived fact has ended (none holds now, as the
+        enabled evidence has it), each with the memories that the newer facts rest on (empty
+        when they ended with no successor). Read-time only: nothing is written.
+
+        A memory with no facts is never outdated: nothing says it stopped being true."""
+        edges = self.kb.edges(include_history=True, include_hidden=True)
+        by_id = {e.id: e for e in edges}
+        derived: dict[str, list[Edge]] = {}
+        for edge in edges:
+            for memory_id in edge.support:
+                derived.setdefault(memory_id, []).append(edge)
+        out: dict[str, list[str]] = {}
+        for mem in memories:
+            facts = derived.get(mem.id)
+            if not facts or any(e.current for e in facts):
+                continue
+            later: list[str] = []
+            for edge in facts:
+                successor = by_id.get(edge.superseded_by or "")
+                for memory_id in successor.support if successor else ():
+                    if memory_id != mem.id and memory_id not in later:
+                        later.append(memory_id)
+            out[mem.id] = later
+        return out
+
     def evidence_by_memory(self, memories: Sequence[MemoryItem]) -> dict[str, list[Evidence]]:
         """The evidence snapshots of each of ``memories`` (one read of the logs for all)."""
         self.kb.store.refresh()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+from difflib import get_close_matches
 from typing import Annotated, Any
 
 import typer
@@ -82,6 +83,18 @@ class _OgmemGroup(TyperGroup):
         ctx.meta[_JSON_KEY] = wants_json
         return ctx
 
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        """As click's, but a name that is not a command here and has no close match among
+        them is looked for one level down: ``ogmem facts`` suggests ``graph facts``."""
+        try:
+            return super().resolve_command(ctx, args)
+        except ClickException as exc:
+            message = getattr(exc, "message", "")
+            nested = _nested_matches(self, args[0]) if args else []
+            if nested and "Did you mean" not in message:
+                exc.message = f"{message} Did you mean {', '.join(map(repr, nested))}?"
+            raise
+
     def invoke(self, ctx: Any) -> Any:
         as_json = bool(ctx.meta.get(_JSON_KEY))
         READ_WARNINGS.clear()
@@ -113,6 +126,21 @@ class _OgmemGroup(TyperGroup):
             notice(f"warning: {missing}; nothing to read (nothing was created there)")
         READ_WARNINGS.clear()
         return result
+
+
+def _nested_matches(group: Any, name: str) -> list[str]:
+    """``'<group> <command>'`` for the subcommands of ``group``'s groups named ``name`` (or
+    nearly: ``fact`` finds ``facts``), exact names first, at most three."""
+    exact, close = [], []
+    for parent, command in sorted(group.commands.items()):
+        for sub, leaf in sorted(getattr(command, "commands", {}).items()):
+            if getattr(leaf, "hidden", False) or getattr(command, "hidden", False):
+                continue
+            if sub == name:
+                exact.append(f"{parent} {sub}")
+            elif get_close_matches(name, [sub], cutoff=0.8):
+                close.append(f"{parent} {sub}")
+    return [*exact, *close][:3]
 
 
 def error_json(kind: str, message: str, code: int) -> str:

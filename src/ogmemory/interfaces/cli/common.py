@@ -18,14 +18,13 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from ...config import Settings
 from ...entity.records import Provenance, SessionInfo
 from ...entity.times import day_label, parse_when
 from ...memory import Memory
 from ...tenancy import TenantRoot
+from .tables import UNWRAPPED, Listing
 
 __all__ = [
     "READ_WARNINGS",
@@ -186,10 +185,6 @@ def last_active(info: SessionInfo) -> str:
     return fmt_time(float(when))
 
 
-#: Columns whose values are copied whole (ids, pointers, dates): never wrapped by ``table``.
-UNWRAPPED = ("ID", "Evidence", "Pointer", "Date")
-
-
 def fmt_day(ts: float | None) -> str:
     """Epoch seconds as the UTC date ``YYYY-MM-DD`` (``-`` when unknown)."""
     return day_label(ts) if ts else "-"
@@ -229,16 +224,10 @@ def table(
     rows: Iterable[Sequence[object]],
     *,
     no_wrap: Iterable[str] = (),
-) -> Table:
-    """A rich table whose cells are plain text: user content is never read as markup.
-
-    Columns named in ``no_wrap`` (ids, pointers, dates) keep each value on one line, so it can
-    be copied whole; the other columns give up the width.
+) -> Listing:
+    """A listing of plain-text cells (user content is never read as markup) that reads at the
+    width it is printed in: a boxed table when every column gets its longest word and the prose
+    columns enough room, else one line of short fields per record with its text below (see
+    ``tables``). Columns named in ``no_wrap`` (ids, pointers, dates) are never broken.
     """
-    keep = set(no_wrap)
-    out = Table(title=Text(title), title_justify="left")
-    for name in columns:
-        out.add_column(name, overflow="fold", no_wrap=name in keep)
-    for row in rows:
-        out.add_row(*(Text("" if cell is None else str(cell)) for cell in row))
-    return out
+    return Listing(title, columns, rows, no_wrap=no_wrap)

@@ -230,12 +230,23 @@ def demo_home(home: Path | None) -> Path:
     return home.expanduser().absolute()
 
 
-def _distill(mem: Memory) -> dict[str, int]:
-    """Distill what was imported (rules, no LLM), batch by batch with its progress, then the
-    views and core.md, and embed it all (recall below, and the MCP server, get vectors);
-    returns what distillation derived, counted."""
-    left = mem.pending_nodes()  # the fast path may be distilling the import already
-    with progress("Distilling (rule-based, no LLM)", left, unit="messages") as advance:
+def _distill(mem: Memory, imported: int) -> dict[str, int]:
+    """Distill the ``imported`` messages (rules, no LLM), batch by batch with its progress,
+    then the views and core.md, and embed it all (recall below, and the MCP server, get
+    vectors); returns what distillation derived, counted.
+
+    The progress counts every imported message: the fast path distils each session as the
+    import commits it, so most are done before this step starts (it said "5/5 messages"
+    after a 1,451-message import)."""
+    left = mem.pending_nodes()
+    total = max(imported, left)
+    with progress(
+        "Distilling (rule-based, no LLM)",
+        total,
+        unit="messages",
+        done=total - left,
+        before="distilled while importing",
+    ) as advance:
         while left:
             batches = len(mem.distill(max_batches=1).batches)
             now = mem.pending_nodes()
@@ -299,7 +310,7 @@ def demo(
     )
     with open_memory(home, account, space, index_worker=False) as mem:
         result = run_import(mem, conversations)
-        knowledge = _distill(mem)
+        knowledge = _distill(mem, result.messages)
         listed = mem.list_sessions()  # most recently active first, as `sessions list`
         by_id = {s.session_id: s for s in listed}
         sessions = [by_id[c.session_id] for c in conversations if c.session_id in by_id]

@@ -54,7 +54,7 @@ AtOption = Annotated[
     ),
 ]
 
-FACT_COLUMNS = ("From", "Relation", "To", "Valid", "Fact", "Pointer")
+FACT_COLUMNS = ("Relation", "Valid", "Fact", "Pointer")
 
 
 class _Names:
@@ -89,9 +89,7 @@ def _validity(edge: Edge) -> str:
 def _fact_rows(edges: Sequence[Edge], names: _Names) -> list[tuple[object, ...]]:
     return [
         (
-            names(e.src),
-            f"→ {e.relation} →",
-            names(e.dst),
+            f"{names(e.src)} → {e.relation} → {names(e.dst)}",
             _validity(e),
             e.fact,
             fmt_pointer(e.provenance),

@@ -227,7 +227,7 @@ def print_report(report: ImportReport) -> None:
                     )
                     for i in shown
                 ],
-                no_wrap=("Line",),
+                no_wrap=("Line", "File"),
             )
         )
         if len(report.issues) > len(shown):

@@ -7,6 +7,7 @@ is a ``deleted`` version. The evidence snapshots frozen when an entry was create
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Annotated
 
 import typer
@@ -30,6 +31,7 @@ from .common import (
     stdout_console,
     table,
 )
+from .tables import Listing
 
 __all__ = ["memories_app"]
 
@@ -45,8 +47,14 @@ MemoryId = Annotated[
 ]
 
 
-def _state(mem: MemoryItem) -> str:
-    return "deleted" if mem.deleted else ("on" if mem.enabled else "off")
+def _state(mem: MemoryItem, outdated: Collection[str] = ()) -> str:
+    """``on``, ``off`` or ``deleted``; ``outdated`` when it is on but every fact derived from
+    it has ended (``outdated`` holds the ids of such memories)."""
+    if mem.deleted:
+        return "deleted"
+    if not mem.enabled:
+        return "off"
+    return "outdated" if mem.id in outdated else "on"
 
 
 def _report(verb: str, mem: MemoryItem, as_json: bool) -> None:
@@ -99,20 +107,33 @@ def list_memories(
             entity=entity,
         )
         evidence = mem.evidence_by_memory(items)
+        outdated = mem.outdated_memories(items)
     if as_json:
         emit_json([m.to_dict() for m in items])
         return
     console = stdout_console()
-    console.print(_listing(items, evidence, console.width))
+    console.print(_listing(items, evidence, outdated, console.width, session))
 
 
-def _said(mem: MemoryItem, evidence: list[Evidence]) -> tuple[str, str]:
-    """(the day, the session) a memory was said in: its first evidence's, else the day it was
-    typed in and '(you)'."""
-    prov = next((e.provenance for e in evidence if e.provenance is not None), None)
-    if prov is None or not prov.session_id:
+def _said(mem: MemoryItem, evidence: list[Evidence], session: str | None = None) -> tuple[str, str]:
+    """(the day, the session) a memory was said in: its first evidence's (the first in
+    ``session`` when the listing is of one), with ``(+N)`` when its evidence is in N more
+    sessions; else the day it was typed in and '(you)'.
+
+    >>> from ogmemory.entity.records import Provenance
+    >>> ev = [Evidence(f"ev{i}", "m", "q", Provenance("default", s, ("n",), "c", t, t), t)
+    ...       for i, (s, t) in enumerate([("s1", 0.0), ("s2", 86400.0)])]
+    >>> _said(MemoryItem("m", "text", "note", created_at=0.0, updated_at=0.0), ev, "s2")
+    ('1970-01-02', 's2 (+1)')
+    """
+    provs = [e.provenance for e in evidence if e.provenance is not None and e.provenance.session_id]
+    if not provs:
         return fmt_day(mem.created_at), "(you)" if mem.source == "user" else "-"
-    return fmt_day(prov.event_time or mem.created_at), prov.session_id
+    prov = next((p for p in provs if p.session_id == session), provs[0])
+    more = len({p.session_id for p in provs} - {prov.session_id})
+    return fmt_day(prov.event_time or mem.created_at), prov.session_id + (
+        f" (+{more})" if more else ""
+    )
 
 
 #: Narrower than this, a listing gives each memory two lines (its fields, then its text).
@@ -120,25 +141,29 @@ WIDE = 100
 
 
 def _listing(
-    items: list[MemoryItem], evidence: dict[str, list[Evidence]], width: int
+    items: list[MemoryItem],
+    evidence: dict[str, list[Evidence]],
+    outdated: Collection[str],
+    width: int,
+    session: str | None = None,
 ) -> RenderableType:
     """Every memory on one line of the terminal (the text cut with an ellipsis, the other
     columns whole); below ``WIDE`` columns on two, the text on the second, so it keeps the
-    width. A scope column only when some memory is not global."""
+    width. The type says when a memory is off or outdated. A scope column only when some
+    memory is not global."""
     scoped = any(m.scope != "global" for m in items)
     rows = []
     for m in items:
-        day, where = _said(m, evidence.get(m.id, []))
-        kind = m.type if _state(m) == "on" else f"{m.type} ({_state(m)})"
+        day, where = _said(m, evidence.get(m.id, []), session)
+        state = _state(m, outdated)
+        kind = m.type if state == "on" else f"{m.type} ({state})"
         rows.append([m.id, day, where, kind, *((m.scope,) if scoped else ())])
     title = f"{len(items)} memory(ies), oldest first; all of one: ogmem memories show ID"
     texts = [" ".join(m.text.split()) for m in items]
+    names = ("ID", "Date", "Session", "Type", *(("Scope",) if scoped else ()))
     if width < WIDE:
-        lines = [Text(title)]
-        for row, text in zip(rows, texts, strict=True):
-            lines.append(Text("  ".join(row), style="bold"))
-            lines.append(Text("    " + text, no_wrap=True, overflow="ellipsis"))
-        return Group(*lines)
+        cells = [[*row, text] for row, text in zip(rows, texts, strict=True)]
+        return Group(*Listing(title, (*names, "Text"), cells, cut=True).stacked(width))
     out = Table(
         title=Text(title),
         title_justify="left",
@@ -147,7 +172,6 @@ def _listing(
         expand=True,
         header_style="bold",
     )
-    names = ("ID", "Date", "Session", "Type", *(("Scope",) if scoped else ()))
     for i, name in enumerate(names):
         out.add_column(name, no_wrap=True, width=max([len(name), *(len(r[i]) for r in rows)]))
     out.add_column("Text", no_wrap=True, overflow="ellipsis", ratio=1)
@@ -168,16 +192,19 @@ def show_memory(
     with open_memory(home, account, space, read=True) as mem:
         item = mem.get_memory(memory_id)
         evidence = mem.evidence(memory_id)
+        later = mem.outdated_memories([item]).get(item.id)
+        successors = [m for m in mem.memories() if m.id in (later or ())]
     if as_json:
         emit_json({"memory": item.to_dict(), "evidence": [e.to_dict() for e in evidence]})
         return
     console = stdout_console()
-    fields = [
+    fields: list[tuple[str, object]] = [
         ("ID", item.id),
         ("Text", item.text),
         ("Type", item.type),
         ("Scope", item.scope),
-        ("State", _state(item)),
+        ("State", "on, outdated" if later is not None and item.enabled else _state(item)),
+        *_superseded(later, successors),
         ("Version", item.version),
         ("Source", item.source),
         ("Created", fmt_time(item.created_at)),
@@ -187,6 +214,16 @@ def show_memory(
     typer.echo(f"{len(evidence)} evidence snapshot(s)")
     for ev in evidence:
         console.print(table(f"Evidence {ev.id}", ("Field", "Value"), _evidence_fields(ev)))
+
+
+def _superseded(later: list[str] | None, successors: list[MemoryItem]) -> list[tuple[str, str]]:
+    """The rows saying why a memory is outdated: what superseded its facts, or that they
+    ended."""
+    if later is None:
+        return []
+    if not successors:
+        return [("Outdated", "every fact derived from it has ended")]
+    return [("Superseded by", "\n".join(f"{m.id}: {m.text}" for m in successors))]
 
 
 def _evidence_fields(ev: Evidence) -> list[tuple[str, object]]:

@@ -52,9 +52,14 @@ def _duration(seconds: float) -> str:
 
 
 @contextmanager
-def progress(label: str, total: int, *, unit: str = "") -> Iterator[Advance]:
+def progress(
+    label: str, total: int, *, unit: str = "", done: int = 0, before: str = ""
+) -> Iterator[Advance]:
     """A progress display for ``total`` items; yields ``advance``. Safe to call ``advance``
-    from several threads (rich's bar locks itself; plain lines are written whole)."""
+    from several threads (rich's bar locks itself; plain lines are written whole).
+
+    ``done`` items were done before this step began (``before`` says how, e.g. "distilled
+    while importing"): they count toward ``total`` but not toward the rate."""
     console = stderr_console()
     if console.is_terminal:
         bar = Progress(
@@ -68,21 +73,22 @@ def progress(label: str, total: int, *, unit: str = "") -> Iterator[Advance]:
             transient=False,
         )
         with bar:
-            task = bar.add_task(escape(label), total=total)
+            task = bar.add_task(escape(label), total=total, completed=done)
 
             def advance_bar(n: int = 1, description: str | None = None) -> None:
                 bar.update(task, advance=n, description=escape(description or label))
 
             yield advance_bar
         return
-    yield from _plain(label, total, unit)
+    yield from _plain(label, total, unit, done, before)
 
 
-def _plain(label: str, total: int, unit: str) -> Iterator[Advance]:
+def _plain(label: str, total: int, unit: str, done: int, before: str) -> Iterator[Advance]:
     start = last = time.monotonic()
-    done = 0
+    first = done
     suffix = f" {unit}" if unit else ""
-    typer.echo(f"{label}: 0/{total}{suffix} ...", err=True)
+    how = f" ({done} {before})" if done and before else ""
+    typer.echo(f"{label}: {done}/{total}{suffix}{how} ...", err=True)
 
     def advance_plain(n: int = 1, description: str | None = None) -> None:
         nonlocal done, last
@@ -98,5 +104,6 @@ def _plain(label: str, total: int, unit: str) -> Iterator[Advance]:
 
     yield advance_plain
     elapsed = time.monotonic() - start
-    rate = f", {done / elapsed:.1f}/s" if elapsed > 0 and done else ""
+    now_done = done - first
+    rate = f", {now_done / elapsed:.1f}/s" if elapsed > 0 and now_done else ""
     typer.echo(f"{label}: {done}/{total}{suffix} done in {_duration(elapsed)}{rate}", err=True)

@@ -120,4 +120,5 @@ def list_projects(
         f"{len(projects)} project(s)",
         ("ID", "Name", "Path", "Bound"),
         lambda p: (p.project_id, p.name, p.path, fmt_time(p.created_at)),
+        no_wrap=("ID", "Path"),
     )
