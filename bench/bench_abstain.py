@@ -25,7 +25,7 @@ from rich.table import Table
 from ogmemory import Memory, Settings
 from ogmemory.evaluation.data import find_locomo
 from ogmemory.importers import parse_locomo, read_locomo
-from ogmemory.recall.config import RECIPES
+from ogmemory.recall.config import RECIPES, RecallConfig
 
 HERE = Path(__file__).resolve().parent
 
@@ -55,12 +55,14 @@ def build(home: Path, data: Path, console: Console) -> Memory:
     return mem
 
 
-def ask(mem: Memory, questions: list[str], budget: int) -> dict[str, list[float]]:
+def ask(
+    mem: Memory, questions: list[str], budget: int, base: RecallConfig
+) -> dict[str, list[float]]:
     recaller = mem.retrieval.recaller()
-    floor_off = replace(RECIPES["default"], abstain=False)
+    floor_off = replace(base, abstain=False)
     out: dict[str, list[float]] = {"tokens": [], "off": [], "answered": [], "relevance": []}
     for q in questions:
-        on = recaller.recall(q, budget=budget)
+        on = recaller.recall(q, budget=budget, config=base)
         off = recaller.recall(q, budget=budget, config=floor_off)
         out["tokens"].append(on.tokens)
         out["off"].append(off.tokens)
@@ -74,7 +76,11 @@ def main() -> None:
     parser.add_argument("--data")
     parser.add_argument("--home", type=Path)
     parser.add_argument("--budget", type=int, default=2000)
+    parser.add_argument(
+        "--no-lend", action="store_true", help="the vector ranking of documents (lend off)"
+    )
     args = parser.parse_args()
+    base = replace(RECIPES["default"], lend=not args.no_lend)
     console = Console()
     data = Path(args.data) if args.data else find_locomo(Path.cwd(), {})
     if data is None:
@@ -85,7 +91,8 @@ def main() -> None:
         groups = {f"related: {sid}": qs for sid, qs in related(data).items()}
         groups["unrelated (general knowledge)"] = unrelated()
         name = mem.embedder.name if mem.embedder else "no embedder"
-        table = Table(title=f"relevance floor {floor} ({name}), budget {args.budget}")
+        title = f"relevance floor {floor} ({name}), budget {args.budget}, lend {base.lend}"
+        table = Table(title=title)
         for col in (
             "questions",
             "n",
@@ -97,7 +104,7 @@ def main() -> None:
         ):
             table.add_column(col, justify="left" if col == "questions" else "right")
         for name, qs in groups.items():
-            r = ask(mem, qs, args.budget)
+            r = ask(mem, qs, args.budget, base)
             answered = statistics.mean(r["answered"])
             table.add_row(
                 name,

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from ogmemory import Settings
 from ogmemory.evaluation.locomo import locomo_memory, run_locomo
-from ogmemory.evaluation.loo import VARIANTS, leave_one_out, loo_table
+from ogmemory.evaluation.loo import VARIANTS, leave_one_out, loo_table, variants
+from ogmemory.recall.config import RECIPES
 
 
 def _samples() -> list[dict[str, Any]]:
@@ -71,3 +73,25 @@ def test_leave_one_out_scores_each_conversation_with_settings_chosen_on_the_othe
     for _held, chosen, c14, d14, cmh, dmh in rows:
         assert chosen in VARIANTS
         assert all(0.0 <= x <= 1.0 for x in (c14, d14, cmh, dmh))
+
+
+def test_two_families_of_settings_are_chosen_each_among_its_own(tmp_path: Path) -> None:
+    data = tmp_path / "data.json"
+    data.write_text(json.dumps(_samples()[:2]), encoding="utf-8")
+    docs = variants(replace(RECIPES["default"], lend=False), "docs:")
+    turns = variants(RECIPES["default"], "turns:")
+    assert "docs:lend_alpha=0.5" not in docs and "turns:lend_alpha=0.5" in turns
+    assert turns["turns:window=1"] == replace(RECIPES["default"], window=1)
+    home = tmp_path / "home"
+    report = run_locomo(
+        data,
+        home=home,
+        settings=Settings(home=home, embedder="none"),
+        baselines=False,
+        configs=docs | turns,
+    )
+    for prefix, family in (("docs:", docs), ("turns:", turns)):
+        rows = loo_table(report, prefix)
+        assert [r[0] for r in rows] == ["conv-a", "conv-b"]
+        for _held, chosen, *_ in rows:
+            assert f"{prefix}{chosen}" in family

@@ -17,26 +17,38 @@ from typing import Any
 from ..recall.config import RECIPES, RecallConfig
 from .locomo import LocomoReport, run_locomo
 
-__all__ = ["VARIANTS", "leave_one_out", "loo_table"]
+__all__ = ["VARIANTS", "leave_one_out", "loo_table", "variants"]
 
 _DEFAULT = RECIPES["default"]
 
+
+def variants(base: RecallConfig = _DEFAULT, prefix: str = "") -> dict[str, RecallConfig]:
+    """``base`` (named ``<prefix>default``) and one setting of it moved one step either way
+    (``<prefix>window=1``, ...); the vector ranking's own settings when it lends (``lend``).
+    Two prefixes in one run compare two families of settings on the same questions."""
+    moves: dict[str, dict[str, Any]] = {
+        "window": {"window": (1, 3)},
+        "speaker": {"speaker_weight": (0.0, 0.6)},
+        "mmr": {"mmr": (0.0, 0.7)},
+        "session_children": {"session_children": (0, 4)},
+        "whole_items": {"whole_items": (3, 8)},
+        "max_routes": {"max_routes": (2, 8)},
+    }
+    if base.lend:
+        moves |= {
+            "lend_alpha": {"lend_alpha": (0.15, 0.5)},
+            "dense_limit": {"dense_limit": (120, 300)},
+        }
+    out = {f"{prefix}default": base}
+    for label, change in moves.items():
+        ((field_name, steps),) = change.items()
+        for step in steps:
+            out[f"{prefix}{label}={step:g}"] = replace(base, **{field_name: step})
+    return out
+
+
 #: One setting moved one step either way; the default is "default".
-VARIANTS: dict[str, RecallConfig] = {
-    "default": _DEFAULT,
-    "window=1": replace(_DEFAULT, window=1),
-    "window=3": replace(_DEFAULT, window=3),
-    "speaker=0": replace(_DEFAULT, speaker_weight=0.0),
-    "speaker=0.6": replace(_DEFAULT, speaker_weight=0.6),
-    "mmr=0": replace(_DEFAULT, mmr=0.0),
-    "mmr=0.7": replace(_DEFAULT, mmr=0.7),
-    "session_children=0": replace(_DEFAULT, session_children=0),
-    "session_children=4": replace(_DEFAULT, session_children=4),
-    "whole_items=3": replace(_DEFAULT, whole_items=3),
-    "whole_items=8": replace(_DEFAULT, whole_items=8),
-    "max_routes=2": replace(_DEFAULT, max_routes=2),
-    "max_routes=8": replace(_DEFAULT, max_routes=8),
-}
+VARIANTS: dict[str, RecallConfig] = variants()
 
 
 def _score(rows: list[Any], cats: tuple[int, ...]) -> float:
@@ -49,10 +61,14 @@ def leave_one_out(data: Path, **kwargs: Any) -> LocomoReport:
     return run_locomo(data, baselines=False, configs=VARIANTS, **kwargs)
 
 
-def loo_table(report: LocomoReport) -> list[tuple[str, str, float, float, float, float]]:
-    """``(held out, chosen, chosen 1-4, default 1-4, chosen multi-hop, default multi-hop)``."""
+def loo_table(
+    report: LocomoReport, prefix: str = ""
+) -> list[tuple[str, str, float, float, float, float]]:
+    """``(held out, chosen, chosen 1-4, default 1-4, chosen multi-hop, default multi-hop)``,
+    chosen among the systems named ``ogmemory[<prefix>...]`` (``variants(base, prefix)``)."""
     out = []
     samples = sorted(report.by_sample)
+    family = f"ogmemory[{prefix}"
     for held in samples:
         others = [s for s in samples if s != held]
 
@@ -60,14 +76,15 @@ def loo_table(report: LocomoReport) -> list[tuple[str, str, float, float, float,
             rows = [r for s in others for r in report.by_sample[s].get(system, [])]
             return _score(rows, (1, 2, 3, 4))
 
-        systems = sorted(report.by_sample[held])
-        chosen = max(systems, key=lambda s: (train_score(s), s == "ogmemory[default]"))
+        systems = sorted(s for s in report.by_sample[held] if s.startswith(family))
+        default_name = f"{family}default]"
+        chosen = max(systems, key=lambda s: (train_score(s), s == default_name))
         held_rows = report.by_sample[held]
-        default = held_rows["ogmemory[default]"]
+        default = held_rows[default_name]
         out.append(
             (
                 held,
-                chosen.removeprefix("ogmemory[").removesuffix("]"),
+                chosen.removeprefix(family).removesuffix("]"),
                 _score(held_rows[chosen], (1, 2, 3, 4)),
                 _score(default, (1, 2, 3, 4)),
                 _score(held_rows[chosen], (1,)),

@@ -5,6 +5,11 @@ overviews; L2 turns), full text and dense fused by reciprocal rank, restricted t
 may see; how far the best matches stand above the index's background (the relevance a recall
 may abstain on); then maximal marginal relevance over the head of the ranking, so a question
 with several answers gets several of them.
+
+The dense ranking is of what recall returns, not of documents: a turn scores
+``α·own + (1 − α)·max(own, parent)`` (seed 004's score propagation), ``parent`` the best cosine
+of the abstractions citing it, read from one search deep enough to reach past the levels that
+repeat each other (a memory, its overview, its event, the event's overview, the turn itself).
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from ..storage.protocols import IndexStore
 from .config import RecallConfig
 from .visibility import LiveSessions, doc_visible
 
-__all__ = ["Ask", "Cand", "CandidateSearch", "fuse"]
+__all__ = ["Ask", "Cand", "CandidateSearch", "fuse", "lend"]
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +58,57 @@ def fuse(
     return out
 
 
+def lend(
+    hits: Sequence[tuple[int, float]],
+    docs: dict[int, Doc],
+    turn_cosines: Callable[[list[str]], dict[str, tuple[Doc, float]]],
+    *,
+    alpha: float,
+    max_cites: int,
+    lends: Callable[[Doc], bool] = lambda d: True,
+) -> list[tuple[int, float, int | None]]:
+    """A dense ranking of documents (``(rowid, cosine)``, best first) as a ranking of what
+    recall returns: each turn scores ``α·own + (1 − α)·max(own, parent)``, ``parent`` the best
+    cosine among the abstractions (memories, events, facts, at L0 or L1) that cite it and
+    ``lends`` allows; a turn lifted only by an abstraction gets its own cosine from
+    ``turn_cosines`` (turn ids -> (doc, cosine)). An abstraction with no turn to lend to (a
+    memory the user wrote), the user's rewrite of a turn, and the routes (session and entity
+    abstracts) keep their own place. Overviews of sessions are left out (their turns are
+    ranked themselves). ``docs`` gains the turns read."""
+    own: dict[str, tuple[int, float]] = {}
+    parent: dict[str, float] = {}
+    lender: dict[str, int] = {}
+    alone: list[tuple[int, float]] = []
+    for rowid, cos in hits:
+        d = docs.get(rowid)
+        if d is None:
+            continue
+        if d.kind == "turn":
+            own[d.id] = (rowid, cos)
+        elif d.kind == "session":
+            if d.level == 0:
+                alone.append((rowid, cos))
+        elif d.session_id and d.node_ids and not d.prov.get("edited"):
+            if lends(d):
+                for n in d.node_ids[:max_cites]:
+                    tid = turn_doc_id(d.session_id, n)
+                    parent[tid] = max(parent.get(tid, -1.0), cos)
+                    if d.level == 0:
+                        lender.setdefault(tid, rowid)  # hits come best first
+        elif d.level == 0:
+            alone.append((rowid, cos))
+    for tid, (doc, cos) in turn_cosines([t for t in parent if t not in own]).items():
+        if doc.rowid is not None:
+            docs[doc.rowid] = doc
+            own[tid] = (doc.rowid, cos)
+    scored = [
+        (rowid, alpha * cos + (1 - alpha) * max(cos, parent.get(tid, -1.0)), lender.get(tid))
+        for tid, (rowid, cos) in own.items()
+    ]
+    scored += [(rowid, cos, None) for rowid, cos in alone]
+    return sorted(scored, key=lambda x: (-x[1], x[0]))
+
+
 @dataclass
 class Cand:
     """A document in the pool, with its running score."""
@@ -75,9 +131,15 @@ class Ask:
     live: LiveSessions
     qvec: np.ndarray | None = None
     stats: dict[str, Any] = field(default_factory=dict)
+    _visible: dict[str, bool] = field(default_factory=dict, repr=False)
 
     def visible(self, doc: Doc) -> bool:
-        return doc_visible(doc, self.scopes, self.active, self.hidden) and self.live(doc)
+        """The visibility rule, once per document of this recall (it is asked many times)."""
+        seen = self._visible.get(doc.id)
+        if seen is None:
+            seen = doc_visible(doc, self.scopes, self.active, self.hidden) and self.live(doc)
+            self._visible[doc.id] = seen
+        return seen
 
 
 class CandidateSearch:
@@ -117,10 +179,9 @@ class CandidateSearch:
         self,
         ask: Ask,
     ) -> tuple[dict[int, float], dict[int, Doc], list[tuple[int, float]]]:
-        """Full text and dense rankings fused; a knowledge overview (L1) repeats its abstract
-        and the turns it cites, so it is ranked among the overviews only (at half weight): it
-        never pushes its own sources, or any other memory, down a place. Ranked among all at
-        full weight, LoCoMo dev 1-4 / multi-hop went 0.921 / 0.775 -> 0.912 / 0.755."""
+        """Full text and the vector ranking (``lend``; ``config.lend`` off: the documents'
+        own cosines, ``dense_units`` deep) fused by reciprocal rank; returns the fused scores,
+        the documents read and the plain vector hits (for ``relevance``)."""
         config = ask.config
         words, chars = query_terms(ask.query)
         if len(words) > 1 and (total := self.store.count()) >= config.common_min_docs:
@@ -140,11 +201,43 @@ class CandidateSearch:
                 log.warning("query embedding failed; full text only: %s", exc)
                 ask.stats["dense_error"] = f"{type(exc).__name__}: {exc}"
             else:
-                dense_hits = self.store.dense(ask.qvec, config.dense_limit)
+                depth = config.dense_limit if config.lend else config.dense_units
+                dense_hits = self.store.dense(ask.qvec, depth)
         ask.stats.update(fts=len(fts_hits), dense=len(dense_hits))
         docs = self.store.docs([r for r, _ in fts_hits] + [r for r, _ in dense_hits])
+        lent = self._vector_ranking(ask, ask.qvec, dense_hits, docs)
+        ranks = self._fuse(fts_hits, lent, docs, config)
+        if config.speaker_weight:
+            # a question about someone: what they said outranks what was said to them, before
+            # the cut to ``candidates``. The rerank weighs it again, over the expanded pool too;
+            # applying it once only (or in the rerank only to expanded turns) measured worse
+            # on LoCoMo dev (1-4 0.920 -> 0.911 / 0.917).
+            for r, d in docs.items():
+                if (
+                    r in ranks
+                    and d.kind == "turn"
+                    and str(d.prov.get("speaker", "")).lower() in ask.qwords
+                ):
+                    ranks[r] *= 1 + config.speaker_weight
+        return ranks, docs, dense_hits
+
+    @staticmethod
+    def _fuse(
+        fts_hits: list[tuple[int, float]],
+        lent: list[tuple[int, float, int | None]],
+        docs: dict[int, Doc],
+        config: RecallConfig,
+    ) -> dict[int, float]:
+        """Reciprocal rank fusion of full text and the vector ranking. A knowledge overview
+        (L1) repeats its abstract and the turns it cites, so full text ranks it among the
+        overviews only (at half weight): it never pushes its own sources, or any other memory,
+        down a place (ranked among all at full weight, LoCoMo dev 1-4 / multi-hop went
+        0.921 / 0.775 -> 0.912 / 0.755). The abstraction that lifted a turn takes the turn's
+        place too, as one memory with it: the rerank weighs what it says (a date, a validity
+        span) and the packer shows it beside the turn."""
         ranks: dict[int, float] = {}
-        for hits, weight in ((fts_hits, 1.0), (dense_hits, config.dense_weight)):
+        vector = [(r, s) for r, s, _ in lent]
+        for hits, weight in ((fts_hits, 1.0), (vector, config.dense_weight)):
             place = {False: 0, True: 0}
             for rowid, _ in hits:
                 d = docs.get(rowid)
@@ -155,15 +248,49 @@ class CandidateSearch:
                 place[overview] += 1
                 share = config.overview_weight if overview else 1.0
                 ranks[rowid] = ranks.get(rowid, 0.0) + weight * share / (config.rrf_k + rank + 1)
-        if config.speaker_weight:
-            # a question about someone: what they said outranks what was said to them, before
-            # the cut to ``candidates``. The rerank weighs it again, over the expanded pool too;
-            # applying it once only (or in the rerank only to expanded turns) measured worse
-            # on LoCoMo dev (1-4 0.920 -> 0.911 / 0.917).
-            for r, d in docs.items():
-                if d.kind == "turn" and str(d.prov.get("speaker", "")).lower() in ask.qwords:
-                    ranks[r] *= 1 + config.speaker_weight
-        return ranks, docs, dense_hits
+        lent_by: set[int] = set()
+        for rank, (_, _, by) in enumerate(lent):
+            if by is not None and by in docs and by not in lent_by:
+                lent_by.add(by)
+                ranks[by] = ranks.get(by, 0.0) + config.dense_weight / (config.rrf_k + rank + 1)
+        return ranks
+
+    def _vector_ranking(
+        self,
+        ask: Ask,
+        qvec: np.ndarray | None,
+        hits: list[tuple[int, float]],
+        docs: dict[int, Doc],
+    ) -> list[tuple[int, float, int | None]]:
+        """The dense hits of ``qvec`` as the ranking fused: turns lifted by their abstractions
+        (``lend``), or with ``config.lend`` off the documents by their own cosines."""
+        config = ask.config
+        if not config.lend or qvec is None:
+            return [(r, s, None) for r, s in hits]
+        return lend(
+            hits,
+            docs,
+            self._turn_cosines(qvec),
+            alpha=config.lend_alpha,
+            max_cites=config.max_cites,
+            lends=lambda d: ask.visible(d) and not d.superseded,
+        )[: config.dense_units]
+
+    def _turn_cosines(
+        self, qvec: np.ndarray
+    ) -> Callable[[list[str]], dict[str, tuple[Doc, float]]]:
+        """Turn ids -> (their document, their cosine to ``qvec``)."""
+
+        def read(ids: list[str]) -> dict[str, tuple[Doc, float]]:
+            if not ids:
+                return {}
+            found = self.store.docs_by_id(ids)
+            vecs = self.store.vectors([d.rowid for d in found.values() if d.rowid is not None])
+            return {
+                tid: (d, float(vecs[d.rowid] @ qvec)) for tid, d in found.items() if d.rowid in vecs
+            }
+
+        return read
 
     def __call__(self, ask: Ask) -> list[Cand]:
         """At most ``candidates`` distinct memories: a turn and the abstractions citing it
@@ -173,7 +300,11 @@ class CandidateSearch:
         self.relevance(ask, [(docs[r], s) for r, s in dense if r in docs])
         best = max(ranks.values(), default=1.0)
         ranked = sorted(
-            (Cand(d, ranks[r] / best, "search") for r, d in docs.items() if ask.visible(d)),
+            (
+                Cand(d, ranks[r] / best, "search")
+                for r, d in docs.items()
+                if r in ranks and ask.visible(d)
+            ),
             key=lambda c: (-c.score, c.doc.rowid or 0),
         )
         ordered: Iterable[Cand] = ranked

@@ -42,7 +42,7 @@ class RecallConfig:
     candidates: int = 30
     top: int = 20
     fts_limit: int = 60
-    dense_limit: int = 60
+    dense_limit: int = 200  # lend: one vector search this deep (abstraction levels repeat)
     rrf_k: float = 60.0
     alpha: float = 0.6  # child weight in final = α·child + (1−α)·parent
     window: int = 2  # turns on each side of a turn
@@ -60,6 +60,9 @@ class RecallConfig:
     whole_items: int = 5  # the best items show their turns whole (no excerpts)
     use_dense: bool = True
     dense_weight: float = 1.0  # weight of the vector ranking in the fusion (full text: 1)
+    dense_units: int = 60  # of the vector ranking, fused (without lend: the search's depth)
+    lend: bool = True  # the vector ranking ranks turns lifted by their abstractions (``lend``)
+    lend_alpha: float = 0.3  # a turn's vector score: α·own + (1−α)·max(own, best abstraction)
     common_share: float = 0.03  # in large indexes, full text skips words in more docs than this
     common_min_docs: int = 20_000  # ... from this many documents on
     expand: bool = True

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 __all__ = ["STOPWORDS", "Packer", "is_stale"]
 
-# sentence ends, and a bracketed aside ("[shares a photo of ...]", "[attached: ...]") starting
+# sentence ends, and a bracketed aside starting (an importer's note of an attachment and its
+# caption, "[image: ...]")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\s+(?=\[)")
 _SPAN = re.compile(r"\([^()]*→[^()]*\)\s*$")  # a fact's validity, "(2026-01-10 → now)"
 STOPWORDS = frozenset(
