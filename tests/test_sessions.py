@@ -373,6 +373,7 @@ def test_existence_follows_meta_json_at_once(mem: Memory) -> None:
     assert not mem.sessions.session_exists("s1")
     meta.write_text(good)
     assert mem.sessions.session_exists("s1")
+    mem.wait_background()  # the turn's distillation writes into the repository meanwhile
     shutil.rmtree(session_dir(mem, "s1"))
     assert not mem.sessions.session_exists("s1")
     assert not mem.sessions.session_exists("../etc")
