@@ -189,6 +189,22 @@ def test_english_preference_names_the_speaker_and_the_tool() -> None:
     assert c.text == "The user prefers TypeScript over JavaScript."
 
 
+@pytest.mark.parametrize(
+    "note",
+    [
+        "[shares a photo: a red bike that I prefer]",
+        "[attached: prefer.txt I prefer Emacs]",
+        "[Image: I prefer tea]",
+    ],
+)
+def test_a_note_of_something_attached_is_not_said(note: str) -> None:
+    # Only the LoCoMo importer's '[shares a photo: ...]' was skipped; any attachment note is.
+    found = say(f"I prefer TypeScript over JavaScript. {note}")
+    assert [c.text for c in found if c.type == "preference"] == [
+        "The user prefers TypeScript over JavaScript."
+    ]
+
+
 def test_english_dislikes() -> None:
     c = only(say("I can't stand meetings before 10am."), type="preference")
     assert (c.relation, c.object.name, c.object.type) == (

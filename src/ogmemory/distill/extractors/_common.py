@@ -42,7 +42,14 @@ _SPLIT_RE = re.compile(
     r"(?<=[.!?…])[\"'”’)\]]*\s+|(?<=[。！？])|(?<=[!?])(?=[^!?\s\"'”’)])|[;；\n]+"
 )
 _WORD_RE = re.compile(r"[A-Za-z0-9\u4e00-\u9fff]")
-_PHOTO_RE = re.compile(r"\s*\[shares a photo:[^\]]*\]")
+# A bracketed note of something shared or attached, which is not said by the speaker: an
+# importer's caption of an image ("[shares a photo: a dog on a beach]"), "[attached: log.txt]",
+# "[image: ...]". Statements are read from what was said around it.
+_ATTACHMENT_RE = re.compile(
+    r"\s*\[(?:shares?|shared|sends?|sent|attache[sd]|attachment|image|photo|file|screenshot)\b"
+    r"[^\]]*\]",
+    re.IGNORECASE,
+)
 _CODE_RE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 _END_PUNCT = " \t\"'”’)]*~…😊🙂😄😍👍🎉❤️💪🌟✨🙏😀😁😃😅😉🥰"
 
@@ -112,7 +119,7 @@ def split_sentences(text: str, ref: date, max_chars: int = 20_000) -> list[Sente
     >>> [s.question for s in split_sentences("I love it. Do you like jazz?", date(2023, 1, 1))]
     [False, True]
     """
-    text = _CODE_RE.sub(" ", _PHOTO_RE.sub("", text[:max_chars])).replace("’", "'")
+    text = _CODE_RE.sub(" ", _ATTACHMENT_RE.sub("", text[:max_chars])).replace("’", "'")
     out: list[Sentence] = []
     for raw in _SPLIT_RE.split(text):
         s = raw.strip()
