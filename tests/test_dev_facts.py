@@ -193,6 +193,30 @@ def test_what_the_team_does_not_use(tmp_path: Path) -> None:
     mem.close()
 
 
+def test_a_later_choice_of_another_tool_of_the_kind_ends_a_preference(tmp_path: Path) -> None:
+    # A reviewer's session: "use yarn from now on" left "prefers pnpm" current beside it,
+    # and core.md showed both.
+    mem = make(tmp_path)
+    talk(
+        mem,
+        "pref-1",
+        "2026-04-01T09:00:00",
+        "I prefer pnpm over npm for this repo.",
+        "I prefer Python for scripting.",
+        "Actually, we switched to yarn, please use yarn from now on.",
+        "We use Redis for caching.",
+    )
+    mem.sleep("deep")
+    at = ts("2026-04-01T10:00:00")
+    assert current(mem, at, "uses") == [("user", "Redis"), ("user", "Yarn")]
+    # a preference of another kind stays
+    assert [o for _, o in current(mem, at, "prefers")] == ["Python for scripting"]
+    assert "pnpm" not in mem.core()
+    ended = [f for f in mem.facts(include_history=True) if f.relation == "prefers" and f.valid_to]
+    assert [f.fact for f in ended] == ["The user prefers pnpm over npm for this repo."]
+    mem.close()
+
+
 def test_a_switch_away_from_a_tool_ends_its_version(tmp_path: Path) -> None:
     mem = make(tmp_path)
     talk(

@@ -130,7 +130,7 @@ def test_rules_choices_and_refusals_with_specific_slots(tmp_path: Path) -> None:
     # the cache choice never ended the database decision, and the switch did
     assert ("uses", "PostgreSQL", "database") in now and ("uses", "Redis", "cache") in now
     assert not any(name == "MySQL" for _, name, _ in now)
-    assert ("avoids", "Redux", None) in now and ("prefers", "pnpm", None) in now
+    assert ("avoids", "Redux", None) in now and ("prefers", "pnpm", "package_manager") in now
     rules = sorted(m.text for m in mem.memories(type="rule"))
     assert rules == [
         "The user's rule: always run ruff before committing anything.",

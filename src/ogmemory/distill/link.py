@@ -24,7 +24,7 @@ from ..knowledge.base import KnowledgeBase
 from ..knowledge.batch import KnowledgeBatch
 from ..knowledge.models import Edge, Entity, TimelineEvent
 from ..knowledge.names import normalize_name
-from .slots import contradicts, generic_deadline_slot, inherit_slot
+from .slots import contradicts, generic_deadline_slot, inherit_slot, preference_slot
 from .types import Candidate, EntityRef
 
 __all__ = ["KNOWN_ALIASES", "Linker", "Reconciler", "slugify"]
@@ -201,11 +201,9 @@ class Reconciler:
     ) -> Edge:
         when = cand.valid_from or cand.event_time or prov.event_time
         resolve = self.linker._resolve
-        slot = generic_deadline_slot(
-            cand.slot, src, self._all_edges().values(), resolve, moved=bool(cand.attrs.get("moved"))
-        )
-        if slot != cand.slot:
-            cand = replace(cand, slot=slot)
+        slot, moved = preference_slot(cand), bool(cand.attrs.get("moved"))
+        slot = generic_deadline_slot(slot, src, self._all_edges().values(), resolve, moved=moved)
+        cand = replace(cand, slot=slot)
         same = [
             e
             for e in self._all_edges().values()

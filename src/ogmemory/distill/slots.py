@@ -22,7 +22,7 @@ from dataclasses import replace
 from ..knowledge.models import Edge
 from .types import Candidate
 
-__all__ = ["OPPOSITE", "contradicts", "generic_deadline_slot", "inherit_slot"]
+__all__ = ["OPPOSITE", "contradicts", "generic_deadline_slot", "inherit_slot", "preference_slot"]
 
 OPPOSITE = {
     "prefers": "dislikes",
@@ -34,6 +34,19 @@ OPPOSITE = {
 # what a named replacement ends: "switched from Jenkins to GitHub Actions" ends "our CI runs
 # on Jenkins" as well as "we use Jenkins"
 _REPLACEABLE = ("uses", "prefers", "decided", "lives_in", "focuses_on", "works_at", "deployed_to")
+
+
+_CHOSEN = ("prefers", "uses")  # an older preference, a newer use of the same slot
+
+
+def preference_slot(cand: Candidate) -> str | None:
+    """A candidate's slot; a preference for a tool of a known kind fills that kind's slot
+    ("prefers pnpm": ``package_manager``), so a later preference or use of another one of that
+    kind ends it."""
+    if cand.slot or cand.relation != "prefers" or cand.object is None:
+        return cand.slot
+    kind = cand.object.attrs.get("slot")
+    return kind if isinstance(kind, str) and kind != "tool" else None
 
 
 def contradicts(
@@ -48,6 +61,10 @@ def contradicts(
     ``relation``/``slot`` → ``dst`` (``replaced``: the entity the new fact says was dropped)."""
     old_dst = resolve(old.dst)
     if slot and slot != "tool" and old.slot == slot and old.relation == relation:
+        return old_dst != dst
+    if slot and slot != "tool" and old.slot == slot and (old.relation, relation) == _CHOSEN:
+        # "I prefer pnpm", later "we switched to yarn, use yarn from now on": what is used
+        # now in that slot is the choice; the older preference of another tool ends
         return old_dst != dst
     if replaced is not None and old_dst == replaced and old.relation in (relation, *_REPLACEABLE):
         return True
