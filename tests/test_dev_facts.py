@@ -214,6 +214,17 @@ def test_a_later_choice_of_another_tool_of_the_kind_ends_a_preference(tmp_path: 
     assert "pnpm" not in mem.core()
     ended = [f for f in mem.facts(include_history=True) if f.relation == "prefers" and f.valid_to]
     assert [f.fact for f in ended] == ["The user prefers pnpm over npm for this repo."]
+    # a switch that names what it replaced ends that only
+    talk(
+        mem,
+        "pref-2",
+        "2026-04-02T09:00:00",
+        "I prefer Python over Java.",
+        "We switched from JavaScript to TypeScript.",
+    )
+    mem.sleep("light")
+    later = ts("2026-04-02T10:00:00")
+    assert "Python" in {o for _, o in current(mem, later, "prefers")}
     mem.close()
 
 

@@ -64,8 +64,10 @@ def contradicts(
         return old_dst != dst
     if slot and slot != "tool" and old.slot == slot and (old.relation, relation) == _CHOSEN:
         # "I prefer pnpm", later "we switched to yarn, use yarn from now on": what is used
-        # now in that slot is the choice; the older preference of another tool ends
-        return old_dst != dst
+        # now in that slot is the choice; the older preference of another tool ends. A use
+        # that names what it replaced ("switched from JavaScript to TypeScript") ends that
+        # only: "I prefer Python" stays.
+        return replaced is None and old_dst != dst
     if replaced is not None and old_dst == replaced and old.relation in (relation, *_REPLACEABLE):
         return True
     if replaced is not None and old.slot and old.slot.startswith("version:"):
