@@ -130,6 +130,7 @@ class Ask:
     qwords: set[str]
     live: LiveSessions
     qvec: np.ndarray | None = None
+    terms: list[str] = field(default_factory=list)  # content words (before any is skipped)
     stats: dict[str, Any] = field(default_factory=dict)
     _visible: dict[str, bool] = field(default_factory=dict, repr=False)
 
@@ -174,6 +175,7 @@ class CandidateSearch:
             size = max(self.store.vector_count(), 2)
             scale = min(1.0, math.log(size) / math.log(_FULL_FLOOR_AT))
             ask.stats["floor"] = round(self.relevance_floor * scale, 4)
+            ask.stats["floor_scaled"] = scale < 1.0  # a small memory: the floor is lowered
 
     def ranks(
         self,
@@ -184,6 +186,7 @@ class CandidateSearch:
         the documents read and the plain vector hits (for ``relevance``)."""
         config = ask.config
         words, chars = query_terms(ask.query)
+        ask.terms = words
         if len(words) > 1 and (total := self.store.count()) >= config.common_min_docs:
             # In a large index, words found in a large share of all documents cost the most
             # (BM25 scores every match) and rank the least (their IDF is near zero); the

@@ -26,7 +26,6 @@ from dataclasses import replace
 import numpy as np
 
 from ..index.docs import Doc, session_doc_id, turn_doc_id
-from ..index.text import query_terms
 from ..storage.protocols import IndexStore
 from .candidates import Ask, Cand, CandidateSearch
 from .config import RECIPES, RecallConfig
@@ -65,10 +64,6 @@ def _holds(d: Doc, tq: TimeQuery) -> bool:
         return not is_stale(d, tq)
     return d.kind not in ("session", "entity") and tq.contains(d.event_time)
 
-
-#: Vectors below which a question whose words all occur in the memory is answered even under
-#: the vector floor (the floor applies in full from 600 vectors: candidates._FULL_FLOOR_AT).
-_WORDS_OVERRULE_BELOW = 600
 
 log = logging.getLogger(__name__)
 
@@ -151,7 +146,7 @@ class Recaller:
                 "nothing remembered from that time" if tq.only else "nothing found for these words"
             )
             return RecallResult(query, (), 0, budget, stats=ask.stats, reason=why)
-        if (no := self._abstains(query, ask, tq)) is not None:
+        if (no := self._abstains(ask, tq)) is not None:
             return RecallResult(query, (), 0, budget, stats=ask.stats, reason=no)
         pool: dict[str, Cand] = {c.doc.id: c for c in cands}
         if config.expand:
@@ -208,28 +203,28 @@ class Recaller:
         out = [Cand(c.doc, 0.5 * c.score + 0.5 * c.doc.importance, c.via) for c in found.values()]
         return sorted(out, key=lambda c: (-c.score, c.doc.rowid or 0))[: config.candidates * 2]
 
-    def _abstains(self, query: str, ask: Ask, tq: TimeQuery) -> str | None:
+    def _abstains(self, ask: Ask, tq: TimeQuery) -> str | None:
         """Why nothing is relevant enough to answer, or None to answer."""
         floor = ask.stats.get("floor") if ask.config.abstain and not tq.only else None
         relevance = ask.stats.get("relevance")
         if floor is None or relevance is None or relevance >= floor:
             return None
-        if self._words_all_here(query, ask):
+        if self._words_all_here(ask):
             return None
         return (
             f"nothing relevant: the best matches stand {relevance:.3f} above the memory's "
             f"background, below the floor of {floor:.3f}"
         )
 
-    def _words_all_here(self, query: str, ask: Ask) -> bool:
-        """Whether every content word of the question occurs in this memory. In a small
-        memory every text sits near the embedder's background, so the vector floor cannot
-        tell "which package manager?" (its words are in the memory) from "What is the capital
-        of Mongolia?" (they are not); words the memory holds overrule the floor."""
-        words, _ = query_terms(query)
-        if not words or self.store.vector_count() >= _WORDS_OVERRULE_BELOW:
+    def _words_all_here(self, ask: Ask) -> bool:
+        """Whether every content word of the question occurs in this memory, asked of a small
+        one only (where the floor is lowered). There every text sits near the embedder's
+        background, so the vector floor cannot tell "which package manager?" (its words are in
+        the memory) from "What is the capital of Mongolia?" (they are not); words the memory
+        holds overrule the floor."""
+        if not ask.terms or not ask.stats.get("floor_scaled"):
             return False
-        here = all(share > 0 for share in self.store.word_shares(words).values())
+        here = all(share > 0 for share in self.store.word_shares(ask.terms).values())
         ask.stats["words_all_here"] = here
         return here
 
