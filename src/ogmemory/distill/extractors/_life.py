@@ -70,11 +70,12 @@ _FROM = re.compile(
     rf"|\b(?i:i['’]m|i\s+am)\s+(?i:originally\s+)?(?i:from)\s+(?P<p2>{_PLACE})"
     rf"|\b(?i:i)\s+(?i:grew\s+up|was\s+born(?:\s+and\s+raised)?)\s+(?i:in)\s+(?P<p3>{_PLACE})"
 )
-# "since I moved from my home country", "I moved here from Lisbon" (no "to ...": _identity)
+# "since I moved from my home country": where they come from, unnamed (a named place, "I
+# moved here from Milan", is an event of the timeline; "from A to B" is read by _identity)
 _MOVED_FROM = re.compile(
     r"\b(?i:i|we)\s+(?:(?i:just|recently|finally)\s+)?(?i:moved|relocated|came)\s+"
     r"(?:(?i:here|over|away)\s+)?(?i:from)\s+"
-    rf"(?P<p>(?i:my|our)\s+(?i:home\s+country|homeland|home\s+town|hometown)|{_PLACE})"
+    r"(?P<p>(?i:my|our)\s+(?i:home\s+country|homeland|home\s+town|hometown))\b"
     r"(?!\s+to\b)"
 )
 _FIELD = r"(?P<f>[a-z][\w-]*(?:\s+(?:and|or|&)?\s*[a-z][\w-]*){0,4}?)"
