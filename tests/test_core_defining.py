@@ -198,3 +198,36 @@ def test_entity_names_and_ids_are_neutral_in_chinese(tmp_path: Path) -> None:
         names = [e.name for e in mem.knowledge.kb.entities(type="preference", include_hidden=True)]
     assert names and not any("我" in n for n in names), names
     assert "和家人一起去露营" in names
+
+
+def test_work_said_as_part_of_a_life(tmp_path: Path) -> None:
+    """A job lost, a business started or run: who the person is at work, without an
+    employer's name; a time word never joins the role ("a banker yesterday")."""
+    with Memory(
+        settings=Settings(
+            home=tmp_path / "home", distill_on_turn=False, embedder=None, index_worker=False
+        )
+    ) as mem:
+        when = ts("2023-01-20T10:00:00")
+        turns = [
+            (
+                "Jon",
+                "Lost my job as a banker yesterday, so I'm gonna take a shot at starting my own business.",
+            ),
+            ("Gina", "Sorry to hear that! What is it like?"),
+            ("Jon", "I love running my own studio."),
+            ("Gina", "That's awesome."),
+        ]
+        for i, (who, text) in enumerate(turns):
+            role = "user" if who == "Jon" else "assistant"
+            mem.append_message(
+                "s1", {"role": role, "name": who, "content": text, "event_time": when + i}
+            )
+        mem.commit_turn("s1")
+        mem.sleep("deep")
+        facts = {(f.relation, f.fact) for f in mem.facts(at=when + 60)}
+        ids = {e.id for e in mem.knowledge.kb.entities(include_hidden=True)}
+    assert ("worked_as", "Jon used to work as a banker.") in facts, facts
+    assert ("runs", "Jon is starting a business.") in facts
+    assert ("runs", "Jon runs their own studio.") in facts
+    assert "role.banker" in ids and not any("yesterday" in i for i in ids)

@@ -110,6 +110,31 @@ _DREAM = re.compile(
     r"|(?i:towards|toward)\s+(?i:my)\s+(?i:goal|dream)\s+of)\s+"
     r"(?P<g>[a-z][^.!?;—–]{3,90}?)(?=\s*(?:[.!?;—–]|$|,\s+(?:and|but|so)\b|\s+-\s))"
 )
+_VENTURE = (
+    r"(?:[\w-]+\s+){0,2}?(?:business|studio|store|shop|company|startup|start-up|restaurant|bakery"
+    r"|caf[eé]|clinic|practice|agency|brand|label|podcast|channel|nonprofit|charity|salon|gym"
+    r"|farm|workshop|boutique|firm)"
+)
+# "I'm starting a dance studio", "running my own studio", "starting my own store"
+_RUNS = re.compile(
+    r"\b(?:(?i:i['’]m|i\s+am|i\s+love|i\s+enjoy|i['’]ve\s+been|i\s+have\s+been)\s+)"
+    r"(?:(?i:gonna\s+take\s+a\s+shot\s+at)\s+)?"
+    r"(?P<verb>(?i:starting|opening|running|launching|building|growing))\s+"
+    rf"(?:(?i:my\s+own|our\s+own|a|an|my|our)\s+)(?P<what>(?i:{_VENTURE}))\b"
+    r"|\b(?i:i)\s+(?:(?i:just|finally|recently)\s+)?(?P<verb2>(?i:started|opened|launched|founded))"
+    rf"\s+(?:(?i:my\s+own|our\s+own|a|an|my)\s+)(?P<what2>(?i:{_VENTURE}))\b"
+)
+# "Lost my job as a banker", "I used to work as a nurse": the work they did before (a job
+# lost at a named employer ends its works_at fact: _patterns_en)
+_END = r"\s*(?:[,.;!]|$|\s+(?:and|but|so|for|at|in|before|yesterday|today|last|this|recently)\b)"
+_ROLE2 = (
+    r"[a-z][\w-]*(?:\s+(?!(?:yesterday|today|last|this|recently|before|and|but|so)\b)[a-z][\w-]*)?"
+)
+_WORKED = re.compile(
+    r"\b(?:(?i:lost|quit|left)\s+(?i:my)\s+(?i:job|position)\s+(?i:as)"
+    r"|(?i:i\s+used\s+to\s+(?:be|work\s+as)))\s+"
+    rf"(?:(?i:a|an)\s+)?(?P<role>{_ROLE2})(?={_END})"
+)
 _NEW_JOB_Q = re.compile(
     r"\b(?i:how['’]s|how\s+is|how\s+are\s+things\s+(?:at|with))\s+(?i:the|your)\s+(?i:new)\s+"
     r"(?P<what>(?i:job|role|position|workplace|house|home|place|apartment|flat|school))"
@@ -134,7 +159,11 @@ _GREETING = re.compile(
 )
 _PRONOUNS = re.compile(r"\b(?:it|this|that|them|these|those)\b", re.IGNORECASE)
 
-LIFE_GATE = gate(
+_WORK_GATE = gate(
+    "starting opening running launching building growing started opened launched"
+    " founded lost quit left used"
+)
+LIFE_GATE = _WORK_GATE | gate(
     "trans transgender nonbinary non binary queer gay lesbian bisexual single parent mom mum"
     " mother dad father widow widower veteran immigrant refugee vegan vegetarian christian"
     " muslim buddhist hindu atheist retiree grandparent grandmother grandfather foster"
@@ -280,6 +309,35 @@ def _goals(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         )
 
 
+def _work(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    for m in _RUNS.finditer(s.text):
+        what = " ".join((m.group("what") or m.group("what2")).lower().split())
+        verb = (m.group("verb") or m.group("verb2")).lower()
+        if not ctx.first("runs", what):
+            continue
+        said = {
+            "starting": "is starting",
+            "opening": "is opening",
+            "launching": "is launching",
+            "building": "is building",
+            "growing": "is growing",
+            "running": "runs",
+            "started": "started",
+            "opened": "opened",
+            "launched": "launched",
+            "founded": "founded",
+        }[verb]
+        own = "their own" if verb in ("running", "growing") else _article(what)
+        ref = EntityRef(f"{ctx.speaker}'s {what}", "project")
+        out.append(_entity(ctx, f"{ctx.speaker} {said} {own} {what}", "runs", ref))
+    for m in _WORKED.finditer(s.text):
+        role = " ".join(m.group("role").split())
+        if role.split()[0] in ("job", "the", "my", "it", "there") or not ctx.first("worked", role):
+            continue
+        text = f"{ctx.speaker} used to work as {_article(role)} {role}"
+        out.append(_entity(ctx, text, "worked_as", EntityRef(role, "role")))
+
+
 def life_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     """Identity, family, origin, moves and goals said in one English sentence."""
     out: list[Candidate] = []
@@ -289,6 +347,8 @@ def life_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     _kin(s, ctx, out)
     _origin(s, ctx, out)
     _goals(s, ctx, out)
+    if s.has(_WORK_GATE):
+        _work(s, ctx, out)
     return out
 
 
