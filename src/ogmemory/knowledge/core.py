@@ -236,15 +236,18 @@ def _recent_lines(
         keep = fair_order(keep, lambda e: e.entities[0] if e.entities else "")
     labels = {e.id: time_label(e.event_time, e.precision, e.language) for e in keep}
     return [
-        f"· {labels[e.id]} {_fit(_undated(_first(e.summary), labels[e.id]), 140)}  "
+        f"· {labels[e.id]} {_fit(_undated(_first(e), labels[e.id]), 140)}  "
         f"{pointer(e.provenance)}"
         for e in keep
     ]
 
 
-def _first(summary: str) -> str:
-    """An event's first sentence: what happened; what follows it elaborates (a thread's
-    answer joined to its statement)."""
+def _first(event: TimelineEvent) -> str:
+    """A life event's first sentence: what happened; what follows it elaborates (a thread's
+    answer joined to its statement). A lesson or a fix keeps its second sentence: the cure."""
+    summary = event.summary
+    if event.kind != "event":
+        return summary
     ends = [m.start() for m in _SENTENCE_END.finditer(summary)]
     return summary[: ends[0]].rstrip() if ends and ends[0] >= 20 else summary
 

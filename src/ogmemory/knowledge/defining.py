@@ -71,11 +71,11 @@ _MOMENT = re.compile(
     r"|celebrated|painted|drew|got\s+into|ran\s+into|is\s+about\s+to)\b",
     re.IGNORECASE,
 )
-# an object that points at the moment it was said in
+# an object that points at the moment it was said in ("the freedom it brings", "all the yellow
+# leaves"); "in this codebase" only scopes a lasting one
 _DEICTIC = re.compile(
     r"^(?:the|this|that|these|those|all\s+(?:the|these|those|this|that)|such|some|it|its|them"
-    r"|his|her|their)\b"
-    r"|\b(?:it|this|that|these|those|such\s+a|so\s+much)\b(?!\s+(?:is|are)\b)",
+    r"|his|her|their)\b|\b(?:it|them|such\s+a|so\s+much)\b",
     re.IGNORECASE,
 )
 _PLAIN = frozenset({"preference", "activity", "value"})
