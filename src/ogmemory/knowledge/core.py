@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from ..entity.periods import time_label
 from ..entity.times import day_label
 from .base import KnowledgeBase
-from .defining import Themes, fair_order, lasting_object, milestone_factor, spread
+from .defining import Themes, fair_order, lasting_object, milestone_factor, pointing, spread
 from .models import Edge, Entity, MemoryItem, TimelineEvent
 from .views import pointer
 
@@ -147,7 +147,9 @@ def _edge_lines(
 
         def weight(e: Edge) -> float:
             base = e.confidence * (1 + math.log1p(len(e.support)))
-            if objects is not None and not _lasting(e, objects):
+            if (objects is not None and not _lasting(e, objects)) or pointing(
+                _object_words(e, objects)
+            ):
                 base *= 0.5  # "a home for these kids": worded for the moment it was said in
             return base * (1 + (themes.recurrence(e.src, e.fact) if themes else 0.0))
 
@@ -236,8 +238,7 @@ def _recent_lines(
         keep = fair_order(keep, lambda e: e.entities[0] if e.entities else "")
     labels = {e.id: time_label(e.event_time, e.precision, e.language) for e in keep}
     return [
-        f"· {labels[e.id]} {_fit(_undated(_first(e), labels[e.id]), 140)}  "
-        f"{pointer(e.provenance)}"
+        f"· {labels[e.id]} {_fit(_undated(_first(e), labels[e.id]), 140)}  {pointer(e.provenance)}"
         for e in keep
     ]
 

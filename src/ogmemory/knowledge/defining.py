@@ -31,7 +31,15 @@ from typing import TypeVar
 
 from .models import Edge, TimelineEvent
 
-__all__ = ["Themes", "fair_order", "lasting_object", "milestone_factor", "spread", "words"]
+__all__ = [
+    "Themes",
+    "fair_order",
+    "lasting_object",
+    "milestone_factor",
+    "pointing",
+    "spread",
+    "words",
+]
 
 T = TypeVar("T")
 
@@ -78,6 +86,7 @@ _DEICTIC = re.compile(
     r"|his|her|their)\b|\b(?:it|them|such\s+a|so\s+much)\b",
     re.IGNORECASE,
 )
+_POINTING = re.compile(r"\b(?:this|that|these|those)\b", re.IGNORECASE)
 _PLAIN = frozenset({"preference", "activity", "value"})
 
 
@@ -154,6 +163,12 @@ def lasting_object(name: str, etype: str) -> bool:
     if etype not in _PLAIN:
         return True
     return not _DEICTIC.search(name.strip())
+
+
+def pointing(name: str) -> bool:
+    """Whether a name points at something of the conversation ("a home for these kids"):
+    still lasting, but worded for the moment it was said in."""
+    return bool(_POINTING.search(name))
 
 
 def fair_order(items: Sequence[T], owner: Callable[[T], str]) -> list[T]:
