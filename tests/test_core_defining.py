@@ -72,9 +72,7 @@ _SESSIONS = [
 @pytest.fixture(scope="module")
 def friends(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
     home = tmp_path_factory.mktemp("friends") / "home"
-    mem = Memory(
-        settings=Settings(home=home, distill_on_turn=False, embedder=None, index_worker=False)
-    )
+    mem = _fresh(home)
     for n, (day, turns) in enumerate(_SESSIONS, 1):
         sid, when = f"s{n}", ts(day)
         for i, (who, text) in enumerate(turns):
@@ -88,6 +86,23 @@ def friends(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
     mem.sleep("deep")
     yield mem
     mem.close()
+
+
+def _fresh(home: Path) -> Memory:
+    return Memory(
+        settings=Settings(home=home, distill_on_turn=False, embedder=None, index_worker=False)
+    )
+
+
+def _talk(mem: Memory, turns: list[tuple[str, str]], when: float) -> None:
+    """One session of two named people (the first speaks as the user), then deep sleep."""
+    for i, (who, text) in enumerate(turns):
+        role = "user" if who == turns[0][0] else "assistant"
+        mem.append_message(
+            "s1", {"role": role, "name": who, "content": text, "event_time": when + i}
+        )
+    mem.commit_turn("s1")
+    mem.sleep("deep")
 
 
 def _core(mem: Memory) -> str:
@@ -155,25 +170,15 @@ def test_core_leaves_out_what_was_momentary(friends: Memory) -> None:
 def test_a_new_job_said_in_answer_to_a_question(tmp_path: Path) -> None:
     """The bundled sample's "How is the new job going?" - "It's going well, though the
     commute is long."; a question answered with "no" says nothing of the kind."""
-    with Memory(
-        settings=Settings(
-            home=tmp_path / "home", distill_on_turn=False, embedder=None, index_worker=False
-        )
-    ) as mem:
-        when = ts("2023-05-08T13:56:00")
+    when = ts("2023-05-08T13:56:00")
+    with _fresh(tmp_path / "home") as mem:
         turns = [
             ("Priya", "Hi Tomas! Long time no talk. How is the new job going?"),
             ("Tomas", "Hey Priya! It's going well, though the commute is long."),
             ("Priya", "How's the new apartment going?"),
             ("Tomas", "No, I didn't move after all."),
         ]
-        for i, (who, text) in enumerate(turns):
-            role = "user" if who == "Priya" else "assistant"
-            mem.append_message(
-                "s1", {"role": role, "name": who, "content": text, "event_time": when + i}
-            )
-        mem.commit_turn("s1")
-        mem.sleep("deep")
+        _talk(mem, turns, when)
         facts = [f.fact for f in mem.facts(at=when + 60)]
         core = render_core(mem.knowledge.kb, scopes=["global"], now=when + 60)
     assert "Tomas has a new job with a long commute." in facts
@@ -183,11 +188,7 @@ def test_a_new_job_said_in_answer_to_a_question(tmp_path: Path) -> None:
 
 def test_entity_names_and_ids_are_neutral_in_chinese(tmp_path: Path) -> None:
     """ "我最喜欢和我的家人一起去露营": the liked thing is named without the speaker's 我的."""
-    with Memory(
-        settings=Settings(
-            home=tmp_path / "home", distill_on_turn=False, embedder=None, index_worker=False
-        )
-    ) as mem:
+    with _fresh(tmp_path / "home") as mem:
         when = ts("2026-03-02T10:00:00")
         mem.append_message(
             "zh", {"role": "user", "content": "我最喜欢和我的家人一起去露营。", "event_time": when}
@@ -203,28 +204,19 @@ def test_entity_names_and_ids_are_neutral_in_chinese(tmp_path: Path) -> None:
 def test_work_said_as_part_of_a_life(tmp_path: Path) -> None:
     """A job lost, a business started or run: who the person is at work, without an
     employer's name; a time word never joins the role ("a banker yesterday")."""
-    with Memory(
-        settings=Settings(
-            home=tmp_path / "home", distill_on_turn=False, embedder=None, index_worker=False
-        )
-    ) as mem:
-        when = ts("2023-01-20T10:00:00")
+    when = ts("2023-01-20T10:00:00")
+    with _fresh(tmp_path / "home") as mem:
         turns = [
             (
                 "Jon",
-                "Lost my job as a banker yesterday, so I'm gonna take a shot at starting my own business.",
+                "Lost my job as a banker yesterday, so I'm gonna take a shot at starting my own"
+                " business.",
             ),
             ("Gina", "Sorry to hear that! What is it like?"),
             ("Jon", "I love running my own studio."),
             ("Gina", "That's awesome."),
         ]
-        for i, (who, text) in enumerate(turns):
-            role = "user" if who == "Jon" else "assistant"
-            mem.append_message(
-                "s1", {"role": role, "name": who, "content": text, "event_time": when + i}
-            )
-        mem.commit_turn("s1")
-        mem.sleep("deep")
+        _talk(mem, turns, when)
         facts = {(f.relation, f.fact) for f in mem.facts(at=when + 60)}
         ids = {e.id for e in mem.knowledge.kb.entities(include_hidden=True)}
     assert ("worked_as", "Jon used to work as a banker.") in facts, facts
