@@ -290,7 +290,7 @@ def _unique(lines: list[str], seen: set[str], near: list[set[str]] | None = None
         if body in seen:
             continue
         if near is not None:
-            toks = set(_TOKEN.findall(body.lower()))
+            toks = {t for t in _TOKEN.findall(body.lower()) if not t.isdigit()}
             if len(toks) >= 4 and any(len(toks & o) >= 0.75 * len(toks | o) for o in near):
                 continue
             near.append(toks)
@@ -384,7 +384,8 @@ def render_core(
         for name, rels in SECTIONS.items()
     ]
     sections[0][1][:0] = _unique(_name_lines(kb, scopes), seen)
-    sections.append(("recent", _unique(_recent_lines(events, ended, now, themes), seen)))
+    recent = _recent_lines(events, ended, now, themes)
+    sections.append(("recent", _unique(recent, seen, near)))
     label = f"项目: {project}" if zh and project else (f"project: {project}" if project else "")
     when = day_label(now)
     title = (

@@ -187,17 +187,15 @@ def fair_order(items: Sequence[T], owner: Callable[[T], str]) -> list[T]:
 
 
 def spread(items: Sequence[T], text: Callable[[T], str]) -> list[T]:
-    """``items`` (best first) with those that say much the same as a better one (half the
-    content words of the shorter shared) moved behind the rest: two lines on counseling
-    and none on adoption say less than one on each."""
-    first: list[T] = []
-    later: list[T] = []
+    """``items`` (best first) without those that say much the same as a better one (half the
+    content words of the shorter shared): two lines on counseling say less than one on
+    counseling and one on adoption, and the second would take the other's place."""
+    out: list[T] = []
     taken: list[set[str]] = []
     for item in items:
         mine = words(text(item))
         if any(len(mine & o) * 2 >= min(len(mine), len(o)) > 0 for o in taken):
-            later.append(item)
-        else:
-            first.append(item)
-            taken.append(mine)
-    return first + later
+            continue
+        out.append(item)
+        taken.append(mine)
+    return out
