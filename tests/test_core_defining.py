@@ -223,3 +223,22 @@ def test_work_said_as_part_of_a_life(tmp_path: Path) -> None:
     assert ("runs", "Jon is starting a business.") in facts
     assert ("runs", "Jon runs their own studio.") in facts
     assert "role.banker" in ids and not any("yesterday" in i for i in ids)
+
+
+def test_a_recent_event_is_what_happened_not_how_it_felt(tmp_path: Path) -> None:
+    """An answer joined to the event it was asked about ("How do you feel?") stays in the
+    memory; core.md's Recent line says what happened, once dated."""
+    when = ts("2023-10-21T10:00:00")
+    with _fresh(tmp_path / "home") as mem:
+        turns = [
+            ("Caroline", "I passed the adoption agency interviews last Friday!"),
+            ("Melanie", "Congrats! How do you feel?"),
+            ("Caroline", "I feel so relieved, it was a tough process."),
+            ("Melanie", "Wow."),
+        ]
+        _talk(mem, turns, when)
+        (event,) = [e for e in mem.timeline() if "interviews" in e.summary]
+        core = render_core(mem.knowledge.kb, scopes=["global"], now=when + 100)
+    assert "relieved" in event.summary  # the memory keeps the answer
+    (line,) = [line for line in core.splitlines() if "interviews" in line]
+    assert line.startswith("· 2023-10-20 Caroline passed the adoption agency interviews.  ↪ ")
