@@ -224,15 +224,15 @@ def _recent_lines(
         age = max(0.0, ref - e.event_time)
         return math.exp(-age / (30 * 86400)) * (0.5 + e.importance) * signals[e.id]
 
-    signals = {e.id: signal(e) for e in events}
     keep = [
         e
         for e in events
         if e.kind in _RECENT_KINDS
         and e.importance >= _MIN_IMPORTANCE[e.kind]
         and e.summary not in stale
-        and signals[e.id] > 0
     ]
+    signals = {e.id: signal(e) for e in keep}
+    keep = [e for e in keep if signals[e.id] > 0]
     keep.sort(key=rank, reverse=True)
     if themes is not None:
         keep = fair_order(keep, lambda e: e.entities[0] if e.entities else "")
@@ -284,7 +284,7 @@ def _unique(lines: list[str], seen: set[str], near: list[set[str]] | None = None
     """``lines`` without one shown above; ``near``: nor one saying nearly the same in other
     words ("wants a career in counseling and mental health" / "... or mental health")."""
     out = []
-    for line in lines:
+    for line in lines[:_CANDIDATES] if near is not None else lines:
         # a recent event that restates a fact shown above differs only by its date
         body = _DATED.sub("· ", line.split("  ↪")[0])
         if body in seen:
@@ -299,6 +299,8 @@ def _unique(lines: list[str], seen: set[str], near: list[set[str]] | None = None
     return out
 
 
+#: lines of a section read for near repeats: more never fit in 2 KB
+_CANDIDATES = 60
 _TOKEN = re.compile(r"[a-z0-9\u4e00-\u9fff]{2,}")
 
 

@@ -27,6 +27,7 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 from typing import TypeVar
 
 from .models import Edge, TimelineEvent
@@ -90,16 +91,20 @@ _POINTING = re.compile(r"\b(?:this|that|these|those)\b", re.IGNORECASE)
 _PLAIN = frozenset({"preference", "activity", "value"})
 
 
-def words(text: str) -> set[str]:
-    """The content words of a text (lower case, a plural's ``s`` dropped)."""
+@lru_cache(maxsize=8192)
+def words(text: str) -> frozenset[str]:
+    """The content words of a text (lower case, a possessive's and a plural's ``s``
+    dropped)."""
     out = set()
     for w in _WORD.findall(text.lower()):
-        w = re.sub(r"'s?$", "", w).strip("'-")
+        if w.endswith("'s"):
+            w = w[:-2]
+        w = w.strip("'-")
         if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
             w = w[:-1]
         if len(w) > 2 and w not in _STOP:
             out.add(w)
-    return out
+    return frozenset(out)
 
 
 class Themes:
