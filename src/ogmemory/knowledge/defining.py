@@ -196,7 +196,7 @@ def spread(items: Sequence[T], text: Callable[[T], str]) -> list[T]:
     content words of the shorter shared): two lines on counseling say less than one on
     counseling and one on adoption, and the second would take the other's place."""
     out: list[T] = []
-    taken: list[set[str]] = []
+    taken: list[frozenset[str]] = []
     for item in items:
         mine = words(text(item))
         if any(len(mine & o) * 2 >= min(len(mine), len(o)) > 0 for o in taken):
