@@ -43,7 +43,21 @@ FAMILIES = {"docs:": variants(_DOCS, "docs:"), "turns:": variants(_TURNS, "turns
 #: feedback) fused at weight 0.5 / 1 (never chosen; pooled 0.913 / 0.890); dense_units 40 / 90
 #: (90 chosen twice: 0.918 / 0.785). Items citing 4 turns are not credited by the harness (at
 #: most 3), so max_cites cannot be tried this way.
-IDEAS: dict[str, dict[str, RecallConfig]] = {}
+IDEAS: dict[str, dict[str, RecallConfig]] = {
+    "new:": {
+        "new:default": _TURNS,
+        "new:mmr=0": replace(_TURNS, mmr=0.0),
+        "new:companion=0.3": replace(_TURNS, companion_share=0.3),
+        "new:companion=0.5": replace(_TURNS, companion_share=0.5),
+        "new:companion=0.3,free=1": replace(_TURNS, companion_share=0.3, free_neighbours=1),
+        "new:companion=0.5,free=1": replace(_TURNS, companion_share=0.5, free_neighbours=1),
+        "new:session_decay=0.2": replace(_TURNS, session_decay=0.2),
+        "new:session_decay=0.4": replace(_TURNS, session_decay=0.4),
+        "new:candidates=40": replace(_TURNS, candidates=40),
+        "new:candidates=50": replace(_TURNS, candidates=50),
+        "new:candidates=40,session_decay=0.2": replace(_TURNS, candidates=40, session_decay=0.2),
+    }
+}
 
 
 def _mean(values: list[float]) -> float:
@@ -124,13 +138,14 @@ def main() -> None:
     parser.add_argument("--home", type=Path)
     parser.add_argument("--budget", type=int, default=2000)
     parser.add_argument("--ideas", action="store_true", help="also the ideas of IDEAS")
+    parser.add_argument("--ideas-only", action="store_true", help="the ideas of IDEAS alone")
     parser.add_argument("--save", type=Path, help="keep the report (pickle) for --merge")
     parser.add_argument("--merge", type=Path, nargs="+", help="print the tables of saved reports")
     parser.add_argument(
         "--only", nargs="+", metavar="NAME", help="recall with these members only (docs:default)"
     )
     args = parser.parse_args()
-    families = FAMILIES | (IDEAS if args.ideas else {})
+    families = IDEAS if args.ideas_only else FAMILIES | (IDEAS if args.ideas else {})
     if args.only:
         members = {k: v for family in (FAMILIES | IDEAS).values() for k, v in family.items()}
         if unknown := set(args.only) - set(members):

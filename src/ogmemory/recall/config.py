@@ -58,6 +58,12 @@ class RecallConfig:
     max_routes: int = 4  # of the candidates, session and entity abstracts (they only route)
     session_children: int = 2  # a session hit opens this many of its turns nearest the query
     whole_items: int = 5  # the best items show their turns whole (no excerpts)
+    # a turn rides with an item's first turn only standing at least this share of its height
+    # above the question's background (0: any turn of the session), unless it is within
+    # ``free_neighbours`` turns of it
+    companion_share: float = 0.0
+    free_neighbours: int = 2
+    session_decay: float = 0.0  # an item's score, per item already packed from its session
     use_dense: bool = True
     dense_weight: float = 1.0  # weight of the vector ranking in the fusion (full text: 1)
     dense_units: int = 60  # of the vector ranking, fused (without lend: the search's depth)

@@ -10,8 +10,9 @@ fit falls back to its best turn cut short. Tokens are counted on exactly what is
 
 from __future__ import annotations
 
+import heapq
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -134,11 +135,13 @@ class Packer:
         count_tokens: Callable[[str], int],
         config: RecallConfig,
         visible: Callable[[Doc], bool],
+        relevance: Callable[[Sequence[Doc]], dict[str, float]] | None = None,
     ) -> None:
         self.store = store
         self.count_tokens = count_tokens
         self.config = config
         self.visible = visible
+        self.relevance = relevance  # documents -> their own height above the background
 
     def pack(
         self,
@@ -163,14 +166,18 @@ class Packer:
                     if n in by_node:
                         notes.setdefault(by_node[n].id, []).append((sc, a))
         plan = _Plan(
-            turns, {d.id: i for i, d in enumerate(turns)}, by_node, notes, stale=stale or set()
+            turns,
+            {d.id: i for i, d in enumerate(turns)},
+            by_node,
+            notes,
+            stale=stale or set(),
         )
         if plan.stale:
             plan.stale_turns = {d.id for d in turns if plan.stale.intersection(d.node_ids)}
-        for sc, d in ranked:
-            if len(plan.items) >= self.config.top or (floor is not None and sc < floor):
+        for sc, d in self._spread(ranked, plan):
+            if len(plan.items) >= self.config.top:
                 break
-            if d.id in plan.used or d.id in plan.used_abs:
+            if d.id in plan.used or d.id in plan.used_abs or (floor is not None and sc < floor):
                 continue
             if d.kind == "turn":
                 self._add_group(plan, d, sc, budget, terms)
@@ -191,6 +198,30 @@ class Packer:
             # session and entity abstracts point the way; they are not content
         return plan.items
 
+    def _spread(self, ranked: list[tuple[float, Doc]], plan: _Plan) -> Iterator[tuple[float, Doc]]:
+        """``ranked`` in order, or with ``session_decay`` each document's score lowered by that
+        share for every item already packed from its session (lazily, as items are packed), so
+        an answer spread over many sessions ("what books has she read?") is not crowded out by
+        one session's turns. The score yielded is the document's own (the cut compares it)."""
+        decay = self.config.session_decay
+        if decay <= 0:
+            yield from ranked
+            return
+
+        def key(sc: float, d: Doc) -> float:
+            n = sum(1 for i in plan.items if d.session_id and i.session_id == d.session_id)
+            return sc * (1 - decay) ** n
+
+        heap = [(-sc, i, sc, d) for i, (sc, d) in enumerate(ranked)]
+        heapq.heapify(heap)
+        while heap:
+            stored, i, sc, d = heapq.heappop(heap)
+            now = key(sc, d)
+            if heap and -now > heap[0][0] and now < -stored:  # it sank: look again later
+                heapq.heappush(heap, (-now, i, sc, d))
+                continue
+            yield sc, d
+
     def _add(self, plan: _Plan, item: RecallItem, budget: int) -> bool:
         fits = self._fits(item, plan.spent, budget)
         if fits is None:
@@ -210,6 +241,7 @@ class Packer:
             for t in plan.turns[start + 1 : start + 1 + lookahead]
             if t.id not in plan.used and t.id not in plan.stale_turns
         ]
+        pool = self._related(seed, pool, 0)
         ids = {seed.id}  # (documents of one id are one document: compared by id, not fields)
         for t in pool:  # an item is one session's turns: its pointer opens every one of them
             if len(group) >= config.max_cites:
@@ -218,12 +250,29 @@ class Packer:
                 group.append(t)
                 ids.add(t.id)
         if len(group) < config.max_cites and config.window > 0:
-            for t in self._window(seed, plan.used | plan.stale_turns):
+            near = self._window(seed, plan.used | plan.stale_turns)
+            for t in self._related(seed, near, config.free_neighbours):
                 if len(group) < config.max_cites and t.id not in ids:
                     group.append(t)
                     ids.add(t.id)
         group.sort(key=lambda t: (t.session_id or "", t.seq or 0))
         return group
+
+    def _related(self, seed: Doc, turns: list[Doc], free: int) -> list[Doc]:
+        """Of ``turns``, those that may ride with ``seed`` in one item: within ``free`` turns of
+        it, or standing at least ``companion_share`` of its own height above the question's
+        background (``own_relevance``), so a turn about another matter of the same session
+        ("Biscuit is a perfect name!" beside "Tomas is moving to Lisbon") stays out."""
+        share = self.config.companion_share
+        if share <= 0 or self.relevance is None:
+            return turns
+        height = self.relevance([seed, *turns])
+        least = share * max(height.get(seed.id, 0.0), 0.0)
+
+        def near(t: Doc) -> bool:
+            return seed.seq is not None and t.seq is not None and abs(t.seq - seed.seq) <= free
+
+        return [t for t in turns if near(t) or height.get(t.id, least) >= least]
 
     def _add_group(
         self, plan: _Plan, seed: Doc, score: float, budget: int, terms: set[str]

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..index.docs import Doc, session_doc_id, turn_doc_id
 from ..storage.protocols import IndexStore
-from .candidates import Ask, Cand, CandidateSearch
+from .candidates import Ask, Cand, CandidateSearch, own_relevance
 from .config import RECIPES, RecallConfig
 from .packing import STOPWORDS, Packer, is_stale
 from .results import RecallItem, RecallResult
@@ -171,6 +171,7 @@ class Recaller:
             config,
             # a turn shown beside a cited one is of the period too
             (lambda d: ask.visible(d) and _holds(d, tq)) if tq.only else ask.visible,
+            own_relevance(self.store, ask),
         )
         floor = _score_floor(scored, config, ask.stats)
         items = packer.pack(
