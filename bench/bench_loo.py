@@ -56,6 +56,8 @@ IDEAS: dict[str, dict[str, RecallConfig]] = {
         "new:candidates=40": replace(_TURNS, candidates=40),
         "new:candidates=50": replace(_TURNS, candidates=50),
         "new:candidates=40,session_decay=0.2": replace(_TURNS, candidates=40, session_decay=0.2),
+        "new:split=0.5": replace(_TURNS, split_weight=0.5),
+        "new:split=1": replace(_TURNS, split_weight=1.0),
     }
 }
 

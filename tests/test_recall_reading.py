@@ -212,3 +212,45 @@ def test_a_narrow_question_gets_a_short_answer(tmp_path: Path) -> None:
     assert default.items == uncut.items[: len(default.items)]
     assert all(i.score >= 0.2 * best for i in default.items)
     assert all(i.score < 0.2 * best for i in uncut.items[len(default.items) :])
+
+
+def _tomas(home: Path) -> Memory:
+    """One session of six matters, one of them Tomas's move (its first turn and, later, a turn
+    about it again), beside six short sessions of other topics."""
+    mem = make(home, embedder="e5")
+    lines = [
+        ("Big news: Tomas is moving to Lisbon in March for his new job.", "A big step for him."),
+        ("I started a pottery class on Tuesdays.", "Pottery sounds relaxing."),
+        ("My sister visited last weekend.", "How nice to see her."),
+        ("The office coffee machine broke again.", "Not again!"),
+        ("We adopted a puppy and called him Biscuit.", "Biscuit is a perfect name!"),
+        ("I'm reading a novel about sailors.", "Sounds like an adventure."),
+        ("Tomas already found a flat in Lisbon for his move.", "He is quick."),
+    ]
+    for user, reply in lines:
+        say(mem, "s1", user, reply, "2026-01-10")
+    for n, topic in enumerate(["gardening", "chess", "jazz", "baking bread", "cycling", "whales"]):
+        say(mem, f"o{n}", f"Let me tell you about {topic}.", f"I'd love to hear {topic}.", "2026-01-12")
+    mem.sleep("deep")
+    mem.sync_index()
+    mem.drain_outbox()
+    return mem
+
+
+def test_an_item_carries_only_the_turns_of_its_matter(tmp_path: Path) -> None:
+    """A turn rides with an item's first turn when it is next to it or about the same matter
+    (its own height above the question's background), not because it is of the same session:
+    "Biscuit is a perfect name!" or the broken coffee machine beside "Tomas is moving to Lisbon"
+    only cost the model tokens."""
+    mem = _tomas(tmp_path / "home")
+    result = mem.recall("Where is Tomas moving?")
+    first = result.items[0].text
+    assert "moving to Lisbon" in first and "A big step for him." in first, first
+    for other in ("coffee", "Biscuit", "novel", "sister", "Not again"):
+        assert other not in first, first
+    # a turn of the same matter further on still rides with it (it is as relevant)
+    assert "found a flat in Lisbon" in first, first
+    # the rule is the option's: with no share, any turn of the session may ride along
+    anything = replace(RECIPES["default"], companion_share=0.0, free_neighbours=0)
+    loose = mem.retrieval.recaller().recall("Where is Tomas moving?", config=anything)
+    assert loose.items[0].text != first

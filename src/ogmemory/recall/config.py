@@ -63,6 +63,7 @@ class RecallConfig:
     # ``free_neighbours`` turns of it
     companion_share: float = 0.0
     free_neighbours: int = 2
+    split_weight: float = 0.0  # a question joining two names also asked of each, at this weight
     session_decay: float = 0.0  # an item's score, per item already packed from its session
     use_dense: bool = True
     dense_weight: float = 1.0  # weight of the vector ranking in the fusion (full text: 1)
