@@ -42,22 +42,24 @@ FAMILIES = {"docs:": variants(_DOCS, "docs:"), "turns:": variants(_TURNS, "turns
 #: second vector ranking from the question moved toward its three best turns (pseudo-relevance
 #: feedback) fused at weight 0.5 / 1 (never chosen; pooled 0.913 / 0.890); dense_units 40 / 90
 #: (90 chosen twice: 0.918 / 0.785). Items citing 4 turns are not credited by the harness (at
-#: most 3), so max_cites cannot be tried this way.
+#: most 3), so max_cites cannot be tried this way. Tried on 2026-12-02 beside the default of then
+#: (mmr=0.5: pooled 0.913 / 0.791) and not kept: an item's score lowered by 0.2 / 0.4 for each
+#: item already packed from its session (0.905 / 0.791, 0.898 / 0.791); 40 or 50 candidates
+#: (0.912 / 0.779, 0.909 / 0.771; with the session decay 0.896 / 0.775); a question joining two
+#: names ("Did Jon and Gina both ...?") also asked of each, fused at 0.5 / 1 on mmr=0 with
+#: companion_share=0.5 (0.916 / 0.785, 0.917 / 0.785, against 0.916 / 0.785 without). mmr=0
+#: was chosen on every fold (0.924 / 0.791) and is the default since.
 IDEAS: dict[str, dict[str, RecallConfig]] = {
-    "new:": {
-        "new:default": _TURNS,
-        "new:mmr=0": replace(_TURNS, mmr=0.0),
-        "new:companion=0.3": replace(_TURNS, companion_share=0.3),
-        "new:companion=0.5": replace(_TURNS, companion_share=0.5),
-        "new:companion=0.3,free=1": replace(_TURNS, companion_share=0.3, free_neighbours=1),
-        "new:companion=0.5,free=1": replace(_TURNS, companion_share=0.5, free_neighbours=1),
-        "new:session_decay=0.2": replace(_TURNS, session_decay=0.2),
-        "new:session_decay=0.4": replace(_TURNS, session_decay=0.4),
-        "new:candidates=40": replace(_TURNS, candidates=40),
-        "new:candidates=50": replace(_TURNS, candidates=50),
-        "new:candidates=40,session_decay=0.2": replace(_TURNS, candidates=40, session_decay=0.2),
-        "new:split=0.5": replace(_TURNS, split_weight=0.5),
-        "new:split=1": replace(_TURNS, split_weight=1.0),
+    # which turns ride with an item's first one: any of its session (the default), or only
+    # those within ``free_neighbours`` of it or standing ``companion_share`` of its height above
+    # the question's background
+    "companion:": {
+        "companion:default": _TURNS,
+        "companion:share=0.3": replace(_TURNS, companion_share=0.3),
+        "companion:share=0.5": replace(_TURNS, companion_share=0.5),
+        "companion:share=0.3,free=1": replace(_TURNS, companion_share=0.3, free_neighbours=1),
+        "companion:share=0.5,free=1": replace(_TURNS, companion_share=0.5, free_neighbours=1),
+        "companion:mmr=0.5": replace(_TURNS, mmr=0.5),  # the default before 2026-12-02
     }
 }
 

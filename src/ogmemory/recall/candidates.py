@@ -17,7 +17,6 @@ from __future__ import annotations
 import itertools
 import logging
 import math
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,7 +30,7 @@ from ..storage.protocols import IndexStore
 from .config import RecallConfig
 from .visibility import LiveSessions, doc_visible
 
-__all__ = ["Ask", "Cand", "CandidateSearch", "fuse", "lend", "own_relevance", "split_question"]
+__all__ = ["Ask", "Cand", "CandidateSearch", "fuse", "lend", "own_relevance"]
 
 log = logging.getLogger(__name__)
 
@@ -43,24 +42,6 @@ _MIN_BACKGROUND = 20  # documents with vectors before recall may abstain
 #: unrelated ones reached 0.065): the floor grows with the log of the memory's size up to here.
 _FULL_FLOOR_AT = 600
 _MMR_STEP = 8  # diversified candidates computed at a time
-
-
-_TWO_NAMES = re.compile(r"\b([A-Z][\w'-]+)\s+(?:and|&)\s+([A-Z][\w'-]+)\b")
-
-
-def split_question(query: str) -> list[str]:
-    """The question asked of each of two names it joins ("Did Jon and Gina both dance?" ->
-    "Did Jon both dance?", "Did Gina both dance?"); none when it joins none.
-
-    >>> split_question("What do Jon and Gina both have in common?")
-    ['What do Jon both have in common?', 'What do Gina both have in common?']
-    >>> split_question("What did Melanie and her kids make?")
-    []
-    """
-    m = _TWO_NAMES.search(query)
-    if m is None:
-        return []
-    return [query[: m.start()] + name + query[m.end() :] for name in m.groups()]
 
 
 def fuse(
@@ -344,8 +325,6 @@ class CandidateSearch:
         config = ask.config
         ranks, docs, dense = self.ranks(ask)
         self.relevance(ask, [(docs[r], s) for r, s in dense if r in docs])
-        if config.split_weight:
-            self._split(ask, ranks, docs)
         best = max(ranks.values(), default=1.0)
         ranked = sorted(
             (
@@ -386,18 +365,6 @@ class CandidateSearch:
         ask.stats["candidates"] = len(cands)
         ask.stats["routes"] = routes
         return cands
-
-    def _split(self, ask: Ask, ranks: dict[int, float], docs: dict[int, Doc]) -> None:
-        """A question about two people ("Did Jon and Gina both ...?") is also asked of each
-        (``split_question``); each one's fused ranking joins at ``split_weight``, so what
-        either said is found even where the other one's words crowd the joint question."""
-        for sub in split_question(ask.query):
-            part = Ask(sub, ask.scopes, ask.active, ask.hidden, ask.config, ask.qwords, ask.live)
-            sub_ranks, sub_docs, _ = self.ranks(part)
-            docs.update(sub_docs)
-            for rowid, score in sub_ranks.items():
-                ranks[rowid] = ranks.get(rowid, 0.0) + ask.config.split_weight * score
-            ask.stats.setdefault("split", []).append(sub)
 
     def diversify(self, ranked: list[Cand], config: RecallConfig) -> Iterator[Cand]:
         """Maximal marginal relevance over the head of the ranking: each next candidate is the

@@ -53,7 +53,7 @@ class RecallConfig:
     superseded_penalty: float = 0.5
     speaker_weight: float = 0.3  # a turn said by someone the question names
     excerpt_tokens: int = 30  # longer turns show their most relevant sentences (0: whole)
-    mmr: float = 0.5  # candidates: weight of novelty against relevance (0: ranking order)
+    mmr: float = 0.0  # candidates: weight of novelty against relevance (0: ranking order)
     overview_weight: float = 0.5  # of memory/event/fact/entity L1 overviews in the fusion
     max_routes: int = 4  # of the candidates, session and entity abstracts (they only route)
     session_children: int = 2  # a session hit opens this many of its turns nearest the query
@@ -63,8 +63,6 @@ class RecallConfig:
     # ``free_neighbours`` turns of it
     companion_share: float = 0.0
     free_neighbours: int = 2
-    split_weight: float = 0.0  # a question joining two names also asked of each, at this weight
-    session_decay: float = 0.0  # an item's score, per item already packed from its session
     use_dense: bool = True
     dense_weight: float = 1.0  # weight of the vector ranking in the fusion (full text: 1)
     dense_units: int = 60  # of the vector ranking, fused (without lend: the search's depth)

@@ -10,9 +10,8 @@ fit falls back to its best turn cut short. Tokens are counted on exactly what is
 
 from __future__ import annotations
 
-import heapq
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -174,10 +173,10 @@ class Packer:
         )
         if plan.stale:
             plan.stale_turns = {d.id for d in turns if plan.stale.intersection(d.node_ids)}
-        for sc, d in self._spread(ranked, plan):
-            if len(plan.items) >= self.config.top:
+        for sc, d in ranked:
+            if len(plan.items) >= self.config.top or (floor is not None and sc < floor):
                 break
-            if d.id in plan.used or d.id in plan.used_abs or (floor is not None and sc < floor):
+            if d.id in plan.used or d.id in plan.used_abs:
                 continue
             if d.kind == "turn":
                 self._add_group(plan, d, sc, budget, terms)
@@ -197,30 +196,6 @@ class Packer:
                     plan.used_abs.add(d.id)
             # session and entity abstracts point the way; they are not content
         return plan.items
-
-    def _spread(self, ranked: list[tuple[float, Doc]], plan: _Plan) -> Iterator[tuple[float, Doc]]:
-        """``ranked`` in order, or with ``session_decay`` each document's score lowered by that
-        share for every item already packed from its session (lazily, as items are packed), so
-        an answer spread over many sessions ("what books has she read?") is not crowded out by
-        one session's turns. The score yielded is the document's own (the cut compares it)."""
-        decay = self.config.session_decay
-        if decay <= 0:
-            yield from ranked
-            return
-
-        def key(sc: float, d: Doc) -> float:
-            n = sum(1 for i in plan.items if d.session_id and i.session_id == d.session_id)
-            return sc * (1 - decay) ** n
-
-        heap = [(-sc, i, sc, d) for i, (sc, d) in enumerate(ranked)]
-        heapq.heapify(heap)
-        while heap:
-            stored, i, sc, d = heapq.heappop(heap)
-            now = key(sc, d)
-            if heap and -now > heap[0][0] and now < -stored:  # it sank: look again later
-                heapq.heappush(heap, (-now, i, sc, d))
-                continue
-            yield sc, d
 
     def _add(self, plan: _Plan, item: RecallItem, budget: int) -> bool:
         fits = self._fits(item, plan.spent, budget)
