@@ -230,27 +230,36 @@ def _tomas(home: Path) -> Memory:
     for user, reply in lines:
         say(mem, "s1", user, reply, "2026-01-10")
     for n, topic in enumerate(["gardening", "chess", "jazz", "baking bread", "cycling", "whales"]):
-        say(mem, f"o{n}", f"Let me tell you about {topic}.", f"I'd love to hear {topic}.", "2026-01-12")
+        say(
+            mem,
+            f"o{n}",
+            f"Let me tell you about {topic}.",
+            f"I'd love to hear {topic}.",
+            "2026-01-12",
+        )
     mem.sleep("deep")
     mem.sync_index()
     mem.drain_outbox()
     return mem
 
 
-def test_an_item_carries_only_the_turns_of_its_matter(tmp_path: Path) -> None:
-    """A turn rides with an item's first turn when it is next to it or about the same matter
-    (its own height above the question's background), not because it is of the same session:
-    "Biscuit is a perfect name!" or the broken coffee machine beside "Tomas is moving to Lisbon"
-    only cost the model tokens."""
+def test_an_item_can_carry_only_the_turns_of_its_matter(tmp_path: Path) -> None:
+    """With ``companion_share`` a turn rides with an item's first turn when it is next to it or
+    about the same matter (its own height above the question's background), not because it is
+    of the same session: "Biscuit is a perfect name!" or the broken coffee machine beside
+    "Tomas is moving to Lisbon" only cost the model tokens. (Off by default: on LoCoMo the turns
+    left out come back as items of their own, the answer is no smaller, and evidence recall fell
+    0.924 -> 0.917; see README.)"""
     mem = _tomas(tmp_path / "home")
-    result = mem.recall("Where is Tomas moving?")
-    first = result.items[0].text
+    recaller = mem.retrieval.recaller()
+    question = "Where is Tomas moving?"
+    strict = recaller.recall(question, config=replace(RECIPES["default"], companion_share=0.3))
+    first = strict.items[0].text
     assert "moving to Lisbon" in first and "A big step for him." in first, first
-    for other in ("coffee", "Biscuit", "novel", "sister", "Not again"):
-        assert other not in first, first
+    others = ("pottery", "Pottery", "coffee", "Biscuit", "novel", "sister", "Not again")
+    assert not any(other in first for other in others), first
     # a turn of the same matter further on still rides with it (it is as relevant)
     assert "found a flat in Lisbon" in first, first
-    # the rule is the option's: with no share, any turn of the session may ride along
-    anything = replace(RECIPES["default"], companion_share=0.0, free_neighbours=0)
-    loose = mem.retrieval.recaller().recall("Where is Tomas moving?", config=anything)
-    assert loose.items[0].text != first
+    # by default any turn of the session may ride along
+    loose = recaller.recall(question).items[0].text
+    assert "moving to Lisbon" in loose and any(other in loose for other in others), loose
