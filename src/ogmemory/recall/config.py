@@ -74,7 +74,7 @@ class RecallConfig:
     abstain: bool = True  # return nothing when nothing passes the embedder's relevance floor
     # an answer ends where its items fall below this share of the best one's score (0: no cut;
     # ``top`` and the budget bound it anyway)
-    relative_cut: float = 0.2
+    relative_cut: float = 0.3
 
 
 RECIPES: dict[str, RecallConfig] = {
