@@ -3,6 +3,7 @@ questions in one run: the vector ranking of documents (``lend`` off, as before) 
 lifted by their abstractions (``lend`` on).
 
     python bench/bench_loo.py --data FILE [--home DIR] [--budget 2000] [--ideas]
+    python bench/bench_loo.py --data FILE --family turns: companion:  # only these families
     python bench/bench_loo.py --data ONE.json --save ONE.pickle ...   # a conversation at a time
     python bench/bench_loo.py --merge A.pickle B.pickle C.pickle     # ... and the tables of all
 
@@ -142,14 +143,20 @@ def main() -> None:
     parser.add_argument("--home", type=Path)
     parser.add_argument("--budget", type=int, default=2000)
     parser.add_argument("--ideas", action="store_true", help="also the ideas of IDEAS")
-    parser.add_argument("--ideas-only", action="store_true", help="the ideas of IDEAS alone")
+    parser.add_argument(
+        "--family", nargs="+", metavar="PREFIX", help="only these families (turns: companion:)"
+    )
     parser.add_argument("--save", type=Path, help="keep the report (pickle) for --merge")
     parser.add_argument("--merge", type=Path, nargs="+", help="print the tables of saved reports")
     parser.add_argument(
         "--only", nargs="+", metavar="NAME", help="recall with these members only (docs:default)"
     )
     args = parser.parse_args()
-    families = IDEAS if args.ideas_only else FAMILIES | (IDEAS if args.ideas else {})
+    families = FAMILIES | (IDEAS if args.ideas else {})
+    if args.family:
+        if unknown := set(args.family) - set(FAMILIES | IDEAS):
+            raise SystemExit(f"no such family: {', '.join(sorted(unknown))}")
+        families = {p: f for p, f in (FAMILIES | IDEAS).items() if p in args.family}
     if args.only:
         members = {k: v for family in (FAMILIES | IDEAS).values() for k, v in family.items()}
         if unknown := set(args.only) - set(members):
