@@ -61,7 +61,13 @@ IDEAS: dict[str, dict[str, RecallConfig]] = {
         "companion:share=0.3,free=1": replace(_TURNS, companion_share=0.3, free_neighbours=1),
         "companion:share=0.5,free=1": replace(_TURNS, companion_share=0.5, free_neighbours=1),
         "companion:mmr=0.5": replace(_TURNS, mmr=0.5),  # the default before 2026-12-02
-    }
+    },
+    # how many distinct candidates, now that they follow the ranking
+    "depth:": {
+        "depth:default": _TURNS,
+        "depth:candidates=40": replace(_TURNS, candidates=40),
+        "depth:candidates=50": replace(_TURNS, candidates=50),
+    },
 }
 
 

@@ -165,11 +165,7 @@ class Packer:
                     if n in by_node:
                         notes.setdefault(by_node[n].id, []).append((sc, a))
         plan = _Plan(
-            turns,
-            {d.id: i for i, d in enumerate(turns)},
-            by_node,
-            notes,
-            stale=stale or set(),
+            turns, {d.id: i for i, d in enumerate(turns)}, by_node, notes, stale=stale or set()
         )
         if plan.stale:
             plan.stale_turns = {d.id for d in turns if plan.stale.intersection(d.node_ids)}
