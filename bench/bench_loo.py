@@ -68,6 +68,11 @@ IDEAS: dict[str, dict[str, RecallConfig]] = {
         "depth:candidates=40": replace(_TURNS, candidates=40),
         "depth:candidates=50": replace(_TURNS, candidates=50),
     },
+    # main's settings before 2026-12-02, beside the default in the same window (latency)
+    "before:": {
+        "before:default": _TURNS,
+        "before:mmr=0.5,cut=0.2": replace(_TURNS, mmr=0.5, relative_cut=0.2),
+    },
 }
 
 
