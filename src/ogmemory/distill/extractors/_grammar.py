@@ -114,21 +114,22 @@ def third_person_en(text: str, name: str, group: str | None = None) -> str:
     use they/them/their). ``group`` names "we" when it is one body ("the team is ..."); by
     default the clause tells who "we" is (``name`` and their family, friends or team), else
     ``name`` and others."""
-    named = False
+    named = False  # the speaker was named once (their later mentions are they/them/their)
+    subject = False  # ... as a subject: a later "me" may be "them" ("I asked her to call me")
     singular = group is not None
     if group is None:
         group, singular = group_of(text, name)
 
     def sub(m: re.Match[str]) -> str:
-        nonlocal named
+        nonlocal named, subject
         end = m.end("i") if m.group("i") else m.end()
         if end < len(text) and text[end] in _NOT_PRONOUN_AFTER and m.group("i"):
             return m.group()
         if m.group("myand"):
-            named = True
+            named = subject = True
             return f"{name} and their {m.group('myx')}"
         if m.group("ic"):
-            named = True
+            named = subject = True
             suf = m.group("isuf")
             return name + {"m": " is", "ve": " has", "ll": " will", "d": " would"}[suf]
         if m.group("wec"):
@@ -137,7 +138,7 @@ def third_person_en(text: str, name: str, group: str | None = None) -> str:
             forms = {"re": " is", "ve": " has"} if singular else {"re": " are", "ve": " have"}
             return group + {**forms, "ll": " will", "d": " would"}[suf]
         if m.group("i"):
-            named = True
+            named = subject = True
             verb = m.group("verb")
             return name + (m.group("adv") or "") + (" " + _third(verb) if verb else "")
         if m.group("we"):
@@ -153,8 +154,10 @@ def third_person_en(text: str, name: str, group: str | None = None) -> str:
             named = True
             return f"{name}'s" if first else "their"
         if m.group("me"):
-            first = not named
-            named = True
+            # Only a subject before makes "me" "them": after a possessive alone ("My company
+            # is moving me") "them" would point at the company.
+            first = not subject
+            named = subject = True
             return name if first else "them"
         if m.group("myself"):
             return "themselves"

@@ -2,10 +2,14 @@
 
 Friends talking spend many turns on each other rather than on themselves: "Keep going, don't
 give up!", "I'm so proud of you!", "Thanks for always having my back". None of these is worth a
-memory of its own, but together they say something a careful reader notes once: "Gina
-encourages Jon". Each such turn becomes evidence of one relation between the speaker and the
-person they talk to, always stated with the same words, so the pipeline keeps one memory (and
-one graph edge) per relation and adds every further turn to its evidence.
+memory, and neither is what they add up to: "Gina encourages and supports Jon" or "Jon is
+grateful for Gina's support" says nothing a careful reader would note about either (it filled
+core.md's "Who" and half the facts between two friends). So such a sentence is recognised
+(``relation_of``) and yields no memory of its own: it is evidence of the news it answers
+(``reacts``: "Keep going, you got this!" after "I'm opening my own studio" is one more turn
+resting on that). Only an offer of help, which names something the speaker will do, is a
+memory: one per pair, always stated with the same words, so the pipeline keeps one memory and
+adds every further turn to its evidence.
 
 Only people count: the listener must be a named speaker of the session (not an unnamed AI
 assistant: "thanks, that works" to a coding assistant is no relation worth keeping).
@@ -24,7 +28,7 @@ from ..types import Candidate, EntityRef
 from ._common import NodeContext, Sentence, gate
 from ._grammar import finish_en, finish_zh
 
-__all__ = ["relation_of", "social"]
+__all__ = ["reacts", "relation_of", "social"]
 
 _ENCOURAGE_EN = re.compile(
     r"\b(?:keep\s+(?:it\s+up|going|pushing|at\s+it|on\s+\w+ing|up\s+the|shining|chasing|believing"
@@ -103,20 +107,9 @@ _OFFERS_GATE = gate("help assist anything count spread around lend hand need")
 _OFFERS_ZH = re.compile(
     r"需要帮忙(?:的话)?(?:就|随时)?(?:告诉|找)我|我(?:可以|能|来)帮(?:你|您)|算我一个|有什么我能"
 )
-_TEXT_EN = {
-    "encourages": "{a} encourages and supports {b}",
-    "offers_help": "{a} offers to help {b}",
-    "admires": "{a} admires and praises {b}",
-    "grateful_to": "{a} is grateful for {b}'s support",
-    "cares_about": "{a} cares about {b}",
-}
-_TEXT_ZH = {
-    "encourages": "{a}鼓励并支持{b}",
-    "admires": "{a}欣赏并称赞{b}",
-    "offers_help": "{a}主动提出帮助{b}",
-    "grateful_to": "{a}感谢{b}的支持",
-    "cares_about": "{a}关心{b}",
-}
+#: The relations that are memories (the others are recognised only to be passed over).
+_TEXT_EN = {"offers_help": "{a} offers to help {b}"}
+_TEXT_ZH = {"offers_help": "{a}主动提出帮助{b}"}
 
 
 _ADDRESSED_EN = re.compile(r"\b(?:you|your|yours|yourself|ya)\b", re.IGNORECASE)
@@ -181,13 +174,19 @@ def relation_of(s: Sentence) -> str | None:
     return None
 
 
+def reacts(sentences: list[Sentence]) -> bool:
+    """Whether a node reacts to what the listener just said (encourages, admires, thanks or
+    comforts them) rather than offering something."""
+    return any(relation_of(s) not in (None, *_TEXT_EN) for s in sentences)
+
+
 def social(sentences: list[Sentence], ctx: NodeContext, listener: str) -> list[Candidate]:
     """One candidate per relation the node expresses towards ``listener`` (a named person)."""
     out: list[Candidate] = []
     seen: set[str] = set()
     for s in sentences:
         relation = relation_of(s)
-        if relation is None or relation in seen:
+        if relation not in _TEXT_EN or relation in seen:
             continue
         seen.add(relation)
         zh = s.lang == "zh"

@@ -53,7 +53,7 @@ from ._salience import (
     too_thin,
 )
 from ._salience_zh import salience_zh
-from ._social import social
+from ._social import reacts, social
 from ._stack import stack_en
 from ._stack_zh import pivot_en, stack_zh
 from ._stances import stances_en
@@ -158,6 +158,8 @@ class RuleExtractor:
                     for c in social(sentences, ctx, listener)
                     if not (offered and c.relation == "offers_help")
                 )
+                if reacts(sentences):
+                    threads.acknowledge(record, ctx, candidates)
             extra = None
             if (
                 threads.asked(record, ctx)
@@ -301,6 +303,7 @@ class _Threads:
         self.why_text: dict[str, str] = {}  # and what it asked
         self.question: dict[str, str] = {}  # per session: the questions of the last turn
         self.speakers: dict[str, list[str]] = {}  # per session: its named speakers in order
+        self.latest: dict[tuple[str, str], int] = {}  # (session, speaker): latest statement
 
     def asked(self, record: NodeRecord, ctx: NodeContext) -> bool:
         """Whether the turn before (another speaker's) asked a question."""
@@ -323,6 +326,17 @@ class _Threads:
                 (n for n in self.speakers.get(record.session_id, ()) if n != ctx.speaker), None
             )
         return None
+
+    def acknowledge(
+        self, record: NodeRecord, ctx: NodeContext, candidates: list[Candidate]
+    ) -> None:
+        """The node reacts to its listener ("Keep going, you got this!"): it becomes evidence
+        of the listener's latest statement in the session, if they made one."""
+        i = self.latest.get((record.session_id, ctx.listener or ""))
+        if i is not None:
+            old = candidates[i]
+            if record.node.id not in old.node_ids:
+                candidates[i] = replace(old, node_ids=(*old.node_ids, record.node.id))
 
     def add(
         self,
@@ -368,6 +382,8 @@ class _Threads:
                 first_index = len(candidates) - 1
         if first_index is None:
             first_index = said
+        if first_index is not None:
+            self.latest[(record.session_id, ctx.speaker)] = first_index
         asked = any(s.question for s in sentences)
         about = any(s.question and _YOU.search(s.text) is not None for s in sentences)
         self.question[record.session_id] = " ".join(s.text for s in sentences if s.question)

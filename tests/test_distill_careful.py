@@ -1,0 +1,63 @@
+"""What a careful reader of an ordinary conversation would note, and nothing else.
+
+Found by reading the bundled sample (``ogmem demo``) and a LoCoMo development conversation:
+"me" after a possessive became "them" ("Tomas's company is moving them"), how two friends
+stand to each other ("encourages and supports") filled memories and facts, lines began with a
+pronoun that names nothing or kept no subject, unrelated turns were glued into one memory.
+Each case runs through a real tenant (git sessions, knowledge files) unless it is about one
+sentence's wording.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from conftest import named_turns
+
+from ogmemory import Memory
+from ogmemory.config import Settings
+from ogmemory.distill.extractors._grammar import third_person_en
+
+T0 = datetime(2026, 5, 8, 9, 0, tzinfo=UTC).timestamp()
+
+
+def _distilled(tmp_path: Path, turns: list[tuple[str, str]]) -> tuple[Memory, list[str]]:
+    mem = Memory(settings=Settings(home=tmp_path / "h", distill_on_turn=False, embedder=None))
+    named_turns(mem, "s1", turns, T0)
+    mem.sleep("light")
+    return mem, [m.text for m in mem.memories() if m.source == "distilled"]
+
+
+# ----------------------------------------------------------------------------- pronouns
+
+
+def test_me_after_a_possessive_names_the_speaker() -> None:
+    said = "my company is moving me to the Lisbon office in August"
+    assert third_person_en(said, "Tomas") == (
+        "Tomas's company is moving Tomas to the Lisbon office in August"
+    )
+    # after "I", "me" is the subject again: "them" reads right
+    assert third_person_en("I asked Ana to call me", "Tomas") == "Tomas asked Ana to call them"
+
+
+# ----------------------------------------------------------------------------- filler
+
+
+def test_how_two_friends_stand_to_each_other_is_no_memory_and_no_fact(tmp_path: Path) -> None:
+    mem, got = _distilled(
+        tmp_path,
+        [
+            ("Jon", "I lost my job, so I'm starting my own dance studio."),
+            ("Gina", "Keep going, you got this! My sister Ana runs a studio in Lisbon."),
+            ("Jon", "Thanks for believing in me, it means a lot. I'm so proud of you too."),
+            ("Gina", "Sorry to hear about your job. Take care."),
+        ],
+    )
+    filler = ("encourages", "admires", "grateful", "cares about")
+    assert not [t for t in got if any(w in t for w in filler)], got
+    for relation in ("encourages", "admires", "grateful_to", "cares_about"):
+        assert not mem.facts(relation=relation)
+    assert "Ana is Gina's sister." in got  # a real relation stays
+    assert mem.facts(relation="has_relation")
+    mem.close()
