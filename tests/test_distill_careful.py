@@ -61,3 +61,70 @@ def test_how_two_friends_stand_to_each_other_is_no_memory_and_no_fact(tmp_path: 
     assert "Ana is Gina's sister." in got  # a real relation stays
     assert mem.facts(relation="has_relation")
     mem.close()
+
+
+# ----------------------------------------------------------------------------- joins
+
+
+def _cited(mem: Memory, text_part: str) -> list[set[str]]:
+    said = {r.node.id: str(r.node.content) for r in mem.iter_nodes_since({})}
+    return [
+        {
+            said[n]
+            for ev in mem.evidence(m.id)
+            if ev.provenance is not None
+            for n in ev.provenance.node_ids
+        }
+        for m in mem.memories()
+        if text_part in m.text
+    ]
+
+
+def test_an_answer_elaborates_once_and_only_what_was_asked_about(tmp_path: Path) -> None:
+    mem, got = _distilled(
+        tmp_path,
+        [
+            ("Caroline", "I went to a LGBTQ support group yesterday and it was so powerful."),
+            ("Melanie", "Wow, what happened that was so awesome?"),
+            ("Caroline", "The transgender stories were so inspiring! I felt so accepted."),
+            ("Melanie", "Glad you found a place like that. What will you do next?"),
+            ("Caroline", "I'm going to continue my education and check out career options."),
+            ("Melanie", "Cool! We had a blast at the lake last summer."),
+            ("Caroline", "We had a blast last year at the Pride fest with my friends."),
+            ("Melanie", "Wanna do a family outing this summer?"),
+            ("Caroline", "It'd be a great chance to catch up and explore nature!"),
+        ],
+    )
+    assert not [t for t in got if "support group" in t and "career" in t], got  # 3 turns
+    assert not [t for t in got if "Pride fest" in t and "catch up" in t], got  # unrelated
+    assert any("continue their education" in t for t in got), got  # still a memory
+    mem.close()
+
+
+def test_every_statement_reads_alone(tmp_path: Path) -> None:
+    mem, got = _distilled(
+        tmp_path,
+        [
+            ("Caroline", "Hey Mel! How are the kids?"),
+            (
+                "Melanie",
+                "They're great! Since we last chatted, I took the kids to the beach."
+                " Seeing my kids' smiles was so awesome.",
+            ),
+            ("Caroline", "That's lovely! Any news on the adoption?"),
+            (
+                "Caroline",
+                "My goal is to give kids a loving home. Now the hard work starts to turn my"
+                " dream into a reality.",
+            ),
+            ("Melanie", "You'll be great at it. How's your art going?"),
+            ("Caroline", "Reminds me it's important to keep painting every week."),
+        ],
+    )
+    starts = ("It ", "It's", "They", "Reminds", "Now ", "Since ", "Seeing")
+    assert not [t for t in got if t.startswith(starts)], got
+    assert any("The hard work starts to turn Caroline's dream into a reality" in t for t in got)
+    assert any(
+        t.startswith("For Melanie, seeing their kids' smiles was so awesome") for t in got
+    ), got
+    mem.close()

@@ -21,7 +21,14 @@ from ..types import Candidate
 from ._common import NodeContext, Sentence
 from ._grammar import group_of, third_person_en
 
-__all__ = ["name_the_group", "name_the_referent", "once_named", "points_back", "with_referent"]
+__all__ = [
+    "name_the_group",
+    "name_the_referent",
+    "once_named",
+    "points_back",
+    "reads_alone",
+    "with_referent",
+]
 
 
 _POINTS_BACK = re.compile(r"^(?:It|Its|They|Their|Them|This|That|These|Those|He|She|His|Her)\b")
@@ -212,3 +219,73 @@ def named_once(text: str) -> str:
             out.append(text[pos : m.start()] + ("They" if starts else "they"))
             pos = m.end()
     return "".join(out) + text[pos:] if out else text
+
+
+# A memory that starts with a word pointing at something it never names ("It reminded
+# Caroline of ...", "They've been there for Caroline"), or with a gerund or verb that has no
+# subject ("Seeing the kids' faces was the best", "Reminds Melanie it's important ...").
+_NO_SUBJECT = re.compile(
+    r"^(?:(?:It|Its|They|Them|Their|He|She|His|Her)\b(?!\s+own\b)"
+    r"|(?:This|That)(?:['’]s|\s+(?:is|was|has|had|makes|made|helps|helped|reminds|reminded"
+    r"|means|meant|gives|gave|keeps|kept)\b)"
+    r"|(?:Reminds|Makes|Means|Feels|Helps|Each\s+\w+)\b)"
+)
+# "Seeing the kids' faces was the best": a gerund subject, said of the speaker
+_GERUND = re.compile(
+    r"^(?:Seeing|Realizing|Realising|Knowing|Having|Doing|Being|Getting|Finding|Playing"
+    r"|Watching|Hearing|Making|Spending|Taking|Going|Looking|Working|Helping)\s"
+)
+# "Now the hard work starts ...", "Since we last chatted, ...": a lead that says nothing
+_IDLE_LEAD = re.compile(
+    r"^(?:Now|Anyway),?\s+(?!that\b|is\b|was\b)(?=\w)|^Since\s[^,.;]{3,60},\s+(?=[A-Z])"
+)
+_JOIN_LIMIT = 300
+_STATEMENTS = ("note", "event")
+
+
+def reads_alone(candidates: list[Candidate]) -> list[Candidate]:
+    """Every English statement reads alone: a lead that says nothing goes ("Now the hard work
+    starts" - "The hard work starts"); one that starts with an unexplained "It", "They", a
+    gerund or a bare verb joins the statement just before it from the same message (what it
+    points back to), or, with none, is dropped: out of its conversation it names nothing."""
+    out: list[Candidate] = []
+    last_of: dict[str, int] = {}  # node id -> index in ``out`` of its last statement
+    for c in candidates:
+        if c.language != "en" or c.type not in _STATEMENTS or "stance" in c.attrs:
+            out.append(c)
+            continue
+        text = _IDLE_LEAD.sub("", c.text)
+        if text != c.text:
+            c = replace(c, text=text[:1].upper() + text[1:])
+        node = c.node_ids[0]
+        if _GERUND.match(c.text):
+            c = replace(c, text=_for_speaker(c))
+        if _NO_SUBJECT.match(c.text) is None:
+            last_of[node] = len(out)
+            out.append(c)
+            continue
+        j = last_of.get(node)
+        if j is not None and len(out[j].text) + len(c.text) < _JOIN_LIMIT:
+            old = out[j]
+            out[j] = replace(
+                old,
+                text=f"{old.text} {c.text}",
+                node_ids=tuple(dict.fromkeys((*old.node_ids, *c.node_ids))),
+                importance=max(old.importance, c.importance),
+            )
+    return out
+
+
+def _for_speaker(c: Candidate) -> str:
+    """ "Seeing Jon's students succeed motivates Jon." - "For Jon, seeing their students
+    succeed motivates them." (the first sentence; a memory not about its speaker stays)."""
+    name = c.subject.name if c.subject is not None and c.subject.type == "person" else ""
+    name = "the user" if name == "user" else name
+    first, dot, rest = c.text.partition(". ")
+    if not name or name not in first:
+        return c.text
+    body = re.sub(rf"\b{re.escape(name)}['’]s\b", "their", first)
+    body = re.sub(rf"\bbe {re.escape(name)}\b|\bbe them\b", "be themselves", body)
+    verb = r"\s+(?:is|was|has|had|will|would|can|could|does|did|[a-z]+s|[a-z]+ed)\b"
+    body = re.sub(rf"\b{re.escape(name)}\b(?!{verb})", "them", body)  # "and Melanie is"
+    return f"For {name}, {body[:1].lower()}{body[1:]}{dot}{rest}"

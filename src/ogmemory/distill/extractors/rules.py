@@ -41,6 +41,7 @@ from ._referents import (
     name_the_referent,
     once_named,
     points_back,
+    reads_alone,
     with_referent,
 )
 from ._salience import (
@@ -174,7 +175,7 @@ class RuleExtractor:
             name_the_group(candidates, start, ctx, text, asked_text)
             if asked_text:
                 name_the_referent(candidates, start, ctx, asked_text)
-        candidates = once_named(merge_beliefs(keep_views(candidates, answers)))
+        candidates = reads_alone(once_named(merge_beliefs(keep_views(candidates, answers))))
         work = extract_work(records)
         candidates.extend(work)
         stats = {
@@ -362,6 +363,13 @@ class _Threads:
             and recent[0][2] is not None
         ):
             target = recent[0][2]
+        if target is not None and (
+            candidates[target].attrs.get("threaded")
+            or not _follows_up(self.question.get(record.session_id, ""), candidates[target].text)
+        ):
+            # one answer elaborates a statement, and only the answer to a question about it
+            # ("Wanna do a family outing?" after the Pride fest starts something new)
+            target = None
         first_index: int | None = None
         if (
             extra is not None
@@ -369,11 +377,11 @@ class _Threads:
             and _can_merge(candidates[target], extra)
             and _follows_up(self.question.get(record.session_id, ""), candidates[target].text)
         ):
-            candidates[target] = _merge(candidates[target], extra)
+            candidates[target] = _merge(candidates[target], extra, threaded=True)
             merged, first_index = 1, target
         for cand in statements:
             if target is not None and _can_merge(candidates[target], cand):
-                candidates[target] = _merge(candidates[target], cand)
+                candidates[target] = _merge(candidates[target], cand, threaded=True)
                 merged = 1
                 first_index = target
                 continue
@@ -400,6 +408,11 @@ _ANAPHORA = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[A-Za-z]{4,}|[\u4e00-\u9fff]{2}")
+_TIME_DEIXIS = re.compile(
+    r"\b(?:this|that|these|those)\s+(?:summer|winter|spring|fall|autumn|year|month|week"
+    r"|weekend|morning|evening|afternoon|time|days?)\b",
+    re.IGNORECASE,
+)
 # "Where did you go?", "What did you see?": asking on about what was just told
 _WH_YOU = re.compile(r"\b(?:what|where|how|who|when|which|why)\b[^?]*\byou\b", re.IGNORECASE)
 
@@ -408,6 +421,7 @@ def _follows_up(question: str, said: str) -> bool:
     """Whether a question asks about what was just said: it points back ("What are their
     names?", "How was it?"), asks on ("Where did you go?") or names something of it; "Do you
     like jazz?" starts something new."""
+    question = _TIME_DEIXIS.sub("", question)  # "this summer" points at no thing
     if _ANAPHORA.search(question) or _WH_YOU.search(question):
         return True
     words = {w.lower() for w in _WORD.findall(said)}
@@ -423,8 +437,9 @@ def _can_merge(old: Candidate, new: Candidate) -> bool:
     )
 
 
-def _merge(old: Candidate, new: Candidate) -> Candidate:
-    attrs = {**old.attrs, "elaborated": True}
+def _merge(old: Candidate, new: Candidate, *, threaded: bool = False) -> Candidate:
+    """``old`` elaborated by ``new``; ``threaded``: by the speaker's answer to a question."""
+    attrs = {**old.attrs, "elaborated": True, **({"threaded": True} if threaded else {})}
     if "date" not in attrs and "date" in new.attrs:
         attrs.update({k: v for k, v in new.attrs.items() if k.startswith("date")})
     sep = "" if old.language == "zh" else " "
