@@ -128,3 +128,59 @@ def test_every_statement_reads_alone(tmp_path: Path) -> None:
         t.startswith("For Melanie, seeing their kids' smiles was so awesome") for t in got
     ), got
     mem.close()
+
+
+# ----------------------------------------------------------------------------- in passing
+
+
+def test_what_is_said_in_passing_is_noted(tmp_path: Path) -> None:
+    mem, got = _distilled(
+        tmp_path,
+        [
+            ("Caroline", "Wow, what an amazing family pic! How long have you been married?"),
+            (
+                "Melanie",
+                "5 years already! Time flies- feels like just yesterday I put this dress on!",
+            ),
+            (
+                "Caroline",
+                "I've known these friends for 4 years, especially after that tough breakup.",
+            ),
+            ("Melanie", "That's great. How far can you run right now?"),
+            (
+                "Caroline",
+                "About eight kilometres without stopping. My sister Anika is coaching me with a"
+                " training plan. It'll be tough as a single parent, but I'm up for the challenge!",
+            ),
+        ],
+    )
+    for fact in (
+        "Melanie has been married for 5 years.",
+        "Caroline went through a tough breakup.",
+        "Caroline can run about eight kilometres without stopping.",
+        "Caroline will be a single parent.",
+    ):
+        assert fact in got, got
+    assert any(
+        "Caroline's sister Anika is coaching Caroline with a training plan" in t for t in got
+    )
+    assert "Anika is Caroline's sister." in got  # the relation stays
+    assert not [t for t in got if "put this" in t], got  # a figure of speech, an unnamed thing
+    mem.close()
+
+
+def test_an_object_pronoun_is_named_by_what_came_before(tmp_path: Path) -> None:
+    mem, got = _distilled(
+        tmp_path,
+        [
+            ("Priya", "On my side, I adopted a grey cat from the shelter. I named her Biscuit."),
+            ("Tomas", "Wow, that agency looks great! What made you pick it?"),
+            ("Priya", "I chose them 'cause they help people like me with adoption."),
+            ("Tomas", "Cool! You drew it? What does it mean to you?"),
+            ("Priya", "Yeah, I drew it."),
+        ],
+    )
+    assert any(t.startswith("Priya named the grey cat Biscuit") for t in got), got
+    assert any("Priya chose the agency" in t for t in got), got
+    assert not [t for t in got if t.startswith("Priya drew it")], got  # names nothing: dropped
+    mem.close()

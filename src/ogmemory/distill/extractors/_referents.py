@@ -23,6 +23,7 @@ from ._grammar import group_of, third_person_en
 
 __all__ = [
     "name_the_group",
+    "name_the_object",
     "name_the_referent",
     "once_named",
     "points_back",
@@ -45,9 +46,11 @@ def with_referent(
     """ "It's like therapy for Melanie": the sentence before says what "it" is ("Melanie is a
     big fan of pottery"), so the memory starts there (unless that sentence is a memory of its
     own, a question or too long)."""
+    i = sentences.index(s)
+    if cand.language == "en" and i > 0 and not sentences[i - 1].question:
+        cand = replace(cand, text=name_the_object(cand.text, sentences[i - 1].text))
     if cand.language != "en" or not _POINTS_BACK.match(cand.text):
         return cand
-    i = sentences.index(s)
     lead: list[str] = []
     while i > 0 and len(lead) < 2:  # "She gave it to me. It stands for love." : two back
         prev = sentences[i - 1]
@@ -235,6 +238,11 @@ _GERUND = re.compile(
     r"^(?:Seeing|Realizing|Realising|Knowing|Having|Doing|Being|Getting|Finding|Playing"
     r"|Watching|Hearing|Making|Spending|Taking|Going|Looking|Working|Helping)\s"
 )
+# "Caroline drew it.", "Melanie put this dress on.": an object the memory never names
+_UNNAMED_OBJECT = re.compile(
+    r"^[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s+(?:[a-z]+\s+){0,2}?(?:it|them|this|that|these|those)"
+    r"\b(?:\s+[a-z]+)?(?:\s+(?:on|up|out|off|in))?\s*[.!]?$"
+)
 # "Now the hard work starts ...", "Since we last chatted, ...": a lead that says nothing
 _IDLE_LEAD = re.compile(
     r"^(?:Now|Anyway),?\s+(?!that\b|is\b|was\b)(?=\w)|^Since\s[^,.;]{3,60},\s+(?=[A-Z])"
@@ -258,6 +266,13 @@ def reads_alone(candidates: list[Candidate]) -> list[Candidate]:
         if text != c.text:
             c = replace(c, text=text[:1].upper() + text[1:])
         node = c.node_ids[0]
+        parts = c.text.split(". ")
+        named = [p for p in parts if not (_UNNAMED_OBJECT.match(p) and len(p.split()) <= 6)]
+        if not named:
+            continue  # "Caroline drew it.": what "it" is, only the conversation knew
+        if len(named) < len(parts):  # the next sentence may name it, or join the one before
+            text = ". ".join(named)
+            c = replace(c, text=text if text.endswith((".", "!", "?")) else f"{text}.")
         if _GERUND.match(c.text):
             c = replace(c, text=_for_speaker(c))
         if _NO_SUBJECT.match(c.text) is None:
@@ -289,3 +304,40 @@ def _for_speaker(c: Candidate) -> str:
     verb = r"\s+(?:is|was|has|had|will|would|can|could|does|did|[a-z]+s|[a-z]+ed)\b"
     body = re.sub(rf"\b{re.escape(name)}\b(?!{verb})", "them", body)  # "and Melanie is"
     return f"For {name}, {body[:1].lower()}{body[1:]}{dot}{rest}"
+
+
+# "Priya named her Biscuit" after "I adopted a grey cat": the object pronoun of a short
+# statement, and the first noun phrase the sentence before (or the question) names.
+_OBJECT = re.compile(
+    r"^(?P<pre>(?P<who>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)\s+(?:[a-z]+\s+)?"
+    r"(?!(?:is|was|are|to|for|with|at|in|on|of|about|like)\s)[a-z]+)\s+"
+    r"(?P<pro>her|him|it|them)\b(?!\s+(?:to|that|so|as)\b)"
+)
+_NP = re.compile(
+    r"\b(?P<d>a|an|the|my|that|this|your)\s+(?P<n>(?:(?!(?:from|at|in|on|to|with|for|of|and"
+    r"|but|is|was|looks?|last|this|next)\b)[a-z][\w-]*\s+){0,2}?"
+    r"(?!(?:lot|bit|few|couple|time|way|thing|day|week|weekend|year|month|while)\b)[a-z][\w-]*)"
+    r"(?=\s+(?:from|at|in|on|to|with|for|of|last|this|yesterday|today|looks?|is|was|and|but"
+    r"|that|which)\b|\s*[.,!?]|$)"
+)
+
+
+_AFTER_PREP = re.compile(r"\b(?:on|in|at|from|to|with|for|of|by|about|into|onto)\s+$", re.I)
+
+
+def name_the_object(text: str, before: str) -> str:
+    """``text`` with its object pronoun named by the first noun phrase of ``before`` (a
+    sentence or question just before it), when its first sentence is short."""
+    first = text.split(". ", 1)[0]
+    m = _OBJECT.match(text)
+    if m is None or len(first.split()) > 12:
+        return text
+    # the first noun phrase that is no prepositional object ("On my side, I adopted a cat")
+    np = next(
+        (n for n in _NP.finditer(before) if not _AFTER_PREP.search(before, 0, n.start())), None
+    )
+    if np is None or _PRONOUNS.search(np.group("n")):
+        return text
+    det = np.group("d").lower()
+    det = "the" if det in ("a", "an", "that", "this") else f"{m.group('who')}'s"
+    return f"{m.group('pre')} {det} {np.group('n')}{text[m.end() :]}"

@@ -31,13 +31,16 @@ from ._deadlines import deadlines
 from ._events import events_en
 from ._events_zh import events_zh
 from ._forward import forward_en
+from ._grammar import finish_en
 from ._identity import identity_en
 from ._identity_zh import identity_zh
 from ._lessons import asks_why, explanation, lesson
+from ._passing import in_passing, quantity_answer
 from ._patterns_en import extract_en
 from ._patterns_zh import extract_zh
 from ._referents import (
     name_the_group,
+    name_the_object,
     name_the_referent,
     once_named,
     points_back,
@@ -64,6 +67,9 @@ from ._work import extract_work
 
 __all__ = ["RuleExtractor"]
 
+_FIGURE = re.compile(
+    r"\b(?:feels?|felt|seems?|seemed)\s+like\s+(?:just\s+|only\s+)?yesterday\b", re.IGNORECASE
+)
 _DEFAULT_NAMES = {"user": ("the user", "用户"), "assistant": ("the assistant", "助手")}
 _FIRST_PERSON = gate("i we my our me us")
 
@@ -125,7 +131,7 @@ class RuleExtractor:
             if not text or text.isspace():
                 continue
             ctx = self._context(record)
-            sentences = split_sentences(text, ctx.ref_day, self.max_chars)
+            sentences = [_literal(s) for s in split_sentences(text, ctx.ref_day, self.max_chars)]
             counts["sentences"] += len(sentences)
             counts["questions_skipped"] += sum(1 for s in sentences if s.question)
             answer = threads.asked_about(record, ctx)
@@ -135,6 +141,16 @@ class RuleExtractor:
             listener = ctx.listener = threads.listener(record, ctx)
             start = len(candidates)
             statements = self._node(ctx, sentences, candidates, answer)
+            if answer:  # "That agency looks great! What made you pick it?" - "I chose them"
+                before = threads.said.get(record.session_id, "")
+                statements = [replace(c, text=name_the_object(c.text, before)) for c in statements]
+            said_q = quantity_answer(asked_text, sentences[0], ctx.speaker) if asked_text else None
+            if said_q and ctx.personal:  # "How long have you been married?" - "5 years!"
+                candidates.append(
+                    ctx.candidate(
+                        "note", finish_en(said_q), "en", importance=0.6, attrs={"whole": True}
+                    )
+                )
             said = next(
                 (
                     i
@@ -204,6 +220,7 @@ class RuleExtractor:
             events: list[Candidate] = []
             zh = s.lang == "zh"
             if not s.question and ctx.personal:
+                candidates.extend(in_passing(s, ctx))
                 # An unnamed assistant's echoes and confirmations are never memories.
                 found = deadlines(s, ctx)
                 found += (
@@ -246,7 +263,9 @@ class RuleExtractor:
                     ]
                     candidates.append(learned)
                     found.append(learned)
-            if ctx.personal and not found and not events:
+            # "My sister Anika is coaching me ...": the kin is a relation, what she does a statement
+            kin = bool(found) and all(c.relation == "has_relation" for c in found)
+            if ctx.personal and (not found or kin) and not events:
                 sal = salience_zh(s, need + 1.5) if zh else salience_en(s, need)
                 if sal.keep:
                     salient.append((sal, s))
@@ -259,6 +278,13 @@ class RuleExtractor:
         # order they were said.
         best = sorted(salient, key=lambda x: -x[0].score)[: self.max_statements]
         return _statements(best, sentences, ctx)
+
+
+def _literal(s: Sentence) -> Sentence:
+    """ "Feels like just yesterday I put this dress on": a figure of speech dates nothing."""
+    if not s.times or not _FIGURE.search(s.text):
+        return s
+    return replace(s, times=tuple(t for t in s.times if t.text.lower() != "yesterday"))
 
 
 def _statements(
@@ -303,6 +329,7 @@ class _Threads:
         self.why: dict[str, str] = {}  # per session: a node that just asked for a cause
         self.why_text: dict[str, str] = {}  # and what it asked
         self.question: dict[str, str] = {}  # per session: the questions of the last turn
+        self.said: dict[str, str] = {}  # per session: the whole last turn
         self.speakers: dict[str, list[str]] = {}  # per session: its named speakers in order
         self.latest: dict[tuple[str, str], int] = {}  # (session, speaker): latest statement
 
@@ -395,6 +422,7 @@ class _Threads:
         asked = any(s.question for s in sentences)
         about = any(s.question and _YOU.search(s.text) is not None for s in sentences)
         self.question[record.session_id] = " ".join(s.text for s in sentences if s.question)
+        self.said[record.session_id] = " ".join(s.text for s in sentences)
         recent.append((ctx.speaker, asked, first_index, about))
         if record.node.name and record.node.name.strip():
             self.named[record.session_id] = ctx.speaker
@@ -433,6 +461,7 @@ def _can_merge(old: Candidate, new: Candidate) -> bool:
         old.language == new.language
         and old.type in _STATEMENT_TYPES
         and "stance" not in old.attrs
+        and "whole" not in old.attrs
         and len(old.text) + len(new.text) < _MERGE_LIMIT
     )
 
