@@ -184,3 +184,31 @@ def test_an_object_pronoun_is_named_by_what_came_before(tmp_path: Path) -> None:
     assert any("Priya chose the agency" in t for t in got), got
     assert not [t for t in got if t.startswith("Priya drew it")], got  # names nothing: dropped
     mem.close()
+
+
+# ----------------------------------------------------------------------------- the demo
+
+
+def test_the_bundled_sample_reads_as_a_careful_reader_would_note_it(tmp_path: Path) -> None:
+    """``ogmem demo`` without data distils the bundled two-session sample."""
+    import ogmemory
+    from ogmemory.importers import parse_locomo, read_locomo
+
+    sample = Path(ogmemory.__file__).parent / "data" / "sample_locomo.json"
+    mem = Memory(settings=Settings(home=tmp_path / "h", distill_on_turn=False, embedder=None))
+    mem.import_conversations(parse_locomo(read_locomo(sample)))
+    mem.sleep("deep")
+    got = [m.text for m in mem.memories() if m.source == "distilled"]
+    for said in (
+        "Tomas's new job is going well, though the commute is long.",
+        "Priya can run about eight kilometres without stopping.",
+        "Priya's sister Anika is coaching Priya with a training plan.",
+        "Tomas hopes to find a pottery studio in Portugal.",
+        "Tomas's company is moving Tomas to the Lisbon office (August 2023).",
+        "Priya named the grey cat Biscuit.",
+    ):
+        assert any(said in t for t in got), (said, got)
+    filler = ("encourages", "admires", "grateful", "cares about", "moving them")
+    assert not [t for t in got if any(w in t for w in filler)], got
+    assert {f.relation for f in mem.facts()} == {"has_relation"}  # Anika, Priya's sister
+    mem.close()

@@ -22,7 +22,7 @@ from ..types import Candidate
 from ._common import NodeContext, Sentence
 from ._grammar import finish_en, third_person_en
 
-__all__ = ["in_passing", "quantity_answer"]
+__all__ = ["hope_after_event", "how_it_goes", "in_passing", "quantity_answer"]
 
 _HOW = re.compile(
     r"\bhow\s+(?P<wh>long|far|often)\s+(?P<aux>have|can|do|are|could)\s+you\s+"
@@ -129,3 +129,57 @@ def in_passing(s: Sentence, ctx: NodeContext) -> list[Candidate]:
 
 def _note(text: str, ctx: NodeContext) -> Candidate:
     return ctx.candidate("note", text, "en", confidence=0.6, importance=0.55, attrs={"whole": True})
+
+
+# "How is the new job going?" - "It's going well, though the commute is long."
+_HOW_IS = re.compile(
+    r"\bhow\s+(?:is|was|are|'s|’s)\s+(?P<d>the|your)\s+(?P<np>(?:[a-z-]+\s+){0,2}?[a-z-]+)"
+    r"\s+(?:going|coming\s+along|treating\s+you)\b",
+    re.IGNORECASE,
+)
+_IT_GOES = re.compile(
+    r"^(?:(?:oh|well|yeah|yes|hey|hi)\b[\s,!.]*|[A-Z][a-z]+[,!]\s*)*"
+    r"(?:it['’]s|it\s+is|it\s+was|it['’]s\s+been|it\s+has\s+been)\s+(?P<rest>(?:going|been"
+    r"|great|good|fine|okay|ok|hard|tough|busy|amazing|awesome|rough|slow|stressful)\b.+)",
+    re.IGNORECASE,
+)
+
+
+def how_it_goes(question: str, s: Sentence, speaker: str) -> str | None:
+    """The answer to "how is the X going?" said of X: "Tomas's new job is going well, though
+    the commute is long" (a third-person clause, no full stop)."""
+    q = _HOW_IS.search(question)
+    a = _IT_GOES.match(s.text) if q is not None else None
+    if q is None or a is None or s.question:
+        return None
+    rest = a.group("rest").rstrip(" .!")
+    verb = "has been" if rest.startswith("been") else "is"
+    rest = rest.removeprefix("been ") if verb == "has been" else rest
+    return third_person_en(f"my {q.group('np')} {verb} {rest}", speaker)
+
+
+# "I've started Portuguese lessons, and I hope to find a pottery studio there": a hope or
+# plan said after an event, in the same sentence
+_ALSO_HOPE = re.compile(
+    r"[,;]?\s+(?:and|but|so)\s+(?P<c>I\s+(?:really\s+|also\s+)?(?:hope|plan|want|intend"
+    r"|['’]d\s+love|would\s+love)\s+to\s+[^.!?;,]{3,80})"
+)
+_PLACE = re.compile(
+    r"\b(?:in|to|at)\s+(?:the\s+)?(?P<p>(?!(?:January|February|March|April|May|June|July"
+    r"|August|September|October|November|December)\b)[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
+)
+
+
+def hope_after_event(s: Sentence, ctx: NodeContext, before: str) -> Candidate | None:
+    """The hope or plan a sentence adds after an event it states; "there" is the place the
+    turn before named ("Are you excited about living in Portugal?"), if it named one."""
+    m = _ALSO_HOPE.search(s.text) if s.lang == "en" and not s.question else None
+    if m is None:
+        return None
+    clause = m.group("c")
+    if re.search(r"\bthere\b", clause):
+        place = [p.group("p") for p in _PLACE.finditer(before)]
+        if len(set(place)) != 1:
+            return None  # "there" names nothing the memory could say
+        clause = re.sub(r"\bthere\b", f"in {place[0]}", clause, count=1)
+    return _note(finish_en(third_person_en(clause, ctx.speaker)), ctx)

@@ -35,7 +35,7 @@ from ._grammar import finish_en
 from ._identity import identity_en
 from ._identity_zh import identity_zh
 from ._lessons import asks_why, explanation, lesson
-from ._passing import in_passing, quantity_answer
+from ._passing import hope_after_event, how_it_goes, in_passing, quantity_answer
 from ._patterns_en import extract_en
 from ._patterns_zh import extract_zh
 from ._referents import (
@@ -136,15 +136,28 @@ class RuleExtractor:
             counts["questions_skipped"] += sum(1 for s in sentences if s.question)
             answer = threads.asked_about(record, ctx)
             asked_text = threads.question.get(record.session_id, "") if answer else ""
-            if threads.asked(record, ctx):
+            asked = threads.asked(record, ctx)
+            if asked:
                 answers.add(node.id)
             listener = ctx.listener = threads.listener(record, ctx)
             start = len(candidates)
-            statements = self._node(ctx, sentences, candidates, answer)
+            before = threads.said.get(record.session_id, "")
+            statements = self._node(ctx, sentences, candidates, answer, before)
             if answer:  # "That agency looks great! What made you pick it?" - "I chose them"
-                before = threads.said.get(record.session_id, "")
                 statements = [replace(c, text=name_the_object(c.text, before)) for c in statements]
-            said_q = quantity_answer(asked_text, sentences[0], ctx.speaker) if asked_text else None
+            asked_any = threads.question.get(record.session_id, "") if asked else ""
+            said_q = next(  # the answer comes first, after a greeting at most ("Hey Priya!")
+                (
+                    said
+                    for s in (sentences[:2] if asked_any else ())
+                    if s.lang == "en"
+                    and (
+                        said := quantity_answer(asked_any, s, ctx.speaker)
+                        or how_it_goes(asked_any, s, ctx.speaker)
+                    )
+                ),
+                None,
+            )
             if said_q and ctx.personal:  # "How long have you been married?" - "5 years!"
                 candidates.append(
                     ctx.candidate(
@@ -208,10 +221,12 @@ class RuleExtractor:
         sentences: list[Sentence],
         candidates: list[Candidate],
         answer: bool = False,
+        before: str = "",
     ) -> list[Candidate]:
         """Pattern, event and statement candidates of one node; returns its statements (not
         yet in ``candidates``: a thread may merge them into an earlier one). ``answer``: the
-        node answers a question about the speaker, so a less salient statement is kept."""
+        node answers a question about the speaker, so a less salient statement is kept;
+        ``before``: what the turn before said (where "there" is)."""
         need = MIN_SCORE - (ANSWER_BONUS if answer else 0.0)
         carry: TimeExpr | None = None
         salient: list[tuple[Salience, Sentence]] = []
@@ -247,6 +262,8 @@ class RuleExtractor:
                         ]
                     )
                     candidates.extend(events)
+                    hope = hope_after_event(s, ctx, before) if events and not zh else None
+                    candidates.extend([hope] if hope else [])
             elif ctx.personal and not s.text.rstrip().endswith(("?", "？")):
                 # "When you review, flag ...": question-shaped, but an instruction
                 found = conventions_zh(s, ctx, []) if zh else conventions_en(s, ctx, [])
