@@ -212,3 +212,43 @@ def test_the_bundled_sample_reads_as_a_careful_reader_would_note_it(tmp_path: Pa
     assert not [t for t in got if any(w in t for w in filler)], got
     assert {f.relation for f in mem.facts()} == {"has_relation"}  # Anika, Priya's sister
     mem.close()
+
+
+# ----------------------------------------------------------------------------- who "we" is
+
+
+def test_we_is_named_by_the_speakers_turn_before_and_never_twice(tmp_path: Path) -> None:
+    mem, got = _distilled(
+        tmp_path,
+        [
+            ("Melanie", "The kids loved the pottery workshop! They made this bowl."),
+            ("Caroline", "So cute! What else have you been up to?"),
+            ("Melanie", "We love painting together lately."),
+            ("Caroline", "Nice! Who painted this one?"),
+            ("Melanie", "We both helped with the painting - it was great bonding over it."),
+            ("Caroline", "Lovely. Any trips?"),
+            ("Melanie", "I had a quiet weekend after we went camping with my fam in the hills."),
+        ],
+    )
+    assert any("Melanie and their family both helped with the painting" in t for t in got), got
+    assert not [t for t in got if "and others" in t], got
+    assert not [t for t in got if "and their family went camping with their fam" in t], got
+    mem.close()
+
+
+def test_a_statement_that_restates_its_event_is_the_event_elaborated(tmp_path: Path) -> None:
+    mem, got = _distilled(
+        tmp_path,
+        [
+            ("Caroline", "Hey Mel, what's new?"),
+            (
+                "Melanie",
+                "I just signed up for a pottery class yesterday. It's like therapy for me,"
+                " letting me express myself and get creative.",
+            ),
+        ],
+    )
+    pottery = [t for t in got if "signed up for a pottery class" in t]
+    assert len(pottery) == 1, got
+    assert "therapy" in pottery[0]
+    mem.close()

@@ -189,9 +189,18 @@ _TEAM = re.compile(
 )
 
 
+_WITH_OWN = re.compile(
+    r"\bwe\b[^.!?]*\bwith\s+(?:my|the)\s+(?:fam|family|kids|children|husband|wife|partner"
+    r"|friends|parents|mom|dad|sister|brother)\b",
+    re.IGNORECASE,
+)
+
+
 def group_of(text: str, name: str) -> tuple[str, bool]:
     """Who "we" is, as the clause itself tells: family ("we took the kids camping"), friends,
     a team (a user talking about work); ``(words, singular)``."""
+    if _WITH_OWN.search(text):  # "we went camping with my fam": the speaker went, with them
+        return name, True
     group = _OUR_GROUP.search(text)
     if group is not None and name != "the user":  # "Our group ... We have regular meetings"
         return f"{name}'s {group.group('g').lower()}", True

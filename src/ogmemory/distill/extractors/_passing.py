@@ -17,12 +17,20 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ..types import Candidate
 from ._common import NodeContext, Sentence
 from ._grammar import finish_en, third_person_en
 
-__all__ = ["hope_after_event", "how_it_goes", "in_passing", "quantity_answer"]
+__all__ = [
+    "answered",
+    "hope_after_event",
+    "how_it_goes",
+    "in_passing",
+    "literal",
+    "quantity_answer",
+]
 
 _HOW = re.compile(
     r"\bhow\s+(?P<wh>long|far|often)\s+(?P<aux>have|can|do|are|could)\s+you\s+"
@@ -183,3 +191,30 @@ def hope_after_event(s: Sentence, ctx: NodeContext, before: str) -> Candidate | 
             return None  # "there" names nothing the memory could say
         clause = re.sub(r"\bthere\b", f"in {place[0]}", clause, count=1)
     return _note(finish_en(third_person_en(clause, ctx.speaker)), ctx)
+
+
+_FIGURE = re.compile(
+    r"\b(?:feels?|felt|seems?|seemed)\s+like\s+(?:just\s+|only\s+)?yesterday\b", re.IGNORECASE
+)
+
+
+def literal(s: Sentence) -> Sentence:
+    """ "Feels like just yesterday I put this dress on": a figure of speech dates nothing."""
+    if not s.times or not _FIGURE.search(s.text):
+        return s
+    return replace(s, times=tuple(t for t in s.times if t.text.lower() != "yesterday"))
+
+
+def answered(question: str, sentences: list[Sentence], ctx: NodeContext) -> list[Candidate]:
+    """The fact a short answer to ``question`` completes (see :func:`quantity_answer` and
+    :func:`how_it_goes`); the answer comes first, after a greeting at most ("Hey Priya!")."""
+    if not question or not ctx.personal:
+        return []
+    for s in sentences[:2]:
+        if s.lang != "en":
+            continue
+        said = quantity_answer(question, s, ctx.speaker) or how_it_goes(question, s, ctx.speaker)
+        if said:
+            whole = {"whole": True}  # complete: no later answer elaborates it
+            return [ctx.candidate("note", finish_en(said), "en", importance=0.6, attrs=whole)]
+    return []

@@ -28,6 +28,7 @@ __all__ = [
     "once_named",
     "points_back",
     "reads_alone",
+    "told_once",
     "with_referent",
 ]
 
@@ -85,13 +86,19 @@ _WORDS = re.compile(r"[A-Za-z]{3,}")
 
 
 def name_the_group(
-    candidates: list[Candidate], start: int, ctx: NodeContext, text: str, asked: str = ""
+    candidates: list[Candidate],
+    start: int,
+    ctx: NodeContext,
+    text: str,
+    asked: str = "",
+    earlier: str = "",
 ) -> None:
     """ "We went camping": the clause alone did not say who "we" is; the whole message may
     ("... the kids loved it"), or the question it answers ("How was the trip with your
-    kids?"), or it is the two people talking ("we finally met up")."""
+    kids?"), or it is the two people talking ("we finally met up"), or the speaker's turn
+    before (``earlier``: "The kids and I painted this" - "We both helped with it")."""
     vague = f"{ctx.speaker} and others"
-    for i in range(start, len(candidates)):
+    for i in range(max(0, start - 8), len(candidates)):  # and an earlier one it elaborated
         c = candidates[i]
         if vague not in c.text or ctx.record.node.id not in c.node_ids:
             continue
@@ -101,6 +108,9 @@ def name_the_group(
         if group == vague and asked:
             yours = " ".join(m.group(1) for m in _YOUR_PEOPLE.finditer(asked))
             group = group_of(yours, ctx.speaker)[0] if yours else group
+        if group == vague and earlier:
+            group = group_of(earlier, ctx.speaker)[0]
+            group = vague if group.endswith("'s team") and ctx.speaker != "the user" else group
         if group != vague:
             candidates[i] = replace(c, text=c.text.replace(vague, group))
 
@@ -341,3 +351,36 @@ def name_the_object(text: str, before: str) -> str:
     det = np.group("d").lower()
     det = "the" if det in ("a", "an", "that", "this") else f"{m.group('who')}'s"
     return f"{m.group('pre')} {det} {np.group('n')}{text[m.end() :]}"
+
+
+_LABEL = re.compile(r"\s*\([^)]*\)|[^\w\s']+")
+
+
+def _told(text: str) -> str:
+    return " ".join(_LABEL.sub(" ", text).lower().split())
+
+
+def told_once(candidates: list[Candidate]) -> list[Candidate]:
+    """A statement that begins with the event its message states ("Melanie signed up for a
+    pottery class. It's like therapy for Melanie ...") is one memory: the event, elaborated."""
+    events = {
+        (c.node_ids[0], _told(c.text)): i
+        for i, c in enumerate(candidates)
+        if c.type == "event" and c.language == "en"
+    }
+    out = list(candidates)
+    dropped: set[int] = set()
+    for i, c in enumerate(candidates):
+        first, _, rest = c.text.partition(". ")
+        j = events.get((c.node_ids[0], _told(first))) if c.type == "note" else None
+        if j is None or j in dropped:
+            continue
+        e = out[j]
+        out[j] = replace(
+            e,
+            text=f"{e.text} {rest}" if rest else e.text,
+            node_ids=tuple(dict.fromkeys((*e.node_ids, *c.node_ids))),
+            importance=max(e.importance, c.importance),
+        )
+        dropped.add(i)
+    return [c for i, c in enumerate(out) if i not in dropped]

@@ -31,11 +31,10 @@ from ._deadlines import deadlines
 from ._events import events_en
 from ._events_zh import events_zh
 from ._forward import forward_en
-from ._grammar import finish_en
 from ._identity import identity_en
 from ._identity_zh import identity_zh
 from ._lessons import asks_why, explanation, lesson
-from ._passing import hope_after_event, how_it_goes, in_passing, quantity_answer
+from ._passing import answered, hope_after_event, in_passing, literal
 from ._patterns_en import extract_en
 from ._patterns_zh import extract_zh
 from ._referents import (
@@ -45,6 +44,7 @@ from ._referents import (
     once_named,
     points_back,
     reads_alone,
+    told_once,
     with_referent,
 )
 from ._salience import (
@@ -67,9 +67,6 @@ from ._work import extract_work
 
 __all__ = ["RuleExtractor"]
 
-_FIGURE = re.compile(
-    r"\b(?:feels?|felt|seems?|seemed)\s+like\s+(?:just\s+|only\s+)?yesterday\b", re.IGNORECASE
-)
 _DEFAULT_NAMES = {"user": ("the user", "用户"), "assistant": ("the assistant", "助手")}
 _FIRST_PERSON = gate("i we my our me us")
 
@@ -117,12 +114,7 @@ class RuleExtractor:
         counts = {"sentences": 0, "questions_skipped": 0, "threads_merged": 0}
         threads = _Threads()
         answers: set[str] = set()  # nodes that answer the turn before
-        for record in records:  # who speaks in each session, for a first turn's listener
-            name = record.node.name
-            if name and name.strip() and record.node.role in ("user", "assistant"):
-                speakers = threads.speakers.setdefault(record.session_id, [])
-                if " ".join(name.split()) not in speakers:
-                    speakers.append(" ".join(name.split()))
+        threads.learn_speakers(records)
         for record in records:
             node = record.node
             if node.role not in ("user", "assistant"):
@@ -131,7 +123,7 @@ class RuleExtractor:
             if not text or text.isspace():
                 continue
             ctx = self._context(record)
-            sentences = [_literal(s) for s in split_sentences(text, ctx.ref_day, self.max_chars)]
+            sentences = [literal(s) for s in split_sentences(text, ctx.ref_day, self.max_chars)]
             counts["sentences"] += len(sentences)
             counts["questions_skipped"] += sum(1 for s in sentences if s.question)
             answer = threads.asked_about(record, ctx)
@@ -145,25 +137,9 @@ class RuleExtractor:
             statements = self._node(ctx, sentences, candidates, answer, before)
             if answer:  # "That agency looks great! What made you pick it?" - "I chose them"
                 statements = [replace(c, text=name_the_object(c.text, before)) for c in statements]
+            # "How long have you been married?" - "5 years!"
             asked_any = threads.question.get(record.session_id, "") if asked else ""
-            said_q = next(  # the answer comes first, after a greeting at most ("Hey Priya!")
-                (
-                    said
-                    for s in (sentences[:2] if asked_any else ())
-                    if s.lang == "en"
-                    and (
-                        said := quantity_answer(asked_any, s, ctx.speaker)
-                        or how_it_goes(asked_any, s, ctx.speaker)
-                    )
-                ),
-                None,
-            )
-            if said_q and ctx.personal:  # "How long have you been married?" - "5 years!"
-                candidates.append(
-                    ctx.candidate(
-                        "note", finish_en(said_q), "en", importance=0.6, attrs={"whole": True}
-                    )
-                )
+            candidates.extend(answered(asked_any, sentences, ctx))
             said = next(
                 (
                     i
@@ -182,14 +158,7 @@ class RuleExtractor:
             threads.why[record.session_id] = node.id if (ctx.personal and asks_why(text)) else ""
             threads.why_text[record.session_id] = text if threads.why[record.session_id] else ""
             if listener and ctx.personal:
-                offered = any(c.attrs.get("stance") == "offers" for c in candidates[start:])
-                candidates.extend(
-                    c
-                    for c in social(sentences, ctx, listener)
-                    if not (offered and c.relation == "offers_help")
-                )
-                if reacts(sentences):
-                    threads.acknowledge(record, ctx, candidates)
+                threads.social(record, ctx, sentences, candidates, start)
             extra = None
             if (
                 threads.asked(record, ctx)
@@ -201,10 +170,11 @@ class RuleExtractor:
             counts["threads_merged"] += threads.add(
                 record, ctx, sentences, statements, candidates, said, extra
             )
-            name_the_group(candidates, start, ctx, text, asked_text)
+            name_the_group(candidates, start, ctx, text, asked_text, threads.earlier(record, ctx))
             if asked_text:
                 name_the_referent(candidates, start, ctx, asked_text)
-        candidates = reads_alone(once_named(merge_beliefs(keep_views(candidates, answers))))
+        candidates = once_named(merge_beliefs(keep_views(candidates, answers)))
+        candidates = told_once(reads_alone(candidates))
         work = extract_work(records)
         candidates.extend(work)
         stats = {
@@ -297,13 +267,6 @@ class RuleExtractor:
         return _statements(best, sentences, ctx)
 
 
-def _literal(s: Sentence) -> Sentence:
-    """ "Feels like just yesterday I put this dress on": a figure of speech dates nothing."""
-    if not s.times or not _FIGURE.search(s.text):
-        return s
-    return replace(s, times=tuple(t for t in s.times if t.text.lower() != "yesterday"))
-
-
 def _statements(
     best: list[tuple[Salience, Sentence]], sentences: list[Sentence], ctx: NodeContext
 ) -> list[Candidate]:
@@ -347,6 +310,7 @@ class _Threads:
         self.why_text: dict[str, str] = {}  # and what it asked
         self.question: dict[str, str] = {}  # per session: the questions of the last turn
         self.said: dict[str, str] = {}  # per session: the whole last turn
+        self.own: dict[tuple[str, str], list[str]] = {}  # (session, speaker): last turns
         self.speakers: dict[str, list[str]] = {}  # per session: its named speakers in order
         self.latest: dict[tuple[str, str], int] = {}  # (session, speaker): latest statement
 
@@ -371,6 +335,41 @@ class _Threads:
                 (n for n in self.speakers.get(record.session_id, ()) if n != ctx.speaker), None
             )
         return None
+
+    def learn_speakers(self, records: Sequence[NodeRecord]) -> None:
+        """Who speaks in each session (for a first turn's listener)."""
+        for record in records:
+            name = record.node.name
+            if name and name.strip() and record.node.role in ("user", "assistant"):
+                speakers = self.speakers.setdefault(record.session_id, [])
+                if " ".join(name.split()) not in speakers:
+                    speakers.append(" ".join(name.split()))
+
+    def social(
+        self,
+        record: NodeRecord,
+        ctx: NodeContext,
+        sentences: list[Sentence],
+        candidates: list[Candidate],
+        start: int,
+    ) -> None:
+        """An offer of help to the listener is a memory (unless a stance already holds it);
+        a reaction to them is evidence of what they said last."""
+        offered = any(c.attrs.get("stance") == "offers" for c in candidates[start:])
+        candidates.extend(
+            c
+            for c in social(sentences, ctx, ctx.listener or "")
+            if not (offered and c.relation == "offers_help")
+        )
+        if reacts(sentences):
+            self.acknowledge(record, ctx, candidates)
+
+    def earlier(self, record: NodeRecord, ctx: NodeContext) -> str:
+        """The speaker's two turns before this one in the session (then this one is kept)."""
+        own = self.own.setdefault((record.session_id, ctx.speaker), [])
+        before = " ".join(own)
+        own[:] = [*own[-1:], content_text(record.node.content)]
+        return before
 
     def acknowledge(
         self, record: NodeRecord, ctx: NodeContext, candidates: list[Candidate]
