@@ -252,3 +252,23 @@ def test_a_statement_that_restates_its_event_is_the_event_elaborated(tmp_path: P
     assert len(pottery) == 1, got
     assert "therapy" in pottery[0]
     mem.close()
+
+
+def test_what_reads_alone_of_a_lone_fragment_stays(tmp_path: Path) -> None:
+    mem, got = _distilled(
+        tmp_path,
+        [
+            ("Gina", "How's the studio plan?"),
+            (
+                "Jon",
+                "It helps me keep track of ideas and milestones. I'm wrapping up the business"
+                " plan and looking for investors.",
+            ),
+            ("Gina", "Nice pic! What's it from?"),
+            ("Jon", "Reminds me it's important to rest before a show."),
+        ],
+    )
+    assert not [t for t in got if t.startswith(("It ", "Reminds"))], got
+    assert any(t.startswith("Jon is wrapping up the business plan") for t in got), got
+    assert any("Jon is reminded that it's important to rest" in t for t in got), got
+    mem.close()

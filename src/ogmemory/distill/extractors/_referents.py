@@ -248,6 +248,10 @@ _GERUND = re.compile(
     r"^(?:Seeing|Realizing|Realising|Knowing|Having|Doing|Being|Getting|Finding|Playing"
     r"|Watching|Hearing|Making|Spending|Taking|Going|Looking|Working|Helping)\s"
 )
+# "Reminds Melanie it's important to ...": the subject was the photo just shown
+_REMINDED = re.compile(
+    r"(?P<at>^|\.\s)Reminds\s+(?P<n>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)\s+(?:that\s+)?"
+)
 # "Caroline drew it.", "Melanie put this dress on.": an object the memory never names
 _UNNAMED_OBJECT = re.compile(
     r"^[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s+(?:[a-z]+\s+){0,2}?(?:it|them|this|that|these|those)"
@@ -285,6 +289,7 @@ def reads_alone(candidates: list[Candidate]) -> list[Candidate]:
             c = replace(c, text=text if text.endswith((".", "!", "?")) else f"{text}.")
         if _GERUND.match(c.text):
             c = replace(c, text=_for_speaker(c))
+        c = replace(c, text=_REMINDED.sub(r"\g<at>\g<n> is reminded that ", c.text))
         if _NO_SUBJECT.match(c.text) is None:
             last_of[node] = len(out)
             out.append(c)
@@ -298,6 +303,12 @@ def reads_alone(candidates: list[Candidate]) -> list[Candidate]:
                 node_ids=tuple(dict.fromkeys((*old.node_ids, *c.node_ids))),
                 importance=max(old.importance, c.importance),
             )
+            continue
+        parts = c.text.split(". ")  # nothing to join: what reads alone of it stays
+        k = next((k for k, p in enumerate(parts) if _NO_SUBJECT.match(p) is None), None)
+        if k is not None:
+            last_of[node] = len(out)
+            out.append(replace(c, text=". ".join(parts[k:])))
     return out
 
 
