@@ -39,6 +39,7 @@ def test_me_after_a_possessive_names_the_speaker() -> None:
     )
     # after "I", "me" is the subject again: "them" reads right
     assert third_person_en("I asked Ana to call me", "Tomas") == "Tomas asked Ana to call them"
+    assert third_person_en("Realizing I can be me", "Cam") == "Realizing Cam can be themselves"
 
 
 # ----------------------------------------------------------------------------- filler

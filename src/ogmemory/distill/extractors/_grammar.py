@@ -158,6 +158,8 @@ def third_person_en(text: str, name: str, group: str | None = None) -> str:
             # is moving me") "them" would point at the company.
             first = not subject
             named = subject = True
+            if text[: m.start()].endswith("be ") and not first:
+                return "themselves"  # "I can be me" - "Caroline can be themselves"
             return name if first else "them"
         if m.group("myself"):
             return "themselves"
