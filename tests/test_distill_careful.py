@@ -273,3 +273,17 @@ def test_what_reads_alone_of_a_lone_fragment_stays(tmp_path: Path) -> None:
     assert any(t.startswith("Jon is wrapping up the business plan") for t in got), got
     assert any("Jon is reminded that it's important to rest" in t for t in got), got
     mem.close()
+
+
+def test_a_reaction_rests_on_whatever_the_listener_said(tmp_path: Path) -> None:
+    mem, got = _distilled(
+        tmp_path,
+        [
+            ("Jon", "I love contemporary dance."),
+            ("Gina", "Keep it up, you got this!"),
+        ],
+    )
+    (cited,) = _cited(mem, "contemporary")
+    assert "Keep it up, you got this!" in cited, got
+    assert not [t for t in got if "Gina" in t], got
+    mem.close()
