@@ -6,7 +6,7 @@ memory, and neither is what they add up to: "Gina encourages and supports Jon" o
 grateful for Gina's support" says nothing a careful reader would note about either (it filled
 core.md's "Who" and half the facts between two friends). So such a sentence is recognised
 (``relation_of``) and yields no memory of its own: it is evidence of the news it answers
-(``reacts``: "Keep going, you got this!" after "I'm opening my own studio" is one more turn
+("Keep going, you got this!" after "I'm opening my own studio" is one more turn
 resting on that). Only an offer of help, which names something the speaker will do, is a
 memory: one per pair, always stated with the same words, so the pipeline keeps one memory and
 adds every further turn to its evidence.
@@ -28,7 +28,7 @@ from ..types import Candidate, EntityRef
 from ._common import NodeContext, Sentence, gate
 from ._grammar import finish_en, finish_zh
 
-__all__ = ["reacts", "relation_of", "social"]
+__all__ = ["relation_of", "social"]
 
 _ENCOURAGE_EN = re.compile(
     r"\b(?:keep\s+(?:it\s+up|going|pushing|at\s+it|on\s+\w+ing|up\s+the|shining|chasing|believing"
@@ -174,18 +174,19 @@ def relation_of(s: Sentence) -> str | None:
     return None
 
 
-def reacts(sentences: list[Sentence]) -> bool:
-    """Whether a node reacts to what the listener just said (encourages, admires, thanks or
-    comforts them) rather than offering something."""
-    return any(relation_of(s) not in (None, *_TEXT_EN) for s in sentences)
-
-
-def social(sentences: list[Sentence], ctx: NodeContext, listener: str) -> list[Candidate]:
-    """One candidate per relation the node expresses towards ``listener`` (a named person)."""
+def social(
+    sentences: list[Sentence], ctx: NodeContext, listener: str
+) -> tuple[list[Candidate], bool]:
+    """One candidate per relation the node expresses towards ``listener`` (a named person)
+    that is a memory (an offer of help), and whether the node reacts to the listener
+    (encourages, admires, thanks or comforts them: evidence of what they said, no memory)."""
     out: list[Candidate] = []
     seen: set[str] = set()
+    reacted = False
     for s in sentences:
         relation = relation_of(s)
+        if relation is not None and relation not in _TEXT_EN:
+            reacted = True
         if relation not in _TEXT_EN or relation in seen:
             continue
         seen.add(relation)
@@ -204,4 +205,4 @@ def social(sentences: list[Sentence], ctx: NodeContext, listener: str) -> list[C
                 attrs={"social": relation},
             )
         )
-    return out
+    return out, reacted

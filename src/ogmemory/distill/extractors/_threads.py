@@ -14,7 +14,7 @@ from dataclasses import replace
 from ...entity.records import NodeRecord
 from ..types import Candidate
 from ._common import NodeContext, Sentence, content_text
-from ._social import reacts, social
+from ._social import social
 
 __all__ = ["STATEMENT_TYPES", "Threads", "can_merge", "merge"]
 
@@ -88,12 +88,9 @@ class Threads:
         """An offer of help to the listener is a memory (unless a stance already holds it);
         a reaction to them is evidence of what they said last."""
         offered = any(c.attrs.get("stance") == "offers" for c in candidates[start:])
-        candidates.extend(
-            c
-            for c in social(sentences, ctx, ctx.listener or "")
-            if not (offered and c.relation == "offers_help")
-        )
-        if reacts(sentences):
+        found, reacted = social(sentences, ctx, ctx.listener or "")
+        candidates.extend(c for c in found if not (offered and c.relation == "offers_help"))
+        if reacted:
             self.acknowledge(record, ctx, candidates)
 
     def heard(self, record: NodeRecord, ctx: NodeContext, start: int, end: int) -> None:
