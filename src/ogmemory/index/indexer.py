@@ -375,6 +375,8 @@ class Indexer:
         sid = prov.session_id if prov else None
         edited = bool(mem.attrs.get("edited"))
         info: dict[str, Any] = prov.to_dict() if prov else {"memory_id": mem.id}
+        if mem.attrs.get("social"):  # "X encourages Y": no note on the turns it rests on
+            info["social"] = True
         if edited:  # the user rewrote it: it speaks for its evidence, and it is news
             info["edited"] = True
             when = mem.updated_at

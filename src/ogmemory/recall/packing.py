@@ -159,8 +159,11 @@ class Packer:
         by_node = {n: d for d in turns for n in d.node_ids}
         notes: dict[str, list[tuple[float, Doc]]] = {}
         for sc, a in ranked:
-            # a memory the user rewrote is an item of its own, never a note on the old turn
-            if a.kind in ("memory", "event", "fact") and not a.prov.get("edited"):
+            # a memory the user rewrote is an item of its own, never a note on the old turn;
+            # how two people stand to each other says nothing about what the turn says
+            if a.kind in ("memory", "event", "fact") and not (
+                a.prov.get("edited") or a.prov.get("social")
+            ):
                 for n in a.node_ids:
                     if n in by_node:
                         notes.setdefault(by_node[n].id, []).append((sc, a))

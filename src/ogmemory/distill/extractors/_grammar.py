@@ -114,21 +114,22 @@ def third_person_en(text: str, name: str, group: str | None = None) -> str:
     use they/them/their). ``group`` names "we" when it is one body ("the team is ..."); by
     default the clause tells who "we" is (``name`` and their family, friends or team), else
     ``name`` and others."""
-    named = False
+    named = False  # the speaker was named once (their later mentions are they/them/their)
+    subject = False  # ... as a subject: a later "me" may be "them" ("I asked her to call me")
     singular = group is not None
     if group is None:
         group, singular = group_of(text, name)
 
     def sub(m: re.Match[str]) -> str:
-        nonlocal named
+        nonlocal named, subject
         end = m.end("i") if m.group("i") else m.end()
         if end < len(text) and text[end] in _NOT_PRONOUN_AFTER and m.group("i"):
             return m.group()
         if m.group("myand"):
-            named = True
+            named = subject = True
             return f"{name} and their {m.group('myx')}"
         if m.group("ic"):
-            named = True
+            named = subject = True
             suf = m.group("isuf")
             return name + {"m": " is", "ve": " has", "ll": " will", "d": " would"}[suf]
         if m.group("wec"):
@@ -137,7 +138,7 @@ def third_person_en(text: str, name: str, group: str | None = None) -> str:
             forms = {"re": " is", "ve": " has"} if singular else {"re": " are", "ve": " have"}
             return group + {**forms, "ll": " will", "d": " would"}[suf]
         if m.group("i"):
-            named = True
+            named = subject = True
             verb = m.group("verb")
             return name + (m.group("adv") or "") + (" " + _third(verb) if verb else "")
         if m.group("we"):
@@ -153,8 +154,12 @@ def third_person_en(text: str, name: str, group: str | None = None) -> str:
             named = True
             return f"{name}'s" if first else "their"
         if m.group("me"):
-            first = not named
-            named = True
+            # Only a subject before makes "me" "them": after a possessive alone ("My company
+            # is moving me") "them" would point at the company.
+            first = not subject
+            named = subject = True
+            if text[: m.start()].endswith("be ") and not first:
+                return "themselves"  # "I can be me" - "Caroline can be themselves"
             return name if first else "them"
         if m.group("myself"):
             return "themselves"
@@ -186,9 +191,18 @@ _TEAM = re.compile(
 )
 
 
+_WITH_OWN = re.compile(
+    r"\bwe\b[^.!?]*\bwith\s+(?:my|the)\s+(?:fam|family|kids|children|husband|wife|partner"
+    r"|friends|parents|mom|dad|sister|brother)\b",
+    re.IGNORECASE,
+)
+
+
 def group_of(text: str, name: str) -> tuple[str, bool]:
     """Who "we" is, as the clause itself tells: family ("we took the kids camping"), friends,
     a team (a user talking about work); ``(words, singular)``."""
+    if _WITH_OWN.search(text):  # "we went camping with my fam": the speaker went, with them
+        return name, True
     group = _OUR_GROUP.search(text)
     if group is not None and name != "the user":  # "Our group ... We have regular meetings"
         return f"{name}'s {group.group('g').lower()}", True

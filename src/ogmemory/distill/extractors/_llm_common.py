@@ -177,7 +177,7 @@ Rules:
   what they value ("family time matters to me"), believe ("taking care of yourself is
   vital"), find rewarding or hard, need ("help with marketing"), offer the other person, suggest
   to them, and are about to do. How two people stand to each other (one encourages, admires,
-  thanks or cares for the other) is one memory per relation, not one per turn.
+  thanks or cares for the other) is no memory: it says nothing a reader would note of either.
 - The assistant's echoes and confirmations ("Noted: ...", "Summary: ...", "Okay, I'll ...")
   are never memories of their own. Tool calls of one turn are one "work" memory that says what
   was achieved ("fixed the failing tests by pinning numpy below 2"), never one per command,

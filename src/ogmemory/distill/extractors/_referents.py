@@ -21,7 +21,16 @@ from ..types import Candidate
 from ._common import NodeContext, Sentence
 from ._grammar import group_of, third_person_en
 
-__all__ = ["name_the_group", "name_the_referent", "once_named", "points_back", "with_referent"]
+__all__ = [
+    "name_the_group",
+    "name_the_object",
+    "name_the_referent",
+    "once_named",
+    "points_back",
+    "reads_alone",
+    "told_once",
+    "with_referent",
+]
 
 
 _POINTS_BACK = re.compile(r"^(?:It|Its|They|Their|Them|This|That|These|Those|He|She|His|Her)\b")
@@ -38,9 +47,11 @@ def with_referent(
     """ "It's like therapy for Melanie": the sentence before says what "it" is ("Melanie is a
     big fan of pottery"), so the memory starts there (unless that sentence is a memory of its
     own, a question or too long)."""
+    i = sentences.index(s)
+    if cand.language == "en" and i > 0 and not sentences[i - 1].question:
+        cand = replace(cand, text=name_the_object(cand.text, sentences[i - 1].text))
     if cand.language != "en" or not _POINTS_BACK.match(cand.text):
         return cand
-    i = sentences.index(s)
     lead: list[str] = []
     while i > 0 and len(lead) < 2:  # "She gave it to me. It stands for love." : two back
         prev = sentences[i - 1]
@@ -75,13 +86,19 @@ _WORDS = re.compile(r"[A-Za-z]{3,}")
 
 
 def name_the_group(
-    candidates: list[Candidate], start: int, ctx: NodeContext, text: str, asked: str = ""
+    candidates: list[Candidate],
+    start: int,
+    ctx: NodeContext,
+    text: str,
+    asked: str = "",
+    earlier: str = "",
 ) -> None:
     """ "We went camping": the clause alone did not say who "we" is; the whole message may
     ("... the kids loved it"), or the question it answers ("How was the trip with your
-    kids?"), or it is the two people talking ("we finally met up")."""
+    kids?"), or it is the two people talking ("we finally met up"), or the speaker's turn
+    before (``earlier``: "The kids and I painted this" - "We both helped with it")."""
     vague = f"{ctx.speaker} and others"
-    for i in range(start, len(candidates)):
+    for i in range(max(0, start - 8), len(candidates)):  # and an earlier one it elaborated
         c = candidates[i]
         if vague not in c.text or ctx.record.node.id not in c.node_ids:
             continue
@@ -91,6 +108,9 @@ def name_the_group(
         if group == vague and asked:
             yours = " ".join(m.group(1) for m in _YOUR_PEOPLE.finditer(asked))
             group = group_of(yours, ctx.speaker)[0] if yours else group
+        if group == vague and earlier:
+            group = group_of(earlier, ctx.speaker)[0]
+            group = vague if group.endswith("'s team") and ctx.speaker != "the user" else group
         if group != vague:
             candidates[i] = replace(c, text=c.text.replace(vague, group))
 
@@ -212,3 +232,166 @@ def named_once(text: str) -> str:
             out.append(text[pos : m.start()] + ("They" if starts else "they"))
             pos = m.end()
     return "".join(out) + text[pos:] if out else text
+
+
+# A memory that starts with a word pointing at something it never names ("It reminded
+# Caroline of ...", "They've been there for Caroline"), or with a gerund or verb that has no
+# subject ("Seeing the kids' faces was the best", "Reminds Melanie it's important ...").
+_NO_SUBJECT = re.compile(
+    r"^(?:(?:It|Its|They|Them|Their|He|She|His|Her)\b(?!\s+own\b)"
+    r"|(?:This|That)(?:['’]s|\s+(?:is|was|has|had|makes|made|helps|helped|reminds|reminded"
+    r"|means|meant|gives|gave|keeps|kept)\b)"
+    r"|(?:Reminds|Makes|Means|Feels|Helps|Each\s+\w+)\b)"
+)
+# "Seeing the kids' faces was the best": a gerund subject, said of the speaker
+_GERUND = re.compile(
+    r"^(?:Seeing|Realizing|Realising|Knowing|Having|Doing|Being|Getting|Finding|Playing"
+    r"|Watching|Hearing|Making|Spending|Taking|Going|Looking|Working|Helping)\s"
+)
+# "Reminds Melanie it's important to ...": the subject was the photo just shown
+_REMINDED = re.compile(
+    r"(?P<at>^|\.\s)Reminds\s+(?P<n>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)\s+(?:that\s+)?"
+)
+# "Caroline drew it.", "Melanie put this dress on.": an object the memory never names
+_UNNAMED_OBJECT = re.compile(
+    r"^[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s+(?:[a-z]+\s+){0,2}?(?:it|them|this|that|these|those)"
+    r"\b(?:\s+[a-z]+)?(?:\s+(?:on|up|out|off|in))?\s*[.!]?$"
+)
+# "Now the hard work starts ...", "Since we last chatted, ...": a lead that says nothing
+_IDLE_LEAD = re.compile(
+    r"^(?:Now|Anyway),?\s+(?!that\b|is\b|was\b)(?=\w)|^Since\s[^,.;]{3,60},\s+(?=[A-Z])"
+)
+_JOIN_LIMIT = 300
+_STATEMENTS = ("note", "event")
+
+
+def reads_alone(candidates: list[Candidate]) -> list[Candidate]:
+    """Every English statement reads alone: a lead that says nothing goes ("Now the hard work
+    starts" - "The hard work starts"); one that starts with an unexplained "It", "They", a
+    gerund or a bare verb joins the statement just before it from the same message (what it
+    points back to), or, with none, is dropped: out of its conversation it names nothing."""
+    out: list[Candidate] = []
+    last_of: dict[str, int] = {}  # node id -> index in ``out`` of its last statement
+    for c in candidates:
+        if c.language != "en" or c.type not in _STATEMENTS or "stance" in c.attrs:
+            out.append(c)
+            continue
+        text = _IDLE_LEAD.sub("", c.text)
+        if text != c.text:
+            c = replace(c, text=text[:1].upper() + text[1:])
+        node = c.node_ids[0]
+        parts = c.text.split(". ")
+        named = [p for p in parts if not (_UNNAMED_OBJECT.match(p) and len(p.split()) <= 6)]
+        if not named:
+            continue  # "Caroline drew it.": what "it" is, only the conversation knew
+        if len(named) < len(parts):  # the next sentence may name it, or join the one before
+            text = ". ".join(named)
+            c = replace(c, text=text if text.endswith((".", "!", "?")) else f"{text}.")
+        if _GERUND.match(c.text):
+            c = replace(c, text=_for_speaker(c))
+        c = replace(c, text=_REMINDED.sub(r"\g<at>\g<n> is reminded that ", c.text))
+        if _NO_SUBJECT.match(c.text) is None:
+            last_of[node] = len(out)
+            out.append(c)
+            continue
+        j = last_of.get(node)
+        if j is not None and len(out[j].text) + len(c.text) < _JOIN_LIMIT:
+            old = out[j]
+            out[j] = replace(
+                old,
+                text=f"{old.text} {c.text}",
+                node_ids=tuple(dict.fromkeys((*old.node_ids, *c.node_ids))),
+                importance=max(old.importance, c.importance),
+            )
+            continue
+        parts = c.text.split(". ")  # nothing to join: what reads alone of it stays
+        k = next((k for k, p in enumerate(parts) if _NO_SUBJECT.match(p) is None), None)
+        if k is not None:
+            last_of[node] = len(out)
+            out.append(replace(c, text=". ".join(parts[k:])))
+    return out
+
+
+def _for_speaker(c: Candidate) -> str:
+    """ "Seeing Jon's students succeed motivates Jon." - "For Jon, seeing their students
+    succeed motivates them." (the first sentence; a memory not about its speaker stays)."""
+    name = c.subject.name if c.subject is not None and c.subject.type == "person" else ""
+    name = "the user" if name == "user" else name
+    first, dot, rest = c.text.partition(". ")
+    if not name or name not in first:
+        return c.text
+    body = re.sub(rf"\b{re.escape(name)}['’]s\b", "their", first)
+    body = re.sub(rf"\bbe {re.escape(name)}\b|\bbe them\b", "be themselves", body)
+    verb = r"\s+(?:is|was|has|had|will|would|can|could|does|did|[a-z]+s|[a-z]+ed)\b"
+    body = re.sub(rf"\b{re.escape(name)}\b(?!{verb})", "them", body)  # "and Melanie is"
+    return f"For {name}, {body[:1].lower()}{body[1:]}{dot}{rest}"
+
+
+# "Priya named her Biscuit" after "I adopted a grey cat": the object pronoun of a short
+# statement, and the first noun phrase the sentence before (or the question) names.
+_OBJECT = re.compile(
+    r"^(?P<pre>(?P<who>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)\s+(?:[a-z]+\s+)?"
+    r"(?!(?:is|was|are|to|for|with|at|in|on|of|about|like)\s)[a-z]+)\s+"
+    r"(?P<pro>her|him|it|them)\b(?!\s+(?:to|that|so|as)\b)"
+)
+_NP = re.compile(
+    r"\b(?P<d>a|an|the|my|that|this|your)\s+(?P<n>(?:(?!(?:from|at|in|on|to|with|for|of|and"
+    r"|but|is|was|looks?|last|this|next)\b)[a-z][\w-]*\s+){0,2}?"
+    r"(?!(?:lot|bit|few|couple|time|way|thing|day|week|weekend|year|month|while)\b)[a-z][\w-]*)"
+    r"(?=\s+(?:from|at|in|on|to|with|for|of|last|this|yesterday|today|looks?|is|was|and|but"
+    r"|that|which)\b|\s*[.,!?]|$)"
+)
+
+
+_AFTER_PREP = re.compile(r"\b(?:on|in|at|from|to|with|for|of|by|about|into|onto)\s+$", re.I)
+
+
+def name_the_object(text: str, before: str) -> str:
+    """``text`` with its object pronoun named by the first noun phrase of ``before`` (a
+    sentence or question just before it), when its first sentence is short."""
+    first = text.split(". ", 1)[0]
+    m = _OBJECT.match(text)
+    if m is None or len(first.split()) > 12:
+        return text
+    # the first noun phrase that is no prepositional object ("On my side, I adopted a cat")
+    np = next(
+        (n for n in _NP.finditer(before) if not _AFTER_PREP.search(before, 0, n.start())), None
+    )
+    if np is None or _PRONOUNS.search(np.group("n")):
+        return text
+    det = np.group("d").lower()
+    det = "the" if det in ("a", "an", "that", "this") else f"{m.group('who')}'s"
+    return f"{m.group('pre')} {det} {np.group('n')}{text[m.end() :]}"
+
+
+_LABEL = re.compile(r"\s*\([^)]*\)|[^\w\s']+")
+
+
+def _told(text: str) -> str:
+    return " ".join(_LABEL.sub(" ", text).lower().split())
+
+
+def told_once(candidates: list[Candidate]) -> list[Candidate]:
+    """A statement that begins with the event its message states ("Melanie signed up for a
+    pottery class. It's like therapy for Melanie ...") is one memory: the event, elaborated."""
+    events = {
+        (c.node_ids[0], _told(c.text)): i
+        for i, c in enumerate(candidates)
+        if c.type == "event" and c.language == "en"
+    }
+    out = list(candidates)
+    dropped: set[int] = set()
+    for i, c in enumerate(candidates):
+        first, _, rest = c.text.partition(". ")
+        j = events.get((c.node_ids[0], _told(first))) if c.type == "note" else None
+        if j is None or j in dropped:
+            continue
+        e = out[j]
+        out[j] = replace(
+            e,
+            text=f"{e.text} {rest}" if rest else e.text,
+            node_ids=tuple(dict.fromkeys((*e.node_ids, *c.node_ids))),
+            importance=max(e.importance, c.importance),
+        )
+        dropped.add(i)
+    return [c for i, c in enumerate(out) if i not in dropped]

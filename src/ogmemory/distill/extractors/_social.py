@@ -2,10 +2,14 @@
 
 Friends talking spend many turns on each other rather than on themselves: "Keep going, don't
 give up!", "I'm so proud of you!", "Thanks for always having my back". None of these is worth a
-memory of its own, but together they say something a careful reader notes once: "Gina
-encourages Jon". Each such turn becomes evidence of one relation between the speaker and the
-person they talk to, always stated with the same words, so the pipeline keeps one memory (and
-one graph edge) per relation and adds every further turn to its evidence.
+memory, and neither is what they add up to: "Gina encourages and supports Jon" or "Jon is
+grateful for Gina's support" says nothing a careful reader would note about either (it filled
+core.md's "Who" and half the facts between two friends). So such a sentence is recognised
+(``relation_of``) and yields no memory of its own: it is evidence of the news it answers
+("Keep going, you got this!" after "I'm opening my own studio" is one more turn
+resting on that). Only an offer of help, which names something the speaker will do, is a
+memory: one per pair, always stated with the same words, so the pipeline keeps one memory and
+adds every further turn to its evidence.
 
 Only people count: the listener must be a named speaker of the session (not an unnamed AI
 assistant: "thanks, that works" to a coding assistant is no relation worth keeping).
@@ -19,6 +23,7 @@ assistant: "thanks, that works" to a coding assistant is no relation worth keepi
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ..types import Candidate, EntityRef
 from ._common import NodeContext, Sentence, gate
@@ -103,6 +108,8 @@ _OFFERS_GATE = gate("help assist anything count spread around lend hand need")
 _OFFERS_ZH = re.compile(
     r"需要帮忙(?:的话)?(?:就|随时)?(?:告诉|找)我|我(?:可以|能|来)帮(?:你|您)|算我一个|有什么我能"
 )
+#: How each relation is written, always in the same words (one memory per pair gathers every
+#: further turn as evidence). Only an offer of help is a graph fact; the others are notes.
 _TEXT_EN = {
     "encourages": "{a} encourages and supports {b}",
     "offers_help": "{a} offers to help {b}",
@@ -117,6 +124,7 @@ _TEXT_ZH = {
     "grateful_to": "{a}感谢{b}的支持",
     "cares_about": "{a}关心{b}",
 }
+_FACT = "offers_help"
 
 
 _ADDRESSED_EN = re.compile(r"\b(?:you|your|yours|yourself|ya)\b", re.IGNORECASE)
@@ -181,28 +189,37 @@ def relation_of(s: Sentence) -> str | None:
     return None
 
 
-def social(sentences: list[Sentence], ctx: NodeContext, listener: str) -> list[Candidate]:
-    """One candidate per relation the node expresses towards ``listener`` (a named person)."""
+def social(
+    sentences: list[Sentence], ctx: NodeContext, listener: str
+) -> tuple[list[Candidate], bool]:
+    """One candidate per relation the node expresses towards ``listener`` (a named person)
+    that is a memory (an offer of help), and whether the node reacts to the listener
+    (encourages, admires, thanks or comforts them: evidence of what they said, no memory)."""
     out: list[Candidate] = []
     seen: set[str] = set()
+    reacted = False
     for s in sentences:
         relation = relation_of(s)
+        if relation is not None and relation != _FACT:
+            reacted = True
         if relation is None or relation in seen:
             continue
         seen.add(relation)
         zh = s.lang == "zh"
         a = ctx.name("zh") if zh else ctx.speaker
         text = (_TEXT_ZH if zh else _TEXT_EN)[relation].format(a=a, b=listener)
-        out.append(
-            ctx.candidate(
-                "entity",
-                finish_zh(text) if zh else finish_en(text),
-                "zh" if zh else "en",
-                relation=relation,
-                object=EntityRef(listener, "person"),
-                confidence=0.7,
-                importance=0.45,
-                attrs={"social": relation},
+        text = finish_zh(text) if zh else finish_en(text)
+        lang = "zh" if zh else "en"
+        attrs = {"social": relation}
+        if relation == _FACT:
+            kw: dict[str, Any] = {"relation": relation, "object": EntityRef(listener, "person")}
+            out.append(
+                ctx.candidate(
+                    "entity", text, lang, confidence=0.7, importance=0.45, attrs=attrs, **kw
+                )
             )
-        )
-    return out
+        else:  # how two people stand to each other: a note, no fact, no line of core.md
+            out.append(
+                ctx.candidate("note", text, lang, confidence=0.6, importance=0.3, attrs=attrs)
+            )
+    return out, reacted

@@ -36,13 +36,17 @@ from ._identity import identity_en
 from ._identity_zh import identity_zh
 from ._lessons import asks_why, explanation, lesson
 from ._life import answered_en
+from ._passing import answered, hope_after_event, in_passing, literal
 from ._patterns_en import extract_en
 from ._patterns_zh import extract_zh
 from ._referents import (
     name_the_group,
+    name_the_object,
     name_the_referent,
     once_named,
     points_back,
+    reads_alone,
+    told_once,
     with_referent,
 )
 from ._residual import residual
@@ -56,16 +60,18 @@ from ._salience import (
     too_thin,
 )
 from ._salience_zh import salience_zh
-from ._social import social
 from ._stack import stack_en
 from ._stack_zh import pivot_en, stack_zh
 from ._stances import stances_en
 from ._stances_zh import stances_zh
+from ._threads import STATEMENT_TYPES, Threads, can_merge, merge
 from ._views import keep_views, merge_beliefs
 from ._work import extract_work
 
 __all__ = ["RuleExtractor"]
 
+# a relative named, then what they do: "My sister Anika is coaching me with a plan"
+_KIN_DOES = re.compile(r"\b[Mm]y\s+(?:\w+\s+){1,2}[A-Z]\w+\s+(?:[\w'’-]+\s+){2,}[\w'’-]+")
 _DEFAULT_NAMES = {"user": ("the user", "用户"), "assistant": ("the assistant", "助手")}
 _FIRST_PERSON = gate("i we my our me us")
 
@@ -111,14 +117,9 @@ class RuleExtractor:
         """Candidates for every node of the batch, in node order, then the work items."""
         candidates: list[Candidate] = []
         counts = {"sentences": 0, "questions_skipped": 0, "threads_merged": 0}
-        threads = _Threads()
+        threads = Threads()
         answers: set[str] = set()  # nodes that answer the turn before
-        for record in records:  # who speaks in each session, for a first turn's listener
-            name = record.node.name
-            if name and name.strip() and record.node.role in ("user", "assistant"):
-                speakers = threads.speakers.setdefault(record.session_id, [])
-                if " ".join(name.split()) not in speakers:
-                    speakers.append(" ".join(name.split()))
+        threads.learn_speakers(records)
         for record in records:
             node = record.node
             if node.role not in ("user", "assistant"):
@@ -127,23 +128,26 @@ class RuleExtractor:
             if not text or text.isspace():
                 continue
             ctx = self._context(record)
-            sentences = split_sentences(text, ctx.ref_day, self.max_chars)
+            sentences = [literal(s) for s in split_sentences(text, ctx.ref_day, self.max_chars)]
             counts["sentences"] += len(sentences)
             counts["questions_skipped"] += sum(1 for s in sentences if s.question)
             answer = threads.asked_about(record, ctx)
             asked_text = threads.question.get(record.session_id, "") if answer else ""
-            if threads.asked(record, ctx):
+            asked = threads.asked(record, ctx)
+            if asked:
                 answers.add(node.id)  # and what only question and answer say together:
                 candidates += answered_en(threads.question[record.session_id], sentences, ctx)
             listener = ctx.listener = threads.listener(record, ctx)
             start = len(candidates)
-            statements = self._node(ctx, sentences, candidates, answer)
+            before = threads.said.get(record.session_id, "")
+            statements = self._node(ctx, sentences, candidates, answer, before)
+            if answer:  # "That agency looks great! What made you pick it?" - "I chose them"
+                statements = [replace(c, text=name_the_object(c.text, before)) for c in statements]
+            # "How long have you been married?" - "5 years!"
+            asked_any = threads.question.get(record.session_id, "") if asked else ""
+            candidates.extend(answered(asked_any, sentences, ctx))
             said = next(
-                (
-                    i
-                    for i in range(start, len(candidates))
-                    if candidates[i].type in _STATEMENT_TYPES
-                ),
+                (i for i in range(start, len(candidates)) if candidates[i].type in STATEMENT_TYPES),
                 None,
             )
             why = threads.why.get(record.session_id)
@@ -156,12 +160,7 @@ class RuleExtractor:
             threads.why[record.session_id] = node.id if (ctx.personal and asks_why(text)) else ""
             threads.why_text[record.session_id] = text if threads.why[record.session_id] else ""
             if listener and ctx.personal:
-                offered = any(c.attrs.get("stance") == "offers" for c in candidates[start:])
-                candidates.extend(
-                    c
-                    for c in social(sentences, ctx, listener)
-                    if not (offered and c.relation == "offers_help")
-                )
+                threads.social(record, ctx, sentences, candidates, start)
             extra = None
             if (
                 threads.asked(record, ctx)
@@ -173,10 +172,12 @@ class RuleExtractor:
             counts["threads_merged"] += threads.add(
                 record, ctx, sentences, statements, candidates, said, extra
             )
-            name_the_group(candidates, start, ctx, text, asked_text)
+            threads.heard(record, ctx, candidates, start, len(candidates))
+            name_the_group(candidates, start, ctx, text, asked_text, threads.earlier(record, ctx))
             if asked_text:
                 name_the_referent(candidates, start, ctx, asked_text)
         candidates = once_named(merge_beliefs(keep_views(candidates, answers)))
+        candidates = told_once(reads_alone(candidates))
         work = extract_work(records)
         candidates.extend(work)
         stats = {
@@ -193,10 +194,12 @@ class RuleExtractor:
         sentences: list[Sentence],
         candidates: list[Candidate],
         answer: bool = False,
+        before: str = "",
     ) -> list[Candidate]:
         """Pattern, event and statement candidates of one node; returns its statements (not
         yet in ``candidates``: a thread may merge them into an earlier one). ``answer``: the
-        node answers a question about the speaker, so a less salient statement is kept."""
+        node answers a question about the speaker, so a less salient statement is kept;
+        ``before``: what the turn before said (where "there" is)."""
         need = MIN_SCORE - (ANSWER_BONUS if answer else 0.0)
         node = ctx.record.node
         agent_user = node.role == "user" and not (node.name and node.name.strip())
@@ -207,6 +210,7 @@ class RuleExtractor:
             events: list[Candidate] = []
             zh = s.lang == "zh"
             if not s.question and ctx.personal:
+                candidates.extend(in_passing(s, ctx))
                 # An unnamed assistant's echoes and confirmations are never memories.
                 found = deadlines(s, ctx)
                 found += (
@@ -233,6 +237,8 @@ class RuleExtractor:
                         ]
                     )
                     candidates.extend(events)
+                    hope = hope_after_event(s, ctx, before) if events and not zh else None
+                    candidates.extend([hope] if hope else [])
             elif ctx.personal and not s.text.rstrip().endswith(("?", "？")):
                 # "When you review, flag ...": question-shaped, but an instruction
                 found = conventions_zh(s, ctx, []) if zh else conventions_en(s, ctx, [])
@@ -250,7 +256,7 @@ class RuleExtractor:
                     candidates.append(learned)
                     found.append(learned)
             sal = None
-            if ctx.personal and not found and not events:
+            if ctx.personal and (not found or _kin_does(found, s)) and not events:
                 sal = salience_zh(s, need + 1.5) if zh else salience_en(s, need)
                 salient.extend([(sal, s)] if sal.keep else [])
             if agent_user and not (sal and sal.keep):  # what no family nor statement holds
@@ -266,6 +272,13 @@ class RuleExtractor:
         return _statements(best, sentences, ctx)
 
 
+def _kin_does(found: list[Candidate], s: Sentence) -> bool:
+    """ "My sister Anika is coaching me ...": the kin is a relation, what she does a statement
+    (but not "My partner Anna does.")."""
+    kin = all(c.relation == "has_relation" for c in found)
+    return kin and _KIN_DOES.search(s.text) is not None
+
+
 def _statements(
     best: list[tuple[Salience, Sentence]], sentences: list[Sentence], ctx: NodeContext
 ) -> list[Candidate]:
@@ -278,152 +291,9 @@ def _statements(
         if cand is None:
             continue
         i = sentences.index(s)
-        if out and i == last + 1 and points_back(cand) and _can_merge(out[-1], cand):
-            out[-1] = _merge(out[-1], cand)  # "This necklace is special. It's a reminder ..."
+        if out and i == last + 1 and points_back(cand) and can_merge(out[-1], cand):
+            out[-1] = merge(out[-1], cand)  # "This necklace is special. It's a reminder ..."
         else:
             out.append(with_referent(cand, s, sentences, ctx, [b[1] for b in best]))
         last = i
     return out
-
-
-_MERGE_LIMIT = 300
-_STATEMENT_TYPES = ("note", "event")
-_YOU = re.compile(r"\byou(?:rs?|rself)?\b|你|您", re.IGNORECASE)
-
-
-class _Threads:
-    """Statement, question, answer: the answer elaborates the statement it was asked about.
-
-    "I took my family camping last week." - "How was it?" - "We roasted marshmallows and
-    hiked." is one fact a careful reader notes once, resting on both turns; so the answer's
-    statements are appended to the statement two turns before (same session, same speaker,
-    the turn between them asked a question), up to about ``_MERGE_LIMIT`` characters.
-    """
-
-    def __init__(self) -> None:
-        # per session: the last two turns as (speaker, asked a question, statement index,
-        # asked the listener a question about themselves)
-        self.recent: dict[str, list[tuple[str, bool, int | None, bool]]] = {}
-        self.named: dict[str, str] = {}  # per session: the last named speaker
-        self.why: dict[str, str] = {}  # per session: a node that just asked for a cause
-        self.why_text: dict[str, str] = {}  # and what it asked
-        self.question: dict[str, str] = {}  # per session: the questions of the last turn
-        self.speakers: dict[str, list[str]] = {}  # per session: its named speakers in order
-
-    def asked(self, record: NodeRecord, ctx: NodeContext) -> bool:
-        """Whether the turn before (another speaker's) asked a question."""
-        recent = self.recent.get(record.session_id) or []
-        return bool(recent) and recent[-1][0] != ctx.speaker and recent[-1][1]
-
-    def asked_about(self, record: NodeRecord, ctx: NodeContext) -> bool:
-        """Whether the turn before (another speaker's) asked the speaker a question."""
-        recent = self.recent.get(record.session_id) or []
-        return bool(recent) and recent[-1][0] != ctx.speaker and recent[-1][3]
-
-    def listener(self, record: NodeRecord, ctx: NodeContext) -> str | None:
-        """The named person the speaker is talking to (the last other named speaker; in a
-        session's first turn, the first other named speaker of the session)."""
-        other = self.named.get(record.session_id)
-        if other and other != ctx.speaker:
-            return other
-        if other is None:  # the session's first turn: the one who will answer
-            return next(
-                (n for n in self.speakers.get(record.session_id, ()) if n != ctx.speaker), None
-            )
-        return None
-
-    def add(
-        self,
-        record: NodeRecord,
-        ctx: NodeContext,
-        sentences: list[Sentence],
-        statements: list[Candidate],
-        candidates: list[Candidate],
-        said: int | None = None,
-        extra: Candidate | None = None,
-    ) -> int:
-        """Place the node's statements (merged or appended); returns 1 if it merged.
-        ``said``: the index of an event the node already stated (a later answer may join
-        it when the node has no statement of its own)."""
-        recent = self.recent.setdefault(record.session_id, [])
-        merged = 0
-        target = None
-        if (
-            len(recent) == 2
-            and recent[0][0] == ctx.speaker
-            and recent[1][0] != ctx.speaker
-            and recent[1][1]
-            and recent[0][2] is not None
-        ):
-            target = recent[0][2]
-        first_index: int | None = None
-        if (
-            extra is not None
-            and target is not None
-            and _can_merge(candidates[target], extra)
-            and _follows_up(self.question.get(record.session_id, ""), candidates[target].text)
-        ):
-            candidates[target] = _merge(candidates[target], extra)
-            merged, first_index = 1, target
-        for cand in statements:
-            if target is not None and _can_merge(candidates[target], cand):
-                candidates[target] = _merge(candidates[target], cand)
-                merged = 1
-                first_index = target
-                continue
-            candidates.append(cand)
-            if first_index is None:
-                first_index = len(candidates) - 1
-        if first_index is None:
-            first_index = said
-        asked = any(s.question for s in sentences)
-        about = any(s.question and _YOU.search(s.text) is not None for s in sentences)
-        self.question[record.session_id] = " ".join(s.text for s in sentences if s.question)
-        recent.append((ctx.speaker, asked, first_index, about))
-        if record.node.name and record.node.name.strip():
-            self.named[record.session_id] = ctx.speaker
-        del recent[:-2]
-        return merged
-
-
-_ANAPHORA = re.compile(
-    r"\b(?:it|its|that|this|they|them|their|those|these|there|he|she|his"
-    r"|her)\b|它|那|这|他们|她们",
-    re.IGNORECASE,
-)
-_WORD = re.compile(r"[A-Za-z]{4,}|[\u4e00-\u9fff]{2}")
-# "Where did you go?", "What did you see?": asking on about what was just told
-_WH_YOU = re.compile(r"\b(?:what|where|how|who|when|which|why)\b[^?]*\byou\b", re.IGNORECASE)
-
-
-def _follows_up(question: str, said: str) -> bool:
-    """Whether a question asks about what was just said: it points back ("What are their
-    names?", "How was it?"), asks on ("Where did you go?") or names something of it; "Do you
-    like jazz?" starts something new."""
-    if _ANAPHORA.search(question) or _WH_YOU.search(question):
-        return True
-    words = {w.lower() for w in _WORD.findall(said)}
-    return any(w.lower() in words for w in _WORD.findall(question))
-
-
-def _can_merge(old: Candidate, new: Candidate) -> bool:
-    return (
-        old.language == new.language
-        and old.type in _STATEMENT_TYPES
-        and "stance" not in old.attrs
-        and len(old.text) + len(new.text) < _MERGE_LIMIT
-    )
-
-
-def _merge(old: Candidate, new: Candidate) -> Candidate:
-    attrs = {**old.attrs, "elaborated": True}
-    if "date" not in attrs and "date" in new.attrs:
-        attrs.update({k: v for k, v in new.attrs.items() if k.startswith("date")})
-    sep = "" if old.language == "zh" else " "
-    return replace(
-        old,
-        text=f"{old.text}{sep}{new.text}",
-        node_ids=tuple(dict.fromkeys((*old.node_ids, *new.node_ids))),
-        importance=max(old.importance, new.importance),
-        attrs=attrs,
-    )
