@@ -19,7 +19,7 @@ import re
 
 from ..types import Candidate, EntityRef, Fact
 from ._common import NodeContext, Sentence, gate
-from ._grammar import finish_en
+from ._grammar import finish_en, third_person_en
 from ._names_en import (
     ACRONYM_ROLES as _ACRONYM_ROLES,
 )
@@ -42,6 +42,8 @@ from ._names_en import (
 __all__ = ["PEOPLE_GATE", "colleagues_en", "manager_of"]
 
 
+# "Prof. Henrik Sandberg", "Dr Lee": a title before a name is not part of it
+_TITLE = r"(?:(?:Prof|Dr|Mr|Mrs|Ms)\.?\s+)?"
 _PEOPLE_EN = (
     re.compile(
         rf"\b(?P<name>{_PERSON})\s+(?:is|was)\s+(?:now\s+|currently\s+|still\s+)?"
@@ -50,7 +52,7 @@ _PEOPLE_EN = (
     ),
     re.compile(
         rf"\b(?P<poss>[Oo]ur|[Mm]y)\s+(?:new\s+|current\s+|direct\s+)?(?P<role>{_ROLE})"
-        rf"(?:\s+is|,)?\s+(?P<name>{_PERSON})\b"
+        rf"(?:\s+is|,)?\s+{_TITLE}(?P<name>{_PERSON})\b"
     ),
     re.compile(
         rf"\b(?P<name>{_PERSON})\s+(?:has\s+|just\s+|recently\s+)*(?:joined|started|came\s+on"
@@ -75,7 +77,7 @@ _EXPECT_EN = re.compile(
     r"(?P<verb>expects|wants|needs|asks\s+for|requires|reviews|approves|signs\s+off\s+on"
     r"|(?:['’]ll|\swill)\s+(?:also\s+)?(?:sign\s+off\s+on|review|approve|own|handle|lead|run"
     r"|manage|take\s+care\s+of|be\s+responsible\s+for|be\s+in\s+charge\s+of)"
-    r"|checks|likes|prefers|insists\s+on|owns|runs|leads|heads|manages|maintains|handles"
+    r"|checks|likes|prefers|insists\s+(?:on|that)|owns|runs|leads|heads|manages|maintains|handles"
     r"|does|covers|is\s+responsible\s+for|takes\s+care\s+of)\s+"
     r"(?P<what>(?!to\s+know\b)(?:(?!(?:\s+(?:and|but|so|because)|,)\s+(?:I|we|you|he|she"
     r"|they)\b)"
@@ -198,6 +200,7 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
         shown[name] = clause.group()[: -1 if clause.group().endswith(",") else None] + ","
         text = text[: clause.start()] + name + text[clause.end() :]
         ctx.people.append(name)
+    text = _THE_ONE_WHO.sub(r"\1 ", text)  # "she's the one who signs off on X": she signs off
     for m in _EXPECT_EN.finditer(text):
         who = m.group("who")
         if who.lower() in ("she", "he", "they"):
@@ -212,6 +215,7 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
         if not ctx.first("expects", f"{who}:{what}"):
             continue
         what = _FOR_US.sub(r"\1 the team", what)  # "runs QA for us": for the speaker's team
+        what = third_person_en(what, ctx.speaker)  # "a summary from me": from the speaker
         verb = m.group("verb")
         base = re.sub(r"^(?:['’]ll|\s?will)\s+(?:also\s+)?", "", verb)
         if base != verb:  # "she'll sign off on releases": what she will do from now on
@@ -241,6 +245,10 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
         )
 
 
+_THE_ONE_WHO = re.compile(
+    r"\b([Ss]he|[Hh]e|[Tt]hey)(?:['’]s|['’]re|\s+is|\s+are)\s+(?:also\s+)?the\s+(?:one|person"
+    r"|people|ones)\s+(?:who|that)\s+"
+)
 _FOR_US = re.compile(r"\b(for|with|to)\s+us\b", re.IGNORECASE)
 _OWNS = re.compile(
     r"owns|runs|leads|heads|manages|maintains|handles|does|covers|is\s+responsible|takes\s+care"

@@ -38,8 +38,12 @@ def gate(words: str) -> frozenset[str]:
 
 _CJK_RE = re.compile(r"[\u4e00-\u9fff]")
 # Sentence ends: ". " (not "Next.js" or "2.0"), "!"/"?" and the CJK stops, line breaks, ";".
+# A title before a name ("Prof. Henrik Sandberg", "Dr. Lee") ends no sentence.
+_TITLE_DOT = r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bProf\.)"
 _SPLIT_RE = re.compile(
-    r"(?<=[.!?…])[\"'”’)\]]*\s+|(?<=[。！？])|(?<=[!?])(?=[^!?\s\"'”’)])|[;；\n]+"
+    r"(?<=[.!?…])"
+    + _TITLE_DOT
+    + r"[\"'”’)\]]*\s+|(?<=[。！？])|(?<=[!?])(?=[^!?\s\"'”’)])|[;；\n]+"
 )
 _WORD_RE = re.compile(r"[A-Za-z0-9\u4e00-\u9fff]")
 # A bracketed note of something shared or attached, which is not said by the speaker: an

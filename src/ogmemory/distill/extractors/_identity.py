@@ -63,7 +63,8 @@ _ROLE_AT = re.compile(
     rf"|(?:(?i:i['’]m|i\s+am|my\s+name\s+is|my\s+name['’]s)|^(?i:name['’]s|name\s+is|this\s+is))"
     rf"\s+{_PERSON},\s+(?:(?i:the|a|an)\s+)?"
     rf"|^(?:[^:]{{0,24}}:\s*)?{_PERSON}\s+(?i:here),\s+(?:(?i:the|a|an)\s+)?)"
-    rf"(?P<role>{_ROLE})(?:\s+(?i:for|on|of)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?)?"
+    rf"(?P<role>{_ROLE})(?:\s+(?i:for|on|of|in)\s+(?:the\s+|our\s+)?(?:[\w&-]+\s+){{0,3}}?"
+    rf"(?i:team|group|lab|squad|department)\b|\s+(?i:for|on|of)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?)?"
     rf"(?:\s+(?:(?i:over|out|down|up)\s+)?(?i:at|for|with|in)\s+(?P<org>{_ORG}))?"
 )
 _WORK_AT = re.compile(
@@ -160,7 +161,8 @@ def _job_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 continue
             name = ctx.speaker
             if role and org:
-                article = "the" if re.search(r"\bthe\b", m.group(), re.IGNORECASE) else "a"
+                lead = s.text[m.start() : m.start("role")]
+                article = "the" if re.search(r"\bthe\b", lead, re.IGNORECASE) else "a"
                 text = f"{name} is {article} {role} at {org}"
             elif org:
                 text = f"{name} works at {org}"

@@ -1,0 +1,85 @@
+"""Developer sessions in phrasings no script of the tuning sets uses: a title before a name
+("Prof. X", "Dr. X"), a particle inside a surname ("van Dijk"), a self-introduction whose role
+names a team or group before the employer, "she's the one who ...", "he insists that ...".
+Extractor level on NodeRecords, and end to end through a real tenant (git sessions, JSONL
+knowledge files) with ``run_sessions`` over the round's development scripts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_distill_reading import chat, texts
+
+from ogmemory.evaluation.devsessions import run_sessions
+
+DEV3 = Path(__file__).resolve().parent.parent / "bench" / "sessions" / "dev3"
+
+
+# ----------------------------------------------------------------------------- people
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        ("My advisor is Dr. Wen Tan.", "Wen Tan is the user's advisor."),
+        ("Our mentor is Prof. Ines Duarte.", "Ines Duarte is the team's mentor."),
+        (
+            "Pieter van Dijk has joined as our second data engineer.",
+            "Pieter van Dijk joined the team as a data engineer.",
+        ),
+    ],
+)
+def test_a_title_or_a_particle_is_read_with_the_name(said: str, memory: str) -> None:
+    assert memory in texts(chat(said))
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        (
+            "I'm Tomás Ferreira, senior data engineer on the analytics platform team at"
+            " Brightline Freight.",
+            "The user is a senior data engineer at Brightline Freight.",
+        ),
+        (
+            "I'm Amara Okafor, a third-year PhD student in the Vision and Language group at"
+            " Eindhoven University.",
+            "The user is a third-year PhD student at Eindhoven University.",
+        ),
+    ],
+)
+def test_a_self_introduction_names_a_team_before_the_employer(said: str, memory: str) -> None:
+    assert memory in texts(chat(said), relation="works_at")
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        (
+            "Ingrid heads analytics and she's the one who signs off on any schema change.",
+            "Ingrid signs off on any schema change.",
+        ),
+        (
+            "Sam Okafor is my team lead, and he insists that every incident gets a postmortem.",
+            "Sam Okafor insists that every incident gets a postmortem.",
+        ),
+        (
+            "Ingrid Halvorsen expects a quality summary from me every Monday.",
+            "Ingrid Halvorsen expects a quality summary from the user every Monday.",
+        ),
+    ],
+)
+def test_what_a_colleague_expects_in_more_phrasings(said: str, memory: str) -> None:
+    assert memory in texts(chat(said), relation="expects")
+
+
+# ----------------------------------------------------------------------------- end to end
+
+
+def test_the_development_scripts_of_the_round_hold_end_to_end() -> None:
+    scores = run_sessions(sorted(DEV3.glob("*.yaml")))
+    for score in scores:
+        assert score.missed == [], score.name
+        assert score.stale == [] and score.wrong == [] and score.junk == [], score.name
