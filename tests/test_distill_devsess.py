@@ -83,3 +83,39 @@ def test_the_development_scripts_of_the_round_hold_end_to_end() -> None:
     for score in scores:
         assert score.missed == [], score.name
         assert score.stale == [] and score.wrong == [] and score.junk == [], score.name
+
+
+# ----------------------------------------------------------------------------- rules
+
+
+@pytest.mark.parametrize(
+    ("said", "rule"),
+    [
+        (
+            "One thing that's non-negotiable here: every experiment gets a fixed seed.",
+            "The user's rule: every experiment gets a fixed seed.",
+        ),
+        (
+            "Each firmware image goes through the test rig before release.",
+            "The user's rule: each firmware image goes through the test rig before release.",
+        ),
+        (
+            "Every PR is reviewed by two people.",
+            "The user's rule: every PR is reviewed by two people.",
+        ),
+    ],
+)
+def test_what_every_instance_of_a_thing_gets_is_a_rule(said: str, rule: str) -> None:
+    assert rule in texts(chat(said), type="rule")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Every day gets a bit easier.",
+        "Every time it gets better.",
+        "Right now orchestration is all Airflow, but we're retiring it.",
+    ],
+)
+def test_a_statement_about_every_day_or_right_now_is_no_rule(said: str) -> None:
+    assert texts(chat(said), type="rule") == []

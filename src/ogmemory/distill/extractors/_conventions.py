@@ -51,6 +51,16 @@ _UNIVERSAL_EN = re.compile(
     r"|has\s+to|have\s+to|may\s+not|can['’]?t|cannot|shall)\b.*)",
     re.IGNORECASE,
 )
+# "Every experiment gets a fixed seed", "each release goes through staging", "every PR is
+# reviewed by two people": what every instance of a thing gets is a standing rule
+_EVERY_EN = re.compile(
+    r"^(?P<body>(?:every|each)\s+(?:single\s+)?(?!(?:day|week|month|year|time|night|morning"
+    r"|evening|hour|minute|moment|one|step|season)s?\b)(?:[\w-]+\s+){0,3}?(?:gets|goes\s+through"
+    r"|requires|carries|ships\s+with|comes\s+with|is\s+(?!\w+ing\b)\w+ed|has\s+(?:a|an|its"
+    r"|their|to)|gets\s+\w+ed)\s+(?!(?:a\s+(?:bit|little|lot)\s+)?(?:\w+er|more|less|worse)\b)"
+    r"\w.*)",
+    re.IGNORECASE,
+)
 _NO_EVER_EN = re.compile(
     r"^(?P<body>no\s+(?:more\s+)?[\w-]+(?:\s+[\w-]+){0,3}?(?:,?\s+(?:ever|at\s+all|allowed"
     r"|please|period))\b.*)",
@@ -61,7 +71,7 @@ _NO_EVER_EN = re.compile(
 _IMPERATIVE_EN = re.compile(
     r"^(?P<body>(?!(?:i|we|you|he|she|they|it|this|that|there|here|the|a|an|my|our|your|his"
     r"|her|their|every|each|all|any|what|which|who|how|when|where|why|is|are|was|were|do|does"
-    r"|did|can|could|will|would|should|let|thanks|thank|and|but|so|or|if)\b)[a-z]+(?<!ed)"
+    r"|did|can|could|will|would|should|let|thanks|thank|and|but|so|or|if|now|then)\b)[a-z]+(?<!ed)"
     r"(?<!ing)\s+(?:[\w-]+\s+){0,2}?(?:every|each|all(?!\s+(?:the|of|these|those|my|our)\b))"
     r"\s+(?!.*\b(?:now|again|for\s+me)\b)\w+.*)",
     re.IGNORECASE,
@@ -106,7 +116,8 @@ _RULE_LEAD_ZH = re.compile(
 )
 # "Got it, ...", "Makes sense. ...": an acknowledgement before the rule is not part of it
 _ACK_EN = re.compile(
-    r"^(?:(?:got\s+it|i\s+see|makes\s+sense|good\s+to\s+know|understood|right|sure|thanks"
+    r"^(?:(?:got\s+it|i\s+see|makes\s+sense|good\s+to\s+know|understood"
+    r"|right(?!\s+(?:now|away|here|there|after|before|then)\b)|sure|thanks"
     r"|ok(?:ay)?|cool|great)[,:!.\s-]+)+",
     re.IGNORECASE,
 )
@@ -186,6 +197,7 @@ def _rule_shaped(text: str, standing: bool = False) -> re.Match[str] | None:
     m = (
         _RULE_EN.match(text)
         or _UNIVERSAL_EN.match(text)
+        or _EVERY_EN.match(text)
         or _NO_EVER_EN.match(text)
         or _IMPERATIVE_EN.match(text)
     )
