@@ -119,3 +119,46 @@ def test_what_every_instance_of_a_thing_gets_is_a_rule(said: str, rule: str) -> 
 )
 def test_a_statement_about_every_day_or_right_now_is_no_rule(said: str) -> None:
     assert texts(chat(said), type="rule") == []
+
+
+# ----------------------------------------------------------------------------- switches
+
+
+@pytest.mark.parametrize(
+    ("said", "tool", "left"),
+    [
+        (
+            "We've been shipping metrics to Datadog, but the bill got silly, so we're swapping"
+            " it out for Grafana Cloud.",
+            "Grafana Cloud",
+            "Datadog",
+        ),
+        (
+            "Crash reports have gone to Sentry for years, but we're swapping it out for GlitchTip.",
+            "GlitchTip",
+            "Sentry",
+        ),
+        (
+            "We've logged runs to TensorBoard so far, but let's do all the tracking in W&B going"
+            " forward.",
+            "W&B",
+            "TensorBoard",
+        ),
+        ("New DAGs get written for Dagster from here on.", "Dagster", None),
+        ("New jobs get run on Nomad from now on.", "Nomad", None),
+    ],
+)
+def test_a_switch_said_as_a_swap_or_as_where_new_work_goes(
+    said: str, tool: str, left: str | None
+) -> None:
+    (c,) = [c for c in chat(said) if c.relation == "uses"]
+    assert c.object is not None and c.object.name == tool
+    assert (c.replaces.name if c.replaces else None) == left
+    assert "get" not in (c.slot or "")
+
+
+def test_happier_with_one_tool_than_another_is_a_preference() -> None:
+    said = "Honestly I'm much happier with Hydra configs than with argparse flags."
+    assert "The user prefers Hydra configs over argparse flags." in texts(
+        chat(said), relation="prefers"
+    )

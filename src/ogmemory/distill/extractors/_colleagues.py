@@ -52,6 +52,7 @@ _PEOPLE_EN = (
     ),
     re.compile(
         rf"\b(?P<poss>[Oo]ur|[Mm]y)\s+(?:new\s+|current\s+|direct\s+)?(?P<role>{_ROLE})"
+        rf"(?:\s+(?:on|for)\s+(?:the\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*)?(?=\s+is\b))?"
         rf"(?:\s+is|,)?\s+{_TITLE}(?P<name>{_PERSON})\b"
     ),
     re.compile(

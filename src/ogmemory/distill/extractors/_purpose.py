@@ -127,7 +127,7 @@ def purpose_slot(purpose: str, kind: str = "tool") -> str:
     return slot
 
 
-_NAME_WORD = re.compile(r"[A-Z][\w.+#-]*|[A-Za-z][\w+#-]*(?:\.[\w-]+)+|\d[\w.]*")
+_NAME_WORD = re.compile(r"[A-Z][\w.+#-]*(?:&[A-Z]\w*)?|[A-Za-z][\w+#-]*(?:\.[\w-]+)+|\d[\w.]*")
 
 
 def tool_at(text: str) -> str | None:

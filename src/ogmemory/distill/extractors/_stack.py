@@ -27,6 +27,7 @@ from ._choice import choice as _choice
 from ._choice import near_purpose as _near_purpose
 from ._choice import who_chose as _who
 from ._common import NodeContext, Sentence, content_text, gate, tool_ref
+from ._forward import contrast_tool
 from ._grammar import finish_en, third_person_en
 from ._purpose import tool_at
 
@@ -41,7 +42,7 @@ _LEAD = (
 )
 _VERB = (
     r"(?P<verb>(?i:use|go\s+with|stick\s+with|pick|choose|adopt|standardi[sz]e\s+on"
-    r"|settle\s+on|rely\s+on|keep|using|going\s+with))"
+    r"|settle\s+on|rely\s+on|lean\s+on|keep|using|going\s+with))"
 )
 _CHOICE = re.compile(
     rf"(?:^|[,;:]\s*|\b(?i:and|so|then|actually)\s+|\b(?=(?i:we['’]re|we\s+are|let['’]?s|we['’]ll)\s)"
@@ -63,7 +64,8 @@ _SWITCH = re.compile(
 _REPLACE = re.compile(
     r"\b(?P<lead>(?i:let['’]?s|we['’]ll|we\s+will|we['’]re|we\s+are|we\s+(?:have\s+)?|we['’]ve"
     r"|i['’]m|i\s+(?:have\s+)?|i['’]ve|please)\s+)?(?:(?i:going\s+to|gonna|now|just)\s+)?"
-    r"(?P<verb>(?i:replac(?:e|ed|ing)|swap(?:ped|ping)?))\s+(?P<x>(?:[^,;.!?]|\.(?=\w))+?)\s+"
+    r"(?P<verb>(?i:replac(?:e|ed|ing)|swap(?:ped|ping)?))\s+(?P<x>(?:[^,;.!?]|\.(?=\w))+?)"
+    r"(?:\s+(?i:out))?\s+"
     r"(?i:with|for|by)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)"
 )
 _MOVED_OFF = re.compile(
@@ -72,6 +74,7 @@ _MOVED_OFF = re.compile(
     r"(?P<y>(?:[^,;.!?]|\.(?=\w))+)",
     re.IGNORECASE,
 )
+_IT = re.compile(r"(?i)^(?:it|them|that|this)$")
 _AS_THE = re.compile(r"\s+(?i:as)\s+(?P<purpose>(?i:the|our)\s+[\w-]+(?:\s+[\w-]+)?)")
 # "we dropped X for Y", "we're ditching X in favour of Y", "we'll retire X for Y"
 _IN_FAVOUR = re.compile(
@@ -83,8 +86,12 @@ _IN_FAVOUR = re.compile(
     re.IGNORECASE,
 )
 _RATHER = re.compile(
-    r"\b(?:I|we)(?:['’]d|\s+would)\s+(?:much\s+)?rather\s+(?:use\s+|go\s+with\s+|have\s+)?"
-    r"(?P<y>(?:[^,;.!?]|\.(?=\w))+?)\s+than\s+(?:use\s+)?(?P<x>(?:[^,;.!?]|\.(?=\w))+)"
+    r"\b(?:I|we)(?:(?:['’]d|\s+would)\s+(?:much\s+)?rather\s+(?:use\s+|go\s+with\s+|have\s+)?"
+    # "I'm much happier with Hydra configs than with argparse flags"
+    r"|(?:['’]m|['’]re|\s+am|\s+are)\s+(?:much\s+|a\s+lot\s+|way\s+|far\s+)?(?:happier"
+    r"|more\s+comfortable|more\s+productive)\s+(?:with|using|in)\s+)"
+    r"(?P<y>(?:[^,;.!?]|\.(?=\w))+?)\s+than\s+(?:use\s+|with\s+|using\s+)?"
+    r"(?P<x>(?:[^,;.!?]|\.(?=\w))+)"
 )
 _MOVING_TO = re.compile(
     r"\b(?P<who>(?i:we|i))(?:['’]re|['’]m|\s+are|\s+am)\s+(?:now\s+)?(?i:moving|switching"
@@ -165,6 +172,8 @@ def _switches_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         _add(out, _choice(ctx, s, y, x=x, switch=True, planned=planned, purpose=purpose))
     for m in _REPLACE.finditer(s.text):
         y, x = tool_at(m.group("y")), tool_at(m.group("x"))
+        if _IT.match(m.group("x")):  # "we've been on Datadog, but we're swapping it out for Y"
+            x = contrast_tool(s.text[: m.start()], last=True)
         if y and x and (lookup(y) or lookup(x) or m.group("lead")):
             planned = "ing" in m.group("verb")[-3:] or bool(
                 re.match(r"(?i)let|we(?:'ll|\s+will)|please", m.group("lead") or "")
@@ -449,7 +458,7 @@ _CHOICE_GATE = gate(
     " switched switching move moved moving migrate migrated migrating change changed changing"
     " port ported porting written built implemented developed done rewrote rewrite re replace"
     " replaced replacing swap swapped swapping dropped ditched retired abandoned dumped favour"
-    " favor off dropping ditching retiring abandoning dumping drop ditch retire"
+    " favor off dropping ditching retiring abandoning dumping drop ditch retire lean"
 )
 _FROM_NOW_GATE = gate("forward starting")
 _NOW_GATE = gate("now")
@@ -457,4 +466,4 @@ _RUNS_GATE = gate("run runs live lives happen happens go goes use uses is are")
 _IS_OUR_GATE = gate("our main primary default")
 _AVOID_GATE = gate("don dont do never avoid no stop")
 _NOT_USING_GATE = gate("not never longer don dont aren won stopped quit")
-_RATHER_GATE = gate("rather")
+_RATHER_GATE = gate("rather happier comfortable productive")
