@@ -162,3 +162,60 @@ def test_happier_with_one_tool_than_another_is_a_preference() -> None:
     assert "The user prefers Hydra configs over argparse flags." in texts(
         chat(said), relation="prefers"
     )
+
+
+# ----------------------------------------------------------------------------- Chinese
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        ("产品经理是王磊。运维那边找孙丽。", "运维那边找孙丽。"),
+        ("另外孙悦调去基础架构组了，以后运维审批找周涛。", "运维审批找周涛。"),
+        (
+            "iOS 那边新来了一个同事叫何嘉伟，推送相关的功能以后归他负责。",
+            "推送相关的功能由何嘉伟负责。",
+        ),
+    ],
+)
+def test_who_to_go_to_for_a_part_of_the_work(said: str, memory: str) -> None:
+    assert memory in texts(chat(said), relation="owns")
+
+
+@pytest.mark.parametrize("said", ["产品经理是王磊。你去找他吧。", "我明天要找她。"])
+def test_a_request_to_go_to_someone_is_no_ownership(said: str) -> None:
+    assert texts(chat(said), relation="owns") == []
+
+
+def test_a_chinese_cloud_region_a_named_environment_and_the_team_in_use() -> None:
+    cands = chat(
+        "服务部署在阿里云华北 2，测试环境是 api-test.example.cn。",
+        "好的。",
+        "我们现在用的是 Flutter 3.24。",
+    )
+    facts = {(c.relation, c.object.name) for c in cands if c.object is not None}
+    facts |= {(f.relation, f.object.name) for c in cands for f in c.more}
+    assert ("deployed_in", "阿里云华北 2") in facts
+    assert ("has_host", "api-test.example.cn") in facts
+    assert "团队现在用的是 Flutter 3.24。" in texts(cands)
+
+
+def test_a_chinese_switch_of_tools_is_one_switch_not_a_decision_naming_both() -> None:
+    cands = chat("消息队列我们决定从 RabbitMQ 迁到 Kafka，吞吐量不够了。")
+    assert not [c for c in cands if c.relation == "decided"]
+    (c,) = [c for c in cands if c.relation == "uses"]
+    assert c.replaces is not None and c.replaces.name == "RabbitMQ" and c.slot == "queue"
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        (
+            "我女儿下个月上小学了，所以我打算从杭州搬到苏州。",
+            "用户要从杭州搬到苏州（2026年6月），因为用户的女儿下个月上小学了。",
+        ),
+        ("我上个月从上海搬到了杭州。", "用户从上海搬到了杭州（2026年4月）。"),
+    ],
+)
+def test_a_chinese_move_keeps_its_reason_and_its_place(said: str, memory: str) -> None:
+    assert memory in texts(chat(said), relation="lives_in")

@@ -320,13 +320,16 @@ _VERSION_ZH = re.compile(
 )
 # "预发环境的地址是 staging.foo.cn": where a named thing is reached
 _HOST_ZH = re.compile(
-    r"(?P<what>[\u4e00-\u9fffA-Za-z0-9]{1,12}?)(?:的)?(?:地址|域名|网址|主机|host)\s*(?:是|为|在|：|:)\s*"
+    r"(?P<what>[\u4e00-\u9fffA-Za-z0-9]{1,12}?)(?:的)?(?:地址|域名|网址|主机|host|环境)\s*(?:是|为|在|：|:)\s*"
     r"(?:https?://)?(?P<h>(?:[a-z0-9-]+\.)+[a-z]{2,12})\b",
     re.IGNORECASE,
 )
 _REGION_ZH = re.compile(
     r"在\s*(?P<r>[^，,。；;在]{2,10}?)\s*(?:区域|地域|机房|可用区)"
     r"|(?:部署|托管|放|跑)在\s*(?P<r2>[^，,。；;在]{1,12}?(?:区|云|机房))(?=\s*(?:[，,。；;]|$|上))"
+    # "部署在阿里云华北 2": a cloud's region by its name and number
+    r"|(?P<r3>(?:阿里云|腾讯云|华为云|百度云|京东云|天翼云)?\s*(?:华北|华东|华南|华中|西南|西北|东北)"
+    r"\s*\d{1,2})(?![\d.])"
 )
 _LANG_ZH = re.compile(
     r"(?:我们|团队|我们团队)[^，。]{0,4}?(?:用|说)\s*(?P<lang>中文|英文|英语|日语|粤语)"
@@ -340,7 +343,7 @@ _CONFIG_GATE = gate(
     " runs run running"
 )
 _PATHISH = re.compile(r"(?:^|\s)(?:/|~/|\./)\w")
-_CONFIG_GATE_ZH = re.compile(r"\d|端口|版本|区域|地域|机房|部署|交流|沟通|地址|域名|网址|主机")
+_CONFIG_GATE_ZH = re.compile(r"\d|端口|版本|区域|地域|机房|部署|交流|沟通|地址|域名|网址|主机|环境")
 _DIGIT_OR_DOT = re.compile(r"\d|\w\.\w")
 
 
@@ -370,7 +373,7 @@ def _config_facts(s: Sentence) -> list[Fact]:
             Fact("runs_on", EntityRef(f"{tool} {ver}", "value"), slot=f"version:{tool.lower()}")
         )
     for m in (_REGION_ZH if zh else _REGION_EN).finditer(s.text):
-        r = m.group("r") or m.groupdict().get("r2")
+        r = m.group("r") or m.groupdict().get("r2") or m.groupdict().get("r3")
         if r and r.lower() not in ("same", "other", "right", "wrong", "whole"):
             facts.append(Fact("deployed_in", EntityRef(r.strip(), "value"), slot="region"))
     if zh:

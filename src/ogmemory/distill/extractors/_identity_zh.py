@@ -8,7 +8,7 @@ from typing import Any
 
 from ..types import Candidate, EntityRef, Fact
 from ._common import NodeContext, Sentence, date_attrs
-from ._grammar import finish_zh
+from ._grammar import finish_zh, third_person_zh
 
 __all__ = ["identity_zh"]
 
@@ -52,8 +52,12 @@ _LIVE_ZH = re.compile(
 )
 _MOVE_ZH = re.compile(
     rf"我(?:们)?(?P<when>[^{_STOP_ZH}从搬]{{0,6}})(?P<plan>要|会|准备|打算|计划)?"
-    rf"(?:从\s*(?P<from>[\u4e00-\u9fff]{{2,5}}))?\s*搬(?:家)?(?:到|去)\s*(?P<to>[\u4e00-\u9fff]{{2,5}}?)"
+    rf"(?:从\s*(?P<from>[\u4e00-\u9fff]{{2,5}}))?\s*搬(?:家)?(?:到|去)了?\s*(?P<to>[\u4e00-\u9fff]{{2,5}}?)"
     rf"(?=[{_STOP_ZH}了]|$)"
+)
+# why a move happens: "我女儿下个月上小学了，所以我打算搬到苏州", "因为换了工作，我搬到了上海"
+_REASON_ZH = re.compile(
+    r"^(?:因为)?(?P<a>[^，,。；;]{4,30}?)[，,]\s*(?:所以|因此|于是)|因为(?P<b>[^，,。；;]{4,30})"
 )
 _PEOPLE_ZH = (
     re.compile(
@@ -95,6 +99,16 @@ _OWNS_ZH = re.compile(
     rf"|(?<![\u4e00-\u9fff])(?P<who2>{_NAME_ZH})\s*负责\s*(?P<what2>[^{_STOP_ZH}]{{1,10}})"
     rf"|(?P<what3>[^{_STOP_ZH}归]{{1,8}}?)(?:那块|这块|那边|这边)?归\s*(?P<who3>{_NAME_ZH})\s*管"
 )
+
+# "运维那边找孙丽", "以后运维审批找周涛", "推送相关的功能以后归他负责": who to go to for a part of
+# the work, or who it now belongs to (她/他: the person just named)
+_CONTACT_ZH = re.compile(
+    rf"(?:^|[{_STOP_ZH}])(?:另外|还有|对了|然后)?(?P<what>[^{_STOP_ZH}找归由]{{2,12}}?)"
+    rf"(?:那边|这块|这边|方面|的事情?|的问题)?(?:以后|之后|今后|现在|有问题)?(?:都|就|统一)?"
+    rf"(?:直接)?(?P<verb>找|归|由)\s*(?P<who>{_NAME_ZH}|他|她)\s*"
+    rf"(?P<end>(?:来)?负责|管)?(?=[{_STOP_ZH}]|$)"
+)
+_WHEN_ZH = re.compile(r"^(?:以后|之后|今后|现在|另外|还有)+|(?:以后|之后|今后|现在)+$")
 
 
 def _zh(
@@ -178,11 +192,14 @@ def _home_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 )
                 if planned:
                     attrs["planned"] = True
+                why = _REASON_ZH.search(s.text)
+                reason = (why.group("a") or why.group("b") or "").strip() if why else ""
+                reason = f"，因为{third_person_zh(reason, name)}" if len(reason) > 3 else ""
                 out.append(
                     _zh(
                         ctx,
                         "profile",
-                        text + (f"（{t.label('zh')}）" if t else ""),
+                        text + (f"（{t.label('zh')}）" if t else "") + reason,
                         "lives_in",
                         EntityRef(to, "place"),
                         slot="residence",
@@ -280,6 +297,26 @@ def _owners_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         out.append(_of_person(ctx, who, f"{what}由{who}负责", "owns", what))
 
 
+def _contacts_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    for m in _CONTACT_ZH.finditer(s.text):
+        who = _person_zh(m.group("who"), ctx)
+        what = _WHEN_ZH.sub("", m.group("what").strip())
+        verb = m.group("verb")
+        if verb != "找" and not m.group("end"):
+            continue  # "归他"/"由她" only with 负责 or 管
+        if re.match(r"[你我他她您帮请去]", what) or re.search(r"[去要得会想再]$", what):
+            continue  # "你去找他", "我要找她": a request, not who looks after what
+        if who is None or len(what) < 2 or who in (ctx.speaker, ctx.speaker_zh):
+            continue
+        if not ctx.first("owns", f"{who}:{what}"):
+            continue
+        if who not in ctx.people:
+            ctx.people.append(who)
+        said = _WHEN_ZH.sub("", s.text[m.start("what") : m.start("who")].strip())
+        text = f"{said}{who}" if verb == "找" else f"{what}由{who}负责"  # "运维那边找孙丽"
+        out.append(_of_person(ctx, who, text, "owns", what))
+
+
 def _of_person(ctx: NodeContext, who: str, text: str, relation: str, what: str) -> Candidate:
     """A memory of what a colleague owns or expects (``who`` is the subject)."""
     return _zh(
@@ -326,6 +363,8 @@ def identity_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     if "负责" in s.text or "归" in s.text:
         _owners_zh(s, ctx, out)
         _then_owns_zh(s, ctx, out)
+    if "找" in s.text or re.search(r"[归由][他她]", s.text):
+        _contacts_zh(s, ctx, out)
     if re.search(r"要|希望|需要|习惯", s.text):
         _expectations_zh(s, ctx, out)
     if _APPROVE_GATE_ZH.search(s.text):

@@ -119,6 +119,8 @@ _DEC_DECIDE = re.compile(
     rf"(?P<use>用|采用|使用|改用|选用)?\s*(?P<x>{_OBJ})"
 )
 
+_TOOL_SWITCH_ZH = re.compile(rf"从\s*{_TOOL_ZH}\s*(?:迁|换|切|转|改)[^，,。]*?(?:到|成)\s*[A-Za-z]")
+
 
 def _decisions(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     if not _DEC_GATE.search(s.text):
@@ -178,6 +180,8 @@ def _decisions(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 )
             )
         elif m.group().startswith(("决定", "确定", "定了", "拍板")):
+            if _TOOL_SWITCH_ZH.search(x):
+                continue  # "决定从 RabbitMQ 迁到 Kafka": a switch of tools, read by _stack_zh
             if not ctx.first("decision", x):
                 continue
             out.append(

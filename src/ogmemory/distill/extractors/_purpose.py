@@ -86,6 +86,7 @@ _PURPOSES = {
     "queues": "queue",
     "messaging": "queue",
     "消息队列": "queue",
+    "队列": "queue",
     "search": "search",
     "搜索": "search",
     "transformations": "transform",

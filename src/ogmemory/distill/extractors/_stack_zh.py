@@ -14,7 +14,7 @@ from ._choice import choice as _choice
 from ._choice import when_said as _when
 from ._choice import who_chose as _who
 from ._common import NodeContext, Sentence, tool_ref
-from ._grammar import finish_en, finish_zh
+from ._grammar import finish_en, finish_zh, third_person_zh
 from ._stack import avoided
 
 __all__ = ["pivot_en", "stack_zh"]
@@ -48,7 +48,7 @@ _BEFORE_NOW_ZH = re.compile(
     rf"(?:了)?\s*(?P<y>{_T})"
 )
 _DECIDED_ZH = re.compile(r"决定|定了|选|以后|今后|就用|还是用|统一|一律|改|换|迁|不用|而不是")
-_FROM_ZH = re.compile(rf"从\s*(?P<x>{_T})\s*(?:迁移|换|切换|转|改)")
+_FROM_ZH = re.compile(rf"从\s*(?P<x>{_T})\s*(?:迁移|迁|换|切换|切|转|改)")
 _AVOID_ZH = re.compile(
     rf"(?:不要|别|千万别|千万不要|不准|禁止)\s*(?:再)?\s*(?:用|使用|引入)\s*(?P<x>{_T})"
 )
@@ -179,6 +179,7 @@ def _in_use_zh(c: Candidate, s: Sentence, m: re.Match[str]) -> Candidate:
         Fact("uses", tool_ref(z)[0], slot=None if tool_ref(z)[1] == "tool" else tool_ref(z)[1])
         for z in re.findall(rf"(?:和|、|跟|以及|加上|还有)\s*({_T})", s.text[m.end("y") : end])
     ]
+    said = third_person_zh(said, "团队").replace("团队他们", "团队")  # "我们现在用的是 X"
     return replace(c, text=finish_zh(said), more=(*c.more, *more))
 
 
@@ -192,7 +193,7 @@ def _stated_purpose(raw: str) -> str | None:
         return None  # "直到上周我还在用 X": an ending, read elsewhere
     if re.search(r"[我你他她它了吗呢吧从周月年天]|以前|之前|开始|现在|以后", purpose):
         purpose = ""  # "从上周开始", "以后都": when, not what for
-    purpose = re.sub(r"(?:我们|我|团队|以后|之后|都|就|是)+$", "", purpose)
+    purpose = re.sub(r"(?:我们|我|团队|以后|之后|都|就|是|这块|那块|这边|那边|方面)+$", "", purpose)
     if not purpose or _NOT_PURPOSE.match(purpose) or not re.search(r"[\u4e00-\u9fff]", purpose):
         return ""
     return purpose
