@@ -219,3 +219,62 @@ def test_a_chinese_switch_of_tools_is_one_switch_not_a_decision_naming_both() ->
 )
 def test_a_chinese_move_keeps_its_reason_and_its_place(said: str, memory: str) -> None:
     assert memory in texts(chat(said), relation="lives_in")
+
+
+# ----------------------------------------------------------------------------- identity, work
+
+
+@pytest.mark.parametrize(
+    ("said", "memory", "relation"),
+    [
+        ("I'm Sofia, I do iOS at PawPal.", "The user does iOS at PawPal.", "works_at"),
+        ("Mostly remote, from Edinburgh.", "The user lives in Edinburgh.", "lives_in"),
+        ("I'm moving from Leeds to York in October.", "The user lives in Leeds.", "lives_in"),
+    ],
+)
+def test_a_field_of_work_remote_from_a_place_and_where_one_lives_until_a_move(
+    said: str, memory: str, relation: str
+) -> None:
+    assert memory in texts(chat(said), relation=relation)
+
+
+def test_a_work_summary_whose_remedy_points_back_keeps_what_was_found(tmp_path: Path) -> None:
+    script = tmp_path / "work.yaml"
+    script.write_text(_WORK_SCRIPT, encoding="utf-8")
+    (score,) = run_sessions([script])
+    assert score.missed == [], score.listing
+    assert not [line for line in score.listing if "运行了" in line]
+
+
+_WORK_SCRIPT = """
+name: work summaries
+sessions:
+  - id: w-1
+    project: shop
+    start: "2026-09-01T09:00:00Z"
+    turns:
+      - user: Can you build the orders model?
+        tools:
+          - run: dbt run --select orders
+            output: "Database Error in model orders: column \\"placed_at\\" does not exist"
+            exit: 1
+          - edit: models/orders.sql
+            content: "select created_ts as placed_at from raw.orders"
+          - run: dbt run --select orders
+            output: "Done. PASS=1"
+            exit: 0
+        assistant: >-
+          The model selected placed_at, but the raw table names it created_ts. I aliased it in
+          the model and it builds now.
+      - user: 帮我跑一下测试。
+        tools:
+          - run: npm test
+            output: "Tests: 40 passed"
+            exit: 0
+        assistant: 40 个测试全部通过。
+gold:
+  - id: what was found
+    terms: [created_ts, aliased]
+  - id: what the run showed
+    terms: [40 个测试]
+"""

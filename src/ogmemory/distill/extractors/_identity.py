@@ -72,6 +72,13 @@ _WORK_AT = re.compile(
     rf"|i\s+am\s+(?:currently\s+)?working)\s+(?i:at|for|with)\s+(?P<org>{_ORG})"
     rf"(?:\s+(?i:as)\s+(?i:a|an|the|our)\s+(?P<role>{_ROLE}))?"
 )
+# "I do iOS at PawPal", "I do backend for Kestrel Labs": a field of the work as the role
+_DO_AT = re.compile(
+    rf"\b(?i:i)\s+(?:(?i:mostly|mainly|currently|now)\s+)?(?i:do)\s+(?P<role>iOS|Android|(?i:backend"
+    rf"|frontend|front-end|back-end|mobile|design|QA|data\s+engineering|ML|DevOps|infra|security"
+    rf"|web|ops|SRE|research|full-stack|fullstack))(?:\s+(?i:work|development|engineering))?\s+"
+    rf"(?i:at|for)\s+(?P<org>{_ORG})"
+)
 # "I lead the platform team at Cargonaut", "I run the data team for Fernwood Bank"
 _LEAD_AT = re.compile(
     rf"\b(?i:i\s+(?:currently\s+|now\s+)?(?:run|lead|manage|head))\s+(?i:the|a|our)\s+"
@@ -82,7 +89,8 @@ _LIVE = re.compile(
     rf"\b(?i:i\s+(?:currently\s+|now\s+|still\s+)?live|i['’]m\s+(?:now\s+|currently\s+)?"
     rf"(?:based|living|located)|i\s+am\s+(?:now\s+|currently\s+)?(?:based|living|located))"
     rf"\s+(?i:in|at|near|outside)\s+(?P<to>{_PLACE})"
-    rf"|\b(?i:working|calling\s+in|dialing\s+in|writing)\s+(?:(?i:remotely|from\s+home)\s+)?"
+    rf"|\b(?i:working|calling\s+in|dialing\s+in|writing|remote,?|remotely,?)\s+"
+    rf"(?:(?i:remotely|from\s+home)\s+)?"
     rf"(?i:from)\s+(?P<to2>{_PLACE})"
     rf"|\b(?i:work|working|based|operate|operating)\s+(?i:out\s+of)\s+(?P<to4>{_PLACE})"
     rf"|\b(?i:i['’]m|i\s+am)\s+(?:(?i:now|currently|still)\s+)?(?i:in)\s+(?P<to3>{_PLACE})"
@@ -148,7 +156,7 @@ def _name_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
 
 
 def _job_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
-    for rx in (_ROLE_AT, _WORK_AT):
+    for rx in (_ROLE_AT, _WORK_AT, _DO_AT):
         for m in rx.finditer(s.text):
             role = _role(m.group("role")) if m.group("role") else None
             org = (m.group("org") or "").strip(" .'")
@@ -160,7 +168,9 @@ def _job_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             if not ctx.first("job", key) or (org and not ctx.first("org", org)):
                 continue
             name = ctx.speaker
-            if role and org:
+            if rx is _DO_AT:
+                text = f"{name} does {m.group('role')} at {org}"
+            elif role and org:
                 lead = s.text[m.start() : m.start("role")]
                 article = "the" if re.search(r"\bthe\b", lead, re.IGNORECASE) else "a"
                 text = f"{name} is {article} {role} at {org}"
@@ -248,6 +258,18 @@ def _home_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 if planned:
                     text = text.replace(" moved ", " is moving ", 1)
                     attrs["planned"] = True
+                    if src and ctx.first("home", src):  # where they live until the move
+                        out.append(
+                            _profile(
+                                ctx,
+                                finish_en(f"{ctx.speaker} lives in {src}"),
+                                "en",
+                                "lives_in",
+                                EntityRef(src, "place"),
+                                slot="residence",
+                                valid_from=ctx.event_time,
+                            )
+                        )
                 label = t.label() if t else None
                 out.append(
                     _profile(
@@ -295,7 +317,7 @@ def identity_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
 
 _ID_GATE = gate(
     "i i'm im my work working live living based located moved relocated run lead"
-    " moving relocating call calling dialing writing name names"
+    " moving relocating call calling dialing writing name names remote remotely do"
 )
 _HERE_GATE = gate("here")
 _HERE_START = re.compile(rf"^(?:[^:]{{0,24}}:\s*)?{_WORD}\s+{_WORD}(?:\s+{_WORD})?\s+(?i:here)\b")
