@@ -278,3 +278,97 @@ gold:
   - id: what the run showed
     terms: [40 个测试]
 """
+
+
+# ----------------------------------------------------------------------------- more phrasings
+
+
+@pytest.mark.parametrize(
+    ("said", "memory", "relation"),
+    [
+        (
+            "Hey there, Marcus Oyelaran here, I'm a platform engineer with Cobalt Health.",
+            "The user's name is Marcus Oyelaran.",
+            None,
+        ),
+        (
+            "Diego handles our release process, so ping him before tagging anything.",
+            "Diego handles the team's release process.",
+            "owns",
+        ),
+        (
+            "Priya Nair from the security team must approve any change to the IAM policies.",
+            "Priya Nair from the security team must approve any change to the IAM policies.",
+            "expects",
+        ),
+    ],
+)
+def test_a_greeting_before_a_name_a_colleague_by_one_name_and_a_must(
+    said: str, memory: str, relation: str | None
+) -> None:
+    assert memory in texts(chat(said), relation=relation)
+
+
+def test_a_colleague_who_will_review_every_change_is_no_rule_of_the_user() -> None:
+    assert texts(chat("Marta will review every schema change."), type="rule") == []
+
+
+@pytest.mark.parametrize(
+    ("said", "tool", "left"),
+    [
+        (
+            "We're ditching Mongo and going with Postgres for the patient records service.",
+            "PostgreSQL",
+            "MongoDB",
+        ),
+        ("We dropped Jenkins and moved to Buildkite last month.", "Buildkite", "Jenkins"),
+        (
+            "We're retiring rosbag1 tooling and moving to MCAP for all new recordings.",
+            "MCAP",
+            "rosbag1",
+        ),
+    ],
+)
+def test_dropping_one_tool_and_going_with_another_is_a_switch(
+    said: str, tool: str, left: str
+) -> None:
+    (c,) = [c for c in chat(said) if c.relation == "uses"]
+    assert c.object is not None and c.object.name == tool
+    assert c.replaces is not None and c.replaces.name == left
+
+
+def test_dropping_the_kids_and_going_to_a_city_is_no_switch() -> None:
+    said = "We dropped the kids at school and went to Paris for the weekend."
+    assert [c for c in chat(said) if c.relation == "uses"] == []
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        (
+            "The deploy hung because the readiness probe was missing.",
+            "The deploy hung because the readiness probe was missing.",
+        ),
+        (
+            "The reason the deploy hung was a missing readiness probe; adding one fixed it.",
+            "The reason the deploy hung was a missing readiness probe.",
+        ),
+        (
+            "Our nightly export kept timing out because the query had no index.",
+            "The user's nightly export kept timing out because the query had no index.",
+        ),
+        (
+            "查了一下，瓦片接口超时是因为缓存键里没带缩放级别。",
+            "瓦片接口超时是因为缓存键里没带缩放级别。",
+        ),
+    ],
+)
+def test_a_cause_the_user_found_is_a_learning(said: str, memory: str) -> None:
+    assert memory in texts(chat(said), kind="learning")
+
+
+@pytest.mark.parametrize(
+    "said", ["I was late because of traffic.", "The reason I left was the commute."]
+)
+def test_a_reason_of_daily_life_is_no_learning(said: str) -> None:
+    assert texts(chat(said), kind="learning") == []

@@ -76,7 +76,8 @@ _PEOPLE_EN = (
 _EXPECT_EN = re.compile(
     rf"\b(?P<who>{_PERSON}|[Ss]he|[Hh]e|[Tt]hey),?\s*(?:also\s+|always\s+|usually\s+)?"
     r"(?P<verb>expects|wants|needs|asks\s+for|requires|reviews|approves|signs\s+off\s+on"
-    r"|(?:['’]ll|\swill)\s+(?:also\s+)?(?:sign\s+off\s+on|review|approve|own|handle|lead|run"
+    r"|(?:['’]ll|\swill|\smust|\shas\s+to|\sneeds\s+to|\sgets\s+to)\s+(?:also\s+)?(?:sign\s+off\s+on"
+    r"|review|approve|own|handle|lead|run"
     r"|manage|take\s+care\s+of|be\s+responsible\s+for|be\s+in\s+charge\s+of)"
     r"|checks|likes|prefers|insists\s+(?:on|that)|owns|runs|leads|heads|manages|maintains|handles"
     r"|does|covers|is\s+responsible\s+for|takes\s+care\s+of)\s+"
@@ -211,19 +212,23 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
         elif who.split()[0] in _NOT_NAMES:
             continue
         what = re.split(
-            r"\s+(?:and|but|so|because)\s+(?:I|we|you|he|she|they)\b|\s+[-–—]\s+", m.group("what")
+            r"\s+(?:and|but|so|because)\s+(?:I|we|you|he|she|they)\b|\s+[-–—]\s+|,\s+(?:so|but|which)\s+",
+            m.group("what"),
         )[0].strip(" ,")
         if not ctx.first("expects", f"{who}:{what}"):
             continue
         what = _FOR_US.sub(r"\1 the team", what)  # "runs QA for us": for the speaker's team
-        what = third_person_en(what, ctx.speaker)  # "a summary from me": from the speaker
+        field = _FIELD.match(what) is not None
+        # "a summary from me", "our release process": the speaker's, the team's
+        what = third_person_en(_OUR.sub("the team's", what), ctx.speaker)
         verb = m.group("verb")
         base = re.sub(r"^(?:['’]ll|\s?will)\s+(?:also\s+)?", "", verb)
         if base != verb:  # "she'll sign off on releases": what she will do from now on
             verb = f"will {base}"
+        verb = verb.strip()
+        base = re.sub(r"^(?:must|has\s+to|needs\s+to|gets\s+to)\s+", "", base.strip())
         owning = _OWNS.match(base) or re.match(r"own|handle|lead|run|manage|take|be\s", base)
         relation = "owns" if owning else "expects"
-        field = _FIELD.match(what) is not None
         colleague = field or who in ctx.people or len(who.split()) > 1 or _FOR_US.search(m.group())
         if relation == "owns" and not colleague:
             continue  # "my partner Anna runs the shop": only colleagues own parts of the work
@@ -250,13 +255,14 @@ _THE_ONE_WHO = re.compile(
     r"\b([Ss]he|[Hh]e|[Tt]hey)(?:['’]s|['’]re|\s+is|\s+are)\s+(?:also\s+)?the\s+(?:one|person"
     r"|people|ones)\s+(?:who|that)\s+"
 )
+_OUR = re.compile(r"\b[Oo]ur\b")
 _FOR_US = re.compile(r"\b(for|with|to)\s+us\b", re.IGNORECASE)
 _OWNS = re.compile(
     r"owns|runs|leads|heads|manages|maintains|handles|does|covers|is\s+responsible|takes\s+care"
 )
 # "Olu does design", "Jonas handles QA for us": the part of the work a colleague has
 _FIELD = re.compile(
-    r"(?i)^(?:the\s+)?(?:design|UX|UI|QA|testing|ops|devops|infra(?:structure)?|security"
+    r"(?i)^(?:the\s+|our\s+)?(?:design|UX|UI|QA|testing|ops|devops|infra(?:structure)?|security"
     r"|frontend|backend|mobile|data|analytics|marketing|sales|support|research|releases?"
     r"|on-call|hiring|product|documentation|docs)\b"
 )

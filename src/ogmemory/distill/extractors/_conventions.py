@@ -51,14 +51,12 @@ _UNIVERSAL_EN = re.compile(
     r"|has\s+to|have\s+to|may\s+not|can['’]?t|cannot|shall)\b.*)",
     re.IGNORECASE,
 )
-# "Every experiment gets a fixed seed", "each release goes through staging", "every PR is
-# reviewed by two people": what every instance of a thing gets is a standing rule
+# "Every experiment gets a fixed seed", "each PR is reviewed twice": a rule for every instance
 _EVERY_EN = re.compile(
     r"^(?P<body>(?:every|each)\s+(?:single\s+)?(?!(?:day|week|month|year|time|night|morning"
     r"|evening|hour|minute|moment|one|step|season)s?\b)(?:[\w-]+\s+){0,3}?(?:gets|goes\s+through"
     r"|requires|carries|ships\s+with|comes\s+with|is\s+(?!\w+ing\b)\w+ed|has\s+(?:a|an|its"
-    r"|their|to)|gets\s+\w+ed)\s+(?!(?:a\s+(?:bit|little|lot)\s+)?(?:\w+er|more|less|worse)\b)"
-    r"\w.*)",
+    r"|their|to)|gets\s+\w+ed)\s+(?!(?:a\s+(?:bit|little|lot)\s+)?(?:\w+er|more|less|worse)\b)\w.*)",
     re.IGNORECASE,
 )
 _NO_EVER_EN = re.compile(
@@ -72,7 +70,9 @@ _IMPERATIVE_EN = re.compile(
     r"^(?P<body>(?!(?:i|we|you|he|she|they|it|this|that|there|here|the|a|an|my|our|your|his"
     r"|her|their|every|each|all|any|what|which|who|how|when|where|why|is|are|was|were|do|does"
     r"|did|can|could|will|would|should|let|thanks|thank|and|but|so|or|if|now|then)\b)[a-z]+(?<!ed)"
-    r"(?<!ing)\s+(?:[\w-]+\s+){0,2}?(?:every|each|all(?!\s+(?:the|of|these|those|my|our)\b))"
+    # "Marta will review every change": a name and a verb of its own, not an imperative
+    r"(?<!ing)(?!\s+(?:will|would|can|could|should|must|may|might|has|have|had|is|was|are|were"
+    r"|does|did|needs|wants|always|also|never)\b)\s+(?:[\w-]+\s+){0,2}?(?:every|each|all(?!\s+(?:the|of|these|those|my|our)\b))"
     r"\s+(?!.*\b(?:now|again|for\s+me)\b)\w+.*)",
     re.IGNORECASE,
 )

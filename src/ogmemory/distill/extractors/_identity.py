@@ -50,12 +50,17 @@ from ._names_en import (
 __all__ = ["identity_en", "manager_of"]
 
 
+# "Hey there, Marcus Oyelaran here": a greeting before "<name> here"
+_HELLO = (
+    r"(?i:hi|hey|hello|morning|good\s+morning|afternoon|evening)(?:\s+(?i:there|all|team|folks))?"
+    r"[,!]\s*"
+)
 _NAME_EN = re.compile(
     rf"(?:(?:\b(?i:my\s+name(?:['’]s|\s+is)|call\s+me)|^(?i:name['’]s|name\s+is))\s+"
     rf"(?P<n1>{_PERSON})|\b(?i:i['’]m|i\s+am)\s+(?P<n2>{_PERSON}))"
     rf"(?=\s*(?:[,.!;:)]|$|\s+(?i:and|from|here|by|btw)\b))"
     # "quick intro: Jonah Brandt here, ...": a full name and "here" opening the message
-    rf"|^(?:[^:]{{0,24}}:\s*)?(?P<n3>{_WORD}\s+{_WORD}(?:\s+{_WORD})?)\s+(?i:here)(?=\s*[,.!;:—–-])"
+    rf"|^(?:[^:]{{0,24}}:\s*|{_HELLO})?(?P<n3>{_WORD}\s+{_WORD}(?:\s+{_WORD})?)\s+(?i:here)(?=\s*[,.!;:—–-])"
 )
 _ROLE_AT = re.compile(
     rf"\b(?:(?i:i['’]m|i\s+am|i\s+work\s+as|i['’]m\s+working\s+as|working\s+as)\s+"
@@ -320,4 +325,6 @@ _ID_GATE = gate(
     " moving relocating call calling dialing writing name names remote remotely do"
 )
 _HERE_GATE = gate("here")
-_HERE_START = re.compile(rf"^(?:[^:]{{0,24}}:\s*)?{_WORD}\s+{_WORD}(?:\s+{_WORD})?\s+(?i:here)\b")
+_HERE_START = re.compile(
+    rf"^(?:[^:]{{0,24}}:\s*|{_HELLO})?{_WORD}\s+{_WORD}(?:\s+{_WORD})?\s+(?i:here)\b"
+)

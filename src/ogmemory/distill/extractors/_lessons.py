@@ -16,7 +16,7 @@ import re
 
 from ..types import Candidate
 from ._common import NodeContext, Sentence
-from ._grammar import finish_en, finish_zh
+from ._grammar import finish_en, finish_zh, third_person_en
 
 __all__ = ["asks_why", "explanation", "lesson"]
 
@@ -194,12 +194,60 @@ def _dated(s: Sentence) -> str:
     return text
 
 
+# A cause the user found themselves: "The deploy hung because the readiness probe was
+# missing", "Turned out the root cause was an expired cert", "打包失败是因为少了混淆规则"
+_FAILED_EN = (
+    r"(?:failed|fails|broke|breaks|hung|hangs|crashed|crashes|timed\s+out|times\s+out|stalled"
+    r"|leaked|errored|lagged|went\s+down|kept\s+\w+ing|(?:was|were|is|are)\s+(?:slow|down|flaky"
+    r"|failing|broken|hanging|crashing|dropped|duplicated|lost|stale|wrong))"
+)
+_CAUSE_STATED_EN = re.compile(
+    r"(?i)^(?:(?:so|ok(?:ay)?|fyi|btw|found\s+it|got\s+it|update)[,:!.\s-]+)*(?:(?:it\s+)?turn(?:s|ed)"
+    r"\s+out\s+(?:that\s+)?)?(?P<x>(?:(?:the|our|my)\s+[^,;:]{3,60}?\s+" + _FAILED_EN + r"\b"
+    r"[^;:]{0,40}?\s+(?:because|due\s+to)\s+|(?:the\s+)?(?:root\s+cause|reason|culprit)(?:\s+(?:of"
+    r"|for|why|behind)\s+[^,;:]{3,60}?|\s+(?:the|our|my)\s+[^,;:]{2,40}?\s+" + _FAILED_EN + r")?"
+    r"\s+(?:was|is|turned\s+out\s+to\s+be)\s+)\S.{5,200})"
+)
+_CAUSE_STATED_ZH = re.compile(
+    r"^(?:(?:原来|结果|查了一下|找到了)[，,]?)*(?P<x>[^，,。]{2,20}?(?:失败|报错|崩溃|卡顿|超时|挂了|变慢|很慢|泄漏"
+    r"|重复|丢失|丢数据|不一致)(?:的原因)?(?:是因为|是由于|是|原因是)\s*\S.{3,120})"
+)
+_CAUSE_GATE = re.compile(r"(?i)because|due\s+to|cause|reason|culprit|原因|因为|由于")
+
+
+def stated_cause(s: Sentence, ctx: NodeContext) -> Candidate | None:
+    """A cause the user found and states (a ``learning``), in a developer session."""
+    if ctx.listener or not _CAUSE_GATE.search(s.text):
+        return None
+    m = (_CAUSE_STATED_ZH if s.lang == "zh" else _CAUSE_STATED_EN).match(s.text.strip())
+    if m is None or not ctx.first("learning", m.group("x")):
+        return None
+    x = m.group("x").strip()
+    if s.lang == "zh":
+        text = finish_zh(x.replace("我们", "团队").replace("我", ctx.name("zh")))
+    else:
+        x = third_person_en(x, ctx.speaker, group="the team")
+        text = finish_en(x[:1].upper() + x[1:])
+    return ctx.candidate(
+        "pattern",
+        text,
+        s.lang,
+        kind="learning",
+        event_time=ctx.event_time,
+        confidence=0.7,
+        importance=0.75,
+        collective=True,
+    )
+
+
 def lesson(s: Sentence, ctx: NodeContext) -> Candidate | None:
-    """A lesson the speaker states, if any."""
+    """A lesson the speaker states, if any (else a cause they found)."""
     if s.question or not ctx.personal:
         return None
     m = (_LESSON_ZH if s.lang == "zh" else _LESSON_EN).search(s.text)
-    if m is None or not ctx.first("learning", m.group("x")):
+    if m is None:
+        return stated_cause(s, ctx)
+    if not ctx.first("learning", m.group("x")):
         return None
     x = m.group("x").strip().lstrip("：:").strip()
     if s.lang == "zh":

@@ -74,6 +74,10 @@ _MOVED_OFF = re.compile(
     r"(?P<y>(?:[^,;.!?]|\.(?=\w))+)",
     re.IGNORECASE,
 )
+_FOR_ALL = re.compile(
+    r"\s+(?i:for)\s+(?i:all|any|every|each)\s+(?:(?i:new|future|the|our)\s+)?(?P<p>[a-z][\w-]*)"
+)
+_GENERIC_TAIL = re.compile(r"(?i)\s+(?:tooling|tools?|setup|stack|librar(?:y|ies)|framework)$")
 _IT = re.compile(r"(?i)^(?:it|them|that|this)$")
 _AS_THE = re.compile(r"\s+(?i:as)\s+(?P<purpose>(?i:the|our)\s+[\w-]+(?:\s+[\w-]+)?)")
 # "we dropped X for Y", "we're ditching X in favour of Y", "we'll retire X for Y"
@@ -82,7 +86,8 @@ _IN_FAVOUR = re.compile(
     r"(?:just\s+|finally\s+|now\s+)?(?P<verb>drop(?:ped|ping)?|ditch(?:ed|ing)?"
     r"|retir(?:ed|ing|e)|abandon(?:ed|ing)?|dump(?:ed|ing)?|replac(?:ed|ing)"
     r"|swap(?:ped|ping)?\s+out)\s+(?P<x>(?:[^,;.!?]|\.(?=\w))+?)\s+"
-    r"(?:in\s+favou?r\s+of|for)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)",
+    r"(?:in\s+favou?r\s+of|for|and\s+(?:are\s+|will\s+)?(?:going|go|went|moving|move|moved|switching"
+    r"|switch|switched|using|use|adopting|adopt|adopted)(?:\s+(?:with|to|over\s+to))?)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)",
     re.IGNORECASE,
 )
 _RATHER = re.compile(
@@ -203,9 +208,18 @@ def _moves_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             )
     for m in _IN_FAVOUR.finditer(s.text):
         y, x = tool_at(m.group("y")), tool_at(m.group("x"))
-        if y and x and (lookup(y) or lookup(x)):
+        # a tool the catalog knows, or one named for a part of the work ("retiring rosbag1
+        # tooling and moving to MCAP for all new recordings")
+        fm = _FOR_ALL.match(s.text, m.end("y") - len(m.group("y")) + len(y or ""))
+        purpose = fm.group("p") if fm else _near_purpose(s.text[m.start("y") :])
+        if x is None and purpose:  # "rosbag1 tooling": the tool, without the generic noun
+            bare = _GENERIC_TAIL.sub("", m.group("x").strip())
+            x = bare if len(bare.split()) == 1 and re.search(r"\d|[A-Z]", bare) else None
+        if y and x and (lookup(y) or lookup(x) or (purpose and not _LIFE_PLACES.search(purpose))):
             ongoing = m.group("verb").lower().endswith(("ing", "e"))
-            _add(out, _choice(ctx, s, y, x=x, switch=True, planned=ongoing))
+            known = lookup(y) is not None  # a known tool keeps its own slot
+            purpose = None if known else purpose
+            _add(out, _choice(ctx, s, y, x=x, switch=True, planned=ongoing, purpose=purpose))
     for m in _MOVING_TO.finditer(s.text):
         y = tool_at(m.group("y"))
         before = _WERE_USING.search(s.text[: m.start()])
