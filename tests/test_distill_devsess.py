@@ -372,3 +372,70 @@ def test_a_cause_the_user_found_is_a_learning(said: str, memory: str) -> None:
 )
 def test_a_reason_of_daily_life_is_no_learning(said: str) -> None:
     assert texts(chat(said), kind="learning") == []
+
+
+# ----------------------------------------------------------------------------- Chinese, more
+
+
+def test_a_chinese_deadline_named_by_the_clause_before_and_its_change(tmp_path: Path) -> None:
+    script = tmp_path / "due.yaml"
+    script.write_text(_DUE_SCRIPT, encoding="utf-8")
+    (score,) = run_sessions([script])
+    assert score.missed == [] and score.stale == [], (score.listing, score.facts)
+
+
+_DUE_SCRIPT = """
+name: 截止日期
+sessions:
+  - id: d-1
+    project: waybill
+    start: "2026-10-20T02:00:00Z"
+    turns:
+      - user: 双十一之前要把运单查询接口的性能优化完，截止日期是 11 月 8 日。
+        assistant: 好的。
+      - user: 运单查询优化的时间往后推到 11 月 15 日了。
+        assistant: 好的。
+gold:
+  - id: 新截止
+    terms: ["2026-11-15"]
+    facts: true
+stale:
+  - id: 旧截止
+    object: "2026-11-08"
+"""
+
+
+@pytest.mark.parametrize(
+    ("said", "memory", "relation"),
+    [
+        (
+            "我是方志远，目前在蓝鲸物流当 Java 架构师，常驻深圳。",
+            "用户在蓝鲸物流担任 Java 架构师。",
+            "works_at",
+        ),
+        ("定时任务从 Quartz 换成了 XXL-JOB。", "团队的定时任务从 Quartz 换成了 XXL-JOB。", "uses"),
+        (
+            "运单查询慢的原因是没有走索引，加了联合索引之后快多了。",
+            "运单查询慢的原因是没有走索引，加了联合索引之后快多了。",
+            None,
+        ),
+    ],
+)
+def test_a_chinese_title_with_a_latin_word_a_switch_in_the_past_and_a_slow_query(
+    said: str, memory: str, relation: str | None
+) -> None:
+    assert memory in texts(chat(said), relation=relation)
+
+
+def test_moving_to_a_named_framework_is_a_switch_not_a_business_pivot() -> None:
+    cands = chat("我们原来用的是 Dubbo，现在准备全面转到 Spring Cloud。")
+    assert not [c for c in cands if c.relation == "focuses_on"]
+    (c,) = [c for c in cands if c.relation == "uses"]
+    assert c.replaces is not None and c.replaces.name == "Dubbo"
+    assert [c for c in chat("我们最近转向 C 端了。") if c.relation == "focuses_on"]
+
+
+@pytest.mark.parametrize("said", ["我今天很慢是因为没睡好。", "我在星河科技当后端组长。"])
+def test_a_personal_reason_is_no_learning_and_a_job_is_no_home(said: str) -> None:
+    cands = chat(said)
+    assert texts(cands, kind="learning") == [] and texts(cands, relation="lives_in") == []

@@ -39,7 +39,8 @@ _STOP_ZH = r"，,。！!？?；;：:、\s"
 _MY_NAME_ZH = re.compile(rf"我(?:的名字)?(?:叫|是)\s*(?P<n>{_NAME_ZH})")
 _JOB_ZH = re.compile(
     rf"(?:我(?:现在|目前)?)?在\s*(?P<org>[^{_STOP_ZH}在我]{{2,12}}?)\s*(?P<verb>做|当|担任|任|负责|工作|上班)"
-    rf"(?P<role>[^{_STOP_ZH}]{{0,10}})"
+    # "当 Java 架构师": a Latin word before the title
+    rf"\s*(?P<role>(?:[A-Za-z][\w.+#-]*\s*)?[^{_STOP_ZH}]{{0,10}})"
 )
 _JOB_OF_ZH = re.compile(
     rf"(?:我|^|[，,]\s*)(?:也|现在|目前)?是\s*"
@@ -48,7 +49,7 @@ _JOB_OF_ZH = re.compile(
 _LIVE_ZH = re.compile(
     rf"(?:我?(?:现在|目前)?住在|(?:^|[，,]\s*)(?:我)?(?:人在|现居|坐标|常驻"
     rf"|目前在|现在在|[Bb]ase\s*在|驻)|我在)\s*"
-    rf"(?P<to>[\u4e00-\u9fff]{{2,5}}?)(?=[{_STOP_ZH}了]|$)"
+    rf"(?P<to>[\u4e00-\u9fff]{{2,5}}?)(?<![做当任干])(?=[{_STOP_ZH}了]|$)"  # not "在X公司当 ..."
 )
 _MOVE_ZH = re.compile(
     rf"我(?:们)?(?P<when>[^{_STOP_ZH}从搬]{{0,6}})(?P<plan>要|会|准备|打算|计划)?"

@@ -23,8 +23,8 @@ _T = r"[A-Za-z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?"
 _P = r"(?P<purpose>[\u4e00-\u9fffA-Za-z]{1,8}?)"
 _USE_ZH = re.compile(
     rf"(?:^|[，,；;。]\s*){_P}?\s*(?:我们|我|团队)?(?:组)?(?:就|都|还是|统一|一律|主要)?\s*"
-    rf"(?P<plan>打算|准备|计划|要|会|决定)?\s*(?:从\s*{_T}\s*)?"
-    rf"(?P<verb>改用|选了|选用|采用|使用|换成|换到|改成|切换到|迁移到|迁到|转到|用的是|用)\s*"
+    rf"(?P<plan>打算|准备|计划|要|会|决定)?\s*(?:全面|全部|逐步|统一|都)?\s*(?:从\s*{_T}\s*)?"
+    rf"(?P<verb>改用|选了|选用|采用|使用|换成|换到|改成|切换到|迁移到|迁到|转到|用的是|用)了?\s*"
     rf"(?P<y>{_T})"
 )
 _DROP_ZH = re.compile(
@@ -44,7 +44,7 @@ _BEFORE_NOW_ZH = re.compile(
     rf"[\u4e00-\u9fff]{{0,2}}[，,]\s*(?:[^，,。；;]{{1,16}}[，,]\s*){{0,2}}?"
     rf"(?P<when>现在|后来|目前|如今|以后|之后|今后|从现在起|从下[^，,。；;]{{1,4}}起|下[^，,。；;]{{1,4}}起"
     rf"|从[^，,。；;]{{1,8}}开始)?\s*(?:我们|团队)?(?:已经|打算|准备|计划|要|会)?"
-    rf"(?:全部|统一|都|全都|一律)?\s*(?:换成|改成|改用|换|切到|切换到|切换成|迁到|迁移到|转到|换到)"
+    rf"(?:全部|统一|都|全都|一律|全面|逐步)?\s*(?:换成|改成|改用|换|切到|切换到|切换成|迁到|迁移到|转到|换到)"
     rf"(?:了)?\s*(?P<y>{_T})"
 )
 _DECIDED_ZH = re.compile(r"决定|定了|选|以后|今后|就用|还是用|统一|一律|改|换|迁|不用|而不是")
@@ -235,6 +235,8 @@ def _pivot(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         return
     y = m.group("y").strip()
     x = (m.group("x") or "").strip() or None
+    if re.match(r"[A-Za-z][\w.+#-]{2,}", y):
+        return  # "转到 Spring Cloud": a tool, read as a switch ("转向 C 端" is a focus)
     if not y or not ctx.first("focus", y):
         return
     when, attrs = _when(s, ctx)
