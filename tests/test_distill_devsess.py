@@ -439,3 +439,45 @@ def test_moving_to_a_named_framework_is_a_switch_not_a_business_pivot() -> None:
 def test_a_personal_reason_is_no_learning_and_a_job_is_no_home(said: str) -> None:
     cands = chat(said)
     assert texts(cands, kind="learning") == [] and texts(cands, relation="lives_in") == []
+
+
+# ----------------------------------------------------------------------------- English, more
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        (
+            "quick intro before we start - name's Lena Vogt, I'm the lead data scientist.",
+            "The user's name is Lena Vogt.",
+        ),
+        ("my boss is Tobias Kern, he's the VP of data.", "Tobias Kern is the user's manager."),
+        (
+            "Ana Costa is on my team as an ML engineer; she owns the feature store.",
+            "Ana Costa is an ML engineer.",
+        ),
+        (
+            "Ana Costa is on my team as an ML engineer; she owns the feature store.",
+            "Ana Costa owns the feature store.",
+        ),
+        (
+            "we also agreed that every dataset gets a datasheet.",
+            "The user's rule: every dataset gets a datasheet.",
+        ),
+    ],
+)
+def test_a_name_after_a_dash_a_boss_a_teammate_and_an_agreed_rule(said: str, memory: str) -> None:
+    assert memory in texts(chat(said))
+
+
+def test_where_every_file_of_a_kind_goes_is_a_path(tmp_path: Path) -> None:
+    cands = chat("going forward, all notebooks live in the research/ folder, not in the repo root.")
+    facts = {(c.relation, c.slot, c.object.name) for c in cands if c.object is not None}
+    assert ("located_at", "path:notebooks", "research/") in facts
+
+
+def test_a_boss_keeps_the_title_said_after_the_name() -> None:
+    cands = chat("My boss is Henrik Larsen, the studio's CTO.")
+    assert "Henrik Larsen (the studio's CTO) is the user's manager." in texts(
+        cands, relation="reports_to"
+    )

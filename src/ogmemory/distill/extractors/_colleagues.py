@@ -51,7 +51,7 @@ _PEOPLE_EN = (
         rf"(?P<role>{_ROLE})"
     ),
     re.compile(
-        rf"\b(?P<poss>[Oo]ur|[Mm]y)\s+(?:new\s+|current\s+|direct\s+)?(?P<role>{_ROLE})"
+        rf"\b(?P<poss>[Oo]ur|[Mm]y)\s+(?:new\s+|current\s+|direct\s+)?(?P<role>{_ROLE}|boss)"
         rf"(?:\s+(?:on|for)\s+(?:the\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*)?(?=\s+is\b))?"
         rf"(?:\s+is|,)?\s+{_TITLE}(?P<name>{_PERSON})\b"
     ),
@@ -62,6 +62,11 @@ _PEOPLE_EN = (
         rf"(?:(?:new|second|third|another|first|full-time|part-time)\s+)?(?P<role>{_ROLE})"
     ),
     re.compile(rf"\b(?P<name>{_PERSON}),\s+(?P<poss>our|my|the)\s+(?P<role>{_ROLE}),"),
+    # "Ana Costa is on my team as an ML engineer"
+    re.compile(
+        rf"\b(?P<name>{_PERSON})\s+(?:is|was)\s+(?:also\s+)?(?:on|in)\s+(?:my|our|the)\s+(?:[\w-]+\s+)?"
+        rf"(?:team|group|squad)\s+as\s+(?P<poss>a|an|our|the)\s+(?P<role>{_ROLE})"
+    ),
     # "Dmitri is acting manager", "Nadia is PM for the app": a title with no article
     re.compile(
         rf"\b(?P<name>{_PERSON})\s+(?:is|was)\s+(?:now\s+|currently\s+)?(?P<poss>)"
@@ -105,9 +110,16 @@ def manager_of(s: Sentence) -> tuple[str, str, str] | None:
 
 def _role_of(m: re.Match[str]) -> tuple[str, str]:
     """The role and possessive a colleague pattern read ("I report to X": my manager)."""
-    if not m.group("role"):
-        return "manager", "my"
+    if not m.group("role") or m.group("role").lower() == "boss":
+        return "manager", "my" if not m.group("role") else m.group("poss").lower()
     return _role(m.group("role")), m.group("poss").lower()
+
+
+def _article(role: str) -> str:
+    """ "an ML engineer", "an engineer", "a QA lead": by how the role is said."""
+    first = role.split()[0] if role.split() else role
+    spelled = first.isupper() and first[:1] in "AEFHILMNORSX"
+    return "an" if spelled or (not first.isupper() and first[:1].lower() in "aeio") else "a"
 
 
 def _owner_en(poss: str, ctx: NodeContext) -> str:
@@ -135,16 +147,26 @@ def _pronoun_people(s: Sentence, ctx: NodeContext) -> list[tuple[str, str, str]]
 
 
 def _people_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
-    found = [
-        (m.group("name"), *_role_of(m), rx is _PEOPLE_EN[2])
-        for rx in _PEOPLE_EN
-        for m in rx.finditer(s.text)
-    ]
-    _colleagues(found, ctx, out)
+    found, shown = [], {}
+    for rx in _PEOPLE_EN:
+        for m in rx.finditer(s.text):
+            found.append((m.group("name"), *_role_of(m), rx is _PEOPLE_EN[2]))
+            extra = _APPOSITIVE.match(s.text, m.end())  # "My boss is X, the studio's CTO."
+            if extra is not None:
+                shown[m.group("name")] = f"{m.group('name')} ({extra.group('a')})"
+    _colleagues(found, ctx, out, shown)
+
+
+_APPOSITIVE = re.compile(
+    rf",\s+(?P<a>(?:the\s+[\w'’-]+|our|my)\s+(?:[\w-]+\s+){{0,2}}?(?:{_ROLE}))(?=\s*(?:[.;!]|$))"
+)
 
 
 def _colleagues(
-    found: list[tuple[str, str, str, bool]], ctx: NodeContext, out: list[Candidate]
+    found: list[tuple[str, str, str, bool]],
+    ctx: NodeContext,
+    out: list[Candidate],
+    shown: dict[str, str] | None = None,
 ) -> None:
     """Each named colleague with their role (``joined``: they joined the team as it)."""
     for name, role, poss, joined in found:
@@ -155,10 +177,12 @@ def _colleagues(
         if name not in ctx.people:
             ctx.people.append(name)
         person = EntityRef(name, "person", attrs={"role": role})
+        said = (shown or {}).get(name, name)
         if joined:
-            text = f"{name} joined the team as {poss if poss != 'our' else 'a'} {role}"
+            text = f"{said} joined the team as {_article(role) if poss != 'the' else 'the'} {role}"
         else:
-            text = f"{name} is {_owner_en(poss, ctx)} {role}"
+            owner = _owner_en(poss, ctx)
+            text = f"{said} is {_article(role) if owner == 'a' else owner} {role}"
         more = [Fact("has_role", EntityRef(role, "role"), subject=person, slot="role")]
         if poss == "my" and _BOSS.search(role):
             relation, obj, slot = "reports_to", person, "manager"

@@ -21,6 +21,7 @@ from ..types import Candidate, EntityRef, Fact
 from ._common import NodeContext, Sentence, content_text, gate
 from ._grammar import finish_en, finish_zh, third_person_en, third_person_zh
 from ._services import port_facts
+from ._you import no_you
 
 __all__ = ["conventions_en", "conventions_zh"]
 
@@ -28,7 +29,8 @@ __all__ = ["conventions_en", "conventions_zh"]
 
 _RULE_LEAD_EN = re.compile(
     r"^(?:(?:and|also|so|oh|plus|but|ok(?:ay)?|btw|one\s+more\s+thing|from\s+now\s+on"
-    r"|going\s+forward|in\s+general|as\s+a\s+rule|remember|important|note|rule)[,:!\s]+)*",
+    r"|going\s+forward|in\s+general|as\s+a\s+rule|remember|important|note|rule"
+    r"|(?:we|i)\s+(?:also\s+|all\s+)?(?:agreed|decided)(?:\s+that)?)[,:!\s]+)*",
     re.IGNORECASE,
 )
 _RULE_EN = re.compile(
@@ -127,31 +129,6 @@ _LESSON_LEAD = re.compile(
     r"\s*(?:here\s+|for\s+\w+\s*)?(?:is|was|:|,|-|–|—)|(?:教训|经验|结论|收获)(?:就)?(?:是|：|:)"
 )
 _PLEASE_EN = re.compile(r"^please\s+|,?\s+please(?=[.!]*$)", re.IGNORECASE)
-# "before you commit anything" -> "before committing anything": a rule is not said to "you"
-_YOU_CLAUSE = re.compile(
-    r"\b(?P<conj>before|after|when|whenever|until|once|while)\s+you\s+(?P<v>[a-z]+)\b",
-    re.IGNORECASE,
-)
-_DOUBLE = frozenset(
-    "run commit stop plan ship drop set get put begin submit permit admit swap chat cut shut"
-    " split tag log map skip wrap step grab trim hit sit let refer prefer omit rebut".split()
-)
-
-
-def _gerund(verb: str) -> str:
-    v = verb.lower()
-    if v.endswith("ie"):
-        return v[:-2] + "ying"
-    if v.endswith("e") and not v.endswith(("ee", "ye", "oe")):
-        return v[:-1] + "ing"
-    return v + v[-1] + "ing" if v in _DOUBLE else v + "ing"
-
-
-def _no_you(body: str) -> str:
-    body = re.sub(r"(?i)^(make|be)\s+sure\s+(?:that\s+)?you\s+", r"\1 sure to ", body)
-    return _YOU_CLAUSE.sub(lambda m: f"{m.group('conj')} {_gerund(m.group('v'))}", body)
-
-
 _ME_EN = re.compile(r"\b(?:me|myself)\b(?!['’-])")
 
 
@@ -166,7 +143,7 @@ def _rule(ctx: NodeContext, s: Sentence, body: str, team: bool) -> Candidate | N
         owner = "The team's rule" if team else f"{ctx.speaker}'s rule"
         body = _PLEASE_EN.sub("", body).strip()
         body = _ME_EN.sub(ctx.speaker, body)  # "without asking me" → "... asking the user"
-        body = _no_you(body)
+        body = no_you(body)
         body = body[:1].lower() + body[1:]
         text = finish_en(f"{owner}: {body}")
         text = text[:1].upper() + text[1:]
@@ -295,8 +272,9 @@ _LIVES_EN = re.compile(
     r"(?:in|on|at)\s+(?P<where>(?:an?\s+|the\s+)?[\w./~-]+(?:\s+[\w-]+)?)"
 )
 _PATH_EN = re.compile(
-    r"\b(?P<what>(?i:the|our)\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:is|are|lives?|sits?|(?:is|are)\s+"
-    r"(?:stored|kept))\s+(?:at|in|under)\s+(?P<p>(?:/|~/|\./)[\w./~-]+)"
+    r"\b(?P<what>(?i:the|our|all(?:\s+(?:the|our))?)\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:is|are|lives?|sits?"
+    r"|(?:is|are)\s+(?:stored|kept)|(?:go|goes))\s+(?:at|in|under|into)\s+(?:the\s+)?"
+    r"(?P<p>(?:/|~/|\./)[\w./~-]+|[\w.-]+/[\w./-]*)"
 )
 _LANG_EN = re.compile(
     r"\b(?:we|the\s+team|our\s+team)\s+(?:usually\s+|mostly\s+|always\s+)?(?:speak|talk"
@@ -340,7 +318,7 @@ _LANG_ZH = re.compile(
 _CONFIG_GATE = gate(
     "port region host server lives stored kept sits speak talk communicate"
     " language sdk minsdk targetsdk version deploys deployed deploy ships ship"
-    " runs run running"
+    " runs run running live folder directory"
 )
 _PATHISH = re.compile(r"(?:^|\s)(?:/|~/|\./)\w")
 _CONFIG_GATE_ZH = re.compile(r"\d|端口|版本|区域|地域|机房|部署|交流|沟通|地址|域名|网址|主机|环境")
@@ -388,7 +366,7 @@ def _config_facts(s: Sentence) -> list[Fact]:
                 what = "host"
             facts.append(Fact("has_host", EntityRef(m.group("h"), "value"), slot=f"host:{what}"))
         for m in _PATH_EN.finditer(s.text):
-            what = re.sub(r"^(?:the|our)\s+", "", m.group("what").lower())
+            what = re.sub(r"^(?:all\s+)?(?:the\s+|our\s+)?", "", m.group("what").lower())
             facts.append(
                 Fact(
                     "located_at", EntityRef(m.group("p").rstrip("."), "value"), slot=f"path:{what}"

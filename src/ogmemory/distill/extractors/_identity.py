@@ -56,7 +56,7 @@ _HELLO = (
     r"[,!]\s*"
 )
 _NAME_EN = re.compile(
-    rf"(?:(?:\b(?i:my\s+name(?:['’]s|\s+is)|call\s+me)|^(?i:name['’]s|name\s+is))\s+"
+    rf"(?:(?:\b(?i:my\s+name(?:['’]s|\s+is)|call\s+me)|(?:^|[-–—:,]\s*)(?i:name['’]s|name\s+is))\s+"
     rf"(?P<n1>{_PERSON})|\b(?i:i['’]m|i\s+am)\s+(?P<n2>{_PERSON}))"
     rf"(?=\s*(?:[,.!;:)]|$|\s+(?i:and|from|here|by|btw)\b))"
     # "quick intro: Jonah Brandt here, ...": a full name and "here" opening the message
