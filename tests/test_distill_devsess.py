@@ -481,3 +481,37 @@ def test_a_boss_keeps_the_title_said_after_the_name() -> None:
     assert "Henrik Larsen (the studio's CTO) is the user's manager." in texts(
         cands, relation="reports_to"
     )
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        ("我的直属领导是副总裁侯佳，她每个月底要看一次技术债清单。", "侯佳是用户的直属领导。"),
+        (
+            "我的直属领导是副总裁侯佳，她每个月底要看一次技术债清单。",
+            "侯佳每个月底要看一次技术债清单。",
+        ),
+        ("UI 设计由曹颖负责。", "UI 设计由曹颖负责。"),
+        (
+            "团队约定：合并请求至少要一个人 approve 才能合。",
+            "团队的规则：合并请求至少要一个人 approve 才能合。",
+        ),
+        (
+            "原来的状态管理是 Vuex，这个迭代开始全部换成 Pinia。",
+            "团队的状态管理从 Vuex 换成了 Pinia。",
+        ),
+        (
+            "上次白屏是因为打包时把环境变量写错了，现在构建前会先校验环境变量。",
+            "上次白屏是因为打包时把环境变量写错了，现在构建前会先校验环境变量。",
+        ),
+    ],
+)
+def test_chinese_a_title_before_a_name_an_announced_rule_and_what_it_was_before(
+    said: str, memory: str
+) -> None:
+    assert memory in texts(chat(said))
+
+
+def test_not_using_a_feature_of_a_tool_is_not_avoiding_the_tool() -> None:
+    cands = chat("我们不用 TypeScript 的 enum，用联合类型代替。")
+    assert not [c for c in cands if c.relation == "avoids"]

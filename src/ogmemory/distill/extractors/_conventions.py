@@ -199,7 +199,8 @@ def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> 
         insisted = _INSIST_ZH.search(body)
         if insisted and insisted.start() > 3:
             body = body[: insisted.start()]  # "所有寄存器操作都封装成函数，没有例外"
-        if _RULE_ZH.search(body) or (insisted and insisted.start() > 3):
+        announced_zh = re.match(r"^[^，,。]{0,6}(?:规定|规矩|规则|约定|原则)[：:]", s.text.strip())
+        if _RULE_ZH.search(body) or (insisted and insisted.start() > 3) or announced_zh:
             c = _rule(ctx, s, body, team=bool(re.search(r"我们|团队|公司|组里", s.text)))
             if c is not None:
                 out.append(c)

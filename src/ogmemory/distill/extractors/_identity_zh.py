@@ -66,7 +66,7 @@ _PEOPLE_ZH = (
     ),
     re.compile(
         rf"(?P<poss>我们|我)(?:组|团队|公司)?的?\s*(?P<role>{_ROLE_ZH})\s*(?:是|叫)\s*"
-        rf"(?P<name>{_NAME_ZH})"
+        rf"(?:[\u4e00-\u9fff]{{0,2}}?(?:副总裁|总裁|副总|总监|主管|经理|老师|教授|博士))?(?P<name>{_NAME_ZH})"
     ),
     re.compile(rf"(?P<role>{_ROLE_ZH})\s*(?:同学|同事)?\s*叫\s*(?P<name>{_NAME_ZH})(?P<poss>)"),
     # "测试负责人是李强", "赵磊现在是代理组长": a role and a name with no possessive
@@ -96,7 +96,8 @@ _EXPECT_ZH = re.compile(
 )
 # "前端那边由许静负责", "许静负责前端": who owns what
 _OWNS_ZH = re.compile(
-    rf"(?P<what>[^{_STOP_ZH}由]{{1,8}}?)(?:那边|这块|这边|部分|方面)?由\s*(?P<who>{_NAME_ZH})\s*(?:来)?负责"
+    rf"(?P<what>(?:[A-Za-z]+\s*)?[^{_STOP_ZH}由]{{1,8}}?)(?:那边|这块|这边|部分|方面)?由\s*(?P<who>{_NAME_ZH})"
+    rf"\s*(?:来)?负责"
     rf"|(?<![\u4e00-\u9fff])(?P<who2>{_NAME_ZH})\s*负责\s*(?P<what2>[^{_STOP_ZH}]{{1,10}})"
     rf"|(?P<what3>[^{_STOP_ZH}归]{{1,8}}?)(?:那块|这块|那边|这边)?归\s*(?P<who3>{_NAME_ZH})\s*管"
 )

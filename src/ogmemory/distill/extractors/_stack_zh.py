@@ -39,11 +39,11 @@ _NOT_AFTER = re.compile(
 # 切到 Feast": what was in use, up to two clauses of why, then what replaces it (and when)
 _BEFORE_NOW_ZH = re.compile(
     rf"(?P<purpose>[\u4e00-\u9fff]{{1,8}}?)?(?:之前|以前|原来|过去|本来|一直)(?:一直)?"
-    rf"(?:是|用|用的是|在用)\s*"
+    rf"(?:的(?P<p3>[\u4e00-\u9fff]{{1,8}}?))?(?:是|用|用的是|在用)\s*"
     rf"(?P<x>{_T})\s*(?:(?:来)?(?:做|当|作为)\s*(?P<p2>[^，,。；;]{{1,10}}?)\s*)?"
     rf"[\u4e00-\u9fff]{{0,2}}[，,]\s*(?:[^，,。；;]{{1,16}}[，,]\s*){{0,2}}?"
     rf"(?P<when>现在|后来|目前|如今|以后|之后|今后|从现在起|从下[^，,。；;]{{1,4}}起|下[^，,。；;]{{1,4}}起"
-    rf"|从[^，,。；;]{{1,8}}开始)?\s*(?:我们|团队)?(?:已经|打算|准备|计划|要|会)?"
+    rf"|(?:从)?[^，,。；;]{{1,8}}?开始)?\s*(?:我们|团队)?(?:已经|打算|准备|计划|要|会)?"
     rf"(?:全部|统一|都|全都|一律|全面|逐步)?\s*(?:换成|改成|改用|换|切到|切换到|切换成|迁到|迁移到|转到|换到)"
     rf"(?:了)?\s*(?P<y>{_T})"
 )
@@ -68,7 +68,8 @@ _NOT_PURPOSE = re.compile(
 # "我们不用 Helm", "我们不用 ORM，SQL 都是手写的": what the team does not use
 _NOT_USING_ZH = re.compile(
     rf"(?:我们|我|团队|组里)(?:现在|目前|已经|也|都|从来|一直|平时)?"
-    rf"(?:不用|不使用|不再用|没用|没有用|不需要|从来不用)\s*(?P<x>{_T})"
+    # not "我们不用 TypeScript 的 enum": a feature of the tool
+    rf"(?:不用|不使用|不再用|没用|没有用|不需要|从来不用)\s*(?P<x>{_T})(?![\w.+#-]|\s*的)"
 )
 
 
@@ -76,7 +77,7 @@ def _before_now_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     """ "缓存之前是 Memcached，现在换成 Redis 了": a switch whose old value was named first."""
     for m in _BEFORE_NOW_ZH.finditer(s.text):
         x, y = m.group("x").strip(), m.group("y").strip()
-        purpose = (m.group("purpose") or m.group("p2") or "").strip()
+        purpose = (m.group("purpose") or m.group("p3") or m.group("p2") or "").strip()
         purpose = (
             "" if _NOT_PURPOSE.match(purpose) or re.search(r"[我你他她]", purpose) else purpose
         )
