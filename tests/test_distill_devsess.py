@@ -515,3 +515,10 @@ def test_chinese_a_title_before_a_name_an_announced_rule_and_what_it_was_before(
 def test_not_using_a_feature_of_a_tool_is_not_avoiding_the_tool() -> None:
     cands = chat("我们不用 TypeScript 的 enum，用联合类型代替。")
     assert not [c for c in cands if c.relation == "avoids"]
+
+
+def test_what_the_team_is_currently_using_is_the_teams_for_its_purpose() -> None:
+    said = "we are currently using MLflow for experiment tracking but want to move to W&B."
+    (c,) = [c for c in chat(said) if c.relation == "uses"]
+    assert c.text == "The team now uses MLflow for experiment tracking."
+    assert c.collective and c.slot == "experiment tracking"
