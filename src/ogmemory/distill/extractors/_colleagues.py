@@ -226,7 +226,8 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
         shown[name] = clause.group()[: -1 if clause.group().endswith(",") else None] + ","
         text = text[: clause.start()] + name + text[clause.end() :]
         ctx.people.append(name)
-    text = _THE_ONE_WHO.sub(r"\1 ", text)  # "she's the one who signs off on X": she signs off
+    if s.has(_ONE_GATE):  # "she's the one who signs off on X": she signs off
+        text = _THE_ONE_WHO.sub(r"\1 ", text)
     for m in _EXPECT_EN.finditer(text):
         who = m.group("who")
         if who.lower() in ("she", "he", "they"):
@@ -279,6 +280,7 @@ _THE_ONE_WHO = re.compile(
     r"\b([Ss]he|[Hh]e|[Tt]hey)(?:['’]s|['’]re|\s+is|\s+are)\s+(?:also\s+)?the\s+(?:one|person"
     r"|people|ones)\s+(?:who|that)\s+"
 )
+_ONE_GATE = gate("one ones person people")
 _OUR = re.compile(r"\b[Oo]ur\b")
 _FOR_US = re.compile(r"\b(for|with|to)\s+us\b", re.IGNORECASE)
 _OWNS = re.compile(

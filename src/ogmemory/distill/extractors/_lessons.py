@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from ..types import Candidate
-from ._common import NodeContext, Sentence
+from ._common import NodeContext, Sentence, gate
 from ._grammar import finish_en, finish_zh, third_person_en
 
 __all__ = ["asks_why", "explanation", "lesson"]
@@ -212,12 +212,15 @@ _CAUSE_STATED_ZH = re.compile(
     r"^(?:(?:原来|结果|查了一下|找到了)[，,]?)*(?P<x>(?![我你他她](?!们))[^，,。]{2,20}?(?:失败|报错|出错|出问题|崩溃|卡顿|超时|挂了"
     r"|慢|泄漏|重复|丢失|丢数据|不一致|白屏|闪退|卡死|打不开)(?:的原因)?(?:是因为|是由于|是|原因是)\s*\S.{3,120})"
 )
-_CAUSE_GATE = re.compile(r"(?i)because|due\s+to|cause|reason|culprit|原因|因为|由于")
+_CAUSE_GATE = gate("because due cause reason culprit")
+_CAUSE_GATE_ZH = re.compile(r"原因|因为|由于")
 
 
 def stated_cause(s: Sentence, ctx: NodeContext) -> Candidate | None:
     """A cause the user found and states (a ``learning``), in a developer session."""
-    if ctx.listener or not _CAUSE_GATE.search(s.text):
+    if ctx.listener:
+        return None
+    if not (_CAUSE_GATE_ZH.search(s.text) if s.lang == "zh" else s.has(_CAUSE_GATE)):
         return None
     m = (_CAUSE_STATED_ZH if s.lang == "zh" else _CAUSE_STATED_EN).match(s.text.strip())
     if m is None or not ctx.first("learning", m.group("x")):
