@@ -522,3 +522,48 @@ def test_what_the_team_is_currently_using_is_the_teams_for_its_purpose() -> None
     (c,) = [c for c in chat(said) if c.relation == "uses"]
     assert c.text == "The team now uses MLflow for experiment tracking."
     assert c.collective and c.slot == "experiment tracking"
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        (
+            "I'm Jonas Berg and I work as a backend developer for Fjordpay in Oslo.",
+            "The user is a backend developer at Fjordpay.",
+        ),
+        ("Jin Park (our CTO) wants every incident written up.", "Jin Park is the team's CTO."),
+        (
+            "Jin Park (our CTO) wants every incident written up.",
+            "Jin Park wants every incident written up.",
+        ),
+        (
+            "Rule of thumb for this repo: feature flags for anything risky.",
+            "The user's rule: feature flags for anything risky.",
+        ),
+        (
+            "Prefer composition over inheritance in new code.",
+            "The user's rule: prefer composition over inheritance in new code.",
+        ),
+        ("Code freeze is on March 3.", "The code freeze is due on 2027-03-03."),
+        (
+            "Lesson for next time: rotate secrets through the pipeline, not by hand.",
+            "Lesson: rotate secrets through the pipeline, not by hand.",
+        ),
+        (
+            "We used to deploy with Capistrano; now everything goes through GitHub Actions.",
+            "The team switched from Capistrano to GitHub Actions.",
+        ),
+    ],
+)
+def test_english_a_bracketed_title_a_long_rule_label_a_bare_event_and_used_to(
+    said: str, memory: str
+) -> None:
+    assert memory in texts(chat(said))
+
+
+def test_a_moved_code_freeze_is_a_deadline_change() -> None:
+    cands = chat(
+        "Code freeze is on March 3.", "Okay.", "Heads up, code freeze got moved up to February 27."
+    )
+    moved = [c for c in cands if c.attrs.get("moved")]
+    assert moved and moved[0].slot == "deadline:code freeze"

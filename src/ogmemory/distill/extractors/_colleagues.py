@@ -62,6 +62,8 @@ _PEOPLE_EN = (
         rf"(?:(?:new|second|third|another|first|full-time|part-time)\s+)?(?P<role>{_ROLE})"
     ),
     re.compile(rf"\b(?P<name>{_PERSON}),\s+(?P<poss>our|my|the)\s+(?P<role>{_ROLE}),"),
+    # "Jin Park (our CTO) wants ...": a title in brackets after the name
+    re.compile(rf"\b(?P<name>{_PERSON})\s+\((?P<poss>our|my|the)\s+(?P<role>{_ROLE})\)"),
     # "Ana Costa is on my team as an ML engineer"
     re.compile(
         rf"\b(?P<name>{_PERSON})\s+(?:is|was)\s+(?:also\s+)?(?:on|in)\s+(?:my|our|the)\s+(?:[\w-]+\s+)?"
@@ -220,6 +222,7 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
         shown[team.group(1)] = team.group(1) + end.group()
         text = text[: team.end()] + text[end.end() :]
         ctx.people.append(team.group(1))
+    text = _BRACKETED.sub(r"\1", text)  # "Jin Park (our CTO) wants ...": Jin Park wants ...
     clause = _WHO_CLAUSE.search(text)
     if clause is not None and clause.group("name").split()[0] not in _NOT_NAMES:
         name = clause.group("name")  # "Ravi, who leads the platform team, approves ..."
@@ -280,6 +283,7 @@ _THE_ONE_WHO = re.compile(
     r"\b([Ss]he|[Hh]e|[Tt]hey)(?:['’]s|['’]re|\s+is|\s+are)\s+(?:also\s+)?the\s+(?:one|person"
     r"|people|ones)\s+(?:who|that)\s+"
 )
+_BRACKETED = re.compile(rf"\b({_PERSON})\s+\([^()]{{2,40}}\)")
 _ONE_GATE = gate("one ones person people")
 _OUR = re.compile(r"\b[Oo]ur\b")
 _FOR_US = re.compile(r"\b(for|with|to)\s+us\b", re.IGNORECASE)

@@ -45,7 +45,7 @@ _RULE_EN = re.compile(
 # "... is (that)", e.g. "Rule of thumb here:", "House rules for this project:", "Our policy is".
 _ANNOUNCED_EN = re.compile(
     r"^(?:[\w'-]+\s+){0,2}(?:rules?|conventions?|polic(?:y|ies)|guidelines?|principles?)"
-    r"(?:\s+(?!is\b|are\b)[\w'-]+){0,4}?\s*(?:is\s+(?:that\s+)?|:\s*)(?P<body>.{6,})",
+    r"(?:\s+(?!is\b|are\b)[\w'-]+){0,5}?\s*(?:is\s+(?:that\s+)?|:\s*)(?P<body>.{6,})",
     re.IGNORECASE,
 )
 _UNIVERSAL_EN = re.compile(
@@ -93,7 +93,8 @@ _BARE_IMPERATIVE_EN = re.compile(
 _STANDING_EN = re.compile(
     r"(?i)\b(?:in\s+(?:this|our|the)\s+(?:repo(?:sitory)?|codebase|code\s*base|project|team"
     r"|monorepo|service)|by\s+default|from\s+now\s+on|going\s+forward|at\s+all\s+times"
-    r"|no\s+exceptions?|without\s+(?:an?\s+)?exception|every\s+(?:single\s+)?time)\b"
+    r"|no\s+exceptions?|without\s+(?:an?\s+)?exception|every\s+(?:single\s+)?time"
+    r"|(?:in|for)\s+(?:all\s+|any\s+)?new\s+(?:code|services?|files?|modules?|components?|features?))\b"
 )
 _EXCEPTION_EN = r"(?:no\s+exceptions?|without\s+(?:an?\s+)?exception)"
 _INSIST_EN = re.compile(rf"(?i)[,;:\s-]*\b{_EXCEPTION_EN}\b[.!]*\s*$")
@@ -126,7 +127,8 @@ _ACK_EN = re.compile(
 # "the lesson is ...", "经验是 ...": a lesson (learning), never a second memory as a rule
 _LESSON_LEAD = re.compile(
     r"(?i)\b(?:lessons?(?:\s+learned)?|takeaway|moral|rule\s+of\s+thumb)"
-    r"\s*(?:here\s+|for\s+\w+\s*)?(?:is|was|:|,|-|–|—)|(?:教训|经验|结论|收获)(?:就)?(?:是|：|:)"
+    r"\s*(?:here\s+|for\s+(?:next\s+time|the\s+future|\w+)\s*)?(?:\b(?:is|was)\b|:|,|-|–|—)"
+    r"|(?:教训|经验|结论|收获)(?:就)?(?:是|：|:)"
 )
 _PLEASE_EN = re.compile(r"^please\s+|,?\s+please(?=[.!]*$)", re.IGNORECASE)
 _ME_EN = re.compile(r"\b(?:me|myself)\b(?!['’-])")

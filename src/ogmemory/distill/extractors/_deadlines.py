@@ -60,7 +60,7 @@ _WORK_EVENT = (
     r"|beta|code\s+freeze|feature\s+freeze|freeze|rc|rollout|migration|kickoff|ga"
 )
 _IS_ON_EN = re.compile(
-    rf"(?P<thing>(?:(?i:the|our)\s+)(?:[\w.-]+\s+){{0,2}}?(?i:{_WORK_EVENT})|v?\d+(?:\.\d+)+)"
+    rf"(?P<thing>(?:(?i:the|our)\s+|^(?=[A-Z]))(?:[\w.-]+\s+){{0,2}}?(?i:{_WORK_EVENT})|v?\d+(?:\.\d+)+)"
     r"(?P<verb>\s+is|'s)\b(?!\s+(?i:done|over|finished|complete|behind|late|ready|live|out)\b)"
 )
 # "We're shipping v2 on May 30", "we go live on the 12th of May", "we launch next Tuesday"
@@ -119,7 +119,7 @@ _MOVED_ZH = re.compile(
 _PERSONAL = re.compile(r"(?i)^(?:i|we|you|he|she|they|it|me|us|them|this|that|我|我们|你|他|她)$")
 _DEADLINE_CONTEXT = re.compile(
     r"(?i)\b(?:deadline|due|release|launch|beta|demo|delivery|milestone|sprint|review|v?\d+\.\d+"
-    r"|ship(?:ping)?|go-live|cutover)\b|截止|期限|上线|发布|交付|报表|报告|推迟|延期|延到|提前"
+    r"|ship(?:ping)?|go-live|cutover|freeze|submission|handoff|kickoff|rollout)\b|截止|期限|上线|发布|交付|报表|报告|推迟|延期|延到|提前"
 )
 _NOISE_THING = re.compile(
     r"^(?:(?:bad|good)\s+news|so|and|but|also|ok(?:ay)?|change\s+of\s+plans|actually|update"

@@ -69,7 +69,7 @@ _ROLE_AT = re.compile(
     rf"\s+{_PERSON},\s+(?:(?i:the|a|an)\s+)?"
     rf"|^(?:[^:]{{0,24}}:\s*)?{_PERSON}\s+(?i:here),\s+(?:(?i:the|a|an)\s+)?)"
     rf"(?P<role>{_ROLE})(?:\s+(?i:for|on|of|in)\s+(?:the\s+|our\s+)?(?:[\w&-]+\s+){{0,3}}?"
-    rf"(?i:team|group|lab|squad|department)\b|\s+(?i:for|on|of)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?)?"
+    rf"(?i:team|group|lab|squad|department)\b|\s+(?i:for|on|of)\s+(?:the\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*)?)?"
     rf"(?:\s+(?:(?i:over|out|down|up)\s+)?(?i:at|for|with|in)\s+(?P<org>{_ORG}))?"
 )
 _WORK_AT = re.compile(

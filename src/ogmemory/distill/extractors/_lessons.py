@@ -37,7 +37,8 @@ _FIX = re.compile(
 # "the lesson is to ...", "Lesson learned, ...", "Takeaway: ...", "the moral here - ..."
 _LESSON_EN = re.compile(
     r"(?i)\b(?:the\s+)?(?:lessons?(?:\s+learned)?|takeaway|moral|rule\s+of\s+thumb)"
-    r"(?:\s+(?:here|for\s+\w+))?\s*(?:\s(?:is|was)|:|,|\s[-–—])\s+(?:to\s+|that\s+)?(?P<x>.{6,200})"
+    r"(?:\s+(?:here|for\s+(?:next\s+time|the\s+future|\w+)))?\s*(?:\s(?:is|was)|:|,|\s[-–—])\s+"
+    r"(?:to\s+|that\s+)?(?P<x>.{6,200})"
 )
 _LESSON_ZH = re.compile(r"(?:教训|经验|结论|收获)(?:就)?(?:是|：|:)\s*(?P<x>.{4,120})")
 _ME_EN = re.compile(r"\bI(?:['’]ve|\s+have)?\s+(?=[a-z])")

@@ -78,6 +78,9 @@ _FOR_ALL = re.compile(
     r"\s+(?i:for)\s+(?i:all|any|every|each)\s+(?:(?i:new|future|the|our)\s+)?(?P<p>[a-z][\w-]*)"
 )
 _GENERIC_TAIL = re.compile(r"(?i)\s+(?:tooling|tools?|setup|stack|librar(?:y|ies)|framework)$")
+_WHOLE = re.compile(
+    r"(?i)^(?:this|that|the|our)\s+(?:codebase|repo|repository|project|service|app|team|monorepo)$"
+)
 _IT = re.compile(r"(?i)^(?:it|them|that|this)$")
 _AS_THE = re.compile(r"\s+(?i:as)\s+(?P<purpose>(?i:the|our)\s+[\w-]+(?:\s+[\w-]+)?)")
 # "we dropped X for Y", "we're ditching X in favour of Y", "we'll retire X for Y"
@@ -241,11 +244,15 @@ _FROM_NOW = re.compile(
     r"(?P<y>[A-Z][^,;!?]*)"
     r"|(?P<p2>(?i:the\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?)\s+(?i:now)\s+(?i:runs|lives|happens|goes)"
     r"\s+(?i:on|in|through|via)\s+(?P<y2>[A-Z][^,;!?]*)"
+    # "now everything goes through GitHub Actions"
+    r"|\b(?i:now)\s+(?P<p3>(?i:everything|all\s+[\w-]+(?:\s+[\w-]+)?))\s+(?i:runs|lives|happens|goes"
+    r"|go|run|live)\s+(?i:on|in|through|via)\s+(?P<y3>[A-Z][^,;!?]*)"
 )
 # what the same message says was left behind: "We've outgrown Jenkins; from now on ..."
 _LEFT = re.compile(
     r"(?i:outgrown|outgrew|ditched|dropped|abandoned|retired|got\s+rid\s+of|done\s+with"
-    r"|moved\s+off(?:\s+of)?|moving\s+off(?:\s+of)?|leaving)\s+(?P<x>[A-Z][\w.+#-]*"
+    r"|moved\s+off(?:\s+of)?|moving\s+off(?:\s+of)?|leaving"
+    r"|used\s+to\s+\w+(?:\s+\w+)?\s+(?:with|on|through|via|in|using))\s+(?P<x>[A-Z][\w.+#-]*"
     r"(?:\s+[A-Z][\w.+#-]*)?)"
 )
 
@@ -270,9 +277,13 @@ def _is_our_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
 
 def _from_now_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     for m in _FROM_NOW.finditer(s.text):
-        y = tool_at(m.group("y") or m.group("y2"))
-        purpose = m.group("p") or m.group("p2")
-        if not y or re.match(r"(?i)(?:we|i|it|this|that|they|you)$", purpose):
+        y = tool_at(m.group("y") or m.group("y2") or m.group("y3"))
+        purpose = m.group("p") or m.group("p2") or m.group("p3")
+        if re.match(r"(?i)everything$", purpose):
+            purpose = None  # "now everything goes through Y": the tool's own kind
+        elif re.match(r"(?i)all\s", purpose):
+            purpose = purpose.split(None, 1)[1]
+        if not y or (purpose and re.match(r"(?i)(?:we|i|it|this|that|they|you)$", purpose)):
             continue
         left = _LEFT.search(content_text(ctx.record.node.content))
         x = tool_at(left.group("x")) if left else None
@@ -302,6 +313,8 @@ def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             if ex is not None and ex.start() > len(y) + room:
                 ex = None  # "Nuxt 3 for the rewrite instead of Vue 2": past what it is for
             purpose = m.groupdict().get("purpose")
+            if purpose and _WHOLE.match(purpose):
+                purpose = ""  # "For this codebase we use Node 20": where, not what for
             if purpose is None:  # "use X for the database", "use X as the warehouse"
                 fm = _FOR.search(rest) or _AS_THE.search(rest)
                 purpose = fm.group("purpose") if fm and fm.start() < len(y) + 3 else None
