@@ -567,3 +567,36 @@ def test_a_moved_code_freeze_is_a_deadline_change() -> None:
     )
     moved = [c for c in cands if c.attrs.get("moved")]
     assert moved and moved[0].slot == "deadline:code freeze"
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        ("我是做数据开发的，叫尹若曦，公司是青禾健康，base 在南京。", "用户叫尹若曦。"),
+        ("我是做数据开发的，叫尹若曦，公司是青禾健康，base 在南京。", "用户在青禾健康做数据开发。"),
+        ("邹涛是我们的数据平台负责人，有权限问题直接问他。", "有权限问题直接问邹涛。"),
+        ("分析师宁静每天早上九点要看到前一天的报表。", "宁静是团队的分析师。"),
+        ("分析师宁静每天早上九点要看到前一天的报表。", "宁静每天早上九点要看到前一天的报表。"),
+        ("我个人比较偏爱写 Python 脚本，不喜欢写 Shell。", "用户不喜欢写 Shell。"),
+        (
+            "昨天报表数据重复，是因为上游表有重复分区，加了去重逻辑就好了。",
+            "昨天报表数据重复，是因为上游表有重复分区，加了去重逻辑就好了。",
+        ),
+    ],
+)
+def test_chinese_a_name_and_employer_said_apart_a_titled_name_and_a_second_dislike(
+    said: str, memory: str
+) -> None:
+    assert memory in texts(chat(said))
+
+
+@pytest.mark.parametrize("said", ["我们公司是做电商的。", "他跑得很快，不喜欢等人。"])
+def test_what_the_company_does_is_no_employer_and_his_dislike_is_not_the_users(said: str) -> None:
+    cands = chat(said)
+    assert texts(cands, relation="works_at") == [] and texts(cands, relation="dislikes") == []
+
+
+def test_who_to_deal_with_for_a_part_of_the_work_is_who_she_is() -> None:
+    cands = chat("产品经理是王磊。运维那边对接人是孙悦，上线前都要找她审批。")
+    assert "孙悦是团队的运维对接人。" in texts(cands)
+    assert "上线前要孙悦审批。" in texts(cands, relation="expects")
