@@ -37,13 +37,12 @@ def gate(words: str) -> frozenset[str]:
 
 
 _CJK_RE = re.compile(r"[\u4e00-\u9fff]")
-# Sentence ends: ". " (not "Next.js" or "2.0"), "!"/"?" and the CJK stops, line breaks, ";".
-# A title before a name ("Prof. Henrik Sandberg", "Dr. Lee") ends no sentence.
-_TITLE_DOT = r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bProf\.)"
+# Sentence ends: ". " (not "Next.js" or "2.0", nor a title or "e.g." before a name or an
+# example: "Prof. Henrik Sandberg"), "!"/"?" and the CJK stops, line breaks, ";".
 _SPLIT_RE = re.compile(
-    r"(?<=[.!?…])"
-    + _TITLE_DOT
-    + r"[\"'”’)\]]*\s+|(?<=[。！？])|(?<=[!?])(?=[^!?\s\"'”’)])|[;；\n]+"
+    r"(?<=[.!?…])(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bProf\.)(?<!\bSt\.)"
+    r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)[\"'”’)\]]*\s+"
+    r"|(?<=[。！？])|(?<=[!?])(?=[^!?\s\"'”’)])|[;；\n]+"
 )
 _WORD_RE = re.compile(r"[A-Za-z0-9\u4e00-\u9fff]")
 # A bracketed note of something shared or attached, which is not said by the speaker: an

@@ -201,7 +201,7 @@ def group_of(text: str, name: str) -> tuple[str, bool]:
     return f"{name} and others", False
 
 
-_SELF_ZH = re.compile(r"我们|咱们|我的|我")
+_SELF_ZH = re.compile(r"我们|咱们|我的|(?<!自)我")  # 自我介绍 is no 我
 _KIN_ZH = re.compile(
     r"儿子|女儿|老婆|老公|妻子|丈夫|爱人|爸爸|妈妈|爸妈|父母|父亲|母亲|孩子|哥哥|姐姐|弟弟|妹妹|家人"
     r"|朋友|同事|领导|老板|上司|男朋友|女朋友|对象"

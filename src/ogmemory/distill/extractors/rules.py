@@ -3,8 +3,9 @@
 It reads every committed node of a batch once. Spoken nodes (user, assistant) are cut into
 sentences and matched against precompiled patterns for preferences, decisions, tool switches,
 constraints, people and organisations, projects and tools, learnings and dated events; tool-call
-nodes become work items (commands run, files changed, errors fixed). Every candidate names the
-node(s) it came from and is written in the language of its evidence.
+nodes become work items (commands run, files changed, errors fixed). A developer's statement
+whose names, versions or hosts no family placed is kept whole as a note (``_residual``). Every
+candidate names the node(s) it came from and is written in the language of its evidence.
 
 >>> from ogmemory.entity.records import Node, NodeRecord
 >>> node = Node(id="n1", seq=1, role="user", content="I went to a support group yesterday.",
@@ -43,6 +44,7 @@ from ._referents import (
     points_back,
     with_referent,
 )
+from ._residual import residual
 from ._salience import (
     ANSWER_BONUS,
     MIN_SCORE,
@@ -194,6 +196,8 @@ class RuleExtractor:
         yet in ``candidates``: a thread may merge them into an earlier one). ``answer``: the
         node answers a question about the speaker, so a less salient statement is kept."""
         need = MIN_SCORE - (ANSWER_BONUS if answer else 0.0)
+        node = ctx.record.node
+        agent_user = node.role == "user" and not (node.name and node.name.strip())
         carry: TimeExpr | None = None
         salient: list[tuple[Salience, Sentence]] = []
         for s in sentences:
@@ -243,10 +247,12 @@ class RuleExtractor:
                     ]
                     candidates.append(learned)
                     found.append(learned)
+            sal = None
             if ctx.personal and not found and not events:
                 sal = salience_zh(s, need + 1.5) if zh else salience_en(s, need)
-                if sal.keep:
-                    salient.append((sal, s))
+                salient.extend([(sal, s)] if sal.keep else [])
+            if agent_user and not (sal and sal.keep):  # what no family nor statement holds
+                candidates.extend(filter(None, [residual(s, ctx, found + events, sentences)]))
             # "Guess what I did this week? I applied ...": a first-person sentence whose
             # time phrase dated nothing lends it to the next sentence.
             dated = any(c.attrs.get("date_text") for c in events)
