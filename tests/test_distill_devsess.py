@@ -600,3 +600,29 @@ def test_who_to_deal_with_for_a_part_of_the_work_is_who_she_is() -> None:
     cands = chat("产品经理是王磊。运维那边对接人是孙悦，上线前都要找她审批。")
     assert "孙悦是团队的运维对接人。" in texts(cands)
     assert "上线前要孙悦审批。" in texts(cands, relation="expects")
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        (
+            "Ingrid heads analytics. Every Monday she expects a quality summary from me.",
+            "Ingrid expects a quality summary from the user every Monday.",
+        ),
+        (
+            "The SOC 2 audit evidence is due on September 12.",
+            "The SOC 2 audit evidence is due on 2026-09-12.",
+        ),
+        (
+            "The carrier-rates migration to the new schema has to be finished by November 27.",
+            "The new schema is due on 2026-11-27.",
+        ),
+    ],
+)
+def test_when_a_colleague_expects_it_and_a_deadline_of_four_words(said: str, memory: str) -> None:
+    assert memory in texts(chat(said))
+
+
+def test_a_title_before_a_name_leaves_no_second_note() -> None:
+    cands = chat("My supervisor is Prof. Henrik Sandberg.")
+    assert texts(cands) == ["Henrik Sandberg is the user's supervisor."]

@@ -246,6 +246,9 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
         if not ctx.first("expects", f"{who}:{what}"):
             continue
         what = _FOR_US.sub(r"\1 the team", what)  # "runs QA for us": for the speaker's team
+        when = _WHEN_BEFORE.search(text[: m.start()])  # "Every Monday she expects X"
+        if when is not None and not re.search(r"(?i)\b(?:every|each)\b", what):
+            what = f"{what} {when.group('w')[:1].lower()}{when.group('w')[1:]}"
         field = _FIELD.match(what) is not None
         # "a summary from me", "our release process": the speaker's, the team's
         what = third_person_en(_OUR.sub("the team's", what), ctx.speaker)
@@ -284,6 +287,10 @@ _THE_ONE_WHO = re.compile(
     r"|people|ones)\s+(?:who|that)\s+"
 )
 _BRACKETED = re.compile(rf"\b({_PERSON})\s+\([^()]{{2,40}}\)")
+_WHEN_BEFORE = re.compile(
+    r"(?:^|[,;]\s*)(?P<w>(?i:every|each)\s+(?:other\s+)?[A-Za-z]+(?:\s+(?:morning|afternoon|evening))?)"
+    r"\s*,?\s*$"
+)
 _ONE_GATE = gate("one ones person people")
 _OUR = re.compile(r"\b[Oo]ur\b")
 _FOR_US = re.compile(r"\b(for|with|to)\s+us\b", re.IGNORECASE)

@@ -25,7 +25,8 @@ __all__ = ["deadline_key", "deadlines"]
 
 
 _DUE_EN = re.compile(
-    r"(?P<thing>(?:(?i:the|our)\s+)?[\w.-]+(?:\s+[\w.-]+){0,2}?)\s+(?P<verb>is\s+due|are\s+due"
+    r"(?P<thing>(?<![\w.-])(?:(?i:the|our)\s+)?(?!(?i:to|of|for|in|on|at|by|with|from)\b)[\w.-]+"
+    r"(?:\s+[\w.-]+){0,3}?)\s+(?P<verb>is\s+due|are\s+due"
     r"|(?:has|have|needs?|is\s+supposed|are\s+supposed|is\s+going|are\s+going)\s+to\s+"
     r"(?:be\s+)?(?:done|shipped|ship|released|release|launch(?:ed)?|land(?:ed)?|out|live|go\s+live"
     r"|ready|finished|finish|submitted|submit|delivered|deliver|merged|in\s+[\w\s]{1,20}?)"
