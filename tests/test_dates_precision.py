@@ -156,3 +156,38 @@ def test_an_event_without_a_precision_reads_as_a_day() -> None:
     assert TimelineEvent(
         "ev_2", "x", "event", prov, 0.0, 0.0, time_precision="~year"
     ).precision == ("~year")
+
+
+def test_an_explicit_chinese_date_wins_over_yesterday_in_the_same_clause(tmp_path: Path) -> None:
+    """ "我们昨天 8 月 20 日上线了", said on 08-25: the release is on 08-20, not on the 24th;
+    a relative day in another clause, or beside a date that only modifies a noun, stays."""
+    with Memory(
+        settings=Settings(
+            home=tmp_path / "home", distill_on_turn=False, embedder=None, index_worker=False
+        )
+    ) as mem:
+        when = ts("2026-08-25T10:00:00")
+        for i, text in enumerate(
+            ["我们昨天 8 月 20 日上线了新版本。", "昨天我们讨论了 9 月 1 日的发布。"]
+        ):
+            mem.append_message("zh", {"role": "user", "content": text, "event_time": when + i})
+            mem.append_message(
+                "zh", {"role": "assistant", "content": "好的。", "event_time": when + i}
+            )
+            mem.commit_turn("zh")
+        mem.sleep("deep")
+        days = {
+            e.summary: datetime.fromtimestamp(e.event_time, UTC).date().isoformat()
+            for e in mem.timeline()
+        }
+    assert "2026-08-20" in days.values() and "2026-08-24" not in {
+        d for s, d in days.items() if "上线" in s
+    }, days
+    assert [t.iso for t in find_times("昨天我们讨论了 9 月 1 日的发布", date(2026, 8, 25))] == [
+        "2026-08-24",
+        "2026-09-01",
+    ]
+    assert [t.iso for t in find_times("昨天我修了 bug，8 月 20 日上线了", date(2026, 8, 25))] == [
+        "2026-08-24",
+        "2026-08-20",
+    ]

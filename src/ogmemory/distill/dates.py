@@ -32,7 +32,7 @@ from ..entity.periods import period_label, precision_of
 from ..entity.times import TIME_MAX, TIME_MIN, clamp_time
 from .calendar import Granularity
 from .dates_en import EN_GATE_WORDS, EN_RE, names_no_date, resolve_en
-from .dates_zh import ZH_GATE, ZH_RE, resolve_zh
+from .dates_zh import ZH_GATE, ZH_RE, explicit_wins, resolve_zh
 
 __all__ = [
     "Granularity",
@@ -163,7 +163,7 @@ def find_times(
     found: list[TimeExpr] = []
     guessed = past is not None
     if _CJK.search(text) and ZH_GATE.search(text):
-        for m in ZH_RE.finditer(text):
+        for m in explicit_wins(list(ZH_RE.finditer(text)), text):
             if text[max(0, m.start() - 1) : m.start()] == "每":
                 continue  # "每周五": a habit, not a date
             if not guessed:

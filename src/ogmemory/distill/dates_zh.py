@@ -19,7 +19,7 @@ from .calendar import (
 )
 from .numbers import parse_number
 
-__all__ = ["ZH_GATE", "ZH_RE", "resolve_zh"]
+__all__ = ["ZH_GATE", "ZH_RE", "explicit_wins", "resolve_zh"]
 
 
 _ZH_NUM = r"\d{1,3}|[零〇一二两三四五六七八九十百]{1,4}|几|好几"
@@ -145,3 +145,35 @@ def resolve_zh(
             return None
         return date(month_guess(ref, month, past), month, 1), "month", False
     return None
+
+
+_EXPLICIT_DAY = frozenset({"zy", "zmd", "ziso"})
+_RELATIVE_DAY = frozenset({"zday", "zwd", "zbwd"})
+_CLAUSE_BREAK = re.compile(r"[，,；;。！？!?：:]")
+# a date that modifies a noun or bounds a span ("9 月 1 日的发布", "9 月 1 日前上线") is not
+# when the clause's action happened
+_NOT_WHEN = re.compile(r"\s*(?:的|前|之前|以前|后|之后|以后|起|开始|截止|为止|到)")
+
+
+def explicit_wins(matches: list[re.Match[str]], text: str) -> list[re.Match[str]]:
+    """``matches`` without a relative day that an explicit date of the same clause names
+    ("我们昨天 8 月 20 日上线了": the release is on 8 月 20 日, whatever day it is said on).
+
+    >>> text = "我们昨天 8 月 20 日上线了"
+    >>> [m.group() for m in explicit_wins(list(ZH_RE.finditer(text)), text)]
+    ['8 月 20 日']
+    """
+    explicit = [
+        m for m in matches if m.lastgroup in _EXPLICIT_DAY and not _NOT_WHEN.match(text, m.end())
+    ]
+    if not explicit:
+        return matches
+    return [
+        m
+        for m in matches
+        if m.lastgroup not in _RELATIVE_DAY
+        or not any(
+            not _CLAUSE_BREAK.search(text[min(m.end(), o.end()) : max(m.start(), o.start())])
+            for o in explicit
+        )
+    ]

@@ -23,7 +23,7 @@ from ..entity.records import Provenance
 from ..knowledge.base import KnowledgeBase
 from ..knowledge.batch import KnowledgeBatch
 from ..knowledge.models import Edge, Entity, TimelineEvent
-from ..knowledge.names import normalize_name
+from ..knowledge.names import id_words, normalize_name
 from .slots import contradicts, generic_deadline_slot, inherit_slot, preference_slot
 from .types import Candidate, EntityRef
 
@@ -56,6 +56,9 @@ KNOWN_ALIASES = {
     "vscode": "VS Code",
     "visualstudiocode": "VS Code",
 }
+
+
+_PLAIN = frozenset({"preference", "concept", "activity", "value", "event", "rule"})
 
 
 def slugify(name: str) -> str:
@@ -97,6 +100,8 @@ class Linker:
     def link(self, ref: EntityRef, *, scope: str, support: str | None) -> str:
         """The id of the entity ``ref`` names, creating or extending it in this batch."""
         name = KNOWN_ALIASES.get(normalize_name(ref.name), ref.name.strip())
+        if ref.type in _PLAIN:  # a liked thing is named the same whoever likes it
+            name = id_words(name)
         eid = self._find(ref.name)
         if eid is None:
             eid = self._new_id(ref.type, name)
@@ -139,7 +144,7 @@ class Linker:
         return eid
 
     def _new_id(self, etype: str, name: str) -> str:
-        base = f"{etype}.{slugify(name)}"
+        base = f"{etype}.{slugify(id_words(name))}"  # no speaker's "my" in an id
         eid, n = base, 2
         while self.batch.get(Entity, eid) is not None:
             eid, n = f"{base}-{n}", n + 1

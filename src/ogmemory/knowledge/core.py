@@ -28,7 +28,8 @@ from collections.abc import Iterable, Sequence
 from ..entity.periods import time_label
 from ..entity.times import day_label
 from .base import KnowledgeBase
-from .models import Edge, MemoryItem, TimelineEvent
+from .defining import Themes, fair_order, lasting_object, milestone_factor, pointing, spread
+from .models import Edge, Entity, MemoryItem, TimelineEvent
 from .views import pointer
 
 __all__ = ["CORE_LIMIT_BYTES", "SECTIONS", "render_core"]
@@ -41,6 +42,14 @@ _RULE = "═" * 48
 #: line of "Who": it says little about either, and filled the section between two friends.
 SECTIONS: dict[str, tuple[str, ...]] = {
     "who": (
+        "is_a",
+        "has_family",
+        "comes_from",
+        "moved_from",
+        "has",
+        "aims_for",
+        "runs",
+        "worked_as",
         "works_at",
         "has_role",
         "lives_in",
@@ -85,6 +94,8 @@ _HEADERS = {
     },
 }
 _RECENT_KINDS = ("learning", "work", "event")
+#: sections whose lines are ranked by what defines each person and take turns by person
+_FAIR = ("who", "rules")
 _MIN_IMPORTANCE = {"work": 0.6, "event": 0.5, "learning": 0.0}
 
 
@@ -118,7 +129,12 @@ def _mostly_chinese(texts: list[str]) -> bool:
 
 
 def _edge_lines(
-    edges: list[Edge], relations: tuple[str, ...], now: float, deadlines: bool = False
+    edges: list[Edge],
+    relations: tuple[str, ...],
+    now: float,
+    deadlines: bool = False,
+    themes: Themes | None = None,
+    objects: dict[str, Entity] | None = None,
 ) -> list[str]:
     chosen = [e for e in edges if e.relation in relations]
     if deadlines:
@@ -126,10 +142,61 @@ def _edge_lines(
         chosen = [e for e in chosen if str(_deadline(e)) >= today]
         chosen.sort(key=lambda e: (str(_deadline(e)), e.id))
     else:
-        chosen.sort(
-            key=lambda e: (-e.confidence * (1 + math.log1p(len(e.support))), -e.valid_from, e.id)
-        )
+        if objects is not None:  # a like of something that only made sense at the moment
+            chosen = [e for e in chosen if e.relation not in _LIKES or _lasting(e, objects)]
+
+        def weight(e: Edge) -> float:
+            base = e.confidence * (1 + math.log1p(len(e.support)))
+            if (objects is not None and not _lasting(e, objects)) or pointing(
+                _object_words(e, objects)
+            ):
+                base *= 0.5  # "a home for these kids": worded for the moment it was said in
+            return base * (1 + (themes.recurrence(e.src, e.fact) if themes else 0.0))
+
+        chosen.sort(key=lambda e: (_ORDER.get(e.relation, 9), -weight(e), -e.valid_from, e.id))
+        if themes is not None:  # each person's kinds of fact in turn, and the people in turn
+            mine: dict[str, list[Edge]] = {}
+            for e in chosen:
+                mine.setdefault(e.src, []).append(e)
+            chosen = [
+                e
+                for lines in mine.values()
+                for e in fair_order(
+                    spread(lines, lambda e: _object_words(e, objects)),
+                    lambda e: str(_ORDER.get(e.relation, e.relation)),
+                )
+            ]
+            chosen = fair_order(chosen, lambda e: e.src)
     return [f"· {_fit(e.fact, 110)}  {pointer(e.provenance)}" for e in chosen]
+
+
+_LIKES = ("prefers",)
+#: what a person's lines say first: who they are, their family, work and home, their goals
+_ORDER = {
+    "is_a": 0,
+    "has_family": 1,
+    "has_relation": 1,
+    "works_at": 2,
+    "has_role": 2,
+    "has": 2,
+    "runs": 2,
+    "worked_as": 2,
+    "aims_for": 3,
+    "comes_from": 4,
+    "lives_in": 4,
+    "moved_from": 4,
+}
+
+
+def _object_words(edge: Edge, objects: dict[str, Entity] | None) -> str:
+    """What a fact is about: its object's name (the fact's text when unknown)."""
+    obj = (objects or {}).get(edge.dst)
+    return obj.name if obj is not None else edge.fact
+
+
+def _lasting(edge: Edge, objects: dict[str, Entity]) -> bool:
+    obj = objects.get(edge.dst)
+    return obj is None or lasting_object(obj.name, obj.type)
 
 
 def _deadline(edge: Edge) -> str:
@@ -140,12 +207,22 @@ def _deadline(edge: Edge) -> str:
     return day_label(edge.valid_from)
 
 
-def _recent_lines(events: list[TimelineEvent], stale: set[str], now: float) -> list[str]:
+def _recent_lines(
+    events: list[TimelineEvent], stale: set[str], now: float, themes: Themes | None = None
+) -> list[str]:
     ref = max([e.event_time for e in events] + [0.0]) or now
+
+    def signal(e: TimelineEvent) -> float:
+        """A milestone, or a theme the person keeps coming back to, over a moment; 0 for a
+        moment (an outing, a purchase) on nothing they come back to."""
+        if themes is None or e.kind != "event" or not e.entities:
+            return 1.0
+        factor, again = milestone_factor(e.summary), themes.recurrence(e.entities[0], e.summary)
+        return 0.0 if factor < 1 and again < 0.5 else factor * (1 + again)
 
     def rank(e: TimelineEvent) -> float:
         age = max(0.0, ref - e.event_time)
-        return math.exp(-age / (30 * 86400)) * (0.5 + e.importance)
+        return math.exp(-age / (30 * 86400)) * (0.5 + e.importance) * signals[e.id]
 
     keep = [
         e
@@ -154,12 +231,26 @@ def _recent_lines(events: list[TimelineEvent], stale: set[str], now: float) -> l
         and e.importance >= _MIN_IMPORTANCE[e.kind]
         and e.summary not in stale
     ]
+    signals = {e.id: signal(e) for e in keep}
+    keep = [e for e in keep if signals[e.id] > 0]
     keep.sort(key=rank, reverse=True)
+    if themes is not None:
+        keep = fair_order(keep, lambda e: e.entities[0] if e.entities else "")
     labels = {e.id: time_label(e.event_time, e.precision, e.language) for e in keep}
     return [
-        f"· {labels[e.id]} {_fit(_undated(e.summary, labels[e.id]), 140)}  {pointer(e.provenance)}"
+        f"· {labels[e.id]} {_fit(_undated(_first(e), labels[e.id]), 140)}  {pointer(e.provenance)}"
         for e in keep
     ]
+
+
+def _first(event: TimelineEvent) -> str:
+    """A life event's first sentence: what happened; what follows it elaborates (a thread's
+    answer joined to its statement). A lesson or a fix keeps its second sentence: the cure."""
+    summary = event.summary
+    if event.kind != "event":
+        return summary
+    ends = [m.start() for m in _SENTENCE_END.finditer(summary)]
+    return summary[: ends[0]].rstrip() if ends and ends[0] >= 20 else summary
 
 
 def _undated(summary: str, day: str) -> str:
@@ -189,15 +280,28 @@ def _name_lines(kb: KnowledgeBase, scopes: Sequence[str] | None) -> list[str]:
 _DATED = re.compile(r"^· \d{4}-\d{2}-\d{2} ")
 
 
-def _unique(lines: list[str], seen: set[str]) -> list[str]:
+def _unique(lines: list[str], seen: set[str], near: list[set[str]] | None = None) -> list[str]:
+    """``lines`` without one shown above; ``near``: nor one saying nearly the same in other
+    words ("wants a career in counseling and mental health" / "... or mental health")."""
     out = []
-    for line in lines:
+    for line in lines[:_CANDIDATES] if near is not None else lines:
         # a recent event that restates a fact shown above differs only by its date
         body = _DATED.sub("· ", line.split("  ↪")[0])
-        if body not in seen:
-            seen.add(body)
-            out.append(line)
+        if body in seen:
+            continue
+        if near is not None:
+            toks = {t for t in _TOKEN.findall(body.lower()) if not t.isdigit()}
+            if len(toks) >= 4 and any(len(toks & o) >= 0.75 * len(toks | o) for o in near):
+                continue
+            near.append(toks)
+        seen.add(body)
+        out.append(line)
     return out
+
+
+#: lines of a section read for near repeats: more never fit in 2 KB
+_CANDIDATES = 60
+_TOKEN = re.compile(r"[a-z0-9\u4e00-\u9fff]{2,}")
 
 
 def _project_label(kb: KnowledgeBase, scopes: Sequence[str] | None) -> str | None:
@@ -209,6 +313,32 @@ def _project_label(kb: KnowledgeBase, scopes: Sequence[str] | None) -> str | Non
         if ent.attrs.get("project_id") == pids[0]:
             return ent.name
     return pids[0]
+
+
+#: lines a section takes per round: who each person is defines them most
+_TURNS = {"who": 2}
+
+
+def _fill(sections: list[tuple[str, list[str]]], budget: int, lang: str) -> dict[str, list[str]]:
+    """The lines each section gets: sections take turns (``_TURNS`` lines a round), each
+    taking its next line that still fits, until nothing more fits."""
+    chosen: dict[str, list[str]] = {name: [] for name, _ in sections}
+    queues = {name: list(lines) for name, lines in sections}
+    progressed = True
+    while budget > 0 and progressed:
+        progressed = False
+        for name, _ in sections:
+            for _turn in range(_TURNS.get(name, 1)):
+                queue = queues[name]
+                while queue:
+                    line = queue.pop(0)
+                    cost = _size([line]) + (0 if chosen[name] else _size([_HEADERS[lang][name]]))
+                    if cost <= budget:
+                        chosen[name].append(line)
+                        budget -= cost
+                        progressed = True
+                        break
+    return chosen
 
 
 def render_core(
@@ -234,12 +364,30 @@ def render_core(
     zh = _mostly_chinese([e.summary for e in events] + [e.fact for e in edges])
     lang = "zh" if zh else "en"
     seen: set[str] = set()
+    near: list[set[str]] = []
+    themes = Themes(edges, events)
+    objects = {e.id: e for e in kb.entities(include_hidden=True)}
     sections = [
-        (name, _unique(_edge_lines(edges, rels, now, name == "deadlines"), seen))
+        (
+            name,
+            _unique(
+                _edge_lines(
+                    edges,
+                    rels,
+                    now,
+                    name == "deadlines",
+                    themes if name in _FAIR else None,
+                    objects,
+                ),
+                seen,
+                near if name in _FAIR else None,
+            ),
+        )
         for name, rels in SECTIONS.items()
     ]
     sections[0][1][:0] = _unique(_name_lines(kb, scopes), seen)
-    sections.append(("recent", _unique(_recent_lines(events, ended, now), seen)))
+    recent = _recent_lines(events, ended, now, themes)
+    sections.append(("recent", _unique(recent, seen, near)))
     label = f"项目: {project}" if zh and project else (f"project: {project}" if project else "")
     when = day_label(now)
     title = (
@@ -255,21 +403,7 @@ def render_core(
         _RULE,
     ]
     budget = limit - _size(head) - _size(tail)
-    chosen: dict[str, list[str]] = {name: [] for name, _ in sections}
-    queues = {name: list(lines) for name, lines in sections}
-    progressed = True
-    while budget > 0 and progressed:
-        progressed = False
-        for name, _ in sections:
-            queue = queues[name]
-            while queue:
-                line = queue.pop(0)
-                cost = _size([line]) + (0 if chosen[name] else _size([_HEADERS[lang][name]]))
-                if cost <= budget:
-                    chosen[name].append(line)
-                    budget -= cost
-                    progressed = True
-                    break
+    chosen = _fill([(name, lines) for name, lines in sections], budget, lang)
     body: list[str] = []
     for name, _ in sections:
         if chosen[name]:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from .models import Entity
 
-__all__ = ["detect_language", "follow_merges", "normalize_name"]
+__all__ = ["detect_language", "follow_merges", "id_words", "normalize_name"]
 
 
 def follow_merges(entity_id: str, get: Callable[[str], Entity | None]) -> str:
@@ -31,6 +31,26 @@ def normalize_name(name: str) -> str:
     text = unicodedata.normalize("NFKC", name).casefold().strip()
     text = re.sub(r"^(the|a|an|my|our)\s+", "", text)
     return re.sub(r"[\s\-_.·'\"`“”‘’()（）]+", "", text)
+
+
+_FIRST_PERSON = re.compile(
+    r"\b(?:i|me|my|mine|myself|we|us|our|ours|ourselves)\b(?:\s+own\b)?\s*|我们的|我的|咱们的",
+    re.IGNORECASE,
+)
+
+
+def id_words(name: str) -> str:
+    """The words an entity id is made of: the name without the speaker's first person, so an
+    id reads the same whoever said it ("camping trips with my fam" -> "camping trips with
+    fam", "我的猫" -> "猫"); a name that is nothing but first person stays as it is.
+
+    >>> id_words("running my own studio"), id_words("Our API")
+    ('running studio', 'API')
+    """
+    neutral = " ".join(
+        _FIRST_PERSON.sub(lambda m: "" if _CJK.match(m.group()) else " ", name).split()
+    )
+    return neutral or name
 
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")

@@ -25,6 +25,7 @@ from ._catalog import lookup
 from ._colleagues import colleagues_en, manager_of
 from ._common import NodeContext, Sentence, date_attrs, gate
 from ._grammar import finish_en
+from ._life import life_en
 from ._names_en import (
     NOT_NAMES as _NOT_NAMES,
 )
@@ -317,6 +318,7 @@ def identity_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
         _lead_en(s, ctx, out)
         _home_en(s, ctx, out)
     colleagues_en(s, ctx, out)
+    out += life_en(s, ctx)  # who they are beyond work: family, origin, goals
     return out
 
 

@@ -35,6 +35,7 @@ from ._forward import forward_en
 from ._identity import identity_en
 from ._identity_zh import identity_zh
 from ._lessons import asks_why, explanation, lesson
+from ._life import answered_en
 from ._patterns_en import extract_en
 from ._patterns_zh import extract_zh
 from ._referents import (
@@ -132,7 +133,8 @@ class RuleExtractor:
             answer = threads.asked_about(record, ctx)
             asked_text = threads.question.get(record.session_id, "") if answer else ""
             if threads.asked(record, ctx):
-                answers.add(node.id)
+                answers.add(node.id)  # and what only question and answer say together:
+                candidates += answered_en(threads.question[record.session_id], sentences, ctx)
             listener = ctx.listener = threads.listener(record, ctx)
             start = len(candidates)
             statements = self._node(ctx, sentences, candidates, answer)
