@@ -233,14 +233,21 @@ def stated_cause(s: Sentence, ctx: NodeContext) -> Candidate | None:
     else:
         x = third_person_en(x, ctx.speaker, group="the team")
         text = finish_en(x[:1].upper() + x[1:])
+    return _learning(ctx, s, text, 0.7, 0.75)
+
+
+def _learning(
+    ctx: NodeContext, s: Sentence, text: str, confidence: float, importance: float
+) -> Candidate:
+    """A ``learning`` of the team, dated when it was said."""
     return ctx.candidate(
         "pattern",
         text,
         s.lang,
         kind="learning",
         event_time=ctx.event_time,
-        confidence=0.7,
-        importance=0.75,
+        confidence=confidence,
+        importance=importance,
         collective=True,
     )
 
@@ -259,13 +266,4 @@ def lesson(s: Sentence, ctx: NodeContext) -> Candidate | None:
         text = finish_zh(f"经验：{x.rstrip('。')}")
     else:
         text = finish_en(f"Lesson: {x[:1].lower()}{x[1:]}")
-    return ctx.candidate(
-        "pattern",
-        text,
-        s.lang,
-        kind="learning",
-        event_time=ctx.event_time,
-        confidence=0.8,
-        importance=0.8,
-        collective=True,
-    )
+    return _learning(ctx, s, text, 0.8, 0.8)
