@@ -626,3 +626,11 @@ def test_when_a_colleague_expects_it_and_a_deadline_of_four_words(said: str, mem
 def test_a_title_before_a_name_leaves_no_second_note() -> None:
     cands = chat("My supervisor is Prof. Henrik Sandberg.")
     assert texts(cands) == ["Henrik Sandberg is the user's supervisor."]
+
+
+def test_a_failure_caused_by_something_is_a_learning_a_mood_is_not() -> None:
+    said = "The crash on startup was caused by a missing ProGuard rule for Retrofit."
+    assert texts(chat(said), kind="learning") == [
+        "The crash on startup was caused by a missing ProGuard rule for Retrofit."
+    ]
+    assert texts(chat("My bad mood was caused by the weather."), kind="learning") == []

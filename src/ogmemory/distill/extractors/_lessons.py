@@ -205,7 +205,12 @@ _FAILED_EN = (
 _CAUSE_STATED_EN = re.compile(
     r"(?i)^(?:(?:so|ok(?:ay)?|fyi|btw|found\s+it|got\s+it|update)[,:!.\s-]+)*(?:(?:it\s+)?turn(?:s|ed)"
     r"\s+out\s+(?:that\s+)?)?(?P<x>(?:(?:the|our|my)\s+[^,;:]{3,60}?\s+" + _FAILED_EN + r"\b"
-    r"[^;:]{0,40}?\s+(?:because|due\s+to)\s+|(?:the\s+)?(?:root\s+cause|reason|culprit)(?:\s+(?:of"
+    r"[^;:]{0,40}?\s+(?:because|due\s+to)\s+"
+    # "The crash on startup was caused by a missing ProGuard rule"
+    r"|(?:the|our|my)\s+(?:[\w-]+\s+){0,3}?(?:crash(?:es)?|errors?|bugs?|outages?|failures?|leaks?"
+    r"|timeouts?|regressions?|slowdowns?|lag|incidents?|flak(?:e|es|iness))\b[^,;:]{0,40}?\s+"
+    r"(?:was|were|is|are)\s+caused\s+by\s+"
+    r"|(?:the\s+)?(?:root\s+cause|reason|culprit)(?:\s+(?:of"
     r"|for|why|behind)\s+[^,;:]{3,60}?|\s+(?:the|our|my)\s+[^,;:]{2,40}?\s+" + _FAILED_EN + r")?"
     r"\s+(?:was|is|turned\s+out\s+to\s+be)\s+)\S.{5,200})"
 )
@@ -214,7 +219,7 @@ _CAUSE_STATED_ZH = re.compile(
     r"|慢|泄漏|重复|丢失|丢数据|不一致|白屏|闪退|卡死|打不开)(?:的原因)?[，,]?\s*(?:是因为|是由于|是|原因是)"
     r"\s*\S.{3,120})"
 )
-_CAUSE_GATE = gate("because due cause reason culprit")
+_CAUSE_GATE = gate("because due cause caused reason culprit")
 _CAUSE_GATE_ZH = re.compile(r"原因|因为|由于")
 
 
