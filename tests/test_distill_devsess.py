@@ -634,3 +634,25 @@ def test_a_failure_caused_by_something_is_a_learning_a_mood_is_not() -> None:
         "The crash on startup was caused by a missing ProGuard rule for Retrofit."
     ]
     assert texts(chat("My bad mood was caused by the weather."), kind="learning") == []
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        ("引擎用的是 Unity 2022.3，服务端是 Go 1.21。", "服务端是 Go 1.21。"),
+        (
+            "我们打算把热更新方案从 xLua 换成 HybridCLR。",
+            "团队打算把热更新方案从 xLua 换成 HybridCLR。",
+        ),
+        (
+            "闪退是因为内存超过了 iOS 的限制，把贴图压缩之后就好了。",
+            "闪退是因为内存超过了 iOS 的限制，把贴图压缩之后就好了。",
+        ),
+    ],
+)
+def test_chinese_a_tool_is_no_colleague_a_planned_switch_of_a_part_and_a_bare_failure(
+    said: str, memory: str
+) -> None:
+    cands = chat(said)
+    assert memory in texts(cands)
+    assert not [c for c in cands if c.object is not None and c.object.type == "person"]

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from ..types import Candidate, EntityRef, Fact
+from ._catalog import lookup
 from ._common import NodeContext, Sentence, date_attrs
 from ._grammar import finish_zh, third_person_zh
 
@@ -289,6 +290,8 @@ def _people_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         for m in rx.finditer(s.text):
             person_name, role = m.group("name").strip(), m.group("role")
             role = re.sub(r"(?:的|那边的?|这边的?)(?=对接人|联系人|接口人)", "", role)
+            if lookup(person_name):
+                continue  # "服务端是 Go 1.21": a tool, not a person
             if person_name in (ctx.speaker, ctx.speaker_zh) or not ctx.first("person", person_name):
                 continue
             ctx.people.append(person_name)

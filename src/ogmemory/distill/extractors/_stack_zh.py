@@ -23,7 +23,8 @@ _T = r"[A-Za-z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?"
 _P = r"(?P<purpose>[\u4e00-\u9fffA-Za-z]{1,8}?)"
 _USE_ZH = re.compile(
     rf"(?:^|[，,；;。]\s*){_P}?\s*(?:我们|我|团队)?(?:组)?(?:就|都|还是|统一|一律|主要)?\s*"
-    rf"(?P<plan>打算|准备|计划|要|会|决定)?\s*(?:全面|全部|逐步|统一|都)?\s*(?:从\s*{_T}\s*)?"
+    rf"(?P<plan>打算|准备|计划|要|会|决定)?\s*(?:把\s*(?P<p4>[\u4e00-\u9fff]{{1,10}}?)\s*(?=从))?"
+    rf"(?:全面|全部|逐步|统一|都)?\s*(?:从\s*{_T}\s*)?"
     rf"(?P<verb>改用|选了|选用|采用|使用|换成|换到|改成|切换到|迁移到|迁到|转到|用的是|用)了?\s*"
     rf"(?P<y>{_T})"
 )
@@ -109,7 +110,7 @@ def _choices_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             continue  # "原来用 Jenkins": what was used, not a choice
         if any(c.replaces is not None and c.replaces.name == tool_ref(y)[0].name for c in out):
             continue  # "一直用的是 Hive，……切到 Feast": Hive is what the switch leaves
-        purpose = _stated_purpose(m.group("purpose") or "")
+        purpose = _stated_purpose(m.group("p4") or m.group("purpose") or "")
         if purpose is None:
             continue
         if m.group("verb") == "用" and not purpose and not _DECIDED_ZH.search(s.text):
