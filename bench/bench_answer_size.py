@@ -38,7 +38,7 @@ from ogmemory.recall.results import RecallResult
 
 _GRIDS = {
     "median+": (0.02, 0.05, 0.1, 0.2, 0.3, 0.5),
-    "ratio=": (0.2, 0.25, 0.3, 0.4, 0.5),
+    "ratio=": (0.2, 0.25, 0.3, 0.35, 0.4, 0.5),
 }
 _TOLERANCE = 0.005
 

@@ -3,6 +3,7 @@ questions in one run: the vector ranking of documents (``lend`` off, as before) 
 lifted by their abstractions (``lend`` on).
 
     python bench/bench_loo.py --data FILE [--home DIR] [--budget 2000] [--ideas]
+    python bench/bench_loo.py --data FILE --family turns: companion:  # only these families
     python bench/bench_loo.py --data ONE.json --save ONE.pickle ...   # a conversation at a time
     python bench/bench_loo.py --merge A.pickle B.pickle C.pickle     # ... and the tables of all
 
@@ -42,8 +43,37 @@ FAMILIES = {"docs:": variants(_DOCS, "docs:"), "turns:": variants(_TURNS, "turns
 #: second vector ranking from the question moved toward its three best turns (pseudo-relevance
 #: feedback) fused at weight 0.5 / 1 (never chosen; pooled 0.913 / 0.890); dense_units 40 / 90
 #: (90 chosen twice: 0.918 / 0.785). Items citing 4 turns are not credited by the harness (at
-#: most 3), so max_cites cannot be tried this way.
-IDEAS: dict[str, dict[str, RecallConfig]] = {}
+#: most 3), so max_cites cannot be tried this way. Tried on 2026-12-02 beside the default of then
+#: (mmr=0.5: pooled 0.913 / 0.791) and not kept: an item's score lowered by 0.2 / 0.4 for each
+#: item already packed from its session (0.905 / 0.791, 0.898 / 0.791); 40 or 50 candidates
+#: (0.912 / 0.779, 0.909 / 0.771; with the session decay 0.896 / 0.775); a question joining two
+#: names ("Did Jon and Gina both ...?") also asked of each, fused at 0.5 / 1 on mmr=0 with
+#: companion_share=0.5 (0.916 / 0.785, 0.917 / 0.785, against 0.916 / 0.785 without). mmr=0
+#: was chosen on every fold (0.924 / 0.791) and is the default since.
+IDEAS: dict[str, dict[str, RecallConfig]] = {
+    # which turns ride with an item's first one: any of its session (the default), or only
+    # those within ``free_neighbours`` of it or standing ``companion_share`` of its height above
+    # the question's background
+    "companion:": {
+        "companion:default": _TURNS,
+        "companion:share=0.3": replace(_TURNS, companion_share=0.3),
+        "companion:share=0.5": replace(_TURNS, companion_share=0.5),
+        "companion:share=0.3,free=1": replace(_TURNS, companion_share=0.3, free_neighbours=1),
+        "companion:share=0.5,free=1": replace(_TURNS, companion_share=0.5, free_neighbours=1),
+        "companion:mmr=0.5": replace(_TURNS, mmr=0.5),  # the default before 2026-12-02
+    },
+    # how many distinct candidates, now that they follow the ranking
+    "depth:": {
+        "depth:default": _TURNS,
+        "depth:candidates=40": replace(_TURNS, candidates=40),
+        "depth:candidates=50": replace(_TURNS, candidates=50),
+    },
+    # main's settings before 2026-12-02, beside the default in the same window (latency)
+    "before:": {
+        "before:default": _TURNS,
+        "before:mmr=0.5,cut=0.2": replace(_TURNS, mmr=0.5, relative_cut=0.2),
+    },
+}
 
 
 def _mean(values: list[float]) -> float:
@@ -124,6 +154,9 @@ def main() -> None:
     parser.add_argument("--home", type=Path)
     parser.add_argument("--budget", type=int, default=2000)
     parser.add_argument("--ideas", action="store_true", help="also the ideas of IDEAS")
+    parser.add_argument(
+        "--family", nargs="+", metavar="PREFIX", help="only these families (turns: companion:)"
+    )
     parser.add_argument("--save", type=Path, help="keep the report (pickle) for --merge")
     parser.add_argument("--merge", type=Path, nargs="+", help="print the tables of saved reports")
     parser.add_argument(
@@ -131,6 +164,10 @@ def main() -> None:
     )
     args = parser.parse_args()
     families = FAMILIES | (IDEAS if args.ideas else {})
+    if args.family:
+        if unknown := set(args.family) - set(FAMILIES | IDEAS):
+            raise SystemExit(f"no such family: {', '.join(sorted(unknown))}")
+        families = {p: f for p, f in (FAMILIES | IDEAS).items() if p in args.family}
     if args.only:
         members = {k: v for family in (FAMILIES | IDEAS).values() for k, v in family.items()}
         if unknown := set(args.only) - set(members):

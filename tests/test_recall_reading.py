@@ -207,8 +207,60 @@ def test_a_narrow_question_gets_a_short_answer(tmp_path: Path) -> None:
     best = short.stats["score_best"]
     assert all(i.score >= 0.5 * best for i in short.items)
     assert all(i.score < 0.5 * best for i in uncut.items[len(short.items) :])
-    # the shipped cut (0.2: what LoCoMo's evidence recall allows) is the same mechanism
+    # the shipped cut (0.3: what LoCoMo's evidence recall allows) is the same mechanism
+    shipped = RECIPES["default"].relative_cut
     default = mem.recall(question)
     assert default.items == uncut.items[: len(default.items)]
-    assert all(i.score >= 0.2 * best for i in default.items)
-    assert all(i.score < 0.2 * best for i in uncut.items[len(default.items) :])
+    assert all(i.score >= shipped * best for i in default.items)
+    assert all(i.score < shipped * best for i in uncut.items[len(default.items) :])
+
+
+def _tomas(home: Path) -> Memory:
+    """One session of six matters, one of them Tomas's move (its first turn and, later, a turn
+    about it again), beside six short sessions of other topics."""
+    mem = make(home, embedder="e5")
+    lines = [
+        ("Big news: Tomas is moving to Lisbon in March for his new job.", "A big step for him."),
+        ("I started a pottery class on Tuesdays.", "Pottery sounds relaxing."),
+        ("My sister visited last weekend.", "How nice to see her."),
+        ("The office coffee machine broke again.", "Not again!"),
+        ("We adopted a puppy and called him Biscuit.", "Biscuit is a perfect name!"),
+        ("I'm reading a novel about sailors.", "Sounds like an adventure."),
+        ("Tomas already found a flat in Lisbon for his move.", "He is quick."),
+    ]
+    for user, reply in lines:
+        say(mem, "s1", user, reply, "2026-01-10")
+    for n, topic in enumerate(["gardening", "chess", "jazz", "baking bread", "cycling", "whales"]):
+        say(
+            mem,
+            f"o{n}",
+            f"Let me tell you about {topic}.",
+            f"I'd love to hear {topic}.",
+            "2026-01-12",
+        )
+    mem.sleep("deep")
+    mem.sync_index()
+    mem.drain_outbox()
+    return mem
+
+
+def test_an_item_can_carry_only_the_turns_of_its_matter(tmp_path: Path) -> None:
+    """With ``companion_share`` a turn rides with an item's first turn when it is next to it or
+    about the same matter (its own height above the question's background), not because it is
+    of the same session: "Biscuit is a perfect name!" or the broken coffee machine beside
+    "Tomas is moving to Lisbon" only cost the model tokens. (Off by default: on LoCoMo the turns
+    left out come back as items of their own, the answer is no smaller, and evidence recall fell
+    0.924 -> 0.917; see README.)"""
+    mem = _tomas(tmp_path / "home")
+    recaller = mem.retrieval.recaller()
+    question = "Where is Tomas moving?"
+    strict = recaller.recall(question, config=replace(RECIPES["default"], companion_share=0.3))
+    first = strict.items[0].text
+    assert "moving to Lisbon" in first and "A big step for him." in first, first
+    others = ("pottery", "Pottery", "coffee", "Biscuit", "novel", "sister", "Not again")
+    assert not any(other in first for other in others), first
+    # a turn of the same matter further on still rides with it (it is as relevant)
+    assert "found a flat in Lisbon" in first, first
+    # by default any turn of the session may ride along
+    loose = recaller.recall(question).items[0].text
+    assert "moving to Lisbon" in loose and any(other in loose for other in others), loose

@@ -29,7 +29,7 @@ def variants(base: RecallConfig = _DEFAULT, prefix: str = "") -> dict[str, Recal
     moves: dict[str, dict[str, Any]] = {
         "window": {"window": (1, 3)},
         "speaker": {"speaker_weight": (0.0, 0.6)},
-        "mmr": {"mmr": (0.0, 0.7)},
+        "mmr": {"mmr": (0.3, 0.5)},
         "session_children": {"session_children": (0, 4)},
         "whole_items": {"whole_items": (3, 8)},
         "max_routes": {"max_routes": (2, 8)},

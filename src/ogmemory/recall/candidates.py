@@ -30,7 +30,7 @@ from ..storage.protocols import IndexStore
 from .config import RecallConfig
 from .visibility import LiveSessions, doc_visible
 
-__all__ = ["Ask", "Cand", "CandidateSearch", "fuse", "lend"]
+__all__ = ["Ask", "Cand", "CandidateSearch", "fuse", "lend", "own_relevance"]
 
 log = logging.getLogger(__name__)
 
@@ -130,6 +130,7 @@ class Ask:
     qwords: set[str]
     live: LiveSessions
     qvec: np.ndarray | None = None
+    background: float | None = None  # the query's mean cosine to every document
     terms: list[str] = field(default_factory=list)  # content words (before any is skipped)
     stats: dict[str, Any] = field(default_factory=dict)
     _visible: dict[str, bool] = field(default_factory=dict, repr=False)
@@ -141,6 +142,29 @@ class Ask:
             seen = doc_visible(doc, self.scopes, self.active, self.hidden) and self.live(doc)
             self._visible[doc.id] = seen
         return seen
+
+
+def own_relevance(
+    store: IndexStore, ask: Ask
+) -> Callable[[Sequence[Doc]], dict[str, float]] | None:
+    """Documents -> how far each stands above the query's background by its own vector (its
+    cosine to the question minus the question's mean cosine to everything), remembered for the
+    recall; ``None`` without a question vector or a background (a tiny memory)."""
+    qvec, background = ask.qvec, ask.background
+    if qvec is None or background is None:
+        return None
+    known: dict[str, float] = {}
+
+    def read(docs: Sequence[Doc]) -> dict[str, float]:
+        wanted = [d for d in docs if d.id not in known and d.rowid is not None]
+        if wanted:
+            vecs = store.vectors([d.rowid for d in wanted if d.rowid is not None])
+            for d in wanted:
+                if d.rowid in vecs:
+                    known[d.id] = float(vecs[d.rowid] @ qvec) - background
+        return {d.id: known[d.id] for d in docs if d.id in known}
+
+    return read
 
 
 class CandidateSearch:
@@ -169,7 +193,7 @@ class CandidateSearch:
         centroid = self.store.centroid()
         if not top or centroid is None:
             return
-        background = float(centroid @ ask.qvec)
+        background = ask.background = float(centroid @ ask.qvec)
         ask.stats["relevance"] = round(float(np.mean(top)) - background, 4)
         if self.relevance_floor is not None:
             size = max(self.store.vector_count(), 2)

@@ -53,11 +53,16 @@ class RecallConfig:
     superseded_penalty: float = 0.5
     speaker_weight: float = 0.3  # a turn said by someone the question names
     excerpt_tokens: int = 30  # longer turns show their most relevant sentences (0: whole)
-    mmr: float = 0.5  # candidates: weight of novelty against relevance (0: ranking order)
+    mmr: float = 0.0  # candidates: weight of novelty against relevance (0: ranking order)
     overview_weight: float = 0.5  # of memory/event/fact/entity L1 overviews in the fusion
     max_routes: int = 4  # of the candidates, session and entity abstracts (they only route)
     session_children: int = 2  # a session hit opens this many of its turns nearest the query
     whole_items: int = 5  # the best items show their turns whole (no excerpts)
+    # a turn rides with an item's first turn only standing at least this share of its height
+    # above the question's background (0: any turn of the session), unless it is within
+    # ``free_neighbours`` turns of it
+    companion_share: float = 0.0
+    free_neighbours: int = 2
     use_dense: bool = True
     dense_weight: float = 1.0  # weight of the vector ranking in the fusion (full text: 1)
     dense_units: int = 60  # of the vector ranking, fused (without lend: the search's depth)
@@ -69,7 +74,7 @@ class RecallConfig:
     abstain: bool = True  # return nothing when nothing passes the embedder's relevance floor
     # an answer ends where its items fall below this share of the best one's score (0: no cut;
     # ``top`` and the budget bound it anyway)
-    relative_cut: float = 0.2
+    relative_cut: float = 0.3
 
 
 RECIPES: dict[str, RecallConfig] = {

@@ -134,11 +134,13 @@ class Packer:
         count_tokens: Callable[[str], int],
         config: RecallConfig,
         visible: Callable[[Doc], bool],
+        relevance: Callable[[Sequence[Doc]], dict[str, float]] | None = None,
     ) -> None:
         self.store = store
         self.count_tokens = count_tokens
         self.config = config
         self.visible = visible
+        self.relevance = relevance  # documents -> their own height above the background
 
     def pack(
         self,
@@ -210,6 +212,7 @@ class Packer:
             for t in plan.turns[start + 1 : start + 1 + lookahead]
             if t.id not in plan.used and t.id not in plan.stale_turns
         ]
+        pool = self._related(seed, pool, 0)
         ids = {seed.id}  # (documents of one id are one document: compared by id, not fields)
         for t in pool:  # an item is one session's turns: its pointer opens every one of them
             if len(group) >= config.max_cites:
@@ -218,12 +221,29 @@ class Packer:
                 group.append(t)
                 ids.add(t.id)
         if len(group) < config.max_cites and config.window > 0:
-            for t in self._window(seed, plan.used | plan.stale_turns):
+            near = self._window(seed, plan.used | plan.stale_turns)
+            for t in self._related(seed, near, config.free_neighbours):
                 if len(group) < config.max_cites and t.id not in ids:
                     group.append(t)
                     ids.add(t.id)
         group.sort(key=lambda t: (t.session_id or "", t.seq or 0))
         return group
+
+    def _related(self, seed: Doc, turns: list[Doc], free: int) -> list[Doc]:
+        """Of ``turns``, those that may ride with ``seed`` in one item: within ``free`` turns of
+        it, or standing at least ``companion_share`` of its own height above the question's
+        background (``own_relevance``), so a turn about another matter of the same session
+        ("Biscuit is a perfect name!" beside "Tomas is moving to Lisbon") stays out."""
+        share = self.config.companion_share
+        if share <= 0 or self.relevance is None:
+            return turns
+        height = self.relevance([seed, *turns])
+        least = share * max(height.get(seed.id, 0.0), 0.0)
+
+        def near(t: Doc) -> bool:
+            return seed.seq is not None and t.seq is not None and abs(t.seq - seed.seq) <= free
+
+        return [t for t in turns if near(t) or height.get(t.id, least) >= least]
 
     def _add_group(
         self, plan: _Plan, seed: Doc, score: float, budget: int, terms: set[str]

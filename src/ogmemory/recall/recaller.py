@@ -27,7 +27,7 @@ import numpy as np
 
 from ..index.docs import Doc, session_doc_id, turn_doc_id
 from ..storage.protocols import IndexStore
-from .candidates import Ask, Cand, CandidateSearch
+from .candidates import Ask, Cand, CandidateSearch, own_relevance
 from .config import RECIPES, RecallConfig
 from .packing import STOPWORDS, Packer, is_stale
 from .results import RecallItem, RecallResult
@@ -43,8 +43,9 @@ def _score_floor(
     """The least score an item needs (``None``: no cut): ``relative_cut`` of the best content
     document's, so an answer ends where its items fall far below its best (the bounds of 20
     items and the budget stay bounds, not targets). A share of the best is what held LoCoMo's
-    evidence recall (bench/bench_answer_size.py: 0.2 lost nothing on the dev conversations);
-    cuts measured from the pool's median lost some at every step."""
+    evidence recall (bench/bench_answer_size.py: with candidates in ranking order, 0.3 lost
+    nothing on the dev conversations and was chosen leaving each one out); cuts measured from
+    the pool's median lost some at every step."""
     content = [sc for sc, c in scored if c.doc.level != 1 and c.doc.kind in _CONTENT]
     if not content:
         return None
@@ -171,6 +172,7 @@ class Recaller:
             config,
             # a turn shown beside a cited one is of the period too
             (lambda d: ask.visible(d) and _holds(d, tq)) if tq.only else ask.visible,
+            own_relevance(self.store, ask),
         )
         floor = _score_floor(scored, config, ask.stats)
         items = packer.pack(
