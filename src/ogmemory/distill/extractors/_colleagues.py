@@ -19,7 +19,7 @@ import re
 
 from ..types import Candidate, EntityRef, Fact
 from ._common import NodeContext, Sentence, gate
-from ._grammar import finish_en
+from ._grammar import finish_en, third_person_en
 from ._names_en import (
     ACRONYM_ROLES as _ACRONYM_ROLES,
 )
@@ -42,6 +42,8 @@ from ._names_en import (
 __all__ = ["PEOPLE_GATE", "colleagues_en", "manager_of"]
 
 
+# "Prof. Henrik Sandberg", "Dr Lee": a title before a name is not part of it
+_TITLE = r"(?:(?:Prof|Dr|Mr|Mrs|Ms)\.?\s+)?"
 _PEOPLE_EN = (
     re.compile(
         rf"\b(?P<name>{_PERSON})\s+(?:is|was)\s+(?:now\s+|currently\s+|still\s+)?"
@@ -49,8 +51,9 @@ _PEOPLE_EN = (
         rf"(?P<role>{_ROLE})"
     ),
     re.compile(
-        rf"\b(?P<poss>[Oo]ur|[Mm]y)\s+(?:new\s+|current\s+|direct\s+)?(?P<role>{_ROLE})"
-        rf"(?:\s+is|,)?\s+(?P<name>{_PERSON})\b"
+        rf"\b(?P<poss>[Oo]ur|[Mm]y)\s+(?:new\s+|current\s+|direct\s+)?(?P<role>{_ROLE}|boss)"
+        rf"(?:\s+(?:on|for)\s+(?:the\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*)?(?=\s+is\b))?"
+        rf"(?:\s+is|,)?\s+{_TITLE}(?P<name>{_PERSON})\b"
     ),
     re.compile(
         rf"\b(?P<name>{_PERSON})\s+(?:has\s+|just\s+|recently\s+)*(?:joined|started|came\s+on"
@@ -59,6 +62,13 @@ _PEOPLE_EN = (
         rf"(?:(?:new|second|third|another|first|full-time|part-time)\s+)?(?P<role>{_ROLE})"
     ),
     re.compile(rf"\b(?P<name>{_PERSON}),\s+(?P<poss>our|my|the)\s+(?P<role>{_ROLE}),"),
+    # "Jin Park (our CTO) wants ...": a title in brackets after the name
+    re.compile(rf"\b(?P<name>{_PERSON})\s+\((?P<poss>our|my|the)\s+(?P<role>{_ROLE})\)"),
+    # "Ana Costa is on my team as an ML engineer"
+    re.compile(
+        rf"\b(?P<name>{_PERSON})\s+(?:is|was)\s+(?:also\s+)?(?:on|in)\s+(?:my|our|the)\s+(?:[\w-]+\s+)?"
+        rf"(?:team|group|squad)\s+as\s+(?P<poss>a|an|our|the)\s+(?P<role>{_ROLE})"
+    ),
     # "Dmitri is acting manager", "Nadia is PM for the app": a title with no article
     re.compile(
         rf"\b(?P<name>{_PERSON})\s+(?:is|was)\s+(?:now\s+|currently\s+)?(?P<poss>)"
@@ -73,9 +83,10 @@ _PEOPLE_EN = (
 _EXPECT_EN = re.compile(
     rf"\b(?P<who>{_PERSON}|[Ss]he|[Hh]e|[Tt]hey),?\s*(?:also\s+|always\s+|usually\s+)?"
     r"(?P<verb>expects|wants|needs|asks\s+for|requires|reviews|approves|signs\s+off\s+on"
-    r"|(?:['’]ll|\swill)\s+(?:also\s+)?(?:sign\s+off\s+on|review|approve|own|handle|lead|run"
+    r"|(?:['’]ll|\swill|\smust|\shas\s+to|\sneeds\s+to|\sgets\s+to)\s+(?:also\s+)?(?:sign\s+off\s+on"
+    r"|review|approve|own|handle|lead|run"
     r"|manage|take\s+care\s+of|be\s+responsible\s+for|be\s+in\s+charge\s+of)"
-    r"|checks|likes|prefers|insists\s+on|owns|runs|leads|heads|manages|maintains|handles"
+    r"|checks|likes|prefers|insists\s+(?:on|that)|owns|runs|leads|heads|manages|maintains|handles"
     r"|does|covers|is\s+responsible\s+for|takes\s+care\s+of)\s+"
     r"(?P<what>(?!to\s+know\b)(?:(?!(?:\s+(?:and|but|so|because)|,)\s+(?:I|we|you|he|she"
     r"|they)\b)"
@@ -101,9 +112,16 @@ def manager_of(s: Sentence) -> tuple[str, str, str] | None:
 
 def _role_of(m: re.Match[str]) -> tuple[str, str]:
     """The role and possessive a colleague pattern read ("I report to X": my manager)."""
-    if not m.group("role"):
-        return "manager", "my"
+    if not m.group("role") or m.group("role").lower() == "boss":
+        return "manager", "my" if not m.group("role") else m.group("poss").lower()
     return _role(m.group("role")), m.group("poss").lower()
+
+
+def _article(role: str) -> str:
+    """ "an ML engineer", "an engineer", "a QA lead": by how the role is said."""
+    first = role.split()[0] if role.split() else role
+    spelled = first.isupper() and first[:1] in "AEFHILMNORSX"
+    return "an" if spelled or (not first.isupper() and first[:1].lower() in "aeio") else "a"
 
 
 def _owner_en(poss: str, ctx: NodeContext) -> str:
@@ -131,16 +149,26 @@ def _pronoun_people(s: Sentence, ctx: NodeContext) -> list[tuple[str, str, str]]
 
 
 def _people_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
-    found = [
-        (m.group("name"), *_role_of(m), rx is _PEOPLE_EN[2])
-        for rx in _PEOPLE_EN
-        for m in rx.finditer(s.text)
-    ]
-    _colleagues(found, ctx, out)
+    found, shown = [], {}
+    for rx in _PEOPLE_EN:
+        for m in rx.finditer(s.text):
+            found.append((m.group("name"), *_role_of(m), rx is _PEOPLE_EN[2]))
+            extra = _APPOSITIVE.match(s.text, m.end())  # "My boss is X, the studio's CTO."
+            if extra is not None:
+                shown[m.group("name")] = f"{m.group('name')} ({extra.group('a')})"
+    _colleagues(found, ctx, out, shown)
+
+
+_APPOSITIVE = re.compile(
+    rf",\s+(?P<a>(?:the\s+[\w'’-]+|our|my)\s+(?:[\w-]+\s+){{0,2}}?(?:{_ROLE}))(?=\s*(?:[.;!]|$))"
+)
 
 
 def _colleagues(
-    found: list[tuple[str, str, str, bool]], ctx: NodeContext, out: list[Candidate]
+    found: list[tuple[str, str, str, bool]],
+    ctx: NodeContext,
+    out: list[Candidate],
+    shown: dict[str, str] | None = None,
 ) -> None:
     """Each named colleague with their role (``joined``: they joined the team as it)."""
     for name, role, poss, joined in found:
@@ -151,10 +179,12 @@ def _colleagues(
         if name not in ctx.people:
             ctx.people.append(name)
         person = EntityRef(name, "person", attrs={"role": role})
+        said = (shown or {}).get(name, name)
         if joined:
-            text = f"{name} joined the team as {poss if poss != 'our' else 'a'} {role}"
+            text = f"{said} joined the team as {_article(role) if poss != 'the' else 'the'} {role}"
         else:
-            text = f"{name} is {_owner_en(poss, ctx)} {role}"
+            owner = _owner_en(poss, ctx)
+            text = f"{said} is {_article(role) if owner == 'a' else owner} {role}"
         more = [Fact("has_role", EntityRef(role, "role"), subject=person, slot="role")]
         if poss == "my" and _BOSS.search(role):
             relation, obj, slot = "reports_to", person, "manager"
@@ -192,12 +222,15 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
         shown[team.group(1)] = team.group(1) + end.group()
         text = text[: team.end()] + text[end.end() :]
         ctx.people.append(team.group(1))
+    text = _BRACKETED.sub(r"\1", text)  # "Jin Park (our CTO) wants ...": Jin Park wants ...
     clause = _WHO_CLAUSE.search(text)
     if clause is not None and clause.group("name").split()[0] not in _NOT_NAMES:
         name = clause.group("name")  # "Ravi, who leads the platform team, approves ..."
         shown[name] = clause.group()[: -1 if clause.group().endswith(",") else None] + ","
         text = text[: clause.start()] + name + text[clause.end() :]
         ctx.people.append(name)
+    if s.has(_ONE_GATE):  # "she's the one who signs off on X": she signs off
+        text = _THE_ONE_WHO.sub(r"\1 ", text)
     for m in _EXPECT_EN.finditer(text):
         who = m.group("who")
         if who.lower() in ("she", "he", "they"):
@@ -207,18 +240,26 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
         elif who.split()[0] in _NOT_NAMES:
             continue
         what = re.split(
-            r"\s+(?:and|but|so|because)\s+(?:I|we|you|he|she|they)\b|\s+[-–—]\s+", m.group("what")
+            r"\s+(?:and|but|so|because)\s+(?:I|we|you|he|she|they)\b|\s+[-–—]\s+|,\s+(?:so|but|which)\s+",
+            m.group("what"),
         )[0].strip(" ,")
         if not ctx.first("expects", f"{who}:{what}"):
             continue
         what = _FOR_US.sub(r"\1 the team", what)  # "runs QA for us": for the speaker's team
+        when = _WHEN_BEFORE.search(text[: m.start()])  # "Every Monday she expects X"
+        if when is not None and not re.search(r"(?i)\b(?:every|each)\b", what):
+            what = f"{what} {when.group('w')[:1].lower()}{when.group('w')[1:]}"
+        field = _FIELD.match(what) is not None
+        # "a summary from me", "our release process": the speaker's, the team's
+        what = third_person_en(_OUR.sub("the team's", what), ctx.speaker)
         verb = m.group("verb")
         base = re.sub(r"^(?:['’]ll|\s?will)\s+(?:also\s+)?", "", verb)
         if base != verb:  # "she'll sign off on releases": what she will do from now on
             verb = f"will {base}"
+        verb = verb.strip()
+        base = re.sub(r"^(?:must|has\s+to|needs\s+to|gets\s+to)\s+", "", base.strip())
         owning = _OWNS.match(base) or re.match(r"own|handle|lead|run|manage|take|be\s", base)
         relation = "owns" if owning else "expects"
-        field = _FIELD.match(what) is not None
         colleague = field or who in ctx.people or len(who.split()) > 1 or _FOR_US.search(m.group())
         if relation == "owns" and not colleague:
             continue  # "my partner Anna runs the shop": only colleagues own parts of the work
@@ -241,13 +282,24 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
         )
 
 
+_THE_ONE_WHO = re.compile(
+    r"\b([Ss]he|[Hh]e|[Tt]hey)(?:['’]s|['’]re|\s+is|\s+are)\s+(?:also\s+)?the\s+(?:one|person"
+    r"|people|ones)\s+(?:who|that)\s+"
+)
+_BRACKETED = re.compile(rf"\b({_PERSON})\s+\([^()]{{2,40}}\)")
+_WHEN_BEFORE = re.compile(
+    r"(?:^|[,;]\s*)(?P<w>(?i:every|each)\s+(?:other\s+)?[A-Za-z]+(?:\s+(?:morning|afternoon|evening))?)"
+    r"\s*,?\s*$"
+)
+_ONE_GATE = gate("one ones person people")
+_OUR = re.compile(r"\b[Oo]ur\b")
 _FOR_US = re.compile(r"\b(for|with|to)\s+us\b", re.IGNORECASE)
 _OWNS = re.compile(
     r"owns|runs|leads|heads|manages|maintains|handles|does|covers|is\s+responsible|takes\s+care"
 )
 # "Olu does design", "Jonas handles QA for us": the part of the work a colleague has
 _FIELD = re.compile(
-    r"(?i)^(?:the\s+)?(?:design|UX|UI|QA|testing|ops|devops|infra(?:structure)?|security"
+    r"(?i)^(?:the\s+|our\s+)?(?:design|UX|UI|QA|testing|ops|devops|infra(?:structure)?|security"
     r"|frontend|backend|mobile|data|analytics|marketing|sales|support|research|releases?"
     r"|on-call|hiring|product|documentation|docs)\b"
 )

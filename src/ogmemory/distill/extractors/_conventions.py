@@ -21,6 +21,7 @@ from ..types import Candidate, EntityRef, Fact
 from ._common import NodeContext, Sentence, content_text, gate
 from ._grammar import finish_en, finish_zh, third_person_en, third_person_zh
 from ._services import port_facts
+from ._you import no_you
 
 __all__ = ["conventions_en", "conventions_zh"]
 
@@ -28,7 +29,8 @@ __all__ = ["conventions_en", "conventions_zh"]
 
 _RULE_LEAD_EN = re.compile(
     r"^(?:(?:and|also|so|oh|plus|but|ok(?:ay)?|btw|one\s+more\s+thing|from\s+now\s+on"
-    r"|going\s+forward|in\s+general|as\s+a\s+rule|remember|important|note|rule)[,:!\s]+)*",
+    r"|going\s+forward|in\s+general|as\s+a\s+rule|remember|important|note|rule"
+    r"|(?:we|i)\s+(?:also\s+|all\s+)?(?:agreed|decided)(?:\s+that)?)[,:!\s]+)*",
     re.IGNORECASE,
 )
 _RULE_EN = re.compile(
@@ -43,12 +45,20 @@ _RULE_EN = re.compile(
 # "... is (that)", e.g. "Rule of thumb here:", "House rules for this project:", "Our policy is".
 _ANNOUNCED_EN = re.compile(
     r"^(?:[\w'-]+\s+){0,2}(?:rules?|conventions?|polic(?:y|ies)|guidelines?|principles?)"
-    r"(?:\s+(?!is\b|are\b)[\w'-]+){0,4}?\s*(?:is\s+(?:that\s+)?|:\s*)(?P<body>.{6,})",
+    r"(?:\s+(?!is\b|are\b)[\w'-]+){0,5}?\s*(?:is\s+(?:that\s+)?|:\s*)(?P<body>.{6,})",
     re.IGNORECASE,
 )
 _UNIVERSAL_EN = re.compile(
     r"^(?P<body>(?:every|all|each|any|no)\s+(?:[\w-]+\s+){0,4}?(?:must|should|needs?\s+to|needs"
     r"|has\s+to|have\s+to|may\s+not|can['’]?t|cannot|shall)\b.*)",
+    re.IGNORECASE,
+)
+# "Every experiment gets a fixed seed", "each PR is reviewed twice": a rule for every instance
+_EVERY_EN = re.compile(
+    r"^(?P<body>(?:every|each)\s+(?:single\s+)?(?!(?:day|week|month|year|time|night|morning"
+    r"|evening|hour|minute|moment|one|step|season)s?\b)(?:[\w-]+\s+){0,3}?(?:gets|goes\s+through"
+    r"|requires|carries|ships\s+with|comes\s+with|is\s+(?!\w+ing\b)\w+ed|has\s+(?:a|an|its"
+    r"|their|to)|gets\s+\w+ed)\s+(?!(?:a\s+(?:bit|little|lot)\s+)?(?:\w+er|more|less|worse)\b)\w.*)",
     re.IGNORECASE,
 )
 _NO_EVER_EN = re.compile(
@@ -61,8 +71,10 @@ _NO_EVER_EN = re.compile(
 _IMPERATIVE_EN = re.compile(
     r"^(?P<body>(?!(?:i|we|you|he|she|they|it|this|that|there|here|the|a|an|my|our|your|his"
     r"|her|their|every|each|all|any|what|which|who|how|when|where|why|is|are|was|were|do|does"
-    r"|did|can|could|will|would|should|let|thanks|thank|and|but|so|or|if)\b)[a-z]+(?<!ed)"
-    r"(?<!ing)\s+(?:[\w-]+\s+){0,2}?(?:every|each|all(?!\s+(?:the|of|these|those|my|our)\b))"
+    r"|did|can|could|will|would|should|let|thanks|thank|and|but|so|or|if|now|then)\b)[a-z]+(?<!ed)"
+    # "Marta will review every change": a name and a verb of its own, not an imperative
+    r"(?<!ing)(?!\s+(?:will|would|can|could|should|must|may|might|has|have|had|is|was|are|were"
+    r"|does|did|needs|wants|always|also|never)\b)\s+(?:[\w-]+\s+){0,2}?(?:every|each|all(?!\s+(?:the|of|these|those|my|our)\b))"
     r"\s+(?!.*\b(?:now|again|for\s+me)\b)\w+.*)",
     re.IGNORECASE,
 )
@@ -81,7 +93,8 @@ _BARE_IMPERATIVE_EN = re.compile(
 _STANDING_EN = re.compile(
     r"(?i)\b(?:in\s+(?:this|our|the)\s+(?:repo(?:sitory)?|codebase|code\s*base|project|team"
     r"|monorepo|service)|by\s+default|from\s+now\s+on|going\s+forward|at\s+all\s+times"
-    r"|no\s+exceptions?|without\s+(?:an?\s+)?exception|every\s+(?:single\s+)?time)\b"
+    r"|no\s+exceptions?|without\s+(?:an?\s+)?exception|every\s+(?:single\s+)?time"
+    r"|(?:in|for)\s+(?:all\s+|any\s+)?new\s+(?:code|services?|files?|modules?|components?|features?))\b"
 )
 _EXCEPTION_EN = r"(?:no\s+exceptions?|without\s+(?:an?\s+)?exception)"
 _INSIST_EN = re.compile(rf"(?i)[,;:\s-]*\b{_EXCEPTION_EN}\b[.!]*\s*$")
@@ -106,41 +119,18 @@ _RULE_LEAD_ZH = re.compile(
 )
 # "Got it, ...", "Makes sense. ...": an acknowledgement before the rule is not part of it
 _ACK_EN = re.compile(
-    r"^(?:(?:got\s+it|i\s+see|makes\s+sense|good\s+to\s+know|understood|right|sure|thanks"
+    r"^(?:(?:got\s+it|i\s+see|makes\s+sense|good\s+to\s+know|understood"
+    r"|right(?!\s+(?:now|away|here|there|after|before|then)\b)|sure|thanks"
     r"|ok(?:ay)?|cool|great)[,:!.\s-]+)+",
     re.IGNORECASE,
 )
 # "the lesson is ...", "经验是 ...": a lesson (learning), never a second memory as a rule
 _LESSON_LEAD = re.compile(
     r"(?i)\b(?:lessons?(?:\s+learned)?|takeaway|moral|rule\s+of\s+thumb)"
-    r"\s*(?:here\s+|for\s+\w+\s*)?(?:is|was|:|,|-|–|—)|(?:教训|经验|结论|收获)(?:就)?(?:是|：|:)"
+    r"\s*(?:here\s+|for\s+(?:next\s+time|the\s+future|\w+)\s*)?(?:\b(?:is|was)\b|:|,|-|–|—)"
+    r"|(?:教训|经验|结论|收获)(?:就)?(?:是|：|:)"
 )
 _PLEASE_EN = re.compile(r"^please\s+|,?\s+please(?=[.!]*$)", re.IGNORECASE)
-# "before you commit anything" -> "before committing anything": a rule is not said to "you"
-_YOU_CLAUSE = re.compile(
-    r"\b(?P<conj>before|after|when|whenever|until|once|while)\s+you\s+(?P<v>[a-z]+)\b",
-    re.IGNORECASE,
-)
-_DOUBLE = frozenset(
-    "run commit stop plan ship drop set get put begin submit permit admit swap chat cut shut"
-    " split tag log map skip wrap step grab trim hit sit let refer prefer omit rebut".split()
-)
-
-
-def _gerund(verb: str) -> str:
-    v = verb.lower()
-    if v.endswith("ie"):
-        return v[:-2] + "ying"
-    if v.endswith("e") and not v.endswith(("ee", "ye", "oe")):
-        return v[:-1] + "ing"
-    return v + v[-1] + "ing" if v in _DOUBLE else v + "ing"
-
-
-def _no_you(body: str) -> str:
-    body = re.sub(r"(?i)^(make|be)\s+sure\s+(?:that\s+)?you\s+", r"\1 sure to ", body)
-    return _YOU_CLAUSE.sub(lambda m: f"{m.group('conj')} {_gerund(m.group('v'))}", body)
-
-
 _ME_EN = re.compile(r"\b(?:me|myself)\b(?!['’-])")
 
 
@@ -155,7 +145,7 @@ def _rule(ctx: NodeContext, s: Sentence, body: str, team: bool) -> Candidate | N
         owner = "The team's rule" if team else f"{ctx.speaker}'s rule"
         body = _PLEASE_EN.sub("", body).strip()
         body = _ME_EN.sub(ctx.speaker, body)  # "without asking me" → "... asking the user"
-        body = _no_you(body)
+        body = no_you(body)
         body = body[:1].lower() + body[1:]
         text = finish_en(f"{owner}: {body}")
         text = text[:1].upper() + text[1:]
@@ -186,6 +176,7 @@ def _rule_shaped(text: str, standing: bool = False) -> re.Match[str] | None:
     m = (
         _RULE_EN.match(text)
         or _UNIVERSAL_EN.match(text)
+        or _EVERY_EN.match(text)
         or _NO_EVER_EN.match(text)
         or _IMPERATIVE_EN.match(text)
     )
@@ -210,7 +201,8 @@ def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> 
         insisted = _INSIST_ZH.search(body)
         if insisted and insisted.start() > 3:
             body = body[: insisted.start()]  # "所有寄存器操作都封装成函数，没有例外"
-        if _RULE_ZH.search(body) or (insisted and insisted.start() > 3):
+        announced_zh = re.match(r"^[^，,。]{0,6}(?:规定|规矩|规则|约定|原则)[：:]", s.text.strip())
+        if _RULE_ZH.search(body) or (insisted and insisted.start() > 3) or announced_zh:
             c = _rule(ctx, s, body, team=bool(re.search(r"我们|团队|公司|组里", s.text)))
             if c is not None:
                 out.append(c)
@@ -283,8 +275,9 @@ _LIVES_EN = re.compile(
     r"(?:in|on|at)\s+(?P<where>(?:an?\s+|the\s+)?[\w./~-]+(?:\s+[\w-]+)?)"
 )
 _PATH_EN = re.compile(
-    r"\b(?P<what>(?i:the|our)\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:is|are|lives?|sits?|(?:is|are)\s+"
-    r"(?:stored|kept))\s+(?:at|in|under)\s+(?P<p>(?:/|~/|\./)[\w./~-]+)"
+    r"\b(?P<what>(?i:the|our|all(?:\s+(?:the|our))?)\s+[\w-]+(?:\s+[\w-]+)?)\s+(?:is|are|lives?|sits?"
+    r"|(?:is|are)\s+(?:stored|kept)|(?:go|goes))\s+(?:at|in|under|into)\s+(?:the\s+)?"
+    r"(?P<p>(?:/|~/|\./)[\w./~-]+|[\w.-]+/[\w./-]*)"
 )
 _LANG_EN = re.compile(
     r"\b(?:we|the\s+team|our\s+team)\s+(?:usually\s+|mostly\s+|always\s+)?(?:speak|talk"
@@ -308,13 +301,16 @@ _VERSION_ZH = re.compile(
 )
 # "预发环境的地址是 staging.foo.cn": where a named thing is reached
 _HOST_ZH = re.compile(
-    r"(?P<what>[\u4e00-\u9fffA-Za-z0-9]{1,12}?)(?:的)?(?:地址|域名|网址|主机|host)\s*(?:是|为|在|：|:)\s*"
+    r"(?P<what>[\u4e00-\u9fffA-Za-z0-9]{1,12}?)(?:的)?(?:地址|域名|网址|主机|host|环境)\s*(?:是|为|在|：|:)\s*"
     r"(?:https?://)?(?P<h>(?:[a-z0-9-]+\.)+[a-z]{2,12})\b",
     re.IGNORECASE,
 )
 _REGION_ZH = re.compile(
     r"在\s*(?P<r>[^，,。；;在]{2,10}?)\s*(?:区域|地域|机房|可用区)"
     r"|(?:部署|托管|放|跑)在\s*(?P<r2>[^，,。；;在]{1,12}?(?:区|云|机房))(?=\s*(?:[，,。；;]|$|上))"
+    # "部署在阿里云华北 2": a cloud's region by its name and number
+    r"|(?P<r3>(?:阿里云|腾讯云|华为云|百度云|京东云|天翼云)?\s*(?:华北|华东|华南|华中|西南|西北|东北)"
+    r"\s*\d{1,2})(?![\d.])"
 )
 _LANG_ZH = re.compile(
     r"(?:我们|团队|我们团队)[^，。]{0,4}?(?:用|说)\s*(?P<lang>中文|英文|英语|日语|粤语)"
@@ -325,10 +321,10 @@ _LANG_ZH = re.compile(
 _CONFIG_GATE = gate(
     "port region host server lives stored kept sits speak talk communicate"
     " language sdk minsdk targetsdk version deploys deployed deploy ships ship"
-    " runs run running"
+    " runs run running live folder directory"
 )
 _PATHISH = re.compile(r"(?:^|\s)(?:/|~/|\./)\w")
-_CONFIG_GATE_ZH = re.compile(r"\d|端口|版本|区域|地域|机房|部署|交流|沟通|地址|域名|网址|主机")
+_CONFIG_GATE_ZH = re.compile(r"\d|端口|版本|区域|地域|机房|部署|交流|沟通|地址|域名|网址|主机|环境")
 _DIGIT_OR_DOT = re.compile(r"\d|\w\.\w")
 
 
@@ -358,7 +354,7 @@ def _config_facts(s: Sentence) -> list[Fact]:
             Fact("runs_on", EntityRef(f"{tool} {ver}", "value"), slot=f"version:{tool.lower()}")
         )
     for m in (_REGION_ZH if zh else _REGION_EN).finditer(s.text):
-        r = m.group("r") or m.groupdict().get("r2")
+        r = m.group("r") or m.groupdict().get("r2") or m.groupdict().get("r3")
         if r and r.lower() not in ("same", "other", "right", "wrong", "whole"):
             facts.append(Fact("deployed_in", EntityRef(r.strip(), "value"), slot="region"))
     if zh:
@@ -373,7 +369,7 @@ def _config_facts(s: Sentence) -> list[Fact]:
                 what = "host"
             facts.append(Fact("has_host", EntityRef(m.group("h"), "value"), slot=f"host:{what}"))
         for m in _PATH_EN.finditer(s.text):
-            what = re.sub(r"^(?:the|our)\s+", "", m.group("what").lower())
+            what = re.sub(r"^(?:all\s+)?(?:the\s+|our\s+)?", "", m.group("what").lower())
             facts.append(
                 Fact(
                     "located_at", EntityRef(m.group("p").rstrip("."), "value"), slot=f"path:{what}"

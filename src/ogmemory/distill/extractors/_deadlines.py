@@ -25,7 +25,8 @@ __all__ = ["deadline_key", "deadlines"]
 
 
 _DUE_EN = re.compile(
-    r"(?P<thing>(?:(?i:the|our)\s+)?[\w.-]+(?:\s+[\w.-]+){0,2}?)\s+(?P<verb>is\s+due|are\s+due"
+    r"(?P<thing>(?<![\w.-])(?:(?i:the|our)\s+)?(?!(?i:to|of|for|in|on|at|by|with|from)\b)[\w.-]+"
+    r"(?:\s+[\w.-]+){0,3}?)\s+(?P<verb>is\s+due|are\s+due"
     r"|(?:has|have|needs?|is\s+supposed|are\s+supposed|is\s+going|are\s+going)\s+to\s+"
     r"(?:be\s+)?(?:done|shipped|ship|released|release|launch(?:ed)?|land(?:ed)?|out|live|go\s+live"
     r"|ready|finished|finish|submitted|submit|delivered|deliver|merged|in\s+[\w\s]{1,20}?)"
@@ -60,7 +61,7 @@ _WORK_EVENT = (
     r"|beta|code\s+freeze|feature\s+freeze|freeze|rc|rollout|migration|kickoff|ga"
 )
 _IS_ON_EN = re.compile(
-    rf"(?P<thing>(?:(?i:the|our)\s+)(?:[\w.-]+\s+){{0,2}}?(?i:{_WORK_EVENT})|v?\d+(?:\.\d+)+)"
+    rf"(?P<thing>(?:(?i:the|our)\s+|^(?=[A-Z]))(?:[\w.-]+\s+){{0,2}}?(?i:{_WORK_EVENT})|v?\d+(?:\.\d+)+)"
     r"(?P<verb>\s+is|'s)\b(?!\s+(?i:done|over|finished|complete|behind|late|ready|live|out)\b)"
 )
 # "We're shipping v2 on May 30", "we go live on the 12th of May", "we launch next Tuesday"
@@ -119,7 +120,7 @@ _MOVED_ZH = re.compile(
 _PERSONAL = re.compile(r"(?i)^(?:i|we|you|he|she|they|it|me|us|them|this|that|我|我们|你|他|她)$")
 _DEADLINE_CONTEXT = re.compile(
     r"(?i)\b(?:deadline|due|release|launch|beta|demo|delivery|milestone|sprint|review|v?\d+\.\d+"
-    r"|ship(?:ping)?|go-live|cutover)\b|截止|期限|上线|发布|交付|报表|报告|推迟|延期|延到|提前"
+    r"|ship(?:ping)?|go-live|cutover|freeze|submission|handoff|kickoff|rollout)\b|截止|期限|上线|发布|交付|报表|报告|推迟|延期|延到|提前"
 )
 _NOISE_THING = re.compile(
     r"^(?:(?:bad|good)\s+news|so|and|but|also|ok(?:ay)?|change\s+of\s+plans|actually|update"
@@ -237,7 +238,7 @@ _DEADLINE_GATE = gate(
     " move push postpone delay reschedule bump shift bring moving pushing"
 )
 _DEADLINE_GATE_ZH = re.compile(
-    r"截止|期限|上线|发布|交付|提测|提审|上架|发版|开服|之前|以前|前|推迟|延期|延迟|延|改|提前|挪"
+    r"截止|期限|上线|发布|交付|提测|提审|上架|发版|开服|之前|以前|前|推|延期|延迟|延|改|提前|挪"
     r"|调整|deadline|最晚|最迟|必须|务必|一定要"
 )
 
@@ -257,12 +258,35 @@ def _thing_due_zh(text: str, t: TimeExpr) -> str | None:
     return None
 
 
+# "要把运单查询接口的性能优化完，截止日期是 11 月 8 日": the date names no thing; the clause
+# before says what is to be done
+_BARE_DUE_ZH = re.compile(
+    r"[，,；;]\s*(?:截止日期|截止时间|截止|期限|deadline)\s*(?:是|为|定在|在)"
+)
+_TO_DO_ZH = re.compile(
+    r"把\s*(?P<x>[^，,把]{2,16}?)(?:的[^，,的]{1,6}?)?\s*(?:优化|做|改|写|迁移|上线|完成|交付|搞|弄|提交|开发"
+    r"|重构|测)"
+)
+
+
+def _bare_due_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    m = _BARE_DUE_ZH.search(s.text)
+    due = _future_time(s, ctx, m.end()) if m else None
+    if m is None or due is None or due.start - m.end() > 8:
+        return
+    todo = _TO_DO_ZH.search(s.text[: m.start()])
+    c = _deadline(ctx, s, todo.group("x") if todo else "", due, False)
+    if c is not None:
+        out.append(c)
+
+
 def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     if s.question or not s.times:
         return
     if not (_DEADLINE_GATE_ZH.search(s.text) if s.lang == "zh" else s.has(_DEADLINE_GATE)):
         return
     if s.lang == "zh":
+        _bare_due_zh(s, ctx, out)
         found = [(m, True) for m in _MOVED_ZH.finditer(s.text)]
         found += [(m, False) for m in _DUE_ZH.finditer(s.text)]
         for t in s.times:

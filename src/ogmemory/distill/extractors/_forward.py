@@ -33,10 +33,16 @@ _TOOL = r"[A-Z][\w.+#&-]*(?:\s+[A-Z&][\w.+#&-]*){0,2}"
 # "<part> moves to <Y> from now on", "<part> runs on <Y> going forward"
 _THEN_FORWARD = re.compile(
     r"(?:^(?=[A-Za-z])|[,;:]\s*|\b(?i:but|and|so)\s+)(?!(?i:but|and|so|then)\b)"
-    r"(?P<p>(?i:the\s+|our\s+|all\s+|new\s+)?(?:(?<=^)[A-Z]|[a-z])[\w-]*(?:\s+[a-z][\w-]*)?)\s+(?i:will\s+|should\s+)?(?i:moves?|goes|go|runs?|lives?|happens?"
-    r"|switches|migrates|gets?\s+(?:built|tracked|logged|deployed|hosted)|(?:is|are)"
-    r"\s+(?:built|tracked|logged|deployed|hosted))\s+(?i:over\s+)?(?i:to|on|in"
-    r"|onto|into|through|via|with)\s+(?P<y>" + _TOOL + r")(?P<rest>[^.;!?]*)"
+    r"(?P<p>(?i:the\s+|our\s+|all\s+|new\s+)?(?:(?<=^)[A-Z]|[a-z]|[A-Z]{2,}(?=[a-z]?\b))[\w-]*"
+    r"(?:\s+(?!(?:gets?|is|are|will|should)\b)[a-z][\w-]*)?)\s+(?i:will\s+|should\s+)?(?i:moves?|goes|go|runs?|lives?|happens?"
+    r"|switches|migrates|gets?\s+(?:built|tracked|logged|deployed|hosted|written|run|managed"
+    r"|stored|kept|done)|(?:is|are)\s+(?:built|tracked|logged|deployed|hosted|written|run|managed"
+    r"|stored|kept|done))\s+(?i:over\s+)?(?i:to|on|in|onto|into|through|via|with|for)\s+"
+    r"(?P<y>" + _TOOL + r")(?P<rest>[^.;!?]*)"
+    # "let's do all the tracking in W&B going forward": a part of the work done with a tool
+    r"|\b(?i:do|handle|keep|put|manage|run)\s+(?:(?i:all|every|each)\s+)?(?:(?i:of\s+)?"
+    r"(?i:the|our)\s+)?(?P<p2>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?i:in|with|on|through|via"
+    r"|using)\s+(?P<y2>" + _TOOL + ")"
 )
 # "let's port every cron job over to Kubernetes CronJobs", "move all our images over to GHCR"
 _MOVE_ALL = re.compile(
@@ -60,7 +66,7 @@ _LEFT = re.compile(
 # "We page through PagerDuty today, but", "we're still on CocoaPods, but", "background jobs
 # have been on Sidekiq for years, but": in use until now
 _CONTRAST = re.compile(
-    r"\b(?:(?i:we|i)(?:['’]re|['’]ve\s+been|\s+are|\s+have\s+been)?|(?i:has|have)\s+been"
+    r"\b(?:(?i:we|i)(?:['’]re|['’]ve(?:\s+been)?|\s+are|\s+have(?:\s+been)?)?|(?i:has|have)\s+been"
     r"|(?i:is|are|was|were))\s+(?:(?i:still|currently|mostly|always)\s+)?(?:[a-z]+\s+){0,3}?"
     r"(?P<x>" + _TOOL + r")(?:\s+[a-z]+){0,3}?\s*[,;]?\s+(?i:but|though)\b"
 )
@@ -68,15 +74,21 @@ _NOT_PARTS = re.compile(r"(?i)^(?:we|i|it|this|that|they|you|he|she|everything|e
 _LIFE = re.compile(r"(?i)\b(?:house|home|apartment|flat|city|town|country|place|boxes|stuff)\b")
 
 
-def contrast_tool(text: str) -> str | None:
-    """The tool a message says it leaves: "instead of X", "outgrown X", "we use X today, but"."""
+def contrast_tool(text: str, last: bool = False) -> str | None:
+    """The tool a message says it leaves: "instead of X", "outgrown X", "we use X today, but";
+    ``last``: else the last name before a "but" ("reports have gone to Sentry, but ...")."""
     for rx in (_INSTEAD, _LEFT, _CONTRAST):
         m = rx.search(text)
         if m is not None:
             x = tool_at(m.group("x"))
             if x and x.lower() not in ("i", "we"):
                 return x
-    return None
+    but = re.search(r"(?i)\bbut\b", text) if last else None
+    names = [m.group() for m in _NAME.finditer(text, 1, but.start())] if but else []
+    return tool_at(names[-1]) if names else None
+
+
+_NAME = re.compile(r"(?<![.!?]\s)\b(?!I\b)[A-Z][\w.+#&-]*[\w#+]")
 
 
 def _left_behind(s: Sentence, ctx: NodeContext, y: str) -> str | None:
@@ -92,10 +104,11 @@ def forward_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     marked = s.has(_FORWARD_GATE) or (s.has(_NOW_ON_GATE) and s.has(_ON_GATE))
     if marked and _FORWARD_RE.search(s.text):
         for m in _THEN_FORWARD.finditer(s.text):
-            y = tool_at(m.group("y"))
-            part = m.group("p").strip()
+            y = tool_at(m.group("y") or m.group("y2"))
+            part = (m.group("p") or m.group("p2")).strip()
             if part[:1].isupper() and not part[:2].isupper():
                 part = part[:1].lower() + part[1:]  # "Logging goes to Loki": for logging
+            part = re.sub(r"(?i)^(?:all|new|every)\s+", "", part)  # "New DAGs get written ..."
             if not y or _NOT_PARTS.match(part) or _LIFE.search(part):
                 continue
             x = _left_behind(s, ctx, y)

@@ -51,12 +51,17 @@ from ._names_en import (
 __all__ = ["identity_en", "manager_of"]
 
 
+# "Hey there, Marcus Oyelaran here": a greeting before "<name> here"
+_HELLO = (
+    r"(?i:hi|hey|hello|morning|good\s+morning|afternoon|evening)(?:\s+(?i:there|all|team|folks))?"
+    r"[,!]\s*"
+)
 _NAME_EN = re.compile(
-    rf"(?:(?:\b(?i:my\s+name(?:['’]s|\s+is)|call\s+me)|^(?i:name['’]s|name\s+is))\s+"
+    rf"(?:(?:\b(?i:my\s+name(?:['’]s|\s+is)|call\s+me)|(?:^|[-–—:,]\s*)(?i:name['’]s|name\s+is))\s+"
     rf"(?P<n1>{_PERSON})|\b(?i:i['’]m|i\s+am)\s+(?P<n2>{_PERSON}))"
     rf"(?=\s*(?:[,.!;:)]|$|\s+(?i:and|from|here|by|btw)\b))"
     # "quick intro: Jonah Brandt here, ...": a full name and "here" opening the message
-    rf"|^(?:[^:]{{0,24}}:\s*)?(?P<n3>{_WORD}\s+{_WORD}(?:\s+{_WORD})?)\s+(?i:here)(?=\s*[,.!;:—–-])"
+    rf"|^(?:[^:]{{0,24}}:\s*|{_HELLO})?(?P<n3>{_WORD}\s+{_WORD}(?:\s+{_WORD})?)\s+(?i:here)(?=\s*[,.!;:—–-])"
 )
 _ROLE_AT = re.compile(
     rf"\b(?:(?i:i['’]m|i\s+am|i\s+work\s+as|i['’]m\s+working\s+as|working\s+as)\s+"
@@ -64,13 +69,21 @@ _ROLE_AT = re.compile(
     rf"|(?:(?i:i['’]m|i\s+am|my\s+name\s+is|my\s+name['’]s)|^(?i:name['’]s|name\s+is|this\s+is))"
     rf"\s+{_PERSON},\s+(?:(?i:the|a|an)\s+)?"
     rf"|^(?:[^:]{{0,24}}:\s*)?{_PERSON}\s+(?i:here),\s+(?:(?i:the|a|an)\s+)?)"
-    rf"(?P<role>{_ROLE})(?:\s+(?i:for|on|of)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?)?"
+    rf"(?P<role>{_ROLE})(?:\s+(?i:for|on|of|in)\s+(?:the\s+|our\s+)?(?:[\w&-]+\s+){{0,3}}?"
+    rf"(?i:team|group|lab|squad|department)\b|\s+(?i:for|on|of)\s+(?:the\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*)?)?"
     rf"(?:\s+(?:(?i:over|out|down|up)\s+)?(?i:at|for|with|in)\s+(?P<org>{_ORG}))?"
 )
 _WORK_AT = re.compile(
     rf"\b(?i:i\s+(?:currently\s+|now\s+|still\s+)?work|i['’]m\s+(?:currently\s+)?working"
     rf"|i\s+am\s+(?:currently\s+)?working)\s+(?i:at|for|with)\s+(?P<org>{_ORG})"
     rf"(?:\s+(?i:as)\s+(?i:a|an|the|our)\s+(?P<role>{_ROLE}))?"
+)
+# "I do iOS at PawPal", "I do backend for Kestrel Labs": a field of the work as the role
+_DO_AT = re.compile(
+    rf"\b(?i:i)\s+(?:(?i:mostly|mainly|currently|now)\s+)?(?i:do)\s+(?P<role>iOS|Android|(?i:backend"
+    rf"|frontend|front-end|back-end|mobile|design|QA|data\s+engineering|ML|DevOps|infra|security"
+    rf"|web|ops|SRE|research|full-stack|fullstack))(?:\s+(?i:work|development|engineering))?\s+"
+    rf"(?i:at|for)\s+(?P<org>{_ORG})"
 )
 # "I lead the platform team at Cargonaut", "I run the data team for Fernwood Bank"
 _LEAD_AT = re.compile(
@@ -82,7 +95,8 @@ _LIVE = re.compile(
     rf"\b(?i:i\s+(?:currently\s+|now\s+|still\s+)?live|i['’]m\s+(?:now\s+|currently\s+)?"
     rf"(?:based|living|located)|i\s+am\s+(?:now\s+|currently\s+)?(?:based|living|located))"
     rf"\s+(?i:in|at|near|outside)\s+(?P<to>{_PLACE})"
-    rf"|\b(?i:working|calling\s+in|dialing\s+in|writing)\s+(?:(?i:remotely|from\s+home)\s+)?"
+    rf"|\b(?i:working|calling\s+in|dialing\s+in|writing|remote,?|remotely,?)\s+"
+    rf"(?:(?i:remotely|from\s+home)\s+)?"
     rf"(?i:from)\s+(?P<to2>{_PLACE})"
     rf"|\b(?i:work|working|based|operate|operating)\s+(?i:out\s+of)\s+(?P<to4>{_PLACE})"
     rf"|\b(?i:i['’]m|i\s+am)\s+(?:(?i:now|currently|still)\s+)?(?i:in)\s+(?P<to3>{_PLACE})"
@@ -148,7 +162,7 @@ def _name_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
 
 
 def _job_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
-    for rx in (_ROLE_AT, _WORK_AT):
+    for rx in (_ROLE_AT, _WORK_AT, _DO_AT):
         for m in rx.finditer(s.text):
             role = _role(m.group("role")) if m.group("role") else None
             org = (m.group("org") or "").strip(" .'")
@@ -160,8 +174,11 @@ def _job_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             if not ctx.first("job", key) or (org and not ctx.first("org", org)):
                 continue
             name = ctx.speaker
-            if role and org:
-                article = "the" if re.search(r"\bthe\b", m.group(), re.IGNORECASE) else "a"
+            if rx is _DO_AT:
+                text = f"{name} does {m.group('role')} at {org}"
+            elif role and org:
+                lead = s.text[m.start() : m.start("role")]
+                article = "the" if re.search(r"\bthe\b", lead, re.IGNORECASE) else "a"
                 text = f"{name} is {article} {role} at {org}"
             elif org:
                 text = f"{name} works at {org}"
@@ -247,6 +264,18 @@ def _home_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 if planned:
                     text = text.replace(" moved ", " is moving ", 1)
                     attrs["planned"] = True
+                    if src and ctx.first("home", src):  # where they live until the move
+                        out.append(
+                            _profile(
+                                ctx,
+                                finish_en(f"{ctx.speaker} lives in {src}"),
+                                "en",
+                                "lives_in",
+                                EntityRef(src, "place"),
+                                slot="residence",
+                                valid_from=ctx.event_time,
+                            )
+                        )
                 label = t.label() if t else None
                 out.append(
                     _profile(
@@ -295,7 +324,9 @@ def identity_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
 
 _ID_GATE = gate(
     "i i'm im my work working live living based located moved relocated run lead"
-    " moving relocating call calling dialing writing name names"
+    " moving relocating call calling dialing writing name names remote remotely do"
 )
 _HERE_GATE = gate("here")
-_HERE_START = re.compile(rf"^(?:[^:]{{0,24}}:\s*)?{_WORD}\s+{_WORD}(?:\s+{_WORD})?\s+(?i:here)\b")
+_HERE_START = re.compile(
+    rf"^(?:[^:]{{0,24}}:\s*|{_HELLO})?{_WORD}\s+{_WORD}(?:\s+{_WORD})?\s+(?i:here)\b"
+)

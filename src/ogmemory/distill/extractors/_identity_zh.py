@@ -7,8 +7,9 @@ import re
 from typing import Any
 
 from ..types import Candidate, EntityRef, Fact
+from ._catalog import lookup
 from ._common import NodeContext, Sentence, date_attrs
-from ._grammar import finish_zh
+from ._grammar import finish_zh, third_person_zh
 
 __all__ = ["identity_zh"]
 
@@ -17,6 +18,7 @@ _SURNAMES = (
     "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董"
     "袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟"
     "熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
+    "宁葛殷施牛洪翟柯裴詹倪樊岳祝包左鲁庞单甘耿关景柴符聂阮纪苗车伍温凌桂谷戚房卜路"
 )
 _END_ZH = (
     r"(?=[说是在和也都很去来要会的了给跟让把被负每管习希需现目审点批签确拍同经"
@@ -33,13 +35,23 @@ _ROLE_ZH = (
     r"|产品经理|项目经理|技术负责人|负责人|直属领导|领导|上司|老板|经理|设计师"
     r"|主策划|策划|运营|美术|客服|销售|市场|人事|财务|法务|服务端|客户端|主程|组长|架构师"
     r"|测试(?:同学|工程师)?|运维|架构师|总监|主管|组长|同事|导师|前端|后端|数据工程师|工程师|开发"
-    r"|工程师|CTO|CEO|SRE|PM)"
+    r"|工程师|对接人|联系人|接口人|CTO|CEO|SRE|PM)"
 )
 _STOP_ZH = r"，,。！!？?；;：:、\s"
-_MY_NAME_ZH = re.compile(rf"我(?:的名字)?(?:叫|是)\s*(?P<n>{_NAME_ZH})")
+_MY_NAME_ZH = re.compile(
+    rf"我(?:的名字)?(?:叫|是)\s*(?P<n>{_NAME_ZH})"
+    # "我是做数据开发的，叫尹若曦": a clause of its own after the speaker's other words
+    rf"|(?<=[，,])\s*(?:我)?(?:名字)?叫\s*(?P<n2>{_NAME_ZH})(?=[，,。！!；;]|$)"
+)
+# "我是做数据开发的" (the role), "公司是青禾健康" (the employer)
+_DO_ZH = re.compile(rf"我(?:现在|目前)?是做\s*(?P<role>[^{_STOP_ZH}的]{{2,8}})的")
+_COMPANY_ZH = re.compile(
+    rf"(?:^|[{_STOP_ZH}])(?:我(?:的|们)?)?(?:公司|单位)(?:是|叫)\s*(?!做)(?P<org>[^{_STOP_ZH}]{{2,12}})(?<!的)(?=[{_STOP_ZH}]|$)"
+)
 _JOB_ZH = re.compile(
     rf"(?:我(?:现在|目前)?)?在\s*(?P<org>[^{_STOP_ZH}在我]{{2,12}}?)\s*(?P<verb>做|当|担任|任|负责|工作|上班)"
-    rf"(?P<role>[^{_STOP_ZH}]{{0,10}})"
+    # "当 Java 架构师": a Latin word before the title
+    rf"\s*(?P<role>(?:[A-Za-z][\w.+#-]*\s*)?[^{_STOP_ZH}]{{0,10}})"
 )
 _JOB_OF_ZH = re.compile(
     rf"(?:我|^|[，,]\s*)(?:也|现在|目前)?是\s*"
@@ -48,12 +60,16 @@ _JOB_OF_ZH = re.compile(
 _LIVE_ZH = re.compile(
     rf"(?:我?(?:现在|目前)?住在|(?:^|[，,]\s*)(?:我)?(?:人在|现居|坐标|常驻"
     rf"|目前在|现在在|[Bb]ase\s*在|驻)|我在)\s*"
-    rf"(?P<to>[\u4e00-\u9fff]{{2,5}}?)(?=[{_STOP_ZH}了]|$)"
+    rf"(?P<to>[\u4e00-\u9fff]{{2,5}}?)(?<![做当任干])(?=[{_STOP_ZH}了]|$)"  # not "在X公司当 ..."
 )
 _MOVE_ZH = re.compile(
     rf"我(?:们)?(?P<when>[^{_STOP_ZH}从搬]{{0,6}})(?P<plan>要|会|准备|打算|计划)?"
-    rf"(?:从\s*(?P<from>[\u4e00-\u9fff]{{2,5}}))?\s*搬(?:家)?(?:到|去)\s*(?P<to>[\u4e00-\u9fff]{{2,5}}?)"
+    rf"(?:从\s*(?P<from>[\u4e00-\u9fff]{{2,5}}))?\s*搬(?:家)?(?:到|去)了?\s*(?P<to>[\u4e00-\u9fff]{{2,5}}?)"
     rf"(?=[{_STOP_ZH}了]|$)"
+)
+# why a move happens: "我女儿下个月上小学了，所以我打算搬到苏州", "因为换了工作，我搬到了上海"
+_REASON_ZH = re.compile(
+    r"^(?:因为)?(?P<a>[^，,。；;]{4,30}?)[，,]\s*(?:所以|因此|于是)|因为(?P<b>[^，,。；;]{4,30})"
 )
 _PEOPLE_ZH = (
     re.compile(
@@ -61,13 +77,23 @@ _PEOPLE_ZH = (
     ),
     re.compile(
         rf"(?P<poss>我们|我)(?:组|团队|公司)?的?\s*(?P<role>{_ROLE_ZH})\s*(?:是|叫)\s*"
-        rf"(?P<name>{_NAME_ZH})"
+        rf"(?:[\u4e00-\u9fff]{{0,2}}?(?:副总裁|总裁|副总|总监|主管|经理|老师|教授|博士))?(?P<name>{_NAME_ZH})"
     ),
     re.compile(rf"(?P<role>{_ROLE_ZH})\s*(?:同学|同事)?\s*叫\s*(?P<name>{_NAME_ZH})(?P<poss>)"),
     # "测试负责人是李强", "赵磊现在是代理组长": a role and a name with no possessive
     re.compile(
         rf"(?:^|[，,。；]\s*)(?:另外|还有|对了)?[，,]?\s*(?P<role>{_ROLE_ZH})\s*(?:现在|目前)?是\s*"
         rf"(?P<name>{_NAME_ZH})(?P<poss>)"
+    ),
+    # "测绘组的对接人是甘露", "运维那边对接人是孙悦": who to deal with for a part of the work
+    re.compile(
+        rf"(?:^|[，,。；]\s*)(?:另外|还有)?(?P<role>[\u4e00-\u9fffA-Za-z]{{1,8}}?(?:的|那边的?|这边的?)?"
+        rf"(?:对接人|联系人|接口人))\s*(?:是|叫)\s*(?P<name>{_NAME_ZH})(?P<poss>)"
+    ),
+    # "分析师宁静每天早上要看报表": a title right before the name
+    re.compile(
+        rf"(?:^|[，,。；]\s*)(?:另外|还有)?(?P<role>分析师|设计师|产品经理|项目经理|测试负责人|运维|架构师"
+        rf"|技术负责人|(?:前端|后端|数据|测试|算法)(?:开发|工程师))(?P<name>{_NAME_ZH})(?P<poss>)"
     ),
     re.compile(
         rf"(?:^|[，,。；]\s*)(?P<name>{_NAME_ZH})\s*(?:现在|目前|暂时)?是\s*(?P<poss>)"
@@ -91,10 +117,21 @@ _EXPECT_ZH = re.compile(
 )
 # "前端那边由许静负责", "许静负责前端": who owns what
 _OWNS_ZH = re.compile(
-    rf"(?P<what>[^{_STOP_ZH}由]{{1,8}}?)(?:那边|这块|这边|部分|方面)?由\s*(?P<who>{_NAME_ZH})\s*(?:来)?负责"
+    rf"(?P<what>(?:[A-Za-z]+\s*)?[^{_STOP_ZH}由]{{1,8}}?)(?:那边|这块|这边|部分|方面)?由\s*(?P<who>{_NAME_ZH})"
+    rf"\s*(?:来)?负责"
     rf"|(?<![\u4e00-\u9fff])(?P<who2>{_NAME_ZH})\s*负责\s*(?P<what2>[^{_STOP_ZH}]{{1,10}})"
     rf"|(?P<what3>[^{_STOP_ZH}归]{{1,8}}?)(?:那块|这块|那边|这边)?归\s*(?P<who3>{_NAME_ZH})\s*管"
 )
+
+# "运维那边找孙丽", "以后运维审批找周涛", "推送相关的功能以后归他负责": who to go to for a part of
+# the work, or who it now belongs to (她/他: the person just named)
+_CONTACT_ZH = re.compile(
+    rf"(?:^|[{_STOP_ZH}])(?:另外|还有|对了|然后)?(?P<what>[^{_STOP_ZH}找归由]{{2,12}}?)"
+    rf"(?:那边|这块|这边|方面|的事情?|的问题)?(?:以后|之后|今后|现在|有问题)?(?:都|就|统一)?"
+    rf"(?:直接)?(?P<verb>找|问|归|由)\s*(?P<who>{_NAME_ZH}|他|她)\s*"
+    rf"(?P<end>(?:来)?负责|管)?(?=[{_STOP_ZH}]|$)"
+)
+_WHEN_ZH = re.compile(r"^(?:以后|之后|今后|现在|另外|还有)+|(?:以后|之后|今后|现在)+$")
 
 
 def _zh(
@@ -116,7 +153,7 @@ def _identity_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     name = ctx.name("zh")
     if not ctx.record.node.name:
         for m in _MY_NAME_ZH.finditer(s.text):
-            n = m.group("n").strip()
+            n = (m.group("n") or m.group("n2")).strip()
             if ctx.first("name", n):
                 subject = ctx.subject("zh", n)
                 out.append(
@@ -157,6 +194,42 @@ def _identity_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             )
 
 
+def _job_parts_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    """ "我是做数据开发的，……公司是青禾健康": the role and the employer said apart."""
+    do, company = _DO_ZH.search(s.text), _COMPANY_ZH.search(s.text)
+    role = do.group("role").strip() if do else ""
+    org = company.group("org").strip() if company else ""
+    if (org and not ctx.first("org", org)) or (role and not ctx.first("job", f"{role}@")):
+        return
+    name = ctx.name("zh")
+    role_fact = Fact("has_role", EntityRef(role, "role"), slot="role")
+    if org:
+        text = f"{name}在{org}做{role}" if role else f"{name}在{org}工作"
+        more = (role_fact,) if role else ()
+        out.append(
+            _zh(
+                ctx,
+                "profile",
+                text,
+                "works_at",
+                EntityRef(org, "organization"),
+                slot="employer",
+                more=more,
+            )
+        )
+    elif role:
+        out.append(
+            _zh(
+                ctx,
+                "profile",
+                f"{name}是做{role}的",
+                "has_role",
+                EntityRef(role, "role"),
+                slot="role",
+            )
+        )
+
+
 def _home_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     """Where the speaker lives, and moves (the old place stops where the new one starts)."""
     name = ctx.name("zh")
@@ -178,11 +251,14 @@ def _home_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 )
                 if planned:
                     attrs["planned"] = True
+                why = _REASON_ZH.search(s.text)
+                reason = (why.group("a") or why.group("b") or "").strip() if why else ""
+                reason = f"，因为{third_person_zh(reason, name)}" if len(reason) > 3 else ""
                 out.append(
                     _zh(
                         ctx,
                         "profile",
-                        text + (f"（{t.label('zh')}）" if t else ""),
+                        text + (f"（{t.label('zh')}）" if t else "") + reason,
                         "lives_in",
                         EntityRef(to, "place"),
                         slot="residence",
@@ -213,6 +289,9 @@ def _people_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     for rx in _PEOPLE_ZH:
         for m in rx.finditer(s.text):
             person_name, role = m.group("name").strip(), m.group("role")
+            role = re.sub(r"(?:的|那边的?|这边的?)(?=对接人|联系人|接口人)", "", role)
+            if lookup(person_name):
+                continue  # "服务端是 Go 1.21": a tool, not a person
             if person_name in (ctx.speaker, ctx.speaker_zh) or not ctx.first("person", person_name):
                 continue
             ctx.people.append(person_name)
@@ -280,6 +359,27 @@ def _owners_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         out.append(_of_person(ctx, who, f"{what}由{who}负责", "owns", what))
 
 
+def _contacts_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    for m in _CONTACT_ZH.finditer(s.text):
+        who = _person_zh(m.group("who"), ctx)
+        what = _WHEN_ZH.sub("", m.group("what").strip())
+        what = re.sub(r"^有", "", what)  # "有权限问题直接问他": 权限问题
+        verb = m.group("verb")
+        if verb not in ("找", "问") and not m.group("end"):
+            continue  # "归他"/"由她" only with 负责 or 管
+        if re.match(r"[你我他她您帮请去]", what) or re.search(r"[去要得会想再]$", what):
+            continue  # "你去找他", "我要找她": a request, not who looks after what
+        if who is None or len(what) < 2 or who in (ctx.speaker, ctx.speaker_zh):
+            continue
+        if not ctx.first("owns", f"{who}:{what}"):
+            continue
+        if who not in ctx.people:
+            ctx.people.append(who)
+        said = _WHEN_ZH.sub("", s.text[m.start("what") : m.start("who")].strip())
+        text = f"{said}{who}" if verb in ("找", "问") else f"{what}由{who}负责"  # "运维那边找孙丽"
+        out.append(_of_person(ctx, who, text, "owns", what))
+
+
 def _of_person(ctx: NodeContext, who: str, text: str, relation: str, what: str) -> Candidate:
     """A memory of what a colleague owns or expects (``who`` is the subject)."""
     return _zh(
@@ -321,11 +421,15 @@ def identity_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     if s.question or s.hypothetical or not ctx.personal:
         return out
     _identity_zh(s, ctx, out)
+    if "是做" in s.text or "公司" in s.text or "单位" in s.text:
+        _job_parts_zh(s, ctx, out)
     _home_zh(s, ctx, out)
     _people_zh(s, ctx, out)
     if "负责" in s.text or "归" in s.text:
         _owners_zh(s, ctx, out)
         _then_owns_zh(s, ctx, out)
+    if "找" in s.text or "问" in s.text or re.search(r"[归由][他她]", s.text):
+        _contacts_zh(s, ctx, out)
     if re.search(r"要|希望|需要|习惯", s.text):
         _expectations_zh(s, ctx, out)
     if _APPROVE_GATE_ZH.search(s.text):

@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 
 from ..types import Candidate
-from ._common import NodeContext, Sentence
-from ._grammar import finish_en, finish_zh
+from ._common import NodeContext, Sentence, gate
+from ._grammar import finish_en, finish_zh, third_person_en
 
 __all__ = ["asks_why", "explanation", "lesson"]
 
@@ -37,7 +37,8 @@ _FIX = re.compile(
 # "the lesson is to ...", "Lesson learned, ...", "Takeaway: ...", "the moral here - ..."
 _LESSON_EN = re.compile(
     r"(?i)\b(?:the\s+)?(?:lessons?(?:\s+learned)?|takeaway|moral|rule\s+of\s+thumb)"
-    r"(?:\s+(?:here|for\s+\w+))?\s*(?:\s(?:is|was)|:|,|\s[-–—])\s+(?:to\s+|that\s+)?(?P<x>.{6,200})"
+    r"(?:\s+(?:here|for\s+(?:next\s+time|the\s+future|\w+)))?\s*(?:\s(?:is|was)|:|,|\s[-–—])\s+"
+    r"(?:to\s+|that\s+)?(?P<x>.{6,200})"
 )
 _LESSON_ZH = re.compile(r"(?:教训|经验|结论|收获)(?:就)?(?:是|：|:)\s*(?P<x>.{4,120})")
 _ME_EN = re.compile(r"\bI(?:['’]ve|\s+have)?\s+(?=[a-z])")
@@ -194,25 +195,80 @@ def _dated(s: Sentence) -> str:
     return text
 
 
-def lesson(s: Sentence, ctx: NodeContext) -> Candidate | None:
-    """A lesson the speaker states, if any."""
-    if s.question or not ctx.personal:
+# A cause the user found themselves: "The deploy hung because the readiness probe was
+# missing", "Turned out the root cause was an expired cert", "打包失败是因为少了混淆规则"
+_FAILED_EN = (
+    r"(?:failed|fails|broke|breaks|hung|hangs|crashed|crashes|timed\s+out|times\s+out|stalled"
+    r"|leaked|errored|lagged|went\s+down|kept\s+\w+ing|(?:was|were|is|are)\s+(?:slow|down|flaky"
+    r"|failing|broken|hanging|crashing|dropped|duplicated|lost|stale|wrong))"
+)
+_CAUSE_STATED_EN = re.compile(
+    r"(?i)^(?:(?:so|ok(?:ay)?|fyi|btw|found\s+it|got\s+it|update)[,:!.\s-]+)*(?:(?:it\s+)?turn(?:s|ed)"
+    r"\s+out\s+(?:that\s+)?)?(?P<x>(?:(?:the|our|my)\s+[^,;:]{3,60}?\s+" + _FAILED_EN + r"\b"
+    r"[^;:]{0,40}?\s+(?:because|due\s+to)\s+"
+    # "The crash on startup was caused by a missing ProGuard rule"
+    r"|(?:the|our|my)\s+(?:[\w-]+\s+){0,3}?(?:crash(?:es)?|errors?|bugs?|outages?|failures?|leaks?"
+    r"|timeouts?|regressions?|slowdowns?|lag|incidents?|flak(?:e|es|iness))\b[^,;:]{0,40}?\s+"
+    r"(?:was|were|is|are)\s+caused\s+by\s+"
+    r"|(?:the\s+)?(?:root\s+cause|reason|culprit)(?:\s+(?:of"
+    r"|for|why|behind)\s+[^,;:]{3,60}?|\s+(?:the|our|my)\s+[^,;:]{2,40}?\s+" + _FAILED_EN + r")?"
+    r"\s+(?:was|is|turned\s+out\s+to\s+be)\s+)\S.{5,200})"
+)
+_CAUSE_STATED_ZH = re.compile(
+    r"^(?:(?:原来|结果|查了一下|找到了)[，,]?)*(?P<x>(?![我你他她](?!们))[^，,。]{0,20}?(?:失败|报错|出错|出问题|崩溃|卡顿|超时|挂了"
+    r"|慢|泄漏|重复|丢失|丢数据|不一致|白屏|闪退|卡死|打不开)(?:的原因)?[，,]?\s*(?:是因为|是由于|是|原因是)"
+    r"\s*\S.{3,120})"
+)
+_CAUSE_GATE = gate("because due cause caused reason culprit")
+_CAUSE_GATE_ZH = re.compile(r"原因|因为|由于")
+
+
+def stated_cause(s: Sentence, ctx: NodeContext) -> Candidate | None:
+    """A cause the user found and states (a ``learning``), in a developer session."""
+    if ctx.listener:
         return None
-    m = (_LESSON_ZH if s.lang == "zh" else _LESSON_EN).search(s.text)
+    if not (_CAUSE_GATE_ZH.search(s.text) if s.lang == "zh" else s.has(_CAUSE_GATE)):
+        return None
+    m = (_CAUSE_STATED_ZH if s.lang == "zh" else _CAUSE_STATED_EN).match(s.text.strip())
     if m is None or not ctx.first("learning", m.group("x")):
         return None
-    x = m.group("x").strip().lstrip("：:").strip()
+    x = m.group("x").strip()
     if s.lang == "zh":
-        text = finish_zh(f"经验：{x.rstrip('。')}")
+        text = finish_zh(x.replace("我们", "团队").replace("我", ctx.name("zh")))
     else:
-        text = finish_en(f"Lesson: {x[:1].lower()}{x[1:]}")
+        x = third_person_en(x, ctx.speaker, group="the team")
+        text = finish_en(x[:1].upper() + x[1:])
+    return _learning(ctx, s, text, 0.7, 0.75)
+
+
+def _learning(
+    ctx: NodeContext, s: Sentence, text: str, confidence: float, importance: float
+) -> Candidate:
+    """A ``learning`` of the team, dated when it was said."""
     return ctx.candidate(
         "pattern",
         text,
         s.lang,
         kind="learning",
         event_time=ctx.event_time,
-        confidence=0.8,
-        importance=0.8,
+        confidence=confidence,
+        importance=importance,
         collective=True,
     )
+
+
+def lesson(s: Sentence, ctx: NodeContext) -> Candidate | None:
+    """A lesson the speaker states, if any (else a cause they found)."""
+    if s.question or not ctx.personal:
+        return None
+    m = (_LESSON_ZH if s.lang == "zh" else _LESSON_EN).search(s.text)
+    if m is None:
+        return stated_cause(s, ctx)
+    if not ctx.first("learning", m.group("x")):
+        return None
+    x = m.group("x").strip().lstrip("：:").strip()
+    if s.lang == "zh":
+        text = finish_zh(f"经验：{x.rstrip('。')}")
+    else:
+        text = finish_en(f"Lesson: {x[:1].lower()}{x[1:]}")
+    return _learning(ctx, s, text, 0.8, 0.8)

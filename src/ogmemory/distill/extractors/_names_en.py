@@ -27,18 +27,21 @@ HEADS = (
     r"engineer|developer|dev|lead|manager|designer|architect|scientist|analyst|owner"
     r"|director|founder|co-founder|cofounder|head|intern|consultant|administrator|admin"
     r"|tester|researcher|programmer|maintainer|specialist|officer|reviewer|coordinator"
-    r"|strategist|marketer|recruiter|accountant|contractor|freelancer"
+    r"|strategist|marketer|recruiter|accountant|contractor|freelancer|supervisor|advisor"
+    r"|adviser|mentor|student|postdoc|professor|lecturer"
 )
 ACRONYM_ROLES = r"SRE|PM|QA|CTO|CEO|CFO|COO|CIO|VP|PO|EM|TPM|DBA|UX|UI"
 ROLE = (
-    rf"(?:(?:[a-z][\w-]*|[A-Z]{{2,5}})\s+){{0,3}}(?:{HEADS})s?\b|(?:{ACRONYM_ROLES})\b"
+    rf"(?:(?:[a-z][\w-]*|[A-Z]{{2,5}}|PhD|MSc)\s+){{0,3}}(?:{HEADS})s?\b|(?:{ACRONYM_ROLES})\b"
     rf"(?:\s+(?:{HEADS}))?"
 )
 # Names in any Latin script ("Tomás", "Zoë", "Łukasz"): a capital, then lower-case letters.
 UP = r"[A-ZÀ-ÖØ-ÞĀ-Ž]"
 LO = r"[a-zß-öø-ÿā-ž]"
 WORD = rf"{UP}{LO}+(?:[-'’]{UP}?{LO}+)?"
-PERSON = rf"{WORD}(?:\s+{WORD}){{0,2}}"
+# "Pieter van Dijk", "Ana de la Cruz": a lower-case particle inside a surname
+PARTICLE = r"(?:van|von|de|der|den|da|di|del|du|la|le|ten|ter)"
+PERSON = rf"{WORD}(?:\s+(?:{PARTICLE}\s+){{0,2}}{WORD}){{0,2}}"
 ORG = rf"{UP}[\w&.'-]*(?:\s+(?:(?!I\b){UP}[\w&.'-]*|of|and(?!\s+I\b)|&|for|de))*"
 PLACE = rf"{UP}[\w.'-]*(?:\s+{UP}[\w.'-]*){{0,2}}"
 
@@ -54,4 +57,4 @@ NOT_NAMES = _words(
 
 
 def role_name(raw: str) -> str:
-    return " ".join(w if w.isupper() else w.lower() for w in raw.split())
+    return " ".join(w if w.isupper() or w in ("PhD", "MSc") else w.lower() for w in raw.split())

@@ -13,8 +13,10 @@ from typing import Any
 from ..numbers import parse_number
 from ..types import Candidate, EntityRef
 from ._catalog import find_tool, lookup
+from ._choice import FOR_PURPOSE
 from ._common import NodeContext, Sentence, date_attrs, gate, object_ref, tool_ref
 from ._grammar import ADVERBS, clean_phrase, finish_en, third_person_en
+from ._purpose import purpose_slot
 
 __all__ = ["extract_en"]
 
@@ -486,28 +488,7 @@ def _endings(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 attrs={**attrs, "ended": True},
             )
         )
-    for m in _NOW_USE_RE.finditer(s.text):
-        y = _toolish(_cut(m.group("y") or m.group("y2"), s, 4))
-        if not y:
-            continue
-        obj, slot = tool_ref(y)
-        if not ctx.first("uses", obj.name):
-            continue
-        when, attrs = _switch_time(s, ctx)
-        out.append(
-            ctx.candidate(
-                "tool",
-                finish_en(f"{name} now uses {obj.name}"),
-                "en",
-                relation="uses",
-                object=obj,
-                slot=slot,
-                valid_from=when,
-                confidence=0.8,
-                importance=0.75,
-                attrs=attrs,
-            )
-        )
+    _now_uses(s, ctx, out)
     for m in _USED_UNTIL_RE.finditer(s.text):
         x = _toolish(m.group("x"))
         until = next((t for t in s.times if t.start >= m.end() - 1), None)
@@ -529,6 +510,41 @@ def _endings(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 confidence=0.8,
                 importance=0.75,
                 attrs={**date_attrs(until), "ended": True},
+            )
+        )
+
+
+def _now_uses(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    """ "we now use Y", "we are currently using Y for Z"."""
+    name = ctx.speaker
+    for m in _NOW_USE_RE.finditer(s.text):
+        y = _toolish(_cut(m.group("y") or m.group("y2"), s, 4))
+        if not y:
+            continue
+        obj, slot = tool_ref(y)
+        if not ctx.first("uses", obj.name):
+            continue
+        when, attrs = _switch_time(s, ctx)
+        # "we are currently using MLflow for experiment tracking": the team's, for that
+        team = m.group().lower().startswith("we")
+        fm = FOR_PURPOSE.match(s.text, m.start("y") + len(y)) if m.group("y") else None
+        purpose = fm.group("purpose") if fm else None
+        if purpose and slot == "tool":
+            slot = purpose_slot(purpose)
+        said = f"{'The team' if team else name} now uses {obj.name}"
+        out.append(
+            ctx.candidate(
+                "tool",
+                finish_en(said + (f" for {purpose}" if purpose else "")),
+                "en",
+                relation="uses",
+                object=obj,
+                slot=slot,
+                valid_from=when,
+                confidence=0.8,
+                importance=0.75,
+                attrs=attrs,
+                collective=team,
             )
         )
 

@@ -50,7 +50,8 @@ _FAV_ZH = re.compile(
     rf"我(?:们)?最(?:喜欢|爱)的(?P<cat>[^{_STOP}是]{{1,10}})(?:是|就是)(?P<x>{_OBJ})"
 )
 _PREF_ZH = re.compile(
-    r"我(?:也|还|真的|很|最|非常|特别|比较|一直|更|超|蛮|挺|都|其实|向来|从来)*"
+    r"(?:我(?:个人|自己|平时)?|(?<=[，,])\s*(?=不太喜欢|不怎么喜欢|不喜欢|讨厌|受不了))"
+    r"(?:也|还|真的|很|最|非常|特别|比较|一直|更|超|蛮|挺|都|其实|向来|从来)*"
     r"(?P<v>不太喜欢|不怎么喜欢|不喜欢|不爱|受不了|讨厌|反感|厌恶|喜欢|偏好|偏爱|喜爱|热爱|钟爱|爱好|爱)"
     rf"(?P<x>{_OBJ})"
 )
@@ -77,7 +78,11 @@ def _preferences(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 attrs={"verb": "最喜欢", "category": cat},
             )
         )
+    mine = False  # "我偏爱 X，不喜欢 Y": a clause without 我 continues the speaker's own
     for m in _PREF_ZH.finditer(s.text):
+        if not m.group().startswith("我") and not mine:
+            continue
+        mine = True
         if m.group("x").lstrip().startswith("的"):
             continue  # "我最喜欢的 X 是 Y" was read above
         v, x = m.group("v"), _clean(m.group("x"), s)
@@ -118,6 +123,8 @@ _DEC_DECIDE = re.compile(
     r"(?:决定|确定|定了|选择了?|选定|拍板|就用|还是用|最终用|最后用|改用)(?:了)?"
     rf"(?P<use>用|采用|使用|改用|选用)?\s*(?P<x>{_OBJ})"
 )
+
+_TOOL_SWITCH_ZH = re.compile(rf"从\s*{_TOOL_ZH}\s*(?:迁|换|切|转|改)[^，,。]*?(?:到|成)\s*[A-Za-z]")
 
 
 def _decisions(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -178,6 +185,8 @@ def _decisions(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 )
             )
         elif m.group().startswith(("决定", "确定", "定了", "拍板")):
+            if _TOOL_SWITCH_ZH.search(x):
+                continue  # "决定从 RabbitMQ 迁到 Kafka": a switch of tools, read by _stack_zh
             if not ctx.first("decision", x):
                 continue
             out.append(

@@ -86,6 +86,7 @@ _PURPOSES = {
     "queues": "queue",
     "messaging": "queue",
     "消息队列": "queue",
+    "队列": "queue",
     "search": "search",
     "搜索": "search",
     "transformations": "transform",
@@ -127,7 +128,7 @@ def purpose_slot(purpose: str, kind: str = "tool") -> str:
     return slot
 
 
-_NAME_WORD = re.compile(r"[A-Z][\w.+#-]*|[A-Za-z][\w+#-]*(?:\.[\w-]+)+|\d[\w.]*")
+_NAME_WORD = re.compile(r"[A-Z][\w.+#-]*(?:&[A-Z]\w*)?|[A-Za-z][\w+#-]*(?:\.[\w-]+)+|\d[\w.]*")
 
 
 def tool_at(text: str) -> str | None:

@@ -36,7 +36,7 @@ _TOKEN_EN = re.compile(r"[A-Za-z0-9][\w&+#.:/@-]*[\w+#]|[A-Za-z0-9]")
 # Capitalised words that are not names: sentence openers, pronouns, days and fillers.
 _NOT_NAME = frozenset(
     "I I'm I've I'll I'd OK Ok Okay Hi Hey Hello Thanks Yes No So Also Actually Honestly"
-    " Please Just Now Then Well Oh Good Great Sure Btw Anyway".split()
+    " Please Just Now Then Well Oh Good Great Sure Btw Anyway FYI BTW Prof Dr Mr Mrs Ms".split()
 )
 _REQUEST_EN = re.compile(
     r"^(?:(?:ok(?:ay)?|so|now|also|and|then|hey|hi)[\s,]+)*"

@@ -27,6 +27,7 @@ from ._choice import choice as _choice
 from ._choice import near_purpose as _near_purpose
 from ._choice import who_chose as _who
 from ._common import NodeContext, Sentence, content_text, gate, tool_ref
+from ._forward import contrast_tool
 from ._grammar import finish_en, third_person_en
 from ._purpose import tool_at
 
@@ -41,7 +42,7 @@ _LEAD = (
 )
 _VERB = (
     r"(?P<verb>(?i:use|go\s+with|stick\s+with|pick|choose|adopt|standardi[sz]e\s+on"
-    r"|settle\s+on|rely\s+on|keep|using|going\s+with))"
+    r"|settle\s+on|rely\s+on|lean\s+on|keep|using|going\s+with))"
 )
 _CHOICE = re.compile(
     rf"(?:^|[,;:]\s*|\b(?i:and|so|then|actually)\s+|\b(?=(?i:we['’]re|we\s+are|let['’]?s|we['’]ll)\s)"
@@ -63,7 +64,8 @@ _SWITCH = re.compile(
 _REPLACE = re.compile(
     r"\b(?P<lead>(?i:let['’]?s|we['’]ll|we\s+will|we['’]re|we\s+are|we\s+(?:have\s+)?|we['’]ve"
     r"|i['’]m|i\s+(?:have\s+)?|i['’]ve|please)\s+)?(?:(?i:going\s+to|gonna|now|just)\s+)?"
-    r"(?P<verb>(?i:replac(?:e|ed|ing)|swap(?:ped|ping)?))\s+(?P<x>(?:[^,;.!?]|\.(?=\w))+?)\s+"
+    r"(?P<verb>(?i:replac(?:e|ed|ing)|swap(?:ped|ping)?))\s+(?P<x>(?:[^,;.!?]|\.(?=\w))+?)"
+    r"(?:\s+(?i:out))?\s+"
     r"(?i:with|for|by)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)"
 )
 _MOVED_OFF = re.compile(
@@ -72,6 +74,14 @@ _MOVED_OFF = re.compile(
     r"(?P<y>(?:[^,;.!?]|\.(?=\w))+)",
     re.IGNORECASE,
 )
+_FOR_ALL = re.compile(
+    r"\s+(?i:for)\s+(?i:all|any|every|each)\s+(?:(?i:new|future|the|our)\s+)?(?P<p>[a-z][\w-]*)"
+)
+_GENERIC_TAIL = re.compile(r"(?i)\s+(?:tooling|tools?|setup|stack|librar(?:y|ies)|framework)$")
+_WHOLE = re.compile(
+    r"(?i)^(?:this|that|the|our)\s+(?:codebase|repo|repository|project|service|app|team|monorepo)$"
+)
+_IT = re.compile(r"(?i)^(?:it|them|that|this)$")
 _AS_THE = re.compile(r"\s+(?i:as)\s+(?P<purpose>(?i:the|our)\s+[\w-]+(?:\s+[\w-]+)?)")
 # "we dropped X for Y", "we're ditching X in favour of Y", "we'll retire X for Y"
 _IN_FAVOUR = re.compile(
@@ -79,12 +89,17 @@ _IN_FAVOUR = re.compile(
     r"(?:just\s+|finally\s+|now\s+)?(?P<verb>drop(?:ped|ping)?|ditch(?:ed|ing)?"
     r"|retir(?:ed|ing|e)|abandon(?:ed|ing)?|dump(?:ed|ing)?|replac(?:ed|ing)"
     r"|swap(?:ped|ping)?\s+out)\s+(?P<x>(?:[^,;.!?]|\.(?=\w))+?)\s+"
-    r"(?:in\s+favou?r\s+of|for)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)",
+    r"(?:in\s+favou?r\s+of|for|and\s+(?:are\s+|will\s+)?(?:going|go|went|moving|move|moved|switching"
+    r"|switch|switched|using|use|adopting|adopt|adopted)(?:\s+(?:with|to|over\s+to))?)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)",
     re.IGNORECASE,
 )
 _RATHER = re.compile(
-    r"\b(?:I|we)(?:['’]d|\s+would)\s+(?:much\s+)?rather\s+(?:use\s+|go\s+with\s+|have\s+)?"
-    r"(?P<y>(?:[^,;.!?]|\.(?=\w))+?)\s+than\s+(?:use\s+)?(?P<x>(?:[^,;.!?]|\.(?=\w))+)"
+    r"\b(?:I|we)(?:(?:['’]d|\s+would)\s+(?:much\s+)?rather\s+(?:use\s+|go\s+with\s+|have\s+)?"
+    # "I'm much happier with Hydra configs than with argparse flags"
+    r"|(?:['’]m|['’]re|\s+am|\s+are)\s+(?:much\s+|a\s+lot\s+|way\s+|far\s+)?(?:happier"
+    r"|more\s+comfortable|more\s+productive)\s+(?:with|using|in)\s+)"
+    r"(?P<y>(?:[^,;.!?]|\.(?=\w))+?)\s+than\s+(?:use\s+|with\s+|using\s+)?"
+    r"(?P<x>(?:[^,;.!?]|\.(?=\w))+)"
 )
 _MOVING_TO = re.compile(
     r"\b(?P<who>(?i:we|i))(?:['’]re|['’]m|\s+are|\s+am)\s+(?:now\s+)?(?i:moving|switching"
@@ -165,6 +180,8 @@ def _switches_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         _add(out, _choice(ctx, s, y, x=x, switch=True, planned=planned, purpose=purpose))
     for m in _REPLACE.finditer(s.text):
         y, x = tool_at(m.group("y")), tool_at(m.group("x"))
+        if _IT.match(m.group("x")):  # "we've been on Datadog, but we're swapping it out for Y"
+            x = contrast_tool(s.text[: m.start()], last=True)
         if y and x and (lookup(y) or lookup(x) or m.group("lead")):
             planned = "ing" in m.group("verb")[-3:] or bool(
                 re.match(r"(?i)let|we(?:'ll|\s+will)|please", m.group("lead") or "")
@@ -194,9 +211,18 @@ def _moves_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             )
     for m in _IN_FAVOUR.finditer(s.text):
         y, x = tool_at(m.group("y")), tool_at(m.group("x"))
-        if y and x and (lookup(y) or lookup(x)):
+        # a tool the catalog knows, or one named for a part of the work ("retiring rosbag1
+        # tooling and moving to MCAP for all new recordings")
+        fm = _FOR_ALL.match(s.text, m.end("y") - len(m.group("y")) + len(y or ""))
+        purpose = fm.group("p") if fm else _near_purpose(s.text[m.start("y") :])
+        if x is None and purpose:  # "rosbag1 tooling": the tool, without the generic noun
+            bare = _GENERIC_TAIL.sub("", m.group("x").strip())
+            x = bare if len(bare.split()) == 1 and re.search(r"\d|[A-Z]", bare) else None
+        if y and x and (lookup(y) or lookup(x) or (purpose and not _LIFE_PLACES.search(purpose))):
             ongoing = m.group("verb").lower().endswith(("ing", "e"))
-            _add(out, _choice(ctx, s, y, x=x, switch=True, planned=ongoing))
+            known = lookup(y) is not None  # a known tool keeps its own slot
+            purpose = None if known else purpose
+            _add(out, _choice(ctx, s, y, x=x, switch=True, planned=ongoing, purpose=purpose))
     for m in _MOVING_TO.finditer(s.text):
         y = tool_at(m.group("y"))
         before = _WERE_USING.search(s.text[: m.start()])
@@ -218,11 +244,15 @@ _FROM_NOW = re.compile(
     r"(?P<y>[A-Z][^,;!?]*)"
     r"|(?P<p2>(?i:the\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?)\s+(?i:now)\s+(?i:runs|lives|happens|goes)"
     r"\s+(?i:on|in|through|via)\s+(?P<y2>[A-Z][^,;!?]*)"
+    # "now everything goes through GitHub Actions"
+    r"|\b(?i:now)\s+(?P<p3>(?i:everything|all\s+[\w-]+(?:\s+[\w-]+)?))\s+(?i:runs|lives|happens|goes"
+    r"|go|run|live)\s+(?i:on|in|through|via)\s+(?P<y3>[A-Z][^,;!?]*)"
 )
 # what the same message says was left behind: "We've outgrown Jenkins; from now on ..."
 _LEFT = re.compile(
     r"(?i:outgrown|outgrew|ditched|dropped|abandoned|retired|got\s+rid\s+of|done\s+with"
-    r"|moved\s+off(?:\s+of)?|moving\s+off(?:\s+of)?|leaving)\s+(?P<x>[A-Z][\w.+#-]*"
+    r"|moved\s+off(?:\s+of)?|moving\s+off(?:\s+of)?|leaving"
+    r"|used\s+to\s+\w+(?:\s+\w+)?\s+(?:with|on|through|via|in|using))\s+(?P<x>[A-Z][\w.+#-]*"
     r"(?:\s+[A-Z][\w.+#-]*)?)"
 )
 
@@ -247,9 +277,13 @@ def _is_our_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
 
 def _from_now_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     for m in _FROM_NOW.finditer(s.text):
-        y = tool_at(m.group("y") or m.group("y2"))
-        purpose = m.group("p") or m.group("p2")
-        if not y or re.match(r"(?i)(?:we|i|it|this|that|they|you)$", purpose):
+        y = tool_at(m.group("y") or m.group("y2") or m.group("y3"))
+        purpose = m.group("p") or m.group("p2") or m.group("p3")
+        if re.match(r"(?i)everything$", purpose):
+            purpose = None  # "now everything goes through Y": the tool's own kind
+        elif re.match(r"(?i)all\s", purpose):
+            purpose = purpose.split(None, 1)[1]
+        if not y or (purpose and re.match(r"(?i)(?:we|i|it|this|that|they|you)$", purpose)):
             continue
         left = _LEFT.search(content_text(ctx.record.node.content))
         x = tool_at(left.group("x")) if left else None
@@ -279,6 +313,8 @@ def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             if ex is not None and ex.start() > len(y) + room:
                 ex = None  # "Nuxt 3 for the rewrite instead of Vue 2": past what it is for
             purpose = m.groupdict().get("purpose")
+            if purpose and _WHOLE.match(purpose):
+                purpose = ""  # "For this codebase we use Node 20": where, not what for
             if purpose is None:  # "use X for the database", "use X as the warehouse"
                 fm = _FOR.search(rest) or _AS_THE.search(rest)
                 purpose = fm.group("purpose") if fm and fm.start() < len(y) + 3 else None
@@ -449,7 +485,7 @@ _CHOICE_GATE = gate(
     " switched switching move moved moving migrate migrated migrating change changed changing"
     " port ported porting written built implemented developed done rewrote rewrite re replace"
     " replaced replacing swap swapped swapping dropped ditched retired abandoned dumped favour"
-    " favor off dropping ditching retiring abandoning dumping drop ditch retire"
+    " favor off dropping ditching retiring abandoning dumping drop ditch retire lean"
 )
 _FROM_NOW_GATE = gate("forward starting")
 _NOW_GATE = gate("now")
@@ -457,4 +493,4 @@ _RUNS_GATE = gate("run runs live lives happen happens go goes use uses is are")
 _IS_OUR_GATE = gate("our main primary default")
 _AVOID_GATE = gate("don dont do never avoid no stop")
 _NOT_USING_GATE = gate("not never longer don dont aren won stopped quit")
-_RATHER_GATE = gate("rather")
+_RATHER_GATE = gate("rather happier comfortable productive")

@@ -14,7 +14,7 @@ from ._choice import choice as _choice
 from ._choice import when_said as _when
 from ._choice import who_chose as _who
 from ._common import NodeContext, Sentence, tool_ref
-from ._grammar import finish_en, finish_zh
+from ._grammar import finish_en, finish_zh, third_person_zh
 from ._stack import avoided
 
 __all__ = ["pivot_en", "stack_zh"]
@@ -23,8 +23,9 @@ _T = r"[A-Za-z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?"
 _P = r"(?P<purpose>[\u4e00-\u9fffA-Za-z]{1,8}?)"
 _USE_ZH = re.compile(
     rf"(?:^|[，,；;。]\s*){_P}?\s*(?:我们|我|团队)?(?:组)?(?:就|都|还是|统一|一律|主要)?\s*"
-    rf"(?P<plan>打算|准备|计划|要|会|决定)?\s*(?:从\s*{_T}\s*)?"
-    rf"(?P<verb>改用|选了|选用|采用|使用|换成|换到|改成|切换到|迁移到|迁到|转到|用的是|用)\s*"
+    rf"(?P<plan>打算|准备|计划|要|会|决定)?\s*(?:把\s*(?P<p4>[\u4e00-\u9fff]{{1,10}}?)\s*(?=从))?"
+    rf"(?:全面|全部|逐步|统一|都)?\s*(?:从\s*{_T}\s*)?"
+    rf"(?P<verb>改用|选了|选用|采用|使用|换成|换到|改成|切换到|迁移到|迁到|转到|用的是|用)了?\s*"
     rf"(?P<y>{_T})"
 )
 _DROP_ZH = re.compile(
@@ -39,16 +40,16 @@ _NOT_AFTER = re.compile(
 # 切到 Feast": what was in use, up to two clauses of why, then what replaces it (and when)
 _BEFORE_NOW_ZH = re.compile(
     rf"(?P<purpose>[\u4e00-\u9fff]{{1,8}}?)?(?:之前|以前|原来|过去|本来|一直)(?:一直)?"
-    rf"(?:是|用|用的是|在用)\s*"
+    rf"(?:的(?P<p3>[\u4e00-\u9fff]{{1,8}}?))?(?:是|用|用的是|在用)\s*"
     rf"(?P<x>{_T})\s*(?:(?:来)?(?:做|当|作为)\s*(?P<p2>[^，,。；;]{{1,10}}?)\s*)?"
     rf"[\u4e00-\u9fff]{{0,2}}[，,]\s*(?:[^，,。；;]{{1,16}}[，,]\s*){{0,2}}?"
     rf"(?P<when>现在|后来|目前|如今|以后|之后|今后|从现在起|从下[^，,。；;]{{1,4}}起|下[^，,。；;]{{1,4}}起"
-    rf"|从[^，,。；;]{{1,8}}开始)?\s*(?:我们|团队)?(?:已经|打算|准备|计划|要|会)?"
-    rf"(?:全部|统一|都|全都|一律)?\s*(?:换成|改成|改用|换|切到|切换到|切换成|迁到|迁移到|转到|换到)"
+    rf"|(?:从)?[^，,。；;]{{1,8}}?开始)?\s*(?:我们|团队)?(?:已经|打算|准备|计划|要|会)?"
+    rf"(?:全部|统一|都|全都|一律|全面|逐步)?\s*(?:换成|改成|改用|换|切到|切换到|切换成|迁到|迁移到|转到|换到)"
     rf"(?:了)?\s*(?P<y>{_T})"
 )
 _DECIDED_ZH = re.compile(r"决定|定了|选|以后|今后|就用|还是用|统一|一律|改|换|迁|不用|而不是")
-_FROM_ZH = re.compile(rf"从\s*(?P<x>{_T})\s*(?:迁移|换|切换|转|改)")
+_FROM_ZH = re.compile(rf"从\s*(?P<x>{_T})\s*(?:迁移|迁|换|切换|切|转|改)")
 _AVOID_ZH = re.compile(
     rf"(?:不要|别|千万别|千万不要|不准|禁止)\s*(?:再)?\s*(?:用|使用|引入)\s*(?P<x>{_T})"
 )
@@ -68,7 +69,8 @@ _NOT_PURPOSE = re.compile(
 # "我们不用 Helm", "我们不用 ORM，SQL 都是手写的": what the team does not use
 _NOT_USING_ZH = re.compile(
     rf"(?:我们|我|团队|组里)(?:现在|目前|已经|也|都|从来|一直|平时)?"
-    rf"(?:不用|不使用|不再用|没用|没有用|不需要|从来不用)\s*(?P<x>{_T})"
+    # not "我们不用 TypeScript 的 enum": a feature of the tool
+    rf"(?:不用|不使用|不再用|没用|没有用|不需要|从来不用)\s*(?P<x>{_T})(?![\w.+#-]|\s*的)"
 )
 
 
@@ -76,7 +78,7 @@ def _before_now_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     """ "缓存之前是 Memcached，现在换成 Redis 了": a switch whose old value was named first."""
     for m in _BEFORE_NOW_ZH.finditer(s.text):
         x, y = m.group("x").strip(), m.group("y").strip()
-        purpose = (m.group("purpose") or m.group("p2") or "").strip()
+        purpose = (m.group("purpose") or m.group("p3") or m.group("p2") or "").strip()
         purpose = (
             "" if _NOT_PURPOSE.match(purpose) or re.search(r"[我你他她]", purpose) else purpose
         )
@@ -108,7 +110,7 @@ def _choices_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             continue  # "原来用 Jenkins": what was used, not a choice
         if any(c.replaces is not None and c.replaces.name == tool_ref(y)[0].name for c in out):
             continue  # "一直用的是 Hive，……切到 Feast": Hive is what the switch leaves
-        purpose = _stated_purpose(m.group("purpose") or "")
+        purpose = _stated_purpose(m.group("p4") or m.group("purpose") or "")
         if purpose is None:
             continue
         if m.group("verb") == "用" and not purpose and not _DECIDED_ZH.search(s.text):
@@ -179,6 +181,7 @@ def _in_use_zh(c: Candidate, s: Sentence, m: re.Match[str]) -> Candidate:
         Fact("uses", tool_ref(z)[0], slot=None if tool_ref(z)[1] == "tool" else tool_ref(z)[1])
         for z in re.findall(rf"(?:和|、|跟|以及|加上|还有)\s*({_T})", s.text[m.end("y") : end])
     ]
+    said = third_person_zh(said, "团队").replace("团队他们", "团队")  # "我们现在用的是 X"
     return replace(c, text=finish_zh(said), more=(*c.more, *more))
 
 
@@ -192,7 +195,7 @@ def _stated_purpose(raw: str) -> str | None:
         return None  # "直到上周我还在用 X": an ending, read elsewhere
     if re.search(r"[我你他她它了吗呢吧从周月年天]|以前|之前|开始|现在|以后", purpose):
         purpose = ""  # "从上周开始", "以后都": when, not what for
-    purpose = re.sub(r"(?:我们|我|团队|以后|之后|都|就|是)+$", "", purpose)
+    purpose = re.sub(r"(?:我们|我|团队|以后|之后|都|就|是|这块|那块|这边|那边|方面)+$", "", purpose)
     if not purpose or _NOT_PURPOSE.match(purpose) or not re.search(r"[\u4e00-\u9fff]", purpose):
         return ""
     return purpose
@@ -234,6 +237,8 @@ def _pivot(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         return
     y = m.group("y").strip()
     x = (m.group("x") or "").strip() or None
+    if re.match(r"[A-Za-z][\w.+#-]{2,}", y):
+        return  # "转到 Spring Cloud": a tool, read as a switch ("转向 C 端" is a focus)
     if not y or not ctx.first("focus", y):
         return
     when, attrs = _when(s, ctx)

@@ -294,6 +294,9 @@ _CAUSE_EN = re.compile(r"(?i)\bbecause\b|\bdue\s+to\b|\bcaused\s+by\b|\bbroke\b|
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|;\s+|,\s+(?:so\s+|and\s+)?(?=I\s)")
 
 
+_POINTS_BACK = re.compile(r"(?i)^\w+\s+(?:it|them|that|this)\b")
+
+
 def _achievement(texts: list[str], zh: bool) -> tuple[str, str]:
     """What the agent's answer says was done (first-person action sentences, "I" dropped)
     and the cause it names, if any."""
@@ -422,8 +425,13 @@ def _summary(
     answers = [content_text(r.node.content) for r in said if r.node.role == "assistant"]
     done, cause = _achievement(answers[-1:], zh)
     if zh:
+        first = _SENTENCE.split(answers[-1].strip())[0].strip() if answers else ""
         text = done or (
-            "修改了 " + _listing(files, 4, True) if files else f"运行了 {len(commands)} 条命令"
+            "修改了 " + _listing(files, 4, True)
+            if files
+            else first.rstrip("。")  # "86 个测试全部通过": what the run showed
+            if len(first) >= 4
+            else f"运行了 {len(commands)} 条命令"
         )
         if fixes and not cause and "修" not in text:
             text = f"修复了一次失败的运行：{text}"
@@ -431,6 +439,9 @@ def _summary(
     else:
         final, first = _closing(said)
         done = done if len(done.split()) > 2 else ""  # "Restarted.": the request says what
+        if done and not cause and _POINTS_BACK.search(done):  # "Aliased it ...": what "it" is
+            found = _SENTENCE.split(final[-1].strip())[0] if final else ""
+            cause = found if found and found not in done and not _ACTION_EN.match(found) else ""
         if done:
             text = f"{cause.rstrip(' .;,')}. {done}" if cause and cause not in done else done
         elif first:  # what the run showed, in the agent's words; the files it edited
