@@ -24,7 +24,7 @@ from ..knowledge.base import KnowledgeBase
 from ..knowledge.batch import KnowledgeBatch
 from ..knowledge.models import Edge, Entity, TimelineEvent
 from ..knowledge.names import id_words, normalize_name
-from .slots import contradicts, generic_deadline_slot, inherit_slot, preference_slot
+from .slots import contradicts, ends_replaced, generic_deadline_slot, inherit_slot, preference_slot
 from .types import Candidate, EntityRef
 
 __all__ = ["KNOWN_ALIASES", "Linker", "Reconciler", "slugify"]
@@ -257,13 +257,48 @@ class Reconciler:
         replaced = self.linker._find(cand.replaces.name) if cand.replaces else None
         cand = inherit_slot(cand, src, replaced, self._all_edges().values(), resolve)
         edge = replace(edge, slot=cand.slot, fact=cand.text)
+        newer = self._end_contradicted(cand, edge, src, dst, replaced, when, prov, scope)
+        if newer:  # arrived out of order: written already ended where the newer one begins
+            first = min(newer, key=lambda e: (e.valid_from, e.id))
+            edge = replace(edge, valid_to=first.valid_from, superseded_by=first.id)
+            self.stats["edges_late"] = self.stats.get("edges_late", 0) + 1
+        self._put_edge(edge)
+        self.stats["edges_new"] += 1
+        return edge
+
+    def _end_contradicted(
+        self,
+        cand: Candidate,
+        edge: Edge,
+        src: str,
+        dst: str,
+        replaced: str | None,
+        when: float,
+        prov: Provenance,
+        scope: str,
+    ) -> list[Edge]:
+        """End what the new ``edge`` contradicts (or, for a switch, replaces); returns the
+        newer facts that already hold against it (it arrived out of order)."""
+        resolve = self.linker._resolve
         newer: list[Edge] = []
+        gone = cand.replaces.name if cand.replaces else ""
         for old in list(self._all_edges().values()):
-            if not old.current or resolve(old.src) != src or old.scope != scope:
+            # in force when the new fact begins: current, or ending later (a deadline ends
+            # at its date, and a new date for it ends it before that)
+            live = old.superseded_by is None and (old.valid_to is None or old.valid_to > when)
+            if not live or old.scope != scope or old.id == edge.id:
                 continue
-            if not contradicts(old, str(cand.relation), cand.slot, dst, replaced, resolve):
+            named = (
+                bool(gone)
+                and resolve(old.dst) != dst
+                and ends_replaced(old, replaced, gone, resolve)
+            )
+            if not named and (
+                resolve(old.src) != src
+                or not contradicts(old, str(cand.relation), cand.slot, dst, replaced, resolve)
+            ):
                 continue
-            named = replaced is not None and resolve(old.dst) == replaced
+            named = named or (replaced is not None and resolve(old.dst) == replaced)
             if old.valid_from > when and not named:
                 newer.append(old)  # a newer fact already holds; this one is history
                 continue
@@ -272,13 +307,7 @@ class Reconciler:
             end = when if old.valid_from <= when else max(old.valid_from, prov.event_time)
             self._put_edge(replace(old, valid_to=end, superseded_by=edge.id))
             self.stats["edges_ended"] += 1
-        if newer:  # arrived out of order: written already ended where the newer one begins
-            first = min(newer, key=lambda e: (e.valid_from, e.id))
-            edge = replace(edge, valid_to=first.valid_from, superseded_by=first.id)
-            self.stats["edges_late"] = self.stats.get("edges_late", 0) + 1
-        self._put_edge(edge)
-        self.stats["edges_new"] += 1
-        return edge
+        return newer
 
     def event(
         self,

@@ -22,7 +22,14 @@ from dataclasses import replace
 from ..knowledge.models import Edge
 from .types import Candidate
 
-__all__ = ["OPPOSITE", "contradicts", "generic_deadline_slot", "inherit_slot", "preference_slot"]
+__all__ = [
+    "OPPOSITE",
+    "contradicts",
+    "ends_replaced",
+    "generic_deadline_slot",
+    "inherit_slot",
+    "preference_slot",
+]
 
 OPPOSITE = {
     "prefers": "dislikes",
@@ -74,6 +81,31 @@ def contradicts(
         # "we're moving from Vue 2 to Nuxt" ends "the app runs on Vue 2" (slot version:vue)
         return _bare(old.slot.split(":", 1)[1]) == _bare(replaced.split(".", 1)[-1])
     return old_dst == dst and OPPOSITE.get(relation) == old.relation
+
+
+# what a switch away from a tool ends whoever holds it in the scope: "we're moving from FreeRTOS
+# to RT-Thread" said by the user ends "the project runs on FreeRTOS 10.5"
+_TOOL_HOLDS = ("uses", "prefers", "decided", "deployed_to", "runs_on")
+
+
+def ends_replaced(
+    old: Edge, replaced: str | None, name: str, resolve: Callable[[str], str]
+) -> bool:
+    """Whether a switch away from ``name`` (``replaced``: its entity, when one has that name)
+    ends ``old``, a current fact of any subject of the same scope that holds the tool: it names
+    the same entity, a tool whose name starts with that word ("Photon" for "Photon Fusion"),
+    or that tool's version ("FreeRTOS 10.5")."""
+    if old.relation not in _TOOL_HOLDS:
+        return False
+    dst = resolve(old.dst)
+    if replaced is not None and dst == replaced:
+        return True
+    key = _bare(name)
+    if not key:
+        return False
+    if old.slot and old.slot.startswith("version:") and _bare(old.slot.split(":", 1)[1]) == key:
+        return True
+    return dst.startswith("tool.") and dst[5:].split("-")[0] == key
 
 
 def generic_deadline_slot(

@@ -201,14 +201,11 @@ class RuleExtractor:
         node answers a question about the speaker, so a less salient statement is kept;
         ``before``: what the turn before said (where "there" is)."""
         need = MIN_SCORE - (ANSWER_BONUS if answer else 0.0)
-        node = ctx.record.node
-        agent_user = node.role == "user" and not (node.name and node.name.strip())
+        agent_user = ctx.record.node.role == "user" and not (ctx.record.node.name or "").strip()
         carry: TimeExpr | None = None
         salient: list[tuple[Salience, Sentence]] = []
         for s in sentences:
-            found: list[Candidate] = []
-            events: list[Candidate] = []
-            zh = s.lang == "zh"
+            found, events, zh = [], [], s.lang == "zh"
             if not s.question and ctx.personal:
                 candidates.extend(in_passing(s, ctx))
                 # An unnamed assistant's echoes and confirmations are never memories.

@@ -1,0 +1,52 @@
+"""A switch away from a tool ends whoever held it in the scope, under any longer name or as a
+version; a deadline that ends at its date can still be moved before it. End to end through a
+real tenant (git sessions, JSONL knowledge files) with ``run_sessions``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ogmemory.evaluation.devsessions import run_sessions
+
+_SCRIPT = """
+name: switches
+sessions:
+  - id: w-1
+    project: lamp
+    start: "2026-03-02T09:00:00Z"
+    turns:
+      - user: 固件跑在 Zephyr 3.6 上，编译器是 arm-none-eabi-gcc。
+        assistant: 好的。
+      - user: "For the multiplayer part we're going with Mirror Networking, dedicated servers."
+        assistant: "OK."
+      - user: "The launch trailer has to be delivered by May 4."
+        assistant: "May 4."
+  - id: w-2
+    project: lamp
+    start: "2026-03-20T09:00:00Z"
+    turns:
+      - user: 为了拿到认证，下个版本起系统从 Zephyr 换成 NuttX。
+        assistant: 好的。
+      - user: "Licensing got messy, so we're switching from Mirror to FishNet."
+        assistant: "OK."
+      - user: "The agency slipped, so the launch trailer now has to be delivered by May 11 instead."
+        assistant: "May 11."
+gold:
+  - {id: nuttx, terms: [NuttX], facts: true}
+  - {id: fishnet, terms: [FishNet], facts: true}
+  - {id: trailer, terms: ["2026-05-11"], facts: true}
+stale:
+  - {id: zephyr current, object: Zephyr}
+  - {id: mirror current, object: Mirror Networking}
+  - {id: old trailer date, object: "2026-05-04"}
+"""
+
+
+def test_a_switch_ends_the_old_tool_and_a_moved_date_the_old_date(tmp_path: Path) -> None:
+    script = tmp_path / "script.yaml"
+    script.write_text(_SCRIPT, encoding="utf-8")
+    (score,) = run_sessions([script])
+    assert score.stale == []
+    assert score.missed == []
+    assert score.wrong == [] and score.junk == []
