@@ -89,3 +89,9 @@ def test_number_bounds_are_said_in_words() -> None:
     text = " ".join(_help(("recall",)).split())
     assert "--embed-pending N " in text and "[at least 0]" in text
     assert "[0-65535]" in " ".join(_help(("serve",)).split())
+
+
+def test_core_says_which_scope_it_renders_by_default(tmp_path: Any) -> None:
+    text = " ".join(_help(("core",), columns=400).split())
+    assert "[default: global, the core.md file]" in text
+    assert "every scope" not in text  # it never renders every scope at once

@@ -296,3 +296,17 @@ def test_a_reaction_rests_on_whatever_the_listener_said(tmp_path: Path) -> None:
     assert "Keep it up, you got this!" in cited, got
     assert [t for t in got if "Gina" in t] == ["Gina encourages and supports Jon."], got
     mem.close()
+
+
+def test_a_social_note_is_no_recall_item_of_its_own(tmp_path: Path) -> None:
+    mem, got = _distilled(
+        tmp_path,
+        [
+            ("Jon", "I lost my job, so I'm starting my own dance studio."),
+            ("Gina", "Keep going, you got this! I'm so proud of you."),
+        ],
+    )
+    assert "Gina encourages and supports Jon." in got
+    items = mem.recall("Does Gina support Jon?").items
+    assert not [i.text for i in items if i.text.strip() == "Gina encourages and supports Jon."]
+    mem.close()

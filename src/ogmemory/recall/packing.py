@@ -187,6 +187,8 @@ class Packer:
                 ]
                 if evidence and not d.prov.get("edited"):  # the user's words, not the turns
                     self._add_group(plan, evidence[0], sc, budget, terms)
+                elif d.prov.get("social"):
+                    plan.used_abs.add(d.id)  # "X encourages Y" alone answers no question
                 else:
                     # a memory the user wrote and the fact derived from it say one thing
                     wording = _wording(d.text)

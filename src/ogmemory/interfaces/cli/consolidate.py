@@ -13,7 +13,6 @@ from .common import (
     AccountOption,
     HomeOption,
     JsonOption,
-    ScopeOption,
     SpaceOption,
     emit_json,
     open_memory,
@@ -23,8 +22,20 @@ from .common import (
 __all__ = ["core", "distill", "sleep"]
 
 
+_CoreScope = Annotated[
+    str | None,
+    typer.Option(
+        "--scope",
+        metavar="SCOPE",
+        show_default=False,
+        help="Render core.md for this scope: 'project:<id>' (global + that project's stack, "
+        "rules and deadlines) or 'agent:<id>'. \\[default: global, the core.md file]",
+    ),
+]
+
+
 def core(
-    scope: ScopeOption = None,
+    scope: _CoreScope = None,
     regenerate: Annotated[
         bool,
         typer.Option(
