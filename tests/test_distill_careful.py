@@ -221,6 +221,17 @@ def test_the_bundled_sample_reads_as_a_careful_reader_would_note_it(tmp_path: Pa
     assert not [w for w in filler if w in mem.core()]  # a note at most, never a line of core.md
     # Anika, Priya's sister; Tomas's new job
     assert {f.relation for f in mem.facts()} == {"has_relation", "has"}
+    # core.md's Recent reads newest first
+    core = mem.core()
+    recent = core.split("[Recent]", 1)[1].split("\n\n")[0].splitlines()
+    events = mem.timeline()
+    times = [
+        next(e.event_time for e in events if e.summary[:24] in line)
+        for line in recent
+        if "↪" in line
+    ]
+    assert len(times) >= 3, core
+    assert times == sorted(times, reverse=True), core
     mem.close()
 
 

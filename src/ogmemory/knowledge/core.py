@@ -207,6 +207,9 @@ def _deadline(edge: Edge) -> str:
     return day_label(edge.valid_from)
 
 
+_RECENT_SHOWN = 8  # about as many Recent lines as fit beside the other sections
+
+
 def _recent_lines(
     events: list[TimelineEvent], stale: set[str], now: float, themes: Themes | None = None
 ) -> list[str]:
@@ -236,6 +239,8 @@ def _recent_lines(
     keep.sort(key=rank, reverse=True)
     if themes is not None:
         keep = fair_order(keep, lambda e: e.entities[0] if e.entities else "")
+    # chosen by rank, shown newest first (what does not fit the 2 KB is cut from the end)
+    keep = sorted(keep[:_RECENT_SHOWN], key=lambda e: -e.event_time) + keep[_RECENT_SHOWN:]
     labels = {e.id: time_label(e.event_time, e.precision, e.language) for e in keep}
     return [
         f"· {labels[e.id]} {_fit(_undated(_first(e), labels[e.id]), 140)}  {pointer(e.provenance)}"
