@@ -50,3 +50,40 @@ def test_a_switch_ends_the_old_tool_and_a_moved_date_the_old_date(tmp_path: Path
     assert score.stale == []
     assert score.missed == []
     assert score.wrong == [] and score.junk == []
+
+
+_CALLED_OFF = """
+name: called off
+sessions:
+  - id: c-1
+    project: shop
+    start: "2026-11-20T09:00:00Z"
+    turns:
+      - user: 我们打算把打包工具从 webpack 换成 Vite。
+        assistant: 好的。
+      - user: "Let's switch the e2e suite from Cypress to Playwright."
+        assistant: "OK."
+  - id: c-2
+    project: shop
+    start: "2026-11-27T09:00:00Z"
+    turns:
+      - user: 算了，Vite 先不换了，还是继续用 webpack，插件迁移成本太高。
+        assistant: 好的。
+      - user: "Never mind, scrap the move to Playwright, we're sticking with Cypress."
+        assistant: "OK."
+gold:
+  - {id: webpack, terms: [webpack], facts: true}
+  - {id: cypress, terms: [Cypress], facts: true}
+stale:
+  - {id: vite, object: Vite}
+  - {id: playwright, object: Playwright}
+"""
+
+
+def test_a_plan_called_off_ends_the_planned_tool(tmp_path: Path) -> None:
+    script = tmp_path / "script.yaml"
+    script.write_text(_CALLED_OFF, encoding="utf-8")
+    (score,) = run_sessions([script])
+    assert score.stale == []
+    assert score.missed == []
+    assert score.wrong == [] and score.junk == []

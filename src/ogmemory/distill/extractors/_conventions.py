@@ -34,7 +34,7 @@ _RULE_LEAD_EN = re.compile(
     re.IGNORECASE,
 )
 _RULE_EN = re.compile(
-    r"^(?P<body>(?:please\s+)?(?:always|never|don['’]?t|do\s+not|make\s+sure|be\s+sure\s+to"
+    r"^(?P<body>(?:please\s+)?(?:always|never(?!\s+mind\b)|don['’]?t|do\s+not|make\s+sure|be\s+sure\s+to"
     r"|remember\s+to|avoid|only\s+ever|no\s+\w+(?:\s+\w+)?\s+without|stop\s+\w+ing"
     r"|whenever\s+you|when\s+you\s+[^,]{3,40},\s+(?:always\s+|please\s+)?[a-z]+)\b.*)",
     re.IGNORECASE,

@@ -26,6 +26,7 @@ from datetime import UTC, tzinfo
 from ...entity.records import NodeRecord
 from ..dates import TimeExpr, day_of
 from ..types import Candidate, ExtractionResult
+from ._cancel import called_off
 from ._common import NodeContext, Sentence, content_text, gate, split_sentences
 from ._conventions import conventions_en, conventions_zh
 from ._deadlines import deadlines
@@ -222,7 +223,7 @@ class RuleExtractor:
                 if not found:
                     found = stances_zh(s, ctx) if zh else stances_en(s, ctx)
                 found += conventions_zh(s, ctx, found) if zh else conventions_en(s, ctx, found)
-                candidates.extend(found)
+                candidates.extend(found := called_off(s, ctx, found))  # "X 先不换了"
                 # A decision, switch, learning or deadline already dates this sentence: an
                 # event restating it would only be a duplicate on the timeline.
                 if not any(c.kind or (c.slot or "").startswith("deadline") for c in found):

@@ -1,0 +1,68 @@
+"""A plan called off: "算了，Vite 先不换了，还是继续用 webpack", "forget pytest - we're staying
+on unittest after all". The tool kept is a decision that names the one called off as replaced,
+so the planned switch to it (and every fact that holds it) ends, and the kept tool is current
+without a slot read from the words around it ("还是继续" is no purpose).
+
+>>> from datetime import date
+>>> from ogmemory.distill.extractors._common import split_sentences
+>>> s = split_sentences("Forget pytest, we're staying on unittest after all.", date(2026, 12, 1))[0]
+>>> called_off_names(s)
+('pytest', 'unittest')
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from ..types import Candidate
+from ._choice import choice
+from ._common import NodeContext, Sentence, tool_ref
+
+__all__ = ["called_off", "called_off_names"]
+
+_TOOL = r"[A-Za-z][\w.+#-]*[\w+#]"
+_CANCEL_ZH = re.compile(rf"(?P<x>{_TOOL})\s*(?:就|先|暂时|也|还是)?不(?:换|改|迁|上|用)了")
+_KEEP_ZH = re.compile(rf"(?:还是|继续|仍然|照旧|接着)(?:继续)?(?:用|使用)\s*(?P<y>{_TOOL})")
+_CANCEL_EN = re.compile(
+    rf"\b(?:forget(?:\s+about)?|scrap|cancel|call\s+off|drop)\s+(?:the\s+)?"
+    rf"(?:(?:move|switch|migration)\s+to\s+)?(?P<x>{_TOOL})",
+    re.IGNORECASE,
+)
+_KEEP_EN = re.compile(
+    rf"\b(?:stay(?:ing)?|stick(?:ing)?|keep(?:ing)?|remain(?:ing)?)\s+(?:on|with)\s+(?P<y>{_TOOL})"
+    rf"|\bkeep(?:ing)?\s+using\s+(?P<y2>{_TOOL})",
+    re.IGNORECASE,
+)
+
+
+def called_off_names(s: Sentence) -> tuple[str, str] | None:
+    """The tool called off and the tool kept, when the sentence says both."""
+    zh = s.lang == "zh"
+    off = (_CANCEL_ZH if zh else _CANCEL_EN).search(s.text)
+    kept = (_KEEP_ZH if zh else _KEEP_EN).search(s.text)
+    if off is None or kept is None:
+        return None
+    x, y = off.group("x"), kept.group("y") or kept.group("y2")
+    return None if x.lower() == y.lower() else (x, y)
+
+
+def called_off(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list[Candidate]:
+    """``found`` with the kept tool's decision naming the called-off one as replaced (a new
+    decision when no candidate holds the kept tool)."""
+    names = called_off_names(s)
+    if names is None:
+        return found
+    x, y = names
+    gone, key = tool_ref(x)[0], tool_ref(y)[0].name.lower()
+    if any(c.relation == "uses" and c.object and c.object.name.lower() == key for c in found):
+        return [
+            replace(c, replaces=gone, slot=None)
+            if c.relation == "uses" and c.object and c.object.name.lower() == key
+            else c
+            for c in found
+        ]
+    zh = s.lang == "zh"
+    text = f"团队决定继续用 {y}，不换 {x}。" if zh else f"The team is staying on {y}, not {x}."
+    kept = choice(ctx, s, y, x=x, text=text)
+    return [*found, replace(kept, slot=None)] if kept is not None else found
