@@ -87,3 +87,32 @@ def test_a_plan_called_off_ends_the_planned_tool(tmp_path: Path) -> None:
     assert score.stale == []
     assert score.missed == []
     assert score.wrong == [] and score.junk == []
+
+
+_MOVED_ELSEWHERE = """
+name: moved under another subject
+sessions:
+  - id: d-1
+    project: thesis
+    start: "2026-04-01T02:00:00Z"
+    turns:
+      - user: 实验室要投 ISMB 的 workshop，摘要 5 月 10 日截止。
+        assistant: 好的。
+  - id: d-2
+    project: thesis
+    start: "2026-04-08T02:00:00Z"
+    turns:
+      - user: 好消息，ISMB 摘要截止延期到 5 月 17 日了。
+        assistant: 好的。
+gold:
+  - {id: new date, terms: ["2026-05-17"], facts: true}
+stale:
+  - {id: old date, object: "2026-05-10"}
+"""
+
+
+def test_a_moved_deadline_ends_the_first_date_whoever_it_was_filed_under(tmp_path: Path) -> None:
+    script = tmp_path / "script.yaml"
+    script.write_text(_MOVED_ELSEWHERE, encoding="utf-8")
+    (score,) = run_sessions([script])
+    assert score.stale == [] and score.missed == []

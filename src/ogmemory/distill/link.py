@@ -24,7 +24,14 @@ from ..knowledge.base import KnowledgeBase
 from ..knowledge.batch import KnowledgeBatch
 from ..knowledge.models import Edge, Entity, TimelineEvent
 from ..knowledge.names import id_words, normalize_name
-from .slots import contradicts, ends_replaced, generic_deadline_slot, inherit_slot, preference_slot
+from .slots import (
+    contradicts,
+    ends_replaced,
+    generic_deadline_slot,
+    inherit_slot,
+    moves_deadline,
+    preference_slot,
+)
 from .types import Candidate, EntityRef
 
 __all__ = ["KNOWN_ALIASES", "Linker", "Reconciler", "slugify"]
@@ -292,7 +299,7 @@ class Reconciler:
                 bool(gone)
                 and resolve(old.dst) != dst
                 and ends_replaced(old, replaced, gone, resolve)
-            )
+            ) or moves_deadline(old, cand.slot, bool(cand.attrs.get("moved")))
             if not named and (
                 resolve(old.src) != src
                 or not contradicts(old, str(cand.relation), cand.slot, dst, replaced, resolve)

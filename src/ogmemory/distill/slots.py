@@ -28,6 +28,7 @@ __all__ = [
     "ends_replaced",
     "generic_deadline_slot",
     "inherit_slot",
+    "moves_deadline",
     "preference_slot",
 ]
 
@@ -106,6 +107,19 @@ def ends_replaced(
     if old.slot and old.slot.startswith("version:") and _bare(old.slot.split(":", 1)[1]) == key:
         return True
     return dst.startswith("tool.") and dst[5:].split("-")[0] == key
+
+
+def moves_deadline(old: Edge, slot: str | None, moved: bool) -> bool:
+    """Whether a deadline that ``moved`` (in ``slot``) ends ``old``, a deadline of any subject of
+    the same scope whose wording names its thing: "摘要 4 月 20 日截止" filed as the user's
+    constraint, then "RECOMB 摘要截止延期到 4 月 27 日" as the project's deadline."""
+    if not (moved and slot and slot.startswith("deadline:")):
+        return False
+    if not (old.slot or "").startswith("deadline"):
+        return False
+    words = _key_words(slot)
+    fact = old.fact.lower()
+    return bool(words) and all(w in fact for w in words)
 
 
 def generic_deadline_slot(
