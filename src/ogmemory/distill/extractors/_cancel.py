@@ -55,13 +55,12 @@ def called_off(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list[Ca
         return found
     x, y = names
     gone, key = tool_ref(x)[0], tool_ref(y)[0].name.lower()
-    if any(c.relation == "uses" and c.object and c.object.name.lower() == key for c in found):
-        return [
-            replace(c, replaces=gone, slot=None)
-            if c.relation == "uses" and c.object and c.object.name.lower() == key
-            else c
-            for c in found
-        ]
+
+    def holds(c: Candidate) -> bool:
+        return c.relation == "uses" and c.object is not None and c.object.name.lower() == key
+
+    if any(holds(c) for c in found):
+        return [replace(c, replaces=gone, slot=None) if holds(c) else c for c in found]
     zh = s.lang == "zh"
     text = f"团队决定继续用 {y}，不换 {x}。" if zh else f"The team is staying on {y}, not {x}."
     kept = choice(ctx, s, y, x=x, text=text)

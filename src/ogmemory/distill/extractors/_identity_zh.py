@@ -101,11 +101,12 @@ _PEOPLE_ZH = (
     ),
 )
 # "模型上线都要他点头", "改表结构得经过王磊审批": what needs someone's approval
+_APPROVE_VERBS_ZH = "点头|同意|审批|批准|签字|过目|审核|确认|拍板"
 _APPROVAL_ZH = re.compile(
     rf"(?:^|[，,。；;]\s*)(?P<what>[^{_STOP_ZH}]{{2,12}}?)(?:都|也|一律)?(?:要|得|需要|必须)(?:经过?|让|找)?\s*"
-    rf"(?P<who>{_NAME_ZH}|他|她)\s*(?P<verb>点头|同意|审批|批准|签字|过目|审核|确认|拍板)"
+    rf"(?P<who>{_NAME_ZH}|他|她)\s*(?P<verb>{_APPROVE_VERBS_ZH})"
 )
-_APPROVE_GATE_ZH = re.compile(r"点头|同意|审批|批准|签字|过目|审核|确认|拍板")
+_APPROVE_GATE_ZH = re.compile(_APPROVE_VERBS_ZH)
 # "新来了一个同事叫陈晨，负责数据平台": what the person just named owns
 _THEN_OWNS_ZH = re.compile(
     rf"[，,]\s*(?:以后|之后|今后|主要|专门)?负责\s*(?P<what>[^{_STOP_ZH}]{{2,12}})"

@@ -32,7 +32,9 @@ from ._salience import _strip_lead
 
 __all__ = ["residual", "uncovered"]
 
+# a Latin token (also inside Chinese text): a name, a version, "eu-west-3", "api.example.com"
 _TOKEN_EN = re.compile(r"[A-Za-z0-9][\w&+#.:/@-]*[\w+#]|[A-Za-z0-9]")
+_INNER_MARK = re.compile(r"\w[./:@]\w")  # a dotted, slashed or colon token: host, path, port
 # Capitalised words that are not names: sentence openers, pronouns, days and fillers.
 _NOT_NAME = frozenset(
     "I I'm I've I'll I'd OK Ok Okay Hi Hey Hello Thanks Yes No So Also Actually Honestly"
@@ -47,7 +49,6 @@ _REQUEST_EN = re.compile(
     re.IGNORECASE,
 )
 _PLEASE = re.compile(r"\bplease\b|请|帮我|帮忙|麻烦", re.IGNORECASE)
-_TERM_ZH = re.compile(r"[A-Za-z0-9][\w&+#.:/@-]*[\w+#]|[A-Za-z0-9]")
 _INTRO_EN = re.compile(r"^[^:;.!?]{1,40}:\s+")
 _INTRO_ZH = re.compile(
     r"^(?:先)?(?:自我介绍一下|简单介绍一下|介绍一下|补充一下|顺便说一下|还有|另外)[，,：:\s]*"
@@ -62,7 +63,7 @@ def _specific_en(text: str, dated: list[tuple[int, int]]) -> list[str]:
         tok = m.group()
         if any(a <= m.start() < b for a, b in dated):
             continue  # a date: the candidates hold it resolved ("April 14" as 2026-04-14)
-        technical = any(c.isdigit() for c in tok) or re.search(r"\w[./:@]\w", tok)
+        technical = any(c.isdigit() for c in tok) or _INNER_MARK.search(tok)
         # a capitalised word inside the sentence, or a first word in CamelCase ("GitHub")
         named = tok[0].isupper() and tok not in _NOT_NAME and (i > 0 or tok[1:] != tok[1:].lower())
         if technical or named:
@@ -81,7 +82,7 @@ def uncovered(s: Sentence, found: list[Candidate]) -> list[str]:
             return []
         terms = [
             m.group()
-            for m in _TERM_ZH.finditer(text)
+            for m in _TOKEN_EN.finditer(text)
             if (len(m.group()) > 1 or m.group().isdigit())
             and not any(a <= m.start() < b for a, b in dated)
         ]
