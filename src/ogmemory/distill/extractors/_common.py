@@ -42,7 +42,9 @@ _CJK_RE = re.compile(r"[\u4e00-\u9fff]")
 _SPLIT_RE = re.compile(
     r"(?<=[.!?…])(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bProf\.)(?<!\bSt\.)"
     r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)[\"'”’)\]]*\s+"
-    r"|(?<=[。！？])|(?<=[!?])(?=[^!?\s\"'”’)])|[;；\n]+"
+    r"|(?<=[。！？])|(?<=[!?])(?=[^!?\s\"'”’)])|\n+"
+    # "...; fixed by ...", "...；改成 ... 就好了": a fix stays with what it fixed
+    r"|[;；]+(?!\s*(?i:fixed|solved|resolved|worked\s+around|the\s+fix\b|修复|解决|改成|改用|加上|补上))"
 )
 _WORD_RE = re.compile(r"[A-Za-z0-9\u4e00-\u9fff]")
 # A bracketed note of something shared or attached, which is not said by the speaker: an

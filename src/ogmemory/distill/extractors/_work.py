@@ -289,7 +289,14 @@ _REMEDY = re.compile(
     r"|unblocked|cures|cured|clears|cleared)\b"
     r"|\b(?:finish(?:es|ed)?|succeed(?:s|ed)?|green|again|builds?\s+clean|runs?\s+fine)\b\W*$"
 )
-_CAUSE_EN = re.compile(r"(?i)\bbecause\b|\bdue\s+to\b|\bcaused\s+by\b|\bbroke\b|\bfailed\b")
+# a cause: "because ...", "... failed", and a fault followed by what it did (", so the race
+# detector tripped", "didn't reference it, so X couldn't see Y")
+_CAUSE_EN = re.compile(
+    r"(?i)\bbecause\b|\bdue\s+to\b|\bcaused\s+by\b|\bbroke\b|\bfailed\b|,\s+so\s+(?!I\s)\w"
+)
+_CAUSE_ZH = re.compile(r"因为|由于|导致|原因|所以|漏了|忘了")
+# "Found it: the limiter ...": the finding, without the announcement
+_FOUND = re.compile(r"(?i)^(?:found\s+it|got\s+it|the\s+(?:problem|issue|culprit|cause)\s+was)\s*[:,-]\s*")
 # sentences, and the clauses an agent strings together ("...; I set X and it passes")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|;\s+|,\s+(?:so\s+|and\s+)?(?=I\s)")
 
@@ -302,7 +309,7 @@ def _achievement(texts: list[str], zh: bool) -> tuple[str, str]:
     and the cause it names, if any."""
     sentences = [p.strip() for t in texts for p in _SENTENCE.split(t) if p.strip()]
     if zh:
-        cause = next((p for p in sentences if re.search(r"因为|由于|导致|原因", p)), "")
+        cause = next((p for p in sentences if _CAUSE_ZH.search(p)), "")
         done = [
             p
             for p in sentences
@@ -316,6 +323,8 @@ def _achievement(texts: list[str], zh: bool) -> tuple[str, str]:
         body = "".join(p.replace("我", "") for p in ([cause] if cause else []) + done[:1])
         return body, cause
     cause = next((p for p in sentences if _CAUSE_EN.search(p) and not _ACTION_EN.match(p)), "")
+    cause = _FOUND.sub("", cause)
+    cause = cause[:1].upper() + cause[1:]
     done = []
     for p in sentences:
         m = _ACTION_EN.match(p)
