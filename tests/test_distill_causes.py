@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from test_distill_reading import chat, texts
 
 from ogmemory.evaluation.devsessions import run_sessions
@@ -53,8 +54,12 @@ sessions:
           - run: make test
             output: "12 passed"
             exit: 0
-        assistant: 签名函数漏了请求体的哈希，所以服务端算出来的签名对不上。我把请求体的 SHA-256 加进了签名串，12 个测试全部通过。
-      - user: "The invoice test failed because round() rounds half to even; fixed by using Decimal quantize."
+        assistant: >-
+          签名函数漏了请求体的哈希，所以服务端算出来的签名对不上。我把请求体的 SHA-256
+          加进了签名串，12 个测试全部通过。
+      - user: >-
+          The invoice test failed because round() rounds half to even; fixed by using Decimal
+          quantize.
         assistant: Good catch.
       - user: 导出乱码是因为文件没带 BOM；加上 BOM 之后 Excel 就能正常打开了。
         assistant: 好的。
@@ -78,3 +83,78 @@ def test_a_stated_cause_and_its_fix_are_one_learning() -> None:
     assert texts(chat(said), kind="learning") == [
         "The deploy hung because the readiness probe was missing; fixed by adding it back."
     ]
+
+
+# ----------------------------------------------------------------------------- switches
+
+_SWITCH_SCRIPT = """
+name: switches in more phrasings
+sessions:
+  - id: s-1
+    project: storefront
+    start: "2026-09-01T09:00:00Z"
+    turns:
+      - user: >-
+          Our unit tests run on unittest and the browser tests on Cypress. We bundle with webpack.
+        assistant: Noted.
+      - user: We use RabbitMQ for the jobs queue and Moment for dates. The package manager is npm.
+        assistant: Noted.
+      - user: Our mobile team uses MySQL.
+        assistant: Noted.
+        after: 1d
+      - user: We're moving our tests from unittest to pytest.
+        assistant: OK.
+      - user: Let's switch the browser suite from Cypress to Playwright.
+        assistant: OK.
+      - user: We migrated the jobs queue off RabbitMQ onto SQS last week.
+        assistant: OK.
+      - user: Replace Moment with date-fns across the frontend.
+        assistant: OK.
+      - user: So webpack is out, Vite is in.
+        assistant: OK.
+      - user: 用 pnpm 替掉 npm。
+        assistant: 好的。
+      - user: 我们打算把 MySQL 迁到 PostgreSQL。
+        assistant: 好的。
+gold:
+  - {id: pytest, terms: [pytest], facts: true}
+  - {id: playwright, terms: [Playwright], facts: true}
+  - {id: sqs, terms: [SQS], facts: true}
+  - {id: date-fns, terms: [date-fns], facts: true}
+  - {id: vite, terms: [Vite], facts: true}
+  - {id: pnpm, terms: [pnpm], facts: true}
+  - {id: postgres, terms: [PostgreSQL], facts: true}
+stale:
+  - {id: unittest, object: unittest}
+  - {id: cypress, object: Cypress}
+  - {id: rabbitmq, object: RabbitMQ}
+  - {id: moment, object: Moment.js}
+  - {id: webpack, object: webpack}
+  - {id: npm, object: npm}
+  - {id: mysql, object: MySQL}
+"""
+
+
+def test_switches_in_more_phrasings_end_the_tool_they_leave(tmp_path: Path) -> None:
+    missed, stale, listing = _run(tmp_path, _SWITCH_SCRIPT)
+    assert (missed, stale) == ([], []), listing
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        (
+            "Let's switch the e2e suite from Cypress to Playwright.",
+            "The team decided to switch the e2e suite from Cypress to Playwright.",
+        ),
+        (
+            "We're moving our tests from unittest to pytest.",
+            "The team decided to switch the tests from unittest to pytest.",
+        ),
+        ("Webpack is out, Vite is in.", "The team switched from webpack to Vite."),
+        ("单元测试用 Vitest 替换 Jest 吧。", "团队决定把单元测试从 Jest 换成 Vitest。"),
+        ("用 pnpm 替掉 npm。", "团队决定从 npm 换成 pnpm。"),
+    ],
+)
+def test_a_switch_names_what_it_moves_and_both_tools(said: str, memory: str) -> None:
+    assert memory in texts(chat(said), kind="decision")

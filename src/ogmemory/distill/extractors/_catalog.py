@@ -209,6 +209,32 @@ _TABLE: dict[str, dict[str, tuple[str, ...]]] = {
         "Drone": ("drone ci",),
         "TeamCity": (),
     },
+    "test_runner": {
+        "pytest": ("py.test",),
+        "unittest": (),
+        "Jest": (),
+        "Vitest": (),
+        "Mocha": (),
+    },
+    "e2e_testing": {
+        "Cypress": (),
+        "Playwright": (),
+        "Selenium": (),
+        "Puppeteer": (),
+    },
+    "bundler": {
+        "webpack": (),
+        "Vite": (),
+        "Rollup": (),
+        "esbuild": (),
+        "Parcel": (),
+    },
+    "date_library": {
+        "Moment.js": ("moment", "momentjs"),
+        "date-fns": (),
+        "Day.js": ("dayjs",),
+        "Luxon": (),
+    },
 }
 
 _INDEX: dict[str, Tool] = {}
@@ -218,6 +244,8 @@ for _slot, _tools in _TABLE.items():
             _INDEX[_alias] = Tool(_name, _slot)
 # Words that are tools only when written as names, never in running lower-case text.
 _CASE_SENSITIVE = {
+    "moment",
+    "parcel",
     "go",
     "rust",
     "swift",

@@ -19,6 +19,7 @@ FOR_PURPOSE = re.compile(
     r"\s+(?i:for)\s+(?P<purpose>(?:the\s+|our\s+)?[\w-]+(?:\s+(?!(?:for|now|in|on"
     r"|at|to|because|since|as|so|and|but|too|instead|rather|not|over)\b)[\w-]+)?)"
 )
+_OURS = re.compile(r"(?i)^(?:our|my)\b")
 _TEAM = re.compile(r"(?i)\b(?:we|we're|we've|we'll|let's|our|us|team)\b")
 
 
@@ -48,7 +49,9 @@ def choice(
     switch: bool = False,
     planned: bool = False,
     text: str | None = None,
+    thing: str | None = None,
 ) -> Candidate | None:
+    """``thing``: what is switched ("the e2e suite"), said between the verb and "from"."""
     obj, slot = tool_ref(y)
     if purpose:
         slot = purpose_slot(purpose, slot)
@@ -65,7 +68,8 @@ def choice(
         if switch and x:
             verb = "decided to switch" if planned else "switched"
             label = f" (since {attrs['date']})" if attrs and not planned else ""
-            text = f"{who} {verb} from {rep.name if rep else x} to {obj.name}{what}{label}"
+            moved = " " + _OURS.sub("the", thing) if thing else ""
+            text = f"{who} {verb}{moved} from {rep.name if rep else x} to {obj.name}{what}{label}"
         else:
             text = f"{who} decided to use {obj.name}{what}"
             if x:

@@ -58,7 +58,8 @@ _SWITCH = re.compile(
     r"\b(?P<lead>(?i:let['’]?s|we['’]ll|we\s+will|we\s+(?:have\s+)?|we['’]ve|i\s+(?:have\s+)?"
     r"|i['’]ve|we['’]re|we\s+are|we\s+need\s+to|we\s+should|please)\s+)?"
     r"(?P<verb>(?i:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|chang(?:e|ed|ing)"
-    r"|port(?:ed|ing)?))(?:\s+(?i:over|everything|it|the\s+\w+))?\s+(?i:from)\s+"
+    r"|port(?:ed|ing)?))(?:\s+(?i:over|everything|it)|\s+(?P<what>(?i:the|our|my|this|all\s+(?:of\s+)?our"
+    r"|all\s+the)(?:\s+[\w-]+){1,3}?))?\s+(?i:from)\s+"
     r"(?P<x>(?:[^,;.!?]|\.(?=\w))+?)\s+(?i:to|over\s+to)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)"
 )
 _REPLACE = re.compile(
@@ -68,12 +69,26 @@ _REPLACE = re.compile(
     r"(?:\s+(?i:out))?\s+"
     r"(?i:with|for|by)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)"
 )
+# "we moved off X to Y", "We'll migrate the queue off RabbitMQ onto SQS", "Move billing off X to Y"
 _MOVED_OFF = re.compile(
-    r"\b(?:we|i)(?:['’]ve|\s+have)?\s+(?:just\s+|finally\s+)?(?:moved|migrated|switched)\s+off\s+"
+    r"(?:^|\b(?P<lead>(?:we|i)(?:['’]ve|\s+have|['’]ll|\s+will|['’]re|\s+are|['’]m|\s+am)?"
+    r"|let['’]?s|please)\s+)(?:just\s+|finally\s+|now\s+|going\s+to\s+)?"
+    r"(?P<verb>mov(?:e|ed|ing)|migrat(?:e|ed|ing)|switch(?:ed|ing)?|port(?:ed|ing)?)\s+"
+    r"(?:(?:the|our|my|all)\s+(?:[\w-]+\s+){1,2}?)?off\s+"
     r"(?:of\s+)?(?P<x>(?:[^,;.!?]|\.(?=\w))+?)\s+(?:and\s+)?(?:onto|on\s+to|to)\s+"
     r"(?P<y>(?:[^,;.!?]|\.(?=\w))+)",
     re.IGNORECASE,
 )
+# "Webpack is out, Vite is in", "out with Moment, in with date-fns"
+_OUT_IN = re.compile(
+    r"(?:^|[,;:]\s*|\b(?i:so|and|now)\s+)(?P<x>[A-Za-z][\w.+#-]*(?:\s+[A-Z0-9][\w.+#-]*)?)\s+"
+    r"(?i:is|are|['’]s)\s+(?i:out)\s*(?:[,;:–—-]+\s*|\s+(?i:and)\s+)(?i:and\s+)?"
+    r"(?P<y>[A-Za-z][\w.+#-]*(?:\s+[A-Z0-9][\w.+#-]*)?)\s+(?i:is|are|['’]s)\s+(?i:in)\b"
+    r"|\b(?i:out\s+with)\s+(?P<x2>[A-Za-z][\w.+#-]*)\s*[,;]?\s*(?i:in\s+with)\s+"
+    r"(?P<y2>[A-Za-z][\w.+#-]*)"
+)
+# nothing but a filler before an imperative verb at the start of a sentence
+_TOLD = re.compile(r"(?i)^\W*(?:(?:ok(?:ay)?|so|and|also|then|now|alright)[,\s]+)*$")
 _FOR_ALL = re.compile(
     r"\s+(?i:for)\s+(?i:all|any|every|each)\s+(?:(?i:new|future|the|our)\s+)?(?P<p>[a-z][\w-]*)"
 )
@@ -177,14 +192,24 @@ def _switches_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             or "ing" in m.group("verb")[-3:]
         )
         purpose = _near_purpose(s.text[m.end("y") - len(m.group("y")) :])
-        _add(out, _choice(ctx, s, y, x=x, switch=True, planned=planned, purpose=purpose))
+        if purpose is None and m.group("what") and not lookup(y):  # "switch the e2e suite"
+            purpose = re.sub(
+                r"(?i)^(?:the|our|my|this|all\s+(?:of\s+)?our|all\s+the)\s+", "", m.group("what")
+            )
+        thing = m.group("what")
+        _add(
+            out, _choice(ctx, s, y, x=x, switch=True, planned=planned, purpose=purpose, thing=thing)
+        )
     for m in _REPLACE.finditer(s.text):
         y, x = tool_at(m.group("y")), tool_at(m.group("x"))
         if _IT.match(m.group("x")):  # "we've been on Datadog, but we're swapping it out for Y"
             x = contrast_tool(s.text[: m.start()], last=True)
-        if y and x and (lookup(y) or lookup(x) or m.group("lead")):
-            planned = "ing" in m.group("verb")[-3:] or bool(
-                re.match(r"(?i)let|we(?:'ll|\s+will)|please", m.group("lead") or "")
+        told = _TOLD.match(s.text[: m.start()]) is not None  # "Replace Moment with date-fns"
+        if y and x and (lookup(y) or lookup(x) or m.group("lead") or told):
+            planned = (
+                told
+                or "ing" in m.group("verb")[-3:]
+                or bool(re.match(r"(?i)let|we(?:'ll|\s+will)|please", m.group("lead") or ""))
             )
             _add(
                 out,
@@ -201,14 +226,31 @@ def _switches_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
 
 
 def _moves_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
-    """ "moved off X to Y", "dropped X in favour of Y", "we were using X; moving to Y"."""
+    """ "moved off X to Y", "dropped X in favour of Y", "we were using X; moving to Y",
+    "X is out, Y is in"."""
     for m in _MOVED_OFF.finditer(s.text):
         y, x = tool_at(m.group("y")), tool_at(m.group("x"))
         if y and x:
+            lead, verb = (m.group("lead") or "").lower(), m.group("verb").lower()
+            planned = verb.endswith(("ing", "e", "ch")) or bool(
+                re.match(r"let|please|\w+['’]ll|\w+ will", lead)
+            )
             _add(
                 out,
-                _choice(ctx, s, y, x=x, switch=True, purpose=_near_purpose(s.text[m.start("y") :])),
+                _choice(
+                    ctx,
+                    s,
+                    y,
+                    x=x,
+                    switch=True,
+                    planned=planned,
+                    purpose=_near_purpose(s.text[m.start("y") :]),
+                ),
             )
+    for m in _OUT_IN.finditer(s.text):
+        y, x = tool_at(m.group("y") or m.group("y2")), tool_at(m.group("x") or m.group("x2"))
+        if y and x:
+            _add(out, _choice(ctx, s, y, x=x, switch=True))
     for m in _IN_FAVOUR.finditer(s.text):
         y, x = tool_at(m.group("y")), tool_at(m.group("x"))
         # a tool the catalog knows, or one named for a part of the work ("retiring rosbag1
@@ -485,7 +527,7 @@ _CHOICE_GATE = gate(
     " switched switching move moved moving migrate migrated migrating change changed changing"
     " port ported porting written built implemented developed done rewrote rewrite re replace"
     " replaced replacing swap swapped swapping dropped ditched retired abandoned dumped favour"
-    " favor off dropping ditching retiring abandoning dumping drop ditch retire lean"
+    " favor off dropping ditching retiring abandoning dumping drop ditch retire lean out"
 )
 _FROM_NOW_GATE = gate("forward starting")
 _NOW_GATE = gate("now")

@@ -48,6 +48,16 @@ _BEFORE_NOW_ZH = re.compile(
     rf"(?:全部|统一|都|全都|一律|全面|逐步)?\s*(?:换成|改成|改用|换|切到|切换到|切换成|迁到|迁移到|转到|换到)"
     rf"(?:了)?\s*(?P<y>{_T})"
 )
+# "用 pnpm 替掉 npm", "单元测试用 Vitest 替换 Jest 吧", "我们打算把 MySQL 迁到 PostgreSQL": the
+# new tool named before the old one, or the old one put where the new one goes
+_REPLACE_ZH = re.compile(
+    rf"(?:^|[，,；;。]\s*){_P}?\s*(?:我们|我|团队)?(?:就|都)?(?P<plan>打算|准备|计划|要|会|决定)?\s*"
+    rf"(?:用|拿|改用)\s*(?P<y>{_T})\s*(?:来)?\s*(?:替掉|替换掉?|换掉|代替|取代|顶替|替代)(?:了)?\s*"
+    rf"(?P<x>{_T})"
+    rf"|(?:^|[，,；;。]\s*){_P.replace('purpose', 'p2')}?\s*(?:我们|我|团队)?(?:就|都)?"
+    rf"(?P<plan2>打算|准备|计划|要|会|决定)?\s*把\s*(?P<x2>{_T})\s*(?:全部|都|整体|逐步)?\s*"
+    rf"(?:迁到|迁移到|换成|替换成|切到|切换到|换到|改成)(?:了)?\s*(?P<y2>{_T})"
+)
 _DECIDED_ZH = re.compile(r"决定|定了|选|以后|今后|就用|还是用|统一|一律|改|换|迁|不用|而不是")
 _FROM_ZH = re.compile(rf"从\s*(?P<x>{_T})\s*(?:迁移|迁|换|切换|切|转|改)")
 _AVOID_ZH = re.compile(
@@ -95,6 +105,39 @@ def _before_now_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             switch=True,
             planned=planned,
             text=finish_zh(f"{said} {tool_ref(y)[0].name}"),
+        )
+        if c is not None:
+            out.append(c)
+
+
+def _replaces_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    """ "用 pnpm 替掉 npm", "把 MySQL 迁到 PostgreSQL": a switch between two named tools."""
+    for m in _REPLACE_ZH.finditer(s.text):
+        x, y = (m.group("x") or m.group("x2")).strip(), (m.group("y") or m.group("y2")).strip()
+        if not (lookup(x) or lookup(y)) and not re.search(r"[A-Z]", x + y):
+            continue
+        purpose = _stated_purpose(m.group("purpose") or m.group("p2") or "") or ""
+        name = "团队" if not ctx.record.node.name else ctx.name("zh")
+        plan = m.group("plan") or m.group("plan2")
+        told = re.match(r"\W*(?:用|拿|改用|把)", s.text[m.start() :].lstrip("，,；;。")) is not None
+        new, old = tool_ref(y)[0].name, tool_ref(x)[0].name
+        what = f"把{purpose}" if purpose else ""
+        if plan or s.times:
+            text = f"{name}打算{what}从 {old} 换成 {new}"
+        elif told or s.text.rstrip("。！ ").endswith("吧"):
+            text = f"{name}决定{what}从 {old} 换成 {new}"
+        else:
+            text = f"{name}{'的' + purpose if purpose else ''}从 {old} 换成了 {new}"
+        label = f"（从 {_when(s, ctx)[1].get('date', s.times[0].iso)} 起）" if s.times else ""
+        c = _choice(
+            ctx,
+            s,
+            y,
+            x=x,
+            purpose=purpose or None,
+            switch=True,
+            planned=bool(plan),
+            text=finish_zh(text + label),
         )
         if c is not None:
             out.append(c)
@@ -304,6 +347,7 @@ def stack_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     _pivot(s, ctx, out)
     _rather_zh(s, ctx, out)
     _before_now_zh(s, ctx, out)
+    _replaces_zh(s, ctx, out)
     _choices_zh(s, ctx, out)
     _not_using_zh(s, ctx, out)
     return out

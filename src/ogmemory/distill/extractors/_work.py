@@ -296,7 +296,9 @@ _CAUSE_EN = re.compile(
 )
 _CAUSE_ZH = re.compile(r"因为|由于|导致|原因|所以|漏了|忘了")
 # "Found it: the limiter ...": the finding, without the announcement
-_FOUND = re.compile(r"(?i)^(?:found\s+it|got\s+it|the\s+(?:problem|issue|culprit|cause)\s+was)\s*[:,-]\s*")
+_FOUND = re.compile(
+    r"(?i)^(?:found\s+it|got\s+it|the\s+(?:problem|issue|culprit|cause)\s+was)\s*[:,-]\s*"
+)
 # sentences, and the clauses an agent strings together ("...; I set X and it passes")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|;\s+|,\s+(?:so\s+|and\s+)?(?=I\s)")
 
