@@ -158,3 +158,63 @@ def test_switches_in_more_phrasings_end_the_tool_they_leave(tmp_path: Path) -> N
 )
 def test_a_switch_names_what_it_moves_and_both_tools(said: str, memory: str) -> None:
     assert memory in texts(chat(said), kind="decision")
+
+
+# ----------------------------------------------------------------------------- people
+
+_PEOPLE_SCRIPT = """
+name: people in more phrasings
+sessions:
+  - id: p-1
+    start: "2026-09-01T09:00:00Z"
+    turns:
+      - user: >-
+          Rosa Lindqvist runs the data platform, and whenever we change a schema she expects a
+          migration note in the PR. Anything that touches billing, she wants to hear about first.
+        assistant: Noted.
+      - user: 我叫王一鸣，是东岭大学计算机学院的研二学生，研究方向是分布式存储。
+        assistant: 你好。
+      - user: >-
+          我导师是沈清华教授，他每周五要看进度报告，里面要写清楚这周做了哪些实验。师姐宋雨管实验室的集群。
+        assistant: 好的。
+gold:
+  - {id: migration note, terms: [Rosa Lindqvist, migration note]}
+  - {id: billing, terms: [Rosa Lindqvist, hear about anything that touches billing]}
+  - {id: 单位, terms: [东岭大学]}
+  - {id: 方向, terms: [分布式存储]}
+  - {id: 导师, terms: [沈清华, 导师]}
+  - {id: 周报, terms: [沈清华, 进度报告]}
+  - {id: 师姐, terms: [宋雨, 集群]}
+"""
+
+
+def test_colleagues_said_with_a_condition_a_fronted_object_or_a_title(tmp_path: Path) -> None:
+    missed, _, listing = _run(tmp_path, _PEOPLE_SCRIPT)
+    assert missed == [], listing
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        (
+            "Mei Tanaka leads SRE on-call, and if we add an alert she expects the runbook updated.",
+            "Mei Tanaka expects the runbook updated if the user's team adds an alert.",
+        ),
+        ("我导师是周立群教授，她每周一上午要看周报。", "周立群是用户的导师。"),
+        ("师兄马骁管测序平台。", "马骁管测序平台。"),
+        (
+            "我是南屿大学基因组研究中心的博三学生，方向是单细胞转录组分析。",
+            "用户是南屿大学基因组研究中心的博三学生。",
+        ),
+        (
+            "我是南屿大学基因组研究中心的博三学生，方向是单细胞转录组分析。",
+            "用户的研究方向是单细胞转录组分析。",
+        ),
+    ],
+)
+def test_who_someone_is_in_more_phrasings(said: str, memory: str) -> None:
+    assert memory in texts(chat(said))
+
+
+def test_a_conditional_that_names_no_expectation_is_still_no_fact() -> None:
+    assert not texts(chat("If Sam leads the platform team, we will ship faster."), type="entity")

@@ -39,7 +39,7 @@ from ._names_en import (
     role_name as _role,
 )
 
-__all__ = ["PEOPLE_GATE", "colleagues_en", "manager_of"]
+__all__ = ["CONDITION_FIRST", "PEOPLE_GATE", "colleagues_en", "manager_of"]
 
 
 # "Prof. Henrik Sandberg", "Dr Lee": a title before a name is not part of it
@@ -231,6 +231,8 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
         ctx.people.append(name)
     if s.has(_ONE_GATE):  # "she's the one who signs off on X": she signs off
         text = _THE_ONE_WHO.sub(r"\1 ", text)
+    # "and if we add an alert she expects X": she expects X if we add an alert
+    text = CONDITION_FIRST.sub(r"\g<pre>\g<who> \g<verb> \g<what> \g<c> \g<cond>", text)
     for m in _EXPECT_EN.finditer(text):
         who = m.group("who")
         if who.lower() in ("she", "he", "they"):
@@ -243,6 +245,7 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
             r"\s+(?:and|but|so|because)\s+(?:I|we|you|he|she|they)\b|\s+[-–—]\s+|,\s+(?:so|but|which)\s+",
             m.group("what"),
         )[0].strip(" ,")
+        what = _fronted(text[: m.start()], what)
         if not ctx.first("expects", f"{who}:{what}"):
             continue
         what = _FOR_US.sub(r"\1 the team", what)  # "runs QA for us": for the speaker's team
@@ -282,6 +285,32 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
         )
 
 
+# "anything that touches cardholder data, he wants to hear about": the object said first
+_FRONTED = re.compile(
+    r"(?:^|[.;:]\s*|,\s*)(?P<obj>(?i:anything|everything|any|all|every|each)\b[^,;:]{2,60}),\s*$"
+)
+_STRANDED = re.compile(
+    r"^(?P<v>(?:to\s+)?(?:hear|know|be\s+told|learn|see|look)\s+(?:about|of|at))"
+    r"(?=\s+(?:before|after|when|first|early|right\s+away)\b|\s*$)"
+)
+
+
+def _fronted(before: str, what: str) -> str:
+    """What a colleague wants, with the object the sentence put first ("anything that touches
+    cardholder data, he wants to hear about before it's merged")."""
+    gap, obj = _STRANDED.match(what), _FRONTED.search(before)
+    if gap is None or obj is None:
+        return what
+    return f"{gap.group('v')} {obj.group('obj').strip()}{what[gap.end() :]}"
+
+
+# a standing expectation under a condition (the sentence reads as hypothetical, but is not)
+CONDITION_FIRST = re.compile(
+    r"(?P<pre>,?\s*(?:and\s+|but\s+)?)(?P<c>\b(?i:if|when|whenever|once))\s+"
+    r"(?P<cond>(?i:we|you|anyone|someone|somebody|the\s+team|I)\s+[^,;.!?]{3,60}?),?\s+"
+    r"(?P<who>[Ss]he|[Hh]e|[Tt]hey)\s+(?P<verb>expects|wants|needs|requires|insists\s+on)\s+"
+    r"(?P<what>[^.;!?]{3,90})"
+)
 _THE_ONE_WHO = re.compile(
     r"\b([Ss]he|[Hh]e|[Tt]hey)(?:['’]s|['’]re|\s+is|\s+are)\s+(?:also\s+)?the\s+(?:one|person"
     r"|people|ones)\s+(?:who|that)\s+"

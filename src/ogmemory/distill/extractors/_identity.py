@@ -22,7 +22,7 @@ from typing import Any
 
 from ..types import Candidate, EntityRef, Fact
 from ._catalog import lookup
-from ._colleagues import colleagues_en, manager_of
+from ._colleagues import CONDITION_FIRST, colleagues_en, manager_of
 from ._common import NodeContext, Sentence, date_attrs, gate
 from ._grammar import finish_en
 from ._life import life_en
@@ -310,7 +310,11 @@ def _home_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
 def identity_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     """Identity, colleagues and expectations in one English sentence."""
     out: list[Candidate] = []
-    if s.question or s.hypothetical or not ctx.personal:
+    if s.question or not ctx.personal:
+        return out
+    if s.hypothetical:  # "if we add an alert she expects X": a standing expectation
+        if CONDITION_FIRST.search(s.text):
+            colleagues_en(s, ctx, out)
         return out
     if s.has(_ID_GATE) or (s.has(_HERE_GATE) and _HERE_START.match(s.text)):
         _name_en(s, ctx, out)

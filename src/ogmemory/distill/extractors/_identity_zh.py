@@ -22,11 +22,16 @@ _SURNAMES = (
 )
 _END_ZH = (
     r"(?=[说是在和也都很去来要会的了给跟让把被负每管习希需现目审点批签确拍同经"
-    r"，。！？、；\s,.!?;]|$)"
+    r"，。！？、；\s,.!?;]|$|教授|老师|博士|师兄|师姐)"  # "周立群教授": a title after the name
 )
 _NAME_ZH = (
     rf"(?:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?|[{_SURNAMES}](?![不没都也就要是在有和的了])"
     rf"[\u4e00-\u9fff]{{1,2}}?{_END_ZH})"
+)
+# "博三学生", "在读博士生", "研二": a student's or researcher's standing
+_STUDY_ZH = (
+    r"(?:[\u4e00-\u9fff]{0,4}?(?:学生|研究生|博士生|硕士生|本科生|博士后|研究员|讲师|副教授|教授)"
+    r"|博[一二三四五六]|研[一二三]|大[一二三四])"
 )
 _ROLE_ZH = (
     r"(?:[\u4e00-\u9fff]{0,4}?(?:工程师|经理|负责人|总监|主管|专员|分析师|顾问|架构师)"
@@ -35,7 +40,8 @@ _ROLE_ZH = (
     r"|产品经理|项目经理|技术负责人|负责人|直属领导|领导|上司|老板|经理|设计师"
     r"|主策划|策划|运营|美术|客服|销售|市场|人事|财务|法务|服务端|客户端|主程|组长|架构师"
     r"|测试(?:同学|工程师)?|运维|架构师|总监|主管|组长|同事|导师|前端|后端|数据工程师|工程师|开发"
-    r"|工程师|对接人|联系人|接口人|CTO|CEO|SRE|PM)"
+    r"|工程师|对接人|联系人|接口人|CTO|CEO|SRE|PM"
+    r"|师兄|师姐|师弟|师妹|博导|" + _STUDY_ZH + ")"
 )
 _STOP_ZH = r"，,。！!？?；;：:、\s"
 _MY_NAME_ZH = re.compile(
@@ -56,6 +62,10 @@ _JOB_ZH = re.compile(
 _JOB_OF_ZH = re.compile(
     rf"(?:我|^|[，,]\s*)(?:也|现在|目前)?是\s*"
     rf"(?P<org>[^{_STOP_ZH}的是]{{2,12}})的\s*(?P<role>{_ROLE_ZH})"
+)
+# "方向是单细胞转录组分析", "研究方向是图神经网络": the speaker's field of study or work
+_FIELD_ZH = re.compile(
+    rf"(?:^|[{_STOP_ZH}])(?:我的?)?(?:研究|主要|主攻)?方向(?:是|为|主要是)\s*(?P<f>[^{_STOP_ZH}]{{2,16}})"
 )
 _LIVE_ZH = re.compile(
     rf"(?:我?(?:现在|目前)?住在|(?:^|[，,]\s*)(?:我)?(?:人在|现居|坐标|常驻"
@@ -93,7 +103,8 @@ _PEOPLE_ZH = (
     # "分析师宁静每天早上要看报表": a title right before the name
     re.compile(
         rf"(?:^|[，,。；]\s*)(?:另外|还有)?(?P<role>分析师|设计师|产品经理|项目经理|测试负责人|运维|架构师"
-        rf"|技术负责人|(?:前端|后端|数据|测试|算法)(?:开发|工程师))(?P<name>{_NAME_ZH})(?P<poss>)"
+        rf"|技术负责人|(?:前端|后端|数据|测试|算法)(?:开发|工程师)|师兄|师姐|师弟|师妹|导师)"
+        rf"(?P<name>{_NAME_ZH})(?P<poss>)"
     ),
     re.compile(
         rf"(?:^|[，,。；]\s*)(?P<name>{_NAME_ZH})\s*(?:现在|目前|暂时)?是\s*(?P<poss>)"
@@ -116,12 +127,15 @@ _EXPECT_ZH = re.compile(
     rf"(?P<when2>每[^{_STOP_ZH}要]{{1,5}}?(?:上午|下午|早上|晚上)?)?(?:都)?"
     rf"(?P<verb>要求|希望|需要|习惯|要)\s*(?P<what>[^{_STOP_ZH}]{{1,16}})"
 )
+_INSIDE_ZH = re.compile(r"[，,](?:里面|其中|内容|上面)(?:要|得|需要|必须)[^，,。；;！!？?]{2,30}")
 # "前端那边由许静负责", "许静负责前端": who owns what
 _OWNS_ZH = re.compile(
     rf"(?P<what>(?:[A-Za-z]+\s*)?[^{_STOP_ZH}由]{{1,8}}?)(?:那边|这块|这边|部分|方面)?由\s*(?P<who>{_NAME_ZH})"
     rf"\s*(?:来)?负责"
     rf"|(?<![\u4e00-\u9fff])(?P<who2>{_NAME_ZH})\s*负责\s*(?P<what2>[^{_STOP_ZH}]{{1,10}})"
     rf"|(?P<what3>[^{_STOP_ZH}归]{{1,8}}?)(?:那块|这块|那边|这边)?归\s*(?P<who3>{_NAME_ZH})\s*管"
+    # "师兄马骁管测序平台": who runs a part of the work
+    rf"|(?:师兄|师姐|师弟|师妹|同事|导师)(?P<who4>{_NAME_ZH})\s*(?:主要)?管\s*(?P<what4>[^{_STOP_ZH}]{{2,10}})"
 )
 
 # "运维那边找孙丽", "以后运维审批找周涛", "推送相关的功能以后归他负责": who to go to for a part of
@@ -182,6 +196,8 @@ def _identity_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             more = (Fact("has_role", EntityRef(role, "role"), slot="role"),) if role else ()
             verb = verb if verb in ("负责", "做") else "担任"
             text = f"{name}在{org}{verb}{role}" if role else f"{name}在{org}工作"
+            if rx is _JOB_OF_ZH and re.fullmatch(_STUDY_ZH, role):  # "博三学生": 是……的
+                text = f"{name}是{org}的{role}"
             out.append(
                 _zh(
                     ctx,
@@ -193,6 +209,24 @@ def _identity_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                     more=more,
                 )
             )
+
+
+def _field_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    """ "方向是单细胞转录组分析": the speaker's field of study or work."""
+    m = _FIELD_ZH.search(s.text)
+    if m is None or ctx.record.node.name or not ctx.first("field", m.group("f")):
+        return
+    field = m.group("f").strip()
+    out.append(
+        _zh(
+            ctx,
+            "profile",
+            f"{ctx.name('zh')}的研究方向是{field}",
+            "works_on",
+            EntityRef(field, "concept"),
+            slot="field",
+        )
+    )
 
 
 def _job_parts_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -296,7 +330,7 @@ def _people_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             if person_name in (ctx.speaker, ctx.speaker_zh) or not ctx.first("person", person_name):
                 continue
             ctx.people.append(person_name)
-            poss = m.group("poss") or "我们"
+            poss = m.group("poss") or ("我" if re.match(r"师|导师", role) else "我们")
             owner = f"{name}的" if poss == "我" else "团队的"
             person = EntityRef(person_name, "person", attrs={"role": role})
             boss = poss == "我" and re.search(r"领导|上司|上级|老板|经理|主管|组长", role)
@@ -329,6 +363,8 @@ def _expectations_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
             continue  # only someone this message introduced
         when = (m.group("when1") or m.group("when2") or "").strip()
         what = m.group("what")
+        inside = _INSIDE_ZH.match(s.text, m.end())  # "，里面要列出……": what it must hold
+        what += inside.group() if inside else ""
         if not ctx.first("expects", f"{who}:{what}"):
             continue
         out.append(
@@ -347,8 +383,10 @@ def _expectations_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
 
 def _owners_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     for m in _OWNS_ZH.finditer(s.text):
-        who = (m.group("who") or m.group("who2") or m.group("who3") or "").strip()
-        what = (m.group("what") or m.group("what2") or m.group("what3") or "").strip()
+        who = next((m.group(g) for g in ("who", "who2", "who3", "who4") if m.group(g)), "").strip()
+        what = next(
+            (m.group(g) for g in ("what", "what2", "what3", "what4") if m.group(g)), ""
+        ).strip()
         if (
             not who
             or not what
@@ -357,7 +395,8 @@ def _owners_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         ):
             continue
         ctx.people.append(who)
-        out.append(_of_person(ctx, who, f"{what}由{who}负责", "owns", what))
+        text = f"{who}管{what}" if m.group("who4") else f"{what}由{who}负责"
+        out.append(_of_person(ctx, who, text, "owns", what))
 
 
 def _contacts_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -426,7 +465,9 @@ def identity_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
         _job_parts_zh(s, ctx, out)
     _home_zh(s, ctx, out)
     _people_zh(s, ctx, out)
-    if "负责" in s.text or "归" in s.text:
+    if "方向" in s.text:
+        _field_zh(s, ctx, out)
+    if "负责" in s.text or "归" in s.text or "管" in s.text:
         _owners_zh(s, ctx, out)
         _then_owns_zh(s, ctx, out)
     if "找" in s.text or "问" in s.text or re.search(r"[归由][他她]", s.text):
