@@ -218,3 +218,54 @@ def test_who_someone_is_in_more_phrasings(said: str, memory: str) -> None:
 
 def test_a_conditional_that_names_no_expectation_is_still_no_fact() -> None:
     assert not texts(chat("If Sam leads the platform team, we will ship faster."), type="entity")
+
+
+# ----------------------------------------------------------------------------- rules
+
+_RULES_SCRIPT = """
+name: rules announced, continued and scoped
+sessions:
+  - id: r-1
+    project: payments
+    agent: reviewer
+    start: "2026-09-01T09:00:00Z"
+    turns:
+      - user: Rule for this repo - never merge on a Friday.
+        assistant: OK.
+      - user: 在这个项目里，不要直接改 vendor 目录。
+        assistant: 好的。
+      - user: When you review, flag any SQL built by string concatenation.
+        assistant: OK.
+  - id: r-2
+    project: payments
+    start: "2026-09-02T09:00:00Z"
+    turns:
+      - user: >-
+          Three ground rules in this codebase. Timestamps are always stored in UTC. Retries use
+          exponential backoff. And never log an access token.
+        assistant: Noted.
+      - user: >-
+          One more house rule: never call the payment provider from a unit test. Everything goes
+          through the sandbox stub.
+        assistant: OK.
+gold:
+  - {id: friday, terms: [never merge on a Friday], scope: "project:payments"}
+  - {id: vendor, terms: [vendor], scope: "project:payments"}
+  - {id: review, terms: [string concatenation], scope: "agent:reviewer"}
+  - {id: utc, terms: ["rule", UTC]}
+  - {id: backoff, terms: ["rule", exponential backoff]}
+  - {id: token, terms: ["rule", access token]}
+  - {id: stub, terms: [payment provider, sandbox stub]}
+stale:
+  - {id: review leak, text: string concatenation, scope: "project:payments"}
+"""
+
+
+def test_rules_announced_before_continued_after_and_said_for_this_repo(tmp_path: Path) -> None:
+    missed, stale, listing = _run(tmp_path, _RULES_SCRIPT)
+    assert (missed, stale) == ([], []), listing
+    assert not [line for line in listing if "rule: codebase" in line or "ground rules" in line]
+
+
+def test_a_label_with_is_inside_a_word_is_no_rule() -> None:
+    assert texts(chat("Two hard rules in this codebase."), type="rule") == []

@@ -4,7 +4,8 @@
   except who the user is and who they know (``profile``, ``entity``), which holds everywhere;
   in a session bound to a project, the types declared ``scope: project`` (decisions, tools,
   rules, configuration, deadlines, work) are that project's (``project:<id>``); the rest is
-  ``global``.
+  ``global``. A rule the user says is for this repository ("Rule for this repo - never push
+  to main", "在这个项目里……") is the project's even in an agent's session.
 * Subject: a choice the speaker makes for the team ("let's use PostgreSQL", "the service
   listens on port 8080": ``collective``) in a session bound to a project is the project's: the
   project is an entity of its own, and its stack, rules and deadlines hang off it.
@@ -41,6 +42,9 @@ def scope_of(cand: Candidate, mtype: MemoryType, rec: NodeRecord) -> str:
     """
     if cand.scope:
         return cand.scope
+    bound = mtype.scope == "project" and rec.project_id != DEFAULT_PROJECT
+    if bound and cand.attrs.get("project_rule"):  # "Rule for this repo - ...", said to an agent
+        return f"project:{rec.project_id}"
     if rec.agent_id and mtype.name not in _EVERYWHERE:
         return f"agent:{rec.agent_id}"
     if mtype.scope == "project" and rec.project_id != DEFAULT_PROJECT:
