@@ -19,6 +19,7 @@ import re
 from ..dates import names_a_time
 from ..types import Candidate, EntityRef, Fact
 from ._common import NodeContext, Sentence, content_text, gate
+from ._conventions_label import GOES_ON_EN, LABEL_ONLY_EN, for_this_project, in_message, under_label
 from ._grammar import finish_en, finish_zh, third_person_en, third_person_zh
 from ._services import port_facts
 from ._you import no_you
@@ -134,20 +135,10 @@ _PLEASE_EN = re.compile(r"^please\s+|,?\s+please(?=[.!]*$)", re.IGNORECASE)
 _ME_EN = re.compile(r"\b(?:me|myself)\b(?!['’-])")
 
 
-# "Rule for this repo - ...", "在这个项目里，不要 ...": a rule of the project, whoever hears it
-_THIS_PROJECT = re.compile(
-    r"(?i)\b(?:for|in|of|on|across)\s+(?:this|our|the)\s+(?:repo(?:sitory)?|codebase|code\s*base"
-    r"|project|monorepo)\b|(?:在|对)?(?:这个|本|咱们|我们的?)(?:项目|仓库|代码库|工程)(?:里|中|上|内)?"
-)
-
-
 def _rule(ctx: NodeContext, s: Sentence, body: str, team: bool) -> Candidate | None:
     if not ctx.first("rule", body):
         return None
-    said = content_text(ctx.record.node.content)
-    at = max(said.find(s.text), 0)
-    # the sentence, or a label sentence right before it ("Two hard rules in this codebase.")
-    ours = _THIS_PROJECT.search(said[max(0, at - 80) : at + len(s.text)]) is not None
+    ours = for_this_project(s, ctx)
     zh = s.lang == "zh"
     if zh:
         owner = "团队的规则" if team else f"{ctx.name('zh')}的规则"
@@ -171,42 +162,6 @@ def _rule(ctx: NodeContext, s: Sentence, body: str, team: bool) -> Candidate | N
         collective=True,
         attrs={"project_rule": True} if ours else {},
     )
-
-
-# "Two hard rules in this codebase.", "House rules:": a label whose rules are the sentences after
-_LABEL_ONLY_EN = re.compile(
-    r"(?i)^(?:[\w'-]+\s+){0,3}(?:rules?|conventions?|polic(?:y|ies)|guidelines?|non-negotiables)"
-    r"(?:\s+[\w'-]+){0,5}?\s*[.:!]*$"
-)
-_COUNT_EN = {"two": 2, "three": 3, "four": 4}
-_NEXT_SENTENCE = re.compile(r"(?<=[.!?])\s+")
-# "... never load anything with Resources.Load. Everything goes through Addressables.": a rule's
-# positive half said as a sentence of its own
-_GOES_ON_EN = re.compile(
-    r"^(?:(?:everything|all\s+[\w-]+(?:\s+[\w-]+)?|only)\s+(?:goes|go|runs?|lives?|happens?"
-    r"|is\s+done|are\s+done|must|should|has\s+to|have\s+to)\b[^.!?]{3,80}[.!]?)$",
-    re.IGNORECASE,
-)
-
-
-def _before_in_message(s: Sentence, ctx: NodeContext) -> tuple[list[str], str]:
-    """The sentences of the message before ``s`` and the one right after it."""
-    full = content_text(ctx.record.node.content)
-    at = full.find(s.text)
-    if at < 0:
-        return [], ""
-    before = [p for p in _NEXT_SENTENCE.split(full[:at].strip()) if p]
-    after = _NEXT_SENTENCE.split(full[at + len(s.text) :].strip(), maxsplit=1)[0]
-    return before, after
-
-
-def _under_label(before: list[str]) -> bool:
-    """Whether ``s`` is one of the rules a label sentence before it announced."""
-    for back, said in enumerate(reversed(before[-4:]), start=1):
-        if _LABEL_ONLY_EN.match(said.strip()):
-            count = _COUNT_EN.get(said.split()[0].lower(), 2)
-            return back <= count
-    return False
 
 
 def _insisted_after(s: Sentence, ctx: NodeContext) -> bool:
@@ -255,11 +210,11 @@ def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> 
             if c is not None:
                 out.append(c)
         return
-    if _LABEL_ONLY_EN.match(s.text.strip()):
+    if LABEL_ONLY_EN.match(s.text.strip()):
         return  # "Two hard rules in this codebase.": the rules are what follows
     announced = _ANNOUNCED_EN.match(s.text.strip())
-    before, after = _before_in_message(s, ctx)
-    if announced is None and _under_label(before):
+    before, after = in_message(s, ctx)
+    if announced is None and under_label(before):
         announced = re.match(r"(?P<body>.{6,})", _RULE_LEAD_EN.sub("", s.text.strip()))
     lead = _ACK_EN.sub("", s.text.strip())
     text = announced.group("body") if announced else _RULE_LEAD_EN.sub("", lead)
@@ -276,7 +231,7 @@ def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> 
     if m is None or _ONE_OFF.search(m.group("body")):
         return
     body = m.group("body").strip()
-    if _GOES_ON_EN.match(after.strip()):  # "Everything goes through Addressables."
+    if GOES_ON_EN.match(after.strip()):  # "Everything goes through Addressables."
         body = f"{body.rstrip(' .;!')}; {after.strip()[:1].lower()}{after.strip()[1:]}"
     c = _rule(ctx, s, body, team)
     if c is not None:
