@@ -269,3 +269,27 @@ def test_rules_announced_before_continued_after_and_said_for_this_repo(tmp_path:
 
 def test_a_label_with_is_inside_a_word_is_no_rule() -> None:
     assert texts(chat("Two hard rules in this codebase."), type="rule") == []
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        (
+            "I really can't stand GORM. Write the SQL by hand and generate the code with sqlc,"
+            " please.",
+            "The team decided to use sqlc, not GORM.",
+        ),
+        (
+            "I hate Moment. Format the dates with date-fns.",
+            "The team decided to use date-fns, not Moment.js.",
+        ),
+    ],
+)
+def test_what_is_asked_for_instead_of_a_tool_turned_down_is_a_choice(
+    said: str, memory: str
+) -> None:
+    assert memory in texts(chat(said), kind="decision")
+
+
+def test_a_request_with_a_tool_and_nothing_turned_down_is_no_choice() -> None:
+    assert texts(chat("Write the SQL with sqlc."), kind="decision") == []

@@ -229,6 +229,16 @@ _TABLE: dict[str, dict[str, tuple[str, ...]]] = {
         "esbuild": (),
         "Parcel": (),
     },
+    "db_access": {
+        "GORM": (),
+        "sqlc": (),
+        "Prisma": (),
+        "SQLAlchemy": (),
+        "TypeORM": (),
+        "Sequelize": (),
+        "Hibernate": (),
+        "Drizzle": ("drizzle orm",),
+    },
     "date_library": {
         "Moment.js": ("moment", "momentjs"),
         "date-fns": (),

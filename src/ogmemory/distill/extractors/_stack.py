@@ -336,6 +336,31 @@ def _not_using_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         out.append(avoided(ctx, finish_en(f"{who} {verb} {obj.name}"), "en", obj, team, 0.75))
 
 
+# "I can't stand GORM. ... generate the code with sqlc, please": what is asked for instead of a
+# tool the same message turns down
+_DISLIKED = re.compile(
+    r"(?i)\b(?:can['’]?t\s+stand|hate|dislike|detest|loathe|don['’]t\s+(?:like|want)"
+    r"|(?:am|['’]m)\s+not\s+a\s+fan\s+of|no\s+more)\s+(?P<x>[A-Za-z][\w.+#-]*)"
+)
+_ASKED_WITH = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|and|also|then|instead|rather)[,\s]+)*(?:please\s+)?"
+    r"(?!(?:i|we|you|he|she|they|it|this|that|there|the|a|an|my|our)\b)[a-z]+\s+[^.;!?]{0,60}?"
+    r"\b(?:with|using|via|through|in)\s+(?P<y>[A-Za-z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?)",
+    re.IGNORECASE,
+)
+
+
+def _instead_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    said = content_text(ctx.record.node.content)
+    turned = _DISLIKED.search(said[: max(said.find(s.text), 0)])
+    m = _ASKED_WITH.match(s.text.strip()) if turned else None
+    if turned is None or m is None:
+        return
+    y, x = tool_at(m.group("y")), tool_at(turned.group("x"))
+    if y and x and lookup(y) and y.lower() != x.lower():
+        _add(out, _choice(ctx, s, y, x=x))
+
+
 def stack_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     """Technical choices, switches and refusals in one English sentence."""
     out: list[Candidate] = []
@@ -343,6 +368,8 @@ def stack_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
         return out
     if s.has(_CHOICE_GATE):
         _choices_en(s, ctx, out)
+    if not out and s.has(_WITH_GATE):
+        _instead_en(s, ctx, out)
     if s.has(_FROM_NOW_GATE) or (s.has(_NOW_GATE) and s.has(_RUNS_GATE)):
         _from_now_en(s, ctx, out)
     if s.has(_IS_OUR_GATE):
@@ -364,6 +391,7 @@ _CHOICE_GATE = gate(
     " favor off dropping ditching retiring abandoning dumping drop ditch retire lean out"
 )
 _FROM_NOW_GATE = gate("forward starting")
+_WITH_GATE = gate("with using via through in")
 _NOW_GATE = gate("now")
 _RUNS_GATE = gate("run runs live lives happen happens go goes use uses is are")
 _IS_OUR_GATE = gate("our main primary default")
