@@ -293,3 +293,40 @@ def test_what_is_asked_for_instead_of_a_tool_turned_down_is_a_choice(
 
 def test_a_request_with_a_tool_and_nothing_turned_down_is_no_choice() -> None:
     assert texts(chat("Write the SQL with sqlc."), kind="decision") == []
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        (
+            "Hi! Quick intro for context: Ilse Moreau, build engineer at Northwind Robotics.",
+            "The user is a build engineer at Northwind Robotics.",
+        ),
+        (
+            "Hi! Quick intro for context: Ilse Moreau, build engineer at Northwind Robotics.",
+            "The user's name is Ilse Moreau.",
+        ),
+        (
+            "Heads up, we hired a second designer, Kofi Mensah.",
+            "Kofi Mensah joined the team as a designer.",
+        ),
+        ("Lena Vogt is our lead artist.", "Lena Vogt is the team's lead artist."),
+        ("Omar Haddad is the producer.", "Omar Haddad is the producer."),
+        ("另外，新来的运维工程师叫冯涛，以后发布归他管。", "冯涛是新来的运维工程师。"),
+        (
+            "项目经理黄志刚要求每次发固件都附上版本号和 CRC32 校验值。",
+            "黄志刚要求每次发固件都附上版本号和 CRC32 校验值。",
+        ),
+        (
+            "说一下协作的人：硬件工程师孙蕾负责电路板，改任何引脚分配之前必须先找她确认。",
+            "用户的规则：改任何引脚分配之前必须先找孙蕾确认。",
+        ),
+        ("说一下协作的人：硬件工程师孙蕾负责电路板。", "孙蕾负责电路板。"),
+        (
+            "We're dropping Photon and moving to Netcode for GameObjects with Unity Relay.",
+            "The team decided to switch from Photon to Netcode for GameObjects.",
+        ),
+    ],
+)
+def test_who_is_who_read_whole(said: str, memory: str) -> None:
+    assert memory in texts(chat(said))

@@ -17,7 +17,8 @@ __all__ = ["FOR_PURPOSE", "add_choice", "choice", "near_purpose", "when_said", "
 #: "... for the database": the purpose a choice names
 FOR_PURPOSE = re.compile(
     r"\s+(?i:for)\s+(?P<purpose>(?:the\s+|our\s+)?[\w-]+(?:\s+(?!(?:for|now|in|on"
-    r"|at|to|because|since|as|so|and|but|too|instead|rather|not|over)\b)[\w-]+)?)"
+    r"|at|to|because|since|as|so|and|but|too|instead|rather|not|over|with|using|via|by)\b)"
+    r"[\w-]+)?)"
 )
 _OURS = re.compile(r"(?i)^(?:our|my)\b")
 _TEAM = re.compile(r"(?i)\b(?:we|we're|we've|we'll|let's|our|us|team)\b")

@@ -74,12 +74,19 @@ _PEOPLE_EN = (
         rf"\b(?P<name>{_PERSON})\s+(?:is|was)\s+(?:now\s+|currently\s+)?(?P<poss>)"
         rf"(?P<role>(?:acting|interim|deputy|temporary)\s+(?:{_ROLE})|(?:{_ACRONYM_ROLES})\b)"
     ),
+    # "we hired a second programmer, Jonas Becker", "we've onboarded a new QA lead, Ana Ruiz"
+    re.compile(
+        rf"\b(?i:we|i)(?:['’]ve|\s+have)?\s+(?:just\s+)?(?i:hired|onboarded|brought\s+on|took\s+on)"
+        rf"\s+(?P<poss>a|an|our)\s+(?:(?:new|second|third|another|first|full-time|part-time)\s+)?"
+        rf"(?P<role>{_ROLE}),?\s+{_TITLE}(?P<name>{_PERSON})\b"
+    ),
     # "I report to Hana Kobayashi"
     re.compile(
         rf"\b(?i:i)\s+(?:now\s+|directly\s+)?report\s+(?:directly\s+)?to\s+(?P<name>{_PERSON})"
         rf"(?P<poss>)(?P<role>)"
     ),
 )
+_JOINED = (_PEOPLE_EN[2], _PEOPLE_EN[7])  # "X joined as our Y", "we hired a Y, X"
 _EXPECT_EN = re.compile(
     rf"\b(?P<who>{_PERSON}|[Ss]he|[Hh]e|[Tt]hey),?\s*(?:also\s+|always\s+|usually\s+)?"
     r"(?P<verb>expects|wants|needs|asks\s+for|requires|reviews|approves|signs\s+off\s+on"
@@ -152,7 +159,7 @@ def _people_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     found, shown = [], {}
     for rx in _PEOPLE_EN:
         for m in rx.finditer(s.text):
-            found.append((m.group("name"), *_role_of(m), rx is _PEOPLE_EN[2]))
+            found.append((m.group("name"), *_role_of(m), rx in _JOINED))
             extra = _APPOSITIVE.match(s.text, m.end())  # "My boss is X, the studio's CTO."
             if extra is not None:
                 shown[m.group("name")] = f"{m.group('name')} ({extra.group('a')})"
@@ -364,5 +371,6 @@ _PEOPLE_GATE = (
     frozenset((_HEADS + "|" + _ACRONYM_ROLES).lower().replace("-", "|").split("|"))
     | frozenset(f"{h}s" for h in _HEADS.split("|"))
     | {"joined", "started", "came", "signed", "acting", "interim", "deputy", "temporary", "report"}
+    | {"hired", "onboarded", "brought", "took"}
 )
 PEOPLE_GATE = _PEOPLE_GATE

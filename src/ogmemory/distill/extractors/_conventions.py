@@ -19,7 +19,14 @@ import re
 from ..dates import names_a_time
 from ..types import Candidate, EntityRef, Fact
 from ._common import NodeContext, Sentence, content_text, gate
-from ._conventions_label import GOES_ON_EN, LABEL_ONLY_EN, for_this_project, in_message, under_label
+from ._conventions_label import (
+    GOES_ON_EN,
+    LABEL_ONLY_EN,
+    for_this_project,
+    in_message,
+    rule_body_zh,
+    under_label,
+)
 from ._grammar import finish_en, finish_zh, third_person_en, third_person_zh
 from ._services import port_facts
 from ._you import no_you
@@ -200,7 +207,7 @@ def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> 
     ):
         return
     if s.lang == "zh":
-        body = _RULE_LEAD_ZH.sub("", s.text.strip())
+        body = rule_body_zh(_RULE_LEAD_ZH.sub("", s.text.strip()), _RULE_ZH, ctx)
         insisted = _INSIST_ZH.search(body)
         if insisted and insisted.start() > 3:
             body = body[: insisted.start()]  # "所有寄存器操作都封装成函数，没有例外"

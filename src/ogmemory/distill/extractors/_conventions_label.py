@@ -11,7 +11,14 @@ import re
 
 from ._common import NodeContext, Sentence, content_text
 
-__all__ = ["GOES_ON_EN", "LABEL_ONLY_EN", "for_this_project", "in_message", "under_label"]
+__all__ = [
+    "GOES_ON_EN",
+    "LABEL_ONLY_EN",
+    "for_this_project",
+    "in_message",
+    "rule_body_zh",
+    "under_label",
+]
 
 # "Rule for this repo - ...", "在这个项目里，不要 ...": a rule of the project, whoever hears it
 _THIS_PROJECT = re.compile(
@@ -62,3 +69,20 @@ def for_this_project(s: Sentence, ctx: NodeContext) -> bool:
     said = content_text(ctx.record.node.content)
     at = max(said.find(s.text), 0)
     return _THIS_PROJECT.search(said[max(0, at - 80) : at + len(s.text)]) is not None
+
+
+# "说一下协作的人：", "先立一条铁律：": a label before what is said
+_LABEL_ZH = re.compile(r"^[^，,。；;：:]{2,12}[：:]\s*(?=\S)")
+
+
+def rule_body_zh(body: str, cue: re.Pattern[str], ctx: NodeContext) -> str:
+    """A Chinese rule without the label before it, and from the clause that states it when the
+    clauses before only introduce the person it names ("硬件工程师孙蕾负责电路板，改任何引脚分配之前
+    必须先找她确认" → "改任何引脚分配之前必须先找孙蕾确认")."""
+    body = _LABEL_ZH.sub("", body)
+    clauses = re.split(r"(?<=[，,])", body)
+    at = next((i for i, c in enumerate(clauses) if cue.search(c)), 0)
+    person = next((p for p in reversed(ctx.people) if p in "".join(clauses[:at])), None)
+    if at and person:
+        body = re.sub(r"[她他](?!们)", person, "".join(clauses[at:]), count=1)
+    return body

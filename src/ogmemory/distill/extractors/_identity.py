@@ -56,19 +56,24 @@ _HELLO = (
     r"(?i:hi|hey|hello|morning|good\s+morning|afternoon|evening)(?:\s+(?i:there|all|team|folks))?"
     r"[,!]\s*"
 )
+# "Quick intro so you have some context: Tomasz Wierzbicki, gameplay programmer at X": a label
+# that introduces the speaker, then their name and what they do
+_INTRO = r"^(?:{h})?[^:]{{0,60}}\b(?i:intro|introduction|about\s+me|who\s+i\s+am)\b[^:]{{0,40}}:\s*"
 _NAME_EN = re.compile(
     rf"(?:(?:\b(?i:my\s+name(?:['’]s|\s+is)|call\s+me)|(?:^|[-–—:,]\s*)(?i:name['’]s|name\s+is))\s+"
     rf"(?P<n1>{_PERSON})|\b(?i:i['’]m|i\s+am)\s+(?P<n2>{_PERSON}))"
     rf"(?=\s*(?:[,.!;:)]|$|\s+(?i:and|from|here|by|btw)\b))"
     # "quick intro: Jonah Brandt here, ...": a full name and "here" opening the message
     rf"|^(?:[^:]{{0,24}}:\s*|{_HELLO})?(?P<n3>{_WORD}\s+{_WORD}(?:\s+{_WORD})?)\s+(?i:here)(?=\s*[,.!;:—–-])"
+    rf"|{_INTRO.format(h=_HELLO)}(?P<n4>{_WORD}\s+{_WORD}(?:\s+{_WORD})?),\s+(?=[a-z])"
 )
 _ROLE_AT = re.compile(
     rf"\b(?:(?i:i['’]m|i\s+am|i\s+work\s+as|i['’]m\s+working\s+as|working\s+as)\s+"
     rf"(?i:the|a|an|our)\s+"
     rf"|(?:(?i:i['’]m|i\s+am|my\s+name\s+is|my\s+name['’]s)|^(?i:name['’]s|name\s+is|this\s+is))"
     rf"\s+{_PERSON},\s+(?:(?i:the|a|an)\s+)?"
-    rf"|^(?:[^:]{{0,24}}:\s*)?{_PERSON}\s+(?i:here),\s+(?:(?i:the|a|an)\s+)?)"
+    rf"|^(?:[^:]{{0,24}}:\s*)?{_PERSON}\s+(?i:here),\s+(?:(?i:the|a|an)\s+)?"
+    rf"|{_INTRO.format(h=_HELLO)}{_PERSON},\s+(?:(?i:the|a|an)\s+)?)"
     rf"(?P<role>{_ROLE})(?:\s+(?i:for|on|of|in)\s+(?:the\s+|our\s+)?(?:[\w&-]+\s+){{0,3}}?"
     rf"(?i:team|group|lab|squad|department)\b|\s+(?i:for|on|of)\s+(?:the\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*)?)?"
     rf"(?:\s+(?:(?i:over|out|down|up)\s+)?(?i:at|for|with|in)\s+(?P<org>{_ORG}))?"
@@ -139,7 +144,7 @@ def _name_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     if ctx.record.node.name:  # a named speaker needs no introduction
         return
     for m in _NAME_EN.finditer(s.text):
-        name = m.group("n1") or m.group("n2") or m.group("n3")
+        name = m.group("n1") or m.group("n2") or m.group("n3") or m.group("n4")
         words = name.split()
         if words[0] in _NOT_NAMES or (
             m.group("n2") and len(words) < 2 and not re.match(r"\s*[,.!]", s.text[m.end() :] or ".")
@@ -328,7 +333,8 @@ def identity_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
 
 _ID_GATE = gate(
     "i i'm im my work working live living based located moved relocated run lead"
-    " moving relocating call calling dialing writing name names remote remotely do"
+    " moving relocating call calling dialing writing name names remote remotely do intro"
+    " introduction"
 )
 _HERE_GATE = gate("here")
 _HERE_START = re.compile(

@@ -102,7 +102,8 @@ _PEOPLE_ZH = (
     ),
     # "分析师宁静每天早上要看报表": a title right before the name
     re.compile(
-        rf"(?:^|[，,。；]\s*)(?:另外|还有)?(?P<role>分析师|设计师|产品经理|项目经理|测试负责人|运维|架构师"
+        rf"(?:^|[，,。；：:]\s*)(?:另外|还有)?(?P<role>分析师|设计师|产品经理|项目经理|测试负责人|运维|架构师"
+        rf"|[\u4e00-\u9fff]{{2,4}}?工程师"
         rf"|技术负责人|(?:前端|后端|数据|测试|算法)(?:开发|工程师)|师兄|师姐|师弟|师妹|导师)"
         rf"(?P<name>{_NAME_ZH})(?P<poss>)"
     ),
@@ -125,8 +126,9 @@ _THEN_OWNS_ZH = re.compile(
 _EXPECT_ZH = re.compile(
     rf"(?P<when1>每[^{_STOP_ZH}要]{{1,5}}?(?:上午|下午|早上|晚上)?)?(?P<who>{_NAME_ZH}|她|他)"
     rf"(?P<when2>每[^{_STOP_ZH}要]{{1,5}}?(?:上午|下午|早上|晚上)?)?(?:都)?"
-    rf"(?P<verb>要求|希望|需要|习惯|要)\s*(?P<what>[^{_STOP_ZH}]{{1,16}})"
+    rf"(?P<verb>要求|希望|需要|习惯|要)\s*(?P<what>[^，,。！!？?；;：:、]{{1,30}}(?<![和与及跟\s]))"
 )
+_JOINED_ZH = re.compile(r"^(?:新来了?|刚来了?|来了|来的)(?:一个|一位|个|位)?的?|^(?:一个|一位)")
 _INSIDE_ZH = re.compile(r"[，,](?:里面|其中|内容|上面)(?:要|得|需要|必须)[^，,。；;！!？?]{2,30}")
 # "前端那边由许静负责", "许静负责前端": who owns what
 _OWNS_ZH = re.compile(
@@ -135,7 +137,8 @@ _OWNS_ZH = re.compile(
     rf"|(?<![\u4e00-\u9fff])(?P<who2>{_NAME_ZH})\s*负责\s*(?P<what2>[^{_STOP_ZH}]{{1,10}})"
     rf"|(?P<what3>[^{_STOP_ZH}归]{{1,8}}?)(?:那块|这块|那边|这边)?归\s*(?P<who3>{_NAME_ZH})\s*管"
     # "师兄马骁管测序平台": who runs a part of the work
-    rf"|(?:师兄|师姐|师弟|师妹|同事|导师)(?P<who4>{_NAME_ZH})\s*(?:主要)?管\s*(?P<what4>[^{_STOP_ZH}]{{2,10}})"
+    rf"|(?:师兄|师姐|师弟|师妹|同事|导师|[\u4e00-\u9fff]{{0,4}}?(?:工程师|经理|设计师|分析师))(?P<who4>{_NAME_ZH})"
+    rf"\s*(?:主要)?(?P<v4>管|负责)\s*(?P<what4>[^{_STOP_ZH}]{{2,10}})"
 )
 
 # "运维那边找孙丽", "以后运维审批找周涛", "推送相关的功能以后归他负责": who to go to for a part of
@@ -324,6 +327,8 @@ def _people_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     for rx in _PEOPLE_ZH:
         for m in rx.finditer(s.text):
             person_name, role = m.group("name").strip(), m.group("role")
+            joined = _JOINED_ZH.match(role)  # "新来的测试工程师叫罗佳": new to the team
+            role = role[joined.end() :] if joined and joined.end() < len(role) else role
             role = re.sub(r"(?:的|那边的?|这边的?)(?=对接人|联系人|接口人)", "", role)
             if lookup(person_name):
                 continue  # "服务端是 Go 1.21": a tool, not a person
@@ -334,11 +339,14 @@ def _people_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             owner = f"{name}的" if poss == "我" else "团队的"
             person = EntityRef(person_name, "person", attrs={"role": role})
             boss = poss == "我" and re.search(r"领导|上司|上级|老板|经理|主管|组长", role)
+            said = f"{person_name}是{owner}{role}"
+            if joined:
+                said = f"{person_name}是新来的{role}"
             out.append(
                 _zh(
                     ctx,
                     "entity",
-                    f"{person_name}是{owner}{role}",
+                    said,
                     "reports_to" if boss else "works_with",
                     person,
                     slot="manager" if boss else None,
@@ -395,7 +403,7 @@ def _owners_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         ):
             continue
         ctx.people.append(who)
-        text = f"{who}管{what}" if m.group("who4") else f"{what}由{who}负责"
+        text = f"{who}{m.group('v4')}{what}" if m.group("who4") else f"{what}由{who}负责"
         out.append(_of_person(ctx, who, text, "owns", what))
 
 

@@ -28,7 +28,8 @@ HEADS = (
     r"|director|founder|co-founder|cofounder|head|intern|consultant|administrator|admin"
     r"|tester|researcher|programmer|maintainer|specialist|officer|reviewer|coordinator"
     r"|strategist|marketer|recruiter|accountant|contractor|freelancer|supervisor|advisor"
-    r"|adviser|mentor|student|postdoc|professor|lecturer"
+    r"|adviser|mentor|student|postdoc|professor|lecturer|artist|producer|animator|technician"
+    r"|auditor|planner"
 )
 ACRONYM_ROLES = r"SRE|PM|QA|CTO|CEO|CFO|COO|CIO|VP|PO|EM|TPM|DBA|UX|UI"
 ROLE = (
