@@ -311,7 +311,7 @@ def test_a_request_with_a_tool_and_nothing_turned_down_is_no_choice() -> None:
             "Kofi Mensah joined the team as a designer.",
         ),
         ("Lena Vogt is our lead artist.", "Lena Vogt is the team's lead artist."),
-        ("Omar Haddad is the producer.", "Omar Haddad is the producer."),
+        ("Omar Haddad is our producer.", "Omar Haddad is the team's producer."),
         ("另外，新来的运维工程师叫冯涛，以后发布归他管。", "冯涛是新来的运维工程师。"),
         (
             "项目经理黄志刚要求每次发固件都附上版本号和 CRC32 校验值。",
