@@ -119,18 +119,21 @@ def switches_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 or "ing" in m.group("verb")[-3:]
                 or bool(re.match(r"(?i)let|we(?:'ll|\s+will)|please", m.group("lead") or ""))
             )
-            _add(
-                out,
-                _choice(
-                    ctx,
-                    s,
-                    y,
-                    x=x,
-                    switch=True,
-                    planned=planned,
-                    purpose=_near_purpose(s.text[m.start("y") :]),
-                ),
-            )
+            _switched(out, ctx, s, m, y, x, planned)
+
+
+def _switched(
+    out: list[Candidate],
+    ctx: NodeContext,
+    s: Sentence,
+    m: re.Match[str],
+    y: str,
+    x: str,
+    planned: bool,
+) -> None:
+    """A switch from ``x`` to ``y``, for the purpose named right after ``y`` if any."""
+    purpose = _near_purpose(s.text[m.start("y") :])
+    _add(out, _choice(ctx, s, y, x=x, switch=True, planned=planned, purpose=purpose))
 
 
 def moves_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -143,18 +146,7 @@ def moves_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             planned = verb.endswith(("ing", "e", "ch")) or bool(
                 re.match(r"let|please|\w+['’]ll|\w+ will", lead)
             )
-            _add(
-                out,
-                _choice(
-                    ctx,
-                    s,
-                    y,
-                    x=x,
-                    switch=True,
-                    planned=planned,
-                    purpose=_near_purpose(s.text[m.start("y") :]),
-                ),
-            )
+            _switched(out, ctx, s, m, y, x, planned)
     for m in _OUT_IN.finditer(s.text):
         y, x = tool_at(m.group("y") or m.group("y2")), tool_at(m.group("x") or m.group("x2"))
         if y and x:
