@@ -129,7 +129,7 @@ stale:
   - {id: cypress, object: Cypress}
   - {id: rabbitmq, object: RabbitMQ}
   - {id: moment, object: Moment.js}
-  - {id: webpack, object: webpack}
+  - {id: webpack, object: Webpack}
   - {id: npm, object: npm}
   - {id: mysql, object: MySQL}
 """
@@ -151,7 +151,7 @@ def test_switches_in_more_phrasings_end_the_tool_they_leave(tmp_path: Path) -> N
             "We're moving our tests from unittest to pytest.",
             "The team decided to switch the tests from unittest to pytest.",
         ),
-        ("Webpack is out, Vite is in.", "The team switched from webpack to Vite."),
+        ("Webpack is out, Vite is in.", "The team switched from Webpack to Vite."),
         ("单元测试用 Vitest 替换 Jest 吧。", "团队决定把单元测试从 Jest 换成 Vitest。"),
         ("用 pnpm 替掉 npm。", "团队决定从 npm 换成 pnpm。"),
     ],

@@ -223,7 +223,7 @@ _TABLE: dict[str, dict[str, tuple[str, ...]]] = {
         "Puppeteer": (),
     },
     "bundler": {
-        "webpack": (),
+        "Webpack": (),
         "Vite": (),
         "Rollup": (),
         "esbuild": (),
