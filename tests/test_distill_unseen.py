@@ -149,3 +149,40 @@ def test_core_lends_who_lines_to_the_speaker_the_graph_knows_less_of(mem: Memory
     assert [ln for ln in lines if ln.startswith("· Ines")], core
     bruno = [ln for ln in lines if ln.startswith("· Bruno")]
     assert len(bruno) >= 2 and all("pottery" in ln for ln in bruno), core
+
+
+# ------------------------------------------------------------- said to the moment
+
+
+def test_what_is_said_to_the_moment_is_no_memory(mem: Memory) -> None:
+    """A remark on the listener's activity, an imperative or a pointer at a photo, and what
+    the speaker would like or ought to do there and then are no statements of their life;
+    the adoption said beside them still is."""
+    when = ts("2024-03-04T10:00:00")
+    _talk(
+        mem,
+        "s1",
+        [
+            ("Ines", "Hi! How was the trip?"),
+            (
+                "Bruno",
+                "Spotting rare herons while kayaking must be great. I would love to take "
+                "my nephews there sometime soon.",
+            ),
+            (
+                "Ines",
+                "Just take a look how happy my parrots are at the aviary. My parrots would love it!",
+            ),
+            (
+                "Bruno",
+                "You really should give it a try. I should do that someday too. "
+                "I adopted a puppy named Rex last week.",
+            ),
+        ],
+        when,
+    )
+    mem.sleep("deep")
+    got = _distilled(mem)
+    assert any("adopted a puppy named Rex" in t for t in got), got
+    for said in ("must be great", "would love", "take a look", "should", "herons"):
+        assert not [t for t in got if said in t.lower()], (said, got)
