@@ -186,3 +186,27 @@ def test_what_is_said_to_the_moment_is_no_memory(mem: Memory) -> None:
     assert any("adopted a puppy named Rex" in t for t in got), got
     for said in ("must be great", "would love", "take a look", "should", "herons"):
         assert not [t for t in got if said in t.lower()], (said, got)
+
+
+def test_a_promise_to_the_listener_is_no_memory(mem: Memory) -> None:
+    """ "I'll show you the best routes", "I'd love to take them there sometime", a bare "Just
+    my fur babies." say nothing of the speaker's life; the new job beside them does."""
+    _talk(
+        mem,
+        "s1",
+        [
+            ("Ines", "Hi! How are you?"),
+            (
+                "Bruno",
+                "I'd love to take them there sometime. I'll show you the best bike routes "
+                "near the harbour.",
+            ),
+            ("Ines", "Just my fur babies. I started a new job at the botanical garden last week."),
+        ],
+        ts("2024-03-04T10:00:00"),
+    )
+    mem.sleep("deep")
+    got = _distilled(mem)
+    assert any("botanical garden" in t for t in got), got
+    for said in ("bike routes", "love to take", "fur babies"):
+        assert not [t for t in got if said in t], (said, got)
