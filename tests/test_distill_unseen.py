@@ -210,3 +210,27 @@ def test_a_promise_to_the_listener_is_no_memory(mem: Memory) -> None:
     assert any("botanical garden" in t for t in got), got
     for said in ("bike routes", "love to take", "fur babies"):
         assert not [t for t in got if said in t], (said, got)
+
+
+def test_a_wish_for_oneself_is_kept(mem: Memory) -> None:
+    """ "I really wish I could go on a road trip with my dog" is a wish a reader notes (a
+    wish is otherwise hypothetical, and no statement rule keeps it); "I wish I could get one"
+    names nothing. The Chinese 我真希望能... is kept as a statement already."""
+    _talk(
+        mem,
+        "s1",
+        [
+            ("Ines", "Hi! How are you?"),
+            ("Bruno", "That is awesome! I really wish I could sail around Sardinia with my dad."),
+            ("Ines", "我真希望能去冰岛看极光。"),
+            ("Bruno", "I wish I could get one, but it is tough to find a place."),
+        ],
+        ts("2024-03-04T10:00:00"),
+    )
+    mem.sleep("deep")
+    got = _distilled(mem)
+    assert "Bruno wishes to sail around Sardinia with Bruno's dad." in got or any(
+        t.startswith("Bruno wishes to sail around Sardinia with") for t in got
+    ), got
+    assert any("冰岛看极光" in t for t in got), got
+    assert not [t for t in got if "get one" in t], got

@@ -20,8 +20,9 @@ import re
 from dataclasses import replace
 
 from ..types import Candidate, EntityRef
-from ._common import NodeContext, Sentence
+from ._common import NodeContext, Sentence, gate
 from ._grammar import finish_en, third_person_en
+from ._salience import too_thin
 
 __all__ = [
     "answered",
@@ -30,6 +31,7 @@ __all__ = [
     "in_passing",
     "literal",
     "quantity_answer",
+    "wish",
 ]
 
 _HOW = re.compile(
@@ -257,3 +259,37 @@ def answered(question: str, sentences: list[Sentence], ctx: NodeContext) -> list
             )
         ]
     return []
+
+
+# "I really wish I could go on a road trip with my dog": a wish the speaker has for themselves
+# (a wish is otherwise a hypothetical, which no statement rule keeps); what follows ", but"
+# says why not
+_WISH_EN = re.compile(
+    r"(?:^|[,;:!]\s*|\b(?:and|but|so)\s+)(?:I\s+)?(?:(?:really|just|sometimes|always|so)\s+)?"
+    r"wish\s+I\s+(?P<aux>could|can|had|was|were)\s+(?P<x>[^.!?;,]{6,90}?)\s*(?=,|[.!?;]|$)",
+    re.IGNORECASE,
+)
+_WISH_GATE = gate("wish")
+_AS_WISHED = {"could": "", "can": "", "had": "have ", "was": "be ", "were": "be "}
+
+
+def wish(sentences: list[Sentence], ctx: NodeContext) -> list[Candidate]:
+    """ "Andrew wishes to go on a road trip with a furry companion." (one note per sentence
+    that says such a wish; not when it names nothing: "I wish I could get one"). Chinese
+    wishes (我真希望能...) are statements already (``_salience_zh``)."""
+    if not ctx.personal:
+        return []
+    out: list[Candidate] = []
+    for s in sentences:
+        m = _WISH_EN.search(s.text) if s.lang == "en" and s.has(_WISH_GATE) else None
+        if m is None or s.question:
+            continue
+        clause = f"I wish to {_AS_WISHED[m.group('aux').lower()]}{m.group('x')}"
+        body = third_person_en(clause, ctx.speaker).replace(" wish to ", " wishes to ", 1)
+        if not too_thin(body, ctx.speaker):
+            out.append(_wish_note(finish_en(body), ctx))
+    return out
+
+
+def _wish_note(text: str, ctx: NodeContext) -> Candidate:
+    return ctx.candidate("note", text, "en", confidence=0.55, importance=0.5, attrs={"whole": True})
