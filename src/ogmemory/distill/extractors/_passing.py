@@ -270,6 +270,7 @@ _WISH_EN = re.compile(
     re.IGNORECASE,
 )
 _WISH_GATE = gate("wish")
+_TO_YOU = re.compile(r"\b(?:you|your)\b", re.IGNORECASE)
 _AS_WISHED = {"could": "", "can": "", "had": "have ", "was": "be ", "were": "be "}
 
 
@@ -282,8 +283,8 @@ def wish(sentences: list[Sentence], ctx: NodeContext) -> list[Candidate]:
     out: list[Candidate] = []
     for s in sentences:
         m = _WISH_EN.search(s.text) if s.lang == "en" and s.has(_WISH_GATE) else None
-        if m is None or s.question:
-            continue
+        if m is None or s.question or _TO_YOU.search(m.group("x")):
+            continue  # "I wish I had known you back then": of the listener
         clause = f"I wish to {_AS_WISHED[m.group('aux').lower()]}{m.group('x')}"
         body = third_person_en(clause, ctx.speaker).replace(" wish to ", " wishes to ", 1)
         if not too_thin(body, ctx.speaker):

@@ -391,11 +391,12 @@ def _implied_subject(text: str, verb: str, name: str) -> str:
 # look how happy my dogs are", "Here's a pic from ...", "You should give it a try"), a remark on
 # the listener's activity read as the speaker's ("Spotting birds while hiking must be great"),
 # what the speaker would like or ought to do there and then ("I would love to take the dogs
-# there", "I should do that someday too", "my dogs would love it")
+# there", "I should do that someday too", "my dogs would love it"; "I need to find a better
+# way to ..." can be a lasting aim and stays)
 _MOMENT_EN = re.compile(
     r"^(?:(?:just\s+)?(?:take\s+a\s+look|look\s+at|check\s+(?:out|this|it))|here['’]?s|here\s+(?:is|are)"
     r"|you\b|just\s+(?:by|like|in\s+case)\b"
-    r"|(?:I|we)(?:\s+(?:really|definitely|totally|also|just))?(?:\s+(?:should|shold|need\s+to"
+    r"|(?:I|we)(?:\s+(?:really|definitely|totally|also|just))?(?:\s+(?:should|shold"
     r"|would\s+(?:really\s+|so\s+)?love\s+(?:to|it))|['’]d\s+(?:really\s+|so\s+)?love\s+(?:to|it))\b"
     r"|(?:I|we)(?:['’]ll|\s+will)\s+(?:\w+\s+){0,3}?(?:show|send|tell|give)\s+you\b|(?:I|we)['’]ll\s+ttyl"
     r"|just\s+(?:my|our)\s+[\w\s'-]{1,30}[.!~]*$"
