@@ -171,7 +171,8 @@ def test_what_is_said_to_the_moment_is_no_memory(mem: Memory) -> None:
             ),
             (
                 "Ines",
-                "Just take a look how happy my parrots are at the aviary. My parrots would love it!",
+                "Just take a look how happy my parrots are at the aviary. "
+                "My parrots would love it!",
             ),
             (
                 "Bruno",
