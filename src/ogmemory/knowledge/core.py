@@ -135,6 +135,7 @@ def _edge_lines(
     deadlines: bool = False,
     themes: Themes | None = None,
     objects: dict[str, Entity] | None = None,
+    lent: dict[str, list[str]] | None = None,
 ) -> list[str]:
     chosen = [e for e in edges if e.relation in relations]
     if deadlines:
@@ -158,16 +159,66 @@ def _edge_lines(
             mine: dict[str, list[Edge]] = {}
             for e in chosen:
                 mine.setdefault(e.src, []).append(e)
-            chosen = [
-                e
-                for lines in mine.values()
+            owned = [
+                (src, _edge_line(e))
+                for src, lines in mine.items()
                 for e in fair_order(
                     spread(lines, lambda e: _object_words(e, objects)),
                     lambda e: str(_ORDER.get(e.relation, e.relation)),
                 )
             ]
-            chosen = fair_order(chosen, lambda e: e.src)
-    return [f"· {_fit(e.fact, 110)}  {pointer(e.provenance)}" for e in chosen]
+            owned += [(src, line) for src, lines in (lent or {}).items() for line in lines]
+            return [line for _, line in fair_order(owned, lambda x: x[0])]
+    return [_edge_line(e) for e in chosen]
+
+
+def _edge_line(e: Edge) -> str:
+    return f"· {_fit(e.fact, 110)}  {pointer(e.provenance)}"
+
+
+#: Who lines a speaker is owed before they count as known: a speaker with fewer facts of who
+#: they are is lent what they keep coming back to (their most defining events)
+_OWED = 4
+
+
+def _lent_lines(
+    edges: list[Edge], events: list[TimelineEvent], themes: Themes
+) -> dict[str, list[str]]:
+    """Who lines for the speakers the graph knows less of (Melanie 2 facts, Caroline 8): each
+    is lent their most defining life events (a milestone or a theme they come back to, first
+    sentence), up to what the best-known speaker has (at most ``_OWED``)."""
+    speakers: dict[str, list[TimelineEvent]] = {}
+    for ev in events:
+        if ev.kind == "event" and ev.entities and ev.entities[0].startswith("person."):
+            speakers.setdefault(ev.entities[0], []).append(ev)
+    facts: dict[str, set[str]] = {}
+    for e in edges:
+        if e.relation in SECTIONS["who"] and e.src.startswith("person."):
+            facts.setdefault(e.src, set()).add(e.fact)
+    known = {src: len(facts.get(src, ())) for src in speakers}
+    owed = min(_OWED, max((len(f) for f in facts.values()), default=0))
+    out: dict[str, list[str]] = {}
+    for src, mine in speakers.items():
+        short = owed - known[src]
+        if short <= 0:
+            continue
+        scored = [
+            (milestone_factor(ev.summary) * (1 + themes.recurrence(src, ev.summary)), ev)
+            for ev in mine
+            if ev.importance >= _MIN_IMPORTANCE["event"]
+        ]
+        scored = [x for x in scored if x[0] >= _DEFINING]
+        scored.sort(key=lambda x: (-x[0], -x[1].event_time, x[1].id))
+        # nothing the person's own facts say already ("joined a pottery club" twice)
+        said = sorted(facts.get(src, ()))
+        kept = set(spread([*said, *(_first(ev) for _, ev in scored)], lambda x: x)) - set(said)
+        best = [ev for _, ev in scored if _first(ev) in kept][:short]
+        out[src] = [f"· {_fit(_first(ev), 110)}  {pointer(ev.provenance)}" for ev in best]
+    return out
+
+
+#: how defining a life event must be to be lent (a milestone, or a moment on a recurring theme)
+_DEFINING = 2.0
 
 
 _LIKES = ("prefers",)
@@ -372,6 +423,7 @@ def render_core(
     near: list[set[str]] = []
     themes = Themes(edges, events)
     objects = {e.id: e for e in kb.entities(include_hidden=True)}
+    lent = _lent_lines(edges, events, themes)
     sections = [
         (
             name,
@@ -383,6 +435,7 @@ def render_core(
                     name == "deadlines",
                     themes if name in _FAIR else None,
                     objects,
+                    lent if name == "who" else None,
                 ),
                 seen,
                 near if name in _FAIR else None,

@@ -24,7 +24,7 @@ from ._grammar import (
     third_person_zh,
 )
 
-__all__ = ["events_en"]
+__all__ = ["at_session", "events_en", "object_dated"]
 
 # ----------------------------------------------------------------------------- English
 
@@ -400,7 +400,12 @@ def events_en(s: Sentence, ctx: NodeContext, carry: TimeExpr | None = None) -> l
         clause, tense, conf = found
         if tense == "present" and t.day <= ctx.ref_day and t.granularity == "day":
             tense = "past"
-        cand = _event_candidate(ctx, s, t, clause, "en", tense, conf)
+        when: TimeExpr | None = t
+        if tense == "past" and t.day > ctx.ref_day:
+            # "I signed up for the half marathon in September", said in May: the date is the
+            # race's, not the signing up's; the phrase stays, the event is the session's
+            clause, when = object_dated(text, clause, a, b, t), at_session(ctx)
+        cand = _event_candidate(ctx, s, when, clause, "en", tense, conf)
         if cand is not None:
             out.append(cand)
             dated.add(idx)
@@ -441,6 +446,18 @@ def events_en(s: Sentence, ctx: NodeContext, carry: TimeExpr | None = None) -> l
                 out.append(cand)
             break
     return out
+
+
+def at_session(ctx: NodeContext) -> TimeExpr:
+    """The session's day as the time of an event whose own date was not said."""
+    return TimeExpr("", -1, -1, ctx.ref_day)
+
+
+def object_dated(text: str, clause: str, a: int, b: int, t: TimeExpr) -> str:
+    """``clause`` with its time phrase back in place (the phrase dates what was acted on)."""
+    head = clause.split(None, 1)[0] if clause.strip() else ""
+    pos = text.find(head, a, b) if head else -1
+    return text[pos:b].strip() if 0 <= pos < t.start else clause
 
 
 _RECENT = re.compile(r"\b(?:just|recently|finally|currently|now|lately)\b")

@@ -8,7 +8,7 @@ import re
 from ..dates import TimeExpr
 from ..types import Candidate
 from ._common import NodeContext, Sentence
-from ._events import _clauses, _event_candidate
+from ._events import _clauses, _event_candidate, at_session
 
 __all__ = ["events_zh"]
 
@@ -50,7 +50,11 @@ def events_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
         if not text[a:b].replace(t.text, "").strip() and idx + 1 < len(spans):
             idx += 1  # "昨天，我去了医院"
             a, b = spans[idx]
-        clause = text[a:b].replace(t.text, "", 1).strip()
+        when: TimeExpr | None = t
+        if text.startswith("的", t.end):  # "我报名了九月的马拉松": the date is the race's
+            clause, when = text[a:b].strip(), at_session(ctx)
+        else:
+            clause = text[a:b].replace(t.text, "", 1).strip()
         if t.text in ("今天", "今日") and not _SUBJ_ZH.search(clause):
             continue
         subj = _SUBJ_ZH.search(clause)
@@ -66,9 +70,8 @@ def events_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
         if _NEG_ZH.search(after[:4]):
             continue
         body = clause if subj else "我" + clause
-        cand = _event_candidate(
-            ctx, s, t, body, "zh", "future" if t.day > ctx.ref_day else "past", 0.7 if subj else 0.6
-        )
+        tense = "future" if when is t and t.day > ctx.ref_day else "past"
+        cand = _event_candidate(ctx, s, when, body, "zh", tense, 0.7 if subj else 0.6)
         if cand is not None:
             out.append(cand)
             dated.add(idx)

@@ -4,12 +4,12 @@
   parent" (``is_a``);
 * family, named or not: "I'm lucky to have my husband and kids" (``has_family``), and how
   long: "How long have you been married?" - "5 years already!" (``is_a`` married, read by
-  :func:`answered_en` from the question and its answer);
+  ``_passing.answered`` from the question and its answer);
 * where they come from: "my home country, Sweden", "I'm originally from Lyon", "I grew up in
   Accra" (``comes_from``, slot ``origin``); "since I moved from my home country"
   (``moved_from``, a dated event);
 * work said as news: "How is the new job going?" - "It's going well, though the commute is
-  long." (``has``: a new job with a long commute);
+  long." (``has`` a new job, also ``_passing.answered``);
 * long-running goals: "I'm keen on counseling", "looking into counseling as a career", "my goal
   is to give kids a loving home", "it's been a dream to adopt" (``aims_for``).
 
@@ -27,7 +27,7 @@ from ..types import Candidate, EntityRef, Fact
 from ._common import NodeContext, Sentence, date_attrs, gate
 from ._grammar import finish_en, third_person_en
 
-__all__ = ["LIFE_GATE", "answered_en", "life_en"]
+__all__ = ["LIFE_GATE", "life_en"]
 
 _IDENTITY = (
     r"(?:trans(?:gender)?\s+(?:woman|man|person|girl|guy)|non-?binary(?:\s+person)?"
@@ -134,28 +134,6 @@ _WORKED = re.compile(
     r"\b(?:(?i:lost|quit|left)\s+(?i:my)\s+(?i:job|position)\s+(?i:as)"
     r"|(?i:i\s+used\s+to\s+(?:be|work\s+as)))\s+"
     rf"(?:(?i:a|an)\s+)?(?P<role>{_ROLE2})(?={_END})"
-)
-_NEW_JOB_Q = re.compile(
-    r"\b(?i:how['’]s|how\s+is|how\s+are\s+things\s+(?:at|with))\s+(?i:the|your)\s+(?i:new)\s+"
-    r"(?P<what>(?i:job|role|position|workplace|house|home|place|apartment|flat|school))"
-    r"(?:\s+(?i:going))?\s*\?"
-)
-_DENIAL = re.compile(r"^\s*(?i:no\b|not\b|i\s+don['’]t|i\s+didn['’]t|actually,?\s+i)")
-_COMMUTE = re.compile(
-    r"\b(?i:the|my)\s+(?i:commute)\s+(?i:is|['’]s)\s+(?:(?i:really|so|very)\s+)?(?P<a>long|short|brutal|awful|easy|tough|killer)\b"
-)
-_HOW_LONG_Q = re.compile(
-    r"\b(?i:how\s+long\s+have\s+you\s+(?:two\s+)?been)\s+(?P<state>(?i:married|together|dating"
-    r"|engaged|a\s+[a-z]+|an\s+[a-z]+|vegan|vegetarian|sober))\s*\?"
-)
-_YEARS = re.compile(
-    r"^\s*(?:(?i:about|almost|nearly|over|around|just|oh,?)\s+)?"
-    r"(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen"
-    r"|twenty|thirty)\s+(?P<u>(?i:years?|months?))\b"
-)
-_GREETING = re.compile(
-    r"^\s*(?:hey|hi|hello|thanks|thank\s+you|wow|oh|aw+|yeah|yes|ha(?:ha)+|omg)\b[^.!?]{0,30}[.!?]*$",
-    re.IGNORECASE,
 )
 _PRONOUNS = re.compile(r"\b(?:it|this|that|them|these|those)\b", re.IGNORECASE)
 
@@ -349,32 +327,4 @@ def life_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     _goals(s, ctx, out)
     if s.has(_WORK_GATE):
         _work(s, ctx, out)
-    return out
-
-
-def answered_en(asked: str, sentences: list[Sentence], ctx: NodeContext) -> list[Candidate]:
-    """A life fact a question and its answer say together: "How long have you been
-    married?" - "5 years already!"; "How is the new job going?" - "Going well, though the
-    commute is long." The answer's speaker is the subject."""
-    if not ctx.personal or not sentences or ctx.record.node.role not in ("user", "assistant"):
-        return []
-    said = [x.text for x in sentences if not _GREETING.match(x.text)][:2]
-    if not said:
-        return []
-    first = said[0]
-    out: list[Candidate] = []
-    m = _HOW_LONG_Q.search(asked)
-    n = _YEARS.match(first) if m else None
-    if m and n:
-        state = " ".join(m.group("state").lower().split())
-        text = f"{ctx.speaker} has been {state} for {n.group('n')} {n.group('u').lower()}"
-        out.append(_entity(ctx, text, "is_a", EntityRef(state, "concept"), importance=0.8))
-    q = _NEW_JOB_Q.search(asked)
-    if q and not _DENIAL.match(first):
-        what = q.group("what").lower()
-        commute = next((c for c in (_COMMUTE.search(x) for x in said) if c), None)
-        text = f"{ctx.speaker} has a new {what}"
-        if commute:
-            text += f" with a {commute.group('a').lower()} commute"
-        out.append(_entity(ctx, text, "has", EntityRef(f"new {what}", "concept"), importance=0.8))
     return out

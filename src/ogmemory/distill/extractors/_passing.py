@@ -19,9 +19,10 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ..types import Candidate
-from ._common import NodeContext, Sentence
+from ..types import Candidate, EntityRef
+from ._common import NodeContext, Sentence, gate
 from ._grammar import finish_en, third_person_en
+from ._salience import too_thin
 
 __all__ = [
     "answered",
@@ -30,6 +31,7 @@ __all__ = [
     "in_passing",
     "literal",
     "quantity_answer",
+    "wish",
 ]
 
 _HOW = re.compile(
@@ -205,16 +207,90 @@ def literal(s: Sentence) -> Sentence:
     return replace(s, times=tuple(t for t in s.times if t.text.lower() != "yesterday"))
 
 
+# What the answer says the speaker is or has: "How long have you been married?" (is_a
+# married), "How is the new job going?" (has a new job): a life fact with its relation
+_STATE_Q = re.compile(
+    r"\bhow\s+long\s+have\s+you\s+(?:two\s+)?been\s+(?P<state>married|together|dating|engaged"
+    r"|an?\s+[a-z]+|vegan|vegetarian|sober)\s*\?",
+    re.IGNORECASE,
+)
+_NEW_THING = re.compile(r"^new\s+[a-z-]+(?:\s+[a-z-]+)?$")
+
+
+def _life_fact(question: str, said: str) -> tuple[str, EntityRef] | None:
+    """The relation and object of the life fact an answer completes, if it is one."""
+    state = _STATE_Q.search(question)
+    if state is not None and said.split(" has been ", 1)[-1].startswith(state.group("state")):
+        return "is_a", EntityRef(" ".join(state.group("state").lower().split()), "concept")
+    how = _HOW_IS.search(question)
+    if how is not None and _NEW_THING.match(how.group("np").lower()):
+        return "has", EntityRef(how.group("np").lower(), "concept")
+    return None
+
+
 def answered(question: str, sentences: list[Sentence], ctx: NodeContext) -> list[Candidate]:
     """The fact a short answer to ``question`` completes (see :func:`quantity_answer` and
-    :func:`how_it_goes`); the answer comes first, after a greeting at most ("Hey Priya!")."""
-    if not question or not ctx.personal:
+    :func:`how_it_goes`); the answer comes first, after a greeting at most ("Hey Priya!").
+    One answer is one memory: when it says what the speaker is or has (married for 5 years,
+    a new job) that memory carries the relation too."""
+    if not question or not ctx.personal or ctx.record.node.role not in ("user", "assistant"):
         return []
     for s in sentences[:2]:
         if s.lang != "en":
             continue
         said = quantity_answer(question, s, ctx.speaker) or how_it_goes(question, s, ctx.speaker)
-        if said:
-            whole = {"whole": True}  # complete: no later answer elaborates it
+        if not said:
+            continue
+        whole = {"whole": True}  # complete: no later answer elaborates it
+        fact = _life_fact(question, said)
+        if fact is None:
             return [ctx.candidate("note", finish_en(said), "en", importance=0.6, attrs=whole)]
+        relation, obj = fact
+        return [
+            ctx.candidate(
+                "entity",
+                finish_en(said),
+                "en",
+                relation=relation,
+                object=obj,
+                confidence=0.8,
+                importance=0.8,
+                attrs=whole,
+            )
+        ]
     return []
+
+
+# "I really wish I could go on a road trip with my dog": a wish the speaker has for themselves
+# (a wish is otherwise a hypothetical, which no statement rule keeps); what follows ", but"
+# says why not
+_WISH_EN = re.compile(
+    r"(?:^|[,;:!]\s*|\b(?:and|but|so)\s+)(?:I\s+)?(?:(?:really|just|sometimes|always|so)\s+)?"
+    r"wish\s+I\s+(?P<aux>could|can|had|was|were)\s+(?P<x>[^.!?;,]{6,90}?)\s*(?=,|[.!?;]|$)",
+    re.IGNORECASE,
+)
+_WISH_GATE = gate("wish")
+_TO_YOU = re.compile(r"\b(?:you|your)\b", re.IGNORECASE)
+_AS_WISHED = {"could": "", "can": "", "had": "have ", "was": "be ", "were": "be "}
+
+
+def wish(sentences: list[Sentence], ctx: NodeContext) -> list[Candidate]:
+    """ "Andrew wishes to go on a road trip with a furry companion." (one note per sentence
+    that says such a wish; not when it names nothing: "I wish I could get one"). Chinese
+    wishes (我真希望能...) are statements already (``_salience_zh``)."""
+    if not ctx.personal:
+        return []
+    out: list[Candidate] = []
+    for s in sentences:
+        m = _WISH_EN.search(s.text) if s.lang == "en" and s.has(_WISH_GATE) else None
+        if m is None or s.question or _TO_YOU.search(m.group("x")):
+            continue  # "I wish I had known you back then": of the listener
+        clause = f"I wish to {_AS_WISHED[m.group('aux').lower()]}{m.group('x')}"
+        body = third_person_en(clause, ctx.speaker).replace(" wish to ", " wishes to ", 1)
+        if not too_thin(body, ctx.speaker):
+            out.append(_wish_note(finish_en(body), ctx))
+    return out
+
+
+def _wish_note(text: str, ctx: NodeContext) -> Candidate:
+    return ctx.candidate("note", text, "en", confidence=0.55, importance=0.5, attrs={"whole": True})

@@ -387,10 +387,39 @@ def _implied_subject(text: str, verb: str, name: str) -> str:
     return f"{name} {text}"
 
 
+# Said to the moment, not of the speaker's life: an imperative or a pointer at a photo ("Take a
+# look how happy my dogs are", "Here's a pic from ...", "You should give it a try"), a remark on
+# the listener's activity read as the speaker's ("Spotting birds while hiking must be great"),
+# what the speaker would like or ought to do there and then ("I would love to take the dogs
+# there", "I should do that someday too", "my dogs would love it"; "I need to find a better
+# way to ..." can be a lasting aim and stays)
+_MOMENT_EN = re.compile(
+    r"^(?:(?:just\s+)?(?:take\s+a\s+look|look\s+at|check\s+(?:out|this|it))|here['’]?s|here\s+(?:is|are)"
+    r"|you\b|just\s+(?:by|like|in\s+case)\b"
+    r"|(?:I|we)(?:\s+(?:really|definitely|totally|also|just))?(?:\s+(?:should|shold"
+    r"|would\s+(?:really\s+|so\s+)?love\s+(?:to|it))|['’]d\s+(?:really\s+|so\s+)?love\s+(?:to|it))\b"
+    r"|(?:I|we)(?:['’]ll|\s+will)\s+(?:\w+\s+){0,3}?(?:show|send|tell|give)\s+you\b|(?:I|we)['’]ll\s+ttyl"
+    r"|just\s+(?:my|our)\s+[\w\s'-]{1,30}[.!~]*$"
+    r"|(?:my|our)\s+(?:[\w-]+\s+){1,3}would\s+(?:really\s+|so\s+)?love\s+(?:it|that|this)\b)",
+    re.IGNORECASE,
+)
+_REMARK_EN = re.compile(
+    r"^\w+ing\b[^.!?;]{0,60}?\s(?:must\s+(?:be|have\s+been)|sounds?|sounded|seems?|looks?)\b",
+    re.IGNORECASE,
+)
+
+
+def moment_only(raw: str, implied: str = "") -> bool:
+    """Whether an English statement is said to the moment (see ``_MOMENT_EN``)."""
+    return bool(_MOMENT_EN.match(raw) or (implied and _REMARK_EN.match(raw)))
+
+
 def statement(s: Sentence, sal: Salience, ctx: NodeContext) -> Candidate | None:
     """The kept sentence as a third-person memory with resolved dates."""
     zh = s.lang == "zh"
     raw = s.text.replace("’", "'")[sal.start : sal.end]
+    if not zh and moment_only(raw.lstrip(), sal.implied):
+        return None
     t = next((t for t in s.times if t.start >= sal.start), None)
     lead = next((t for t in s.times if t.end <= sal.start), None)  # "Last week, I ..."
     if t is None and lead is not None:

@@ -36,8 +36,7 @@ from ._forward import forward_en
 from ._identity import identity_en
 from ._identity_zh import identity_zh
 from ._lessons import asks_why, explanation, lesson
-from ._life import answered_en
-from ._passing import answered, hope_after_event, in_passing, literal
+from ._passing import answered, hope_after_event, in_passing, literal, wish
 from ._patterns_en import extract_en
 from ._patterns_zh import extract_zh
 from ._referents import (
@@ -137,7 +136,6 @@ class RuleExtractor:
             asked = threads.asked(record, ctx)
             if asked:
                 answers.add(node.id)  # and what only question and answer say together:
-                candidates += answered_en(threads.question[record.session_id], sentences, ctx)
             listener = ctx.listener = threads.listener(record, ctx)
             start = len(candidates)
             before = threads.said.get(record.session_id, "")
@@ -147,6 +145,7 @@ class RuleExtractor:
             # "How long have you been married?" - "5 years!"
             asked_any = threads.question.get(record.session_id, "") if asked else ""
             candidates.extend(answered(asked_any, sentences, ctx))
+            candidates.extend(wish(sentences, ctx))  # "I wish I could ...": no statement keeps it
             said = next(
                 (i for i in range(start, len(candidates)) if candidates[i].type in STATEMENT_TYPES),
                 None,
