@@ -60,6 +60,8 @@ EN_RE = re.compile(
     rf"|(?P<ago>(?:(?P<ago_h>{_HEDGE})\s+)?(?P<ago_n>{_NUM})\s+(?P<ago_u>{_UNIT})\s+(?:ago|back))"
     rf"|(?P<inn>in\s+(?:(?P<in_h>{_HEDGE})\s+)?(?P<in_n>{_NUM})\s+(?P<in_u>{_UNIT}))"
     rf"|(?P<dur>for\s+(?:the\s+(?:past|last)\s+)?(?P<dur_n>{_NUM})\s+(?P<dur_u>{_UNIT}))"
+    # "Thursday next week", "on Monday last week": the weekday of the named week
+    rf"|(?P<wdweek>(?:on\s+)?(?P<wdweek_d>{_WD_FULL})\s+(?P<wdweek_m>next|last|this)\s+week)"
     rf"|(?P<relwd>(?P<relwd_m>last|this\s+past|this\s+coming|this|next|coming|past)\s+"
     rf"(?P<relwd_d>{_WD_ANY}))"
     r"|(?P<earlier>(?:earlier|later)\s+this\s+(?P<earlier_u>week|month|year))"
@@ -144,6 +146,7 @@ _RELATIVE_EN = frozenset(
         "dur",
         "inn",
         "relwd",
+        "wdweek",
         "earlier",
         "relu",
         "season",
@@ -192,6 +195,10 @@ def _relative_en(m: re.Match[str], ref: date) -> tuple[date, Granularity, bool] 
         if mod in ("next", "coming", "this coming"):
             return weekday_next(ref, wd), "day", False
         return monday(ref) + timedelta(days=wd), "day", False
+    if kind == "wdweek":
+        shift = {"next": 7, "last": -7, "this": 0}[g("wdweek_m").lower()]
+        wd = WEEKDAYS_EN[g("wdweek_d").lower()]
+        return monday(ref) + timedelta(days=shift + wd), "day", False
     if kind == "earlier":
         day, gran = period(ref, g("earlier_u").lower(), 0)
         return day, gran, False

@@ -21,7 +21,7 @@ from ..types import Candidate, EntityRef
 from ._common import NodeContext, Sentence, date_attrs, gate
 from ._grammar import finish_en, finish_zh
 
-__all__ = ["deadline_key", "deadlines"]
+__all__ = ["deadline_key", "deadlines", "future_time"]
 
 
 _DUE_EN = re.compile(
@@ -84,6 +84,13 @@ _MOVED_OBJ_EN = re.compile(
     r"(?i)\b(?P<verb>(?:push|move|postpone|delay|reschedule|bump|shift)(?:ed|d|ing|es|s)?"
     r"|bring|brought|bringing)\s+(?P<thing>(?:the|our)\s+[\w.-]+(?:\s+[\w.-]+){0,3}?)\s+"
     r"(?:out\s+|back\s+|up\s+|forward\s+)?(?:to|until|till)\b"
+)
+# "Finance want the margin model by Thursday next week", "Colin needs the backfill finished by
+# May 27": someone asks for a thing by a date
+_WANTS_BY_EN = re.compile(
+    r"(?i)\b(?:wants?|needs?|expects?|asked\s+for|asks\s+for)\s+(?P<thing>(?:the|our)\s+[\w.-]+"
+    r"(?:\s+[\w.-]+){0,3}?)\s+(?:(?:done|finished|ready|delivered|shipped|submitted|merged)\s+)?"
+    r"(?=by\b)"
 )
 _NAMES_DEADLINE = re.compile(r"(?i)\b(?:deadline|due\s+date)$")
 _DEADLINE_WORD_EN = re.compile(r"\b(?:deadline|due\s+date)\s+(?:is|was)\b", re.IGNORECASE)
@@ -164,7 +171,7 @@ def _last_day(t: TimeExpr) -> str:
     return (datetime.fromtimestamp(end, UTC).date() - timedelta(days=1)).isoformat()
 
 
-def _future_time(s: Sentence, ctx: NodeContext, after: int) -> TimeExpr | None:
+def future_time(s: Sentence, ctx: NodeContext, after: int) -> TimeExpr | None:
     """The date after position ``after``, read as a future one (deadlines are ahead)."""
     for t in find_times(s.text, ctx.ref_day, past=False):
         if t.start >= after:
@@ -236,6 +243,7 @@ _DEADLINE_GATE = gate(
     " milestone submission handoff beta freeze rc rollout migration kickoff ga cutover go"
     " deliver delivering"
     " move push postpone delay reschedule bump shift bring moving pushing"
+    " want wants needs expect expects asked asks"
 )
 _DEADLINE_GATE_ZH = re.compile(
     r"截止|期限|上线|发布|交付|提测|提审|上架|发版|开服|之前|以前|前|推|延期|延迟|延|改|提前|挪"
@@ -271,7 +279,7 @@ _TO_DO_ZH = re.compile(
 
 def _bare_due_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     m = _BARE_DUE_ZH.search(s.text)
-    due = _future_time(s, ctx, m.end()) if m else None
+    due = future_time(s, ctx, m.end()) if m else None
     if m is None or due is None or due.start - m.end() > 8:
         return
     todo = _TO_DO_ZH.search(s.text[: m.start()])
@@ -292,14 +300,14 @@ def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         for t in s.times:
             thing = _thing_due_zh(s.text, t)
             if thing:
-                c = _deadline(ctx, s, thing, _future_time(s, ctx, t.start) or t, False)
+                c = _deadline(ctx, s, thing, future_time(s, ctx, t.start) or t, False)
                 if c is not None:
                     out.append(c)
                 continue
             before = _BEFORE_ZH.search(s.text[: t.start])
             if before and re.match(r"\s*(?:之前|以前|前)", s.text[t.end :]):
                 c = _deadline(
-                    ctx, s, before.group("thing"), _future_time(s, ctx, t.start) or t, False
+                    ctx, s, before.group("thing"), future_time(s, ctx, t.start) or t, False
                 )
                 if c is not None:
                     out.append(c)
@@ -308,10 +316,11 @@ def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         found += [(m, True) for m in _MOVED_OBJ_EN.finditer(s.text)]
         found += [(m, True) for m in _NOW_EN.finditer(s.text)]
         found += [(m, False) for m in _DUE_EN.finditer(s.text)]
+        found += [(m, False) for m in _WANTS_BY_EN.finditer(s.text)]
         found += [(m, False) for m in _IS_ON_EN.finditer(s.text)]
         found += [(m, False) for m in _WE_SHIP_EN.finditer(s.text)]
     for m, moved in sorted(found, key=lambda x: x[0].start()):
-        due = _future_time(s, ctx, m.end() if m.re is not _WE_SHIP_EN else m.start("verb"))
+        due = future_time(s, ctx, m.end() if m.re is not _WE_SHIP_EN else m.start("verb"))
         if due is None or due.start - m.end() > 32:
             continue
         verb = (m.groupdict().get("verb") or "").lower().split()
@@ -319,6 +328,8 @@ def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         vague = moved and re.match(
             r"(?i)moved|changed|brought|is|are|now|挪|改|调整", m.group("verb")
         )
+        if m.re is _MOVED_OBJ_EN and re.search(r"(?i)\b(?:out|back)\s+(?:to|until|till)$", m.group()):
+            vague = None  # "moved the backfill out to December 11th": a date pushed back
         if _PERSONAL.match(thing.strip()) or (vague and not _DEADLINE_CONTEXT.search(s.text)):
             continue  # "I moved to Boston on May 1": a life event, not a deadline
         if not moved and _DEADLINE_WORD_EN.search(m.group()):

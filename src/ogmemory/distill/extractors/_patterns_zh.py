@@ -12,6 +12,7 @@ from typing import Any
 from ..numbers import parse_number
 from ..types import Candidate, EntityRef
 from ._common import NodeContext, Sentence, date_attrs, object_ref, tool_ref
+from ._deadlines import future_time
 from ._grammar import finish_zh, third_person_zh
 
 __all__ = ["extract_zh"]
@@ -419,6 +420,7 @@ def _constraints(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         if _DEADLINE_AFTER.match(s.text[t.end :]) or _DEADLINE_BEFORE.search(s.text[: t.start]):
             if not ctx.first("constraint", "deadline"):
                 break
+            t = future_time(s, ctx, t.start) or t  # a deadline is ahead ("延期了，改到 12 月 12 日")
             clause = third_person_zh(s.text, name)
             out.append(
                 _constraint(
