@@ -328,7 +328,9 @@ def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         vague = moved and re.match(
             r"(?i)moved|changed|brought|is|are|now|挪|改|调整", m.group("verb")
         )
-        if m.re is _MOVED_OBJ_EN and re.search(r"(?i)\b(?:out|back)\s+(?:to|until|till)$", m.group()):
+        if m.re is _MOVED_OBJ_EN and re.search(
+            r"(?i)\b(?:out|back)\s+(?:to|until|till)$", m.group()
+        ):
             vague = None  # "moved the backfill out to December 11th": a date pushed back
         if _PERSONAL.match(thing.strip()) or (vague and not _DEADLINE_CONTEXT.search(s.text)):
             continue  # "I moved to Boston on May 1": a life event, not a deadline

@@ -420,7 +420,9 @@ def _constraints(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         if _DEADLINE_AFTER.match(s.text[t.end :]) or _DEADLINE_BEFORE.search(s.text[: t.start]):
             if not ctx.first("constraint", "deadline"):
                 break
-            t = future_time(s, ctx, t.start) or t  # a deadline is ahead ("延期了，改到 12 月 12 日")
+            t = (
+                future_time(s, ctx, t.start) or t
+            )  # a deadline is ahead ("延期了，改到 12 月 12 日")
             clause = third_person_zh(s.text, name)
             out.append(
                 _constraint(

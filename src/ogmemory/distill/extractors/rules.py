@@ -28,6 +28,7 @@ from ..dates import TimeExpr, day_of
 from ..types import Candidate, ExtractionResult
 from ._cancel import called_off
 from ._common import NodeContext, Sentence, content_text, gate, split_sentences
+from ._changes import value_changes
 from ._conventions import conventions_en, conventions_zh
 from ._deadlines import deadlines
 from ._events import events_en
@@ -222,6 +223,7 @@ class RuleExtractor:
                 if not found:
                     found = stances_zh(s, ctx) if zh else stances_en(s, ctx)
                 found += conventions_zh(s, ctx, found) if zh else conventions_en(s, ctx, found)
+                found += value_changes(s, ctx, found)  # "从 15d 调到 45d"
                 candidates.extend(found := called_off(s, ctx, found))  # "X 先不换了"
                 # A decision, switch, learning or deadline already dates this sentence: an
                 # event restating it would only be a duplicate on the timeline.

@@ -1,0 +1,93 @@
+"""A setting changed from one value to another, English and Chinese.
+
+"We've bumped the dbt warehouse up from TRANSFORM_S to TRANSFORM_M", "Prometheus 的保留时间从
+15d 调到 45d 了", "已经把 Spring Boot 从 2.7.18 升到 3.2.5": the thing set, its old value and its
+new one. The new value is a ``config`` fact in the slot of the thing (``version:<tool>`` when
+the thing is a named tool, else ``setting:<thing>``), and the old value is what it replaces.
+
+Only values that look like settings are read: a token with a digit ("45d", "3.2.5", "512Mi") or
+an upper-case identifier ("TRANSFORM_M"). "Switch from Cypress to Playwright" is a tool switch,
+read by ``_stack_switch``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..types import Candidate, EntityRef
+from ._common import NodeContext, Sentence
+from ._grammar import finish_en, finish_zh, third_person_en, third_person_zh
+
+__all__ = ["value_changes"]
+
+_VALUE = r"[\w.+-]*\d[\w.+-]*|[A-Z][A-Z0-9]*_[A-Z0-9_]+"
+_CHANGE_EN = re.compile(
+    r"(?i:\b(?:bumped|bump|upgraded|upgrade|raised|raise|lowered|lower|increased|increase"
+    r"|decreased|decrease|reduced|reduce|changed|change|moved|move|updated|update|downgraded"
+    r"|downgrade|scaled|scale|set|turned|turn|went|go|switched|switch|resized|resize)\s+)"
+    r"(?P<what>(?:(?i:the|our|its)\s+)?[\w.-]+(?:\s+[\w.-]+){0,3}?)\s+(?i:(?:up|down|over)\s+)?"
+    rf"(?i:from)\s+(?P<old>{_VALUE})\s+(?i:to)\s+(?P<new>{_VALUE})(?!\w|\.\w)"
+)
+_CHANGE_ZH = re.compile(
+    rf"从\s*(?P<old>{_VALUE})\s*(?:升级|升|调整|调|改|换|降|提|扩|涨|缩|减|加)(?:到|成|为|至)\s*"
+    rf"(?P<new>{_VALUE})(?!\w|\.\w)"
+)
+_LEAD_ZH = re.compile(r"^(?:我们|我|团队|已经|刚刚|刚|现在|今天|昨天|把|将|也|都|就|还|又)+")
+_CLAUSE_ZH = re.compile(r"[，,。；;：:！!]|把|将")
+_TOOL = re.compile(r"^(?:[A-Z][\w.+-]*)(?:\s+[A-Z][\w.+-]*)?$")
+
+
+def _slot(what: str) -> tuple[str, str]:
+    """The slot of the thing set and the name its value is shown under: a named tool's
+    version ("Spring Boot" → ``version:spring boot``, "Spring Boot 3.2.5"), else the setting."""
+    if _TOOL.match(what) and not re.search(r"[\u4e00-\u9fff]", what):
+        return f"version:{what.lower()}", what
+    return f"setting:{what.lower()}", ""
+
+
+def value_changes(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list[Candidate]:
+    """The settings one sentence says were changed (``found``: what other families took)."""
+    if (
+        s.question
+        or s.hypothetical
+        or not ctx.personal
+        or "from" not in s.text
+        and "从" not in s.text
+    ):
+        return []
+    zh = s.lang == "zh"
+    taken = {c.object.name for c in found if c.object is not None}
+    out: list[Candidate] = []
+    for m in (_CHANGE_ZH if zh else _CHANGE_EN).finditer(s.text):
+        if zh:  # the thing set: what the clause names before 从 ("已经把 Spring Boot 从 ...")
+            head = _CLAUSE_ZH.split(s.text[: m.start()])[-1]
+            what = re.sub(r"\s*的$", "", _LEAD_ZH.sub("", head.strip())).strip()
+        else:
+            what = re.sub(r"(?i)^(?:the|our|its)\s+", "", m.group("what").strip())
+        old, new = m.group("old"), m.group("new")
+        if not what or old == new or new in taken or not ctx.first("config", f"{what}={new}"):
+            continue
+        slot, tool = _slot(what)
+        name = f"{tool} {new}" if tool else new
+        said = s.text.strip()
+        if zh:
+            text = finish_zh(third_person_zh(said, "团队").replace("团队他们", "团队"))
+        else:
+            text = finish_en(third_person_en(said, "the team", group="the team"))
+            text = text[:1].upper() + text[1:]
+        out.append(
+            ctx.candidate(
+                "config",
+                text,
+                s.lang,
+                relation="runs_on" if tool else "has_setting",
+                object=EntityRef(name, "value", attrs={"setting": what, "value": new}),
+                slot=slot,
+                replaces=EntityRef(f"{tool} {old}" if tool else old, "value"),
+                confidence=0.85,
+                importance=0.75,
+                collective=True,
+                attrs={"setting": what, "from": old, "to": new},
+            )
+        )
+    return out
