@@ -51,8 +51,7 @@ def value_changes(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list
         s.question
         or s.hypothetical
         or not ctx.personal
-        or "from" not in s.text
-        and "从" not in s.text
+        or ("from" not in s.text and "从" not in s.text)
     ):
         return []
     zh = s.lang == "zh"

@@ -27,8 +27,8 @@ from ...entity.records import NodeRecord
 from ..dates import TimeExpr, day_of
 from ..types import Candidate, ExtractionResult
 from ._cancel import called_off
-from ._common import NodeContext, Sentence, content_text, gate, split_sentences
 from ._changes import value_changes
+from ._common import NodeContext, Sentence, content_text, gate, split_sentences
 from ._conventions import conventions_en, conventions_zh
 from ._deadlines import deadlines
 from ._events import events_en
