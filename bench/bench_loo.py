@@ -68,6 +68,18 @@ IDEAS: dict[str, dict[str, RecallConfig]] = {
         "depth:candidates=40": replace(_TURNS, candidates=40),
         "depth:candidates=50": replace(_TURNS, candidates=50),
     },
+    # a question naming someone: the vector ranking of what mentions them, fused too
+    "subject:": {
+        "subject:default": _TURNS,
+        "subject:w=0.5": replace(_TURNS, subject_weight=0.5),
+        "subject:w=1": replace(_TURNS, subject_weight=1.0),
+        "subject:w=2": replace(_TURNS, subject_weight=2.0),
+        "subject:w=3": replace(_TURNS, subject_weight=3.0),
+        "subject:w=2,depth=300": replace(_TURNS, subject_weight=2.0, subject_depth=300),
+        "subject:w=2,depth=1000": replace(_TURNS, subject_weight=2.0, subject_depth=1000),
+        "subject:w=2,routes=8": replace(_TURNS, subject_weight=2.0, max_routes=8),
+        "subject:w=2,cands=40": replace(_TURNS, subject_weight=2.0, candidates=40),
+    },
     # main's settings before 2026-12-02, beside the default in the same window (latency)
     "before:": {
         "before:default": _TURNS,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 import logging
 import math
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,12 +26,12 @@ import numpy as np
 
 from ..embed.base import one_blas_thread
 from ..index.docs import Doc, turn_doc_id
-from ..index.text import query_terms
+from ..index.text import STOPWORDS, query_terms
 from ..storage.protocols import IndexStore
 from .config import RecallConfig
 from .visibility import LiveSessions, doc_visible
 
-__all__ = ["Ask", "Cand", "CandidateSearch", "fuse", "lend", "own_relevance"]
+__all__ = ["Ask", "Cand", "CandidateSearch", "fuse", "lend", "named", "own_relevance"]
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,20 @@ _MIN_BACKGROUND = 20  # documents with vectors before recall may abstain
 #: unrelated ones reached 0.065): the floor grows with the log of the memory's size up to here.
 _FULL_FLOOR_AT = 600
 _MMR_STEP = 8  # diversified candidates computed at a time
+#: a name in a question: a capitalised word after its first (``"What does Maya ..."``)
+_NAME = re.compile(r"(?<=\s)[A-Z][\w'’-]*")
+_WORDS = re.compile(r"\w+")
+
+
+def named(query: str) -> set[str]:
+    """The names a question mentions (lower case, without a possessive): capitalised words
+    other than its first."""
+    out = set()
+    for m in _NAME.finditer(query):
+        name = re.sub(r"['’]s?$", "", m.group(0)).lower()
+        if len(name) > 1 and name not in STOPWORDS:
+            out.add(name)
+    return out
 
 
 def fuse(
@@ -234,6 +249,7 @@ class CandidateSearch:
         docs = self.store.docs([r for r, _ in fts_hits] + [r for r, _ in dense_hits])
         lent = self._vector_ranking(ask, ask.qvec, dense_hits, docs)
         ranks = self._fuse(fts_hits, lent, docs, config)
+        self._add_subject(ask, docs, ranks)
         if config.speaker_weight:
             # a question about someone: what they said outranks what was said to them, before
             # the cut to ``candidates``. The rerank weighs it again, over the expanded pool too;
@@ -281,6 +297,40 @@ class CandidateSearch:
                 lent_by.add(by)
                 ranks[by] = ranks.get(by, 0.0) + config.dense_weight / (config.rrf_k + rank + 1)
         return ranks
+
+    def _add_subject(self, ask: Ask, docs: dict[int, Doc], ranks: dict[int, float]) -> None:
+        """A question naming someone ("What outdoor activities has Maya done?"): the vector
+        ranking of the documents that mention them (their turns, the memories about them),
+        read ``subject_depth`` deep, fused at ``subject_weight`` -- what they did ranks among
+        what they did, not among everything the question's words resemble (what someone else
+        did alike, too)."""
+        config = ask.config
+        if not config.subject_weight or ask.qvec is None:
+            return
+        names = named(ask.query)
+        if not names:
+            return
+        hits = self.store.dense(ask.qvec, config.subject_depth)
+        docs.update(self.store.docs([r for r, _ in hits if r not in docs]))
+        about = [
+            (r, s)
+            for r, s in hits
+            if r in docs and names & set(_WORDS.findall(docs[r].text.lower()))
+        ]
+        ask.stats["subject"] = sorted(names)
+        lent = self._vector_ranking(ask, ask.qvec, about, docs)
+        place = {False: 0, True: 0}
+        for rowid, _, _ in lent:
+            d = docs.get(rowid)
+            if d is None:
+                continue
+            overview = d.level == 1 and d.kind != "session"
+            share = config.overview_weight if overview else 1.0
+            rank = place[overview]
+            place[overview] += 1
+            ranks[rowid] = ranks.get(rowid, 0.0) + config.subject_weight * share / (
+                config.rrf_k + rank + 1
+            )
 
     def _vector_ranking(
         self,
