@@ -74,11 +74,16 @@ IDEAS: dict[str, dict[str, RecallConfig]] = {
         "subject:w=0.5": replace(_TURNS, subject_weight=0.5),
         "subject:w=1": replace(_TURNS, subject_weight=1.0),
         "subject:w=2": replace(_TURNS, subject_weight=2.0),
-        "subject:w=3": replace(_TURNS, subject_weight=3.0),
-        "subject:w=2,depth=300": replace(_TURNS, subject_weight=2.0, subject_depth=300),
-        "subject:w=2,depth=1000": replace(_TURNS, subject_weight=2.0, subject_depth=1000),
-        "subject:w=2,routes=8": replace(_TURNS, subject_weight=2.0, max_routes=8),
-        "subject:w=2,cands=40": replace(_TURNS, subject_weight=2.0, candidates=40),
+        "subject:w=0.25": replace(_TURNS, subject_weight=0.25),
+        "subject:w=1,cands=40": replace(_TURNS, subject_weight=1.0, candidates=40),
+    },
+    # each session's turn nearest the question, sessions in that order, fused too
+    "sessbest:": {
+        "sessbest:default": _TURNS,
+        "sessbest:w=0.3": replace(_TURNS, session_best_weight=0.3),
+        "sessbest:w=0.6": replace(_TURNS, session_best_weight=0.6),
+        "sessbest:w=1": replace(_TURNS, session_best_weight=1.0),
+        "sessbest:w=0.6,cands=40": replace(_TURNS, session_best_weight=0.6, candidates=40),
     },
     # main's settings before 2026-12-02, beside the default in the same window (latency)
     "before:": {

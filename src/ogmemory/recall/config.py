@@ -72,6 +72,9 @@ class RecallConfig:
     # ``subject_depth`` deep), fused at this weight (0: none)
     subject_weight: float = 0.0
     subject_depth: int = 600
+    # every session's turn nearest the question (of the vector ranking ``subject_depth``
+    # deep), sessions in the order of those turns, fused at this weight (0: none)
+    session_best_weight: float = 0.0
     common_share: float = 0.03  # in large indexes, full text skips words in more docs than this
     common_min_docs: int = 20_000  # ... from this many documents on
     expand: bool = True
