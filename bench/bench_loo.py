@@ -77,13 +77,28 @@ IDEAS: dict[str, dict[str, RecallConfig]] = {
         "subject:w=0.25": replace(_TURNS, subject_weight=0.25),
         "subject:w=1,cands=40": replace(_TURNS, subject_weight=1.0, candidates=40),
     },
-    # each session's turn nearest the question, sessions in that order, fused too
-    "sessbest:": {
-        "sessbest:default": _TURNS,
-        "sessbest:w=0.3": replace(_TURNS, session_best_weight=0.3),
-        "sessbest:w=0.6": replace(_TURNS, session_best_weight=0.6),
-        "sessbest:w=1": replace(_TURNS, session_best_weight=1.0),
-        "sessbest:w=0.6,cands=40": replace(_TURNS, session_best_weight=0.6, candidates=40),
+    # a second hop: the names the first pass's best documents mention, in full text
+    "hop:": {
+        "hop:default": _TURNS,
+        "hop:w=0.3": replace(_TURNS, hop_weight=0.3),
+        "hop:w=0.6": replace(_TURNS, hop_weight=0.6),
+        "hop:w=1": replace(_TURNS, hop_weight=1.0),
+        "hop:w=0.6,seeds=3": replace(_TURNS, hop_weight=0.6, hop_seeds=3),
+        "hop:w=0.6,seeds=10": replace(_TURNS, hop_weight=0.6, hop_seeds=10),
+    },
+    # a question asking for several things gets a wider pool
+    "several:": {
+        "several:default": _TURNS,
+        "several:cands=40": replace(_TURNS, several_candidates=40),
+        "several:cands=50": replace(_TURNS, several_candidates=50),
+        "several:subject=1": replace(_TURNS, several_subject_weight=1.0),
+        "several:cands=40,subject=1": replace(
+            _TURNS, several_candidates=40, several_subject_weight=1.0
+        ),
+        "several:cands=40,subject=0.5": replace(
+            _TURNS, several_candidates=40, several_subject_weight=0.5
+        ),
+        "several:cands=40,hop=0.6": replace(_TURNS, several_candidates=40, hop_weight=0.6),
     },
     # main's settings before 2026-12-02, beside the default in the same window (latency)
     "before:": {

@@ -17,7 +17,6 @@ from __future__ import annotations
 import itertools
 import logging
 import math
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,12 +25,13 @@ import numpy as np
 
 from ..embed.base import one_blas_thread
 from ..index.docs import Doc, turn_doc_id
-from ..index.text import STOPWORDS, query_terms
+from ..index.text import query_terms
 from ..storage.protocols import IndexStore
 from .config import RecallConfig
+from .hops import deep_rankings
 from .visibility import LiveSessions, doc_visible
 
-__all__ = ["Ask", "Cand", "CandidateSearch", "fuse", "lend", "named", "own_relevance"]
+__all__ = ["Ask", "Cand", "CandidateSearch", "fuse", "lend", "own_relevance"]
 
 log = logging.getLogger(__name__)
 
@@ -43,20 +43,6 @@ _MIN_BACKGROUND = 20  # documents with vectors before recall may abstain
 #: unrelated ones reached 0.065): the floor grows with the log of the memory's size up to here.
 _FULL_FLOOR_AT = 600
 _MMR_STEP = 8  # diversified candidates computed at a time
-#: a name in a question: a capitalised word after its first (``"What does Maya ..."``)
-_NAME = re.compile(r"(?<=\s)[A-Z][\w'’-]*")
-_WORDS = re.compile(r"\w+")
-
-
-def named(query: str) -> set[str]:
-    """The names a question mentions (lower case, without a possessive): capitalised words
-    other than its first."""
-    out = set()
-    for m in _NAME.finditer(query):
-        name = re.sub(r"['’]s?$", "", m.group(0)).lower()
-        if len(name) > 1 and name not in STOPWORDS:
-            out.add(name)
-    return out
 
 
 def fuse(
@@ -182,35 +168,6 @@ def own_relevance(
     return read
 
 
-def _about(d: Doc, names: set[str]) -> bool:
-    """Whether a document is about one of ``names``: a turn they said (not one said to them),
-    or knowledge that names them."""
-    if d.kind == "turn":
-        return str(d.prov.get("speaker", "")).lower() in names
-    return bool(names & set(_WORDS.findall(d.text.lower())))
-
-
-def _add_ranking(
-    ranks: dict[int, float],
-    ranking: Sequence[int],
-    docs: dict[int, Doc],
-    config: RecallConfig,
-    weight: float,
-) -> None:
-    """One more ranking of rowids fused into ``ranks`` at ``weight`` (knowledge overviews
-    ranked among themselves at ``overview_weight``, as in ``CandidateSearch._fuse``)."""
-    place = {False: 0, True: 0}
-    for rowid in ranking:
-        d = docs.get(rowid)
-        if d is None:
-            continue
-        overview = d.level == 1 and d.kind != "session"
-        share = config.overview_weight if overview else 1.0
-        rank = place[overview]
-        place[overview] += 1
-        ranks[rowid] = ranks.get(rowid, 0.0) + weight * share / (config.rrf_k + rank + 1)
-
-
 class CandidateSearch:
     """Ranks one index's documents for a question (call it with an ``Ask``): the first step of
     ``Recaller``."""
@@ -278,7 +235,7 @@ class CandidateSearch:
         docs = self.store.docs([r for r, _ in fts_hits] + [r for r, _ in dense_hits])
         lent = self._vector_ranking(ask, ask.qvec, dense_hits, docs)
         ranks = self._fuse(fts_hits, lent, docs, config)
-        self._add_deep(ask, docs, ranks)
+        deep_rankings(self.store, ask, docs, ranks, self._lent(ask))
         if config.speaker_weight:
             # a question about someone: what they said outranks what was said to them, before
             # the cut to ``candidates``. The rerank weighs it again, over the expanded pool too;
@@ -327,37 +284,15 @@ class CandidateSearch:
                 ranks[by] = ranks.get(by, 0.0) + config.dense_weight / (config.rrf_k + rank + 1)
         return ranks
 
-    def _add_deep(self, ask: Ask, docs: dict[int, Doc], ranks: dict[int, float]) -> None:
-        """Rankings read from the vector search ``subject_depth`` deep, fused too: of what
-        mentions the names a question has (``subject_weight``: what someone did ranks among
-        what they did, not among what anyone did alike), and of each session's turn nearest
-        the question (``session_best_weight``: evidence spread over many sessions)."""
-        config = ask.config
-        if ask.qvec is None or not (config.subject_weight or config.session_best_weight):
-            return
-        hits = self.store.dense(ask.qvec, config.subject_depth)
-        docs.update(self.store.docs([r for r, _ in hits if r not in docs]))
-        names = named(ask.query) if config.subject_weight else set()
-        if names:
-            about = [(r, s) for r, s in hits if r in docs and _about(docs[r], names)]
-            ask.stats["subject"] = sorted(names)
-            lent = self._vector_ranking(ask, ask.qvec, about, docs)
-            _add_ranking(ranks, [r for r, _, _ in lent], docs, config, config.subject_weight)
-        if config.session_best_weight:
-            lent = lend(
-                hits,
-                docs,
-                self._turn_cosines(ask.qvec),
-                alpha=config.lend_alpha,
-                max_cites=config.max_cites,
-                lends=lambda d: ask.visible(d) and not d.superseded,
-            )
-            best: dict[str, int] = {}
-            for r, _, _ in lent:
-                d = docs.get(r)
-                if d is not None and d.kind == "turn" and d.session_id and ask.visible(d):
-                    best.setdefault(d.session_id, r)
-            _add_ranking(ranks, list(best.values()), docs, config, config.session_best_weight)
+    def _lent(self, ask: Ask) -> Callable[[list[tuple[int, float]], dict[int, Doc]], list[int]]:
+        """Vector hits -> rowids in the order of the turns they lift (``lend``)."""
+
+        def rank(hits: list[tuple[int, float]], docs: dict[int, Doc]) -> list[int]:
+            if ask.qvec is None:
+                return []
+            return [r for r, _, _ in self._vector_ranking(ask, ask.qvec, hits, docs)]
+
+        return rank
 
     def _vector_ranking(
         self,

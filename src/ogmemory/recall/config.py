@@ -72,9 +72,14 @@ class RecallConfig:
     # ``subject_depth`` deep), fused at this weight (0: none)
     subject_weight: float = 0.0
     subject_depth: int = 600
-    # every session's turn nearest the question (of the vector ranking ``subject_depth``
-    # deep), sessions in the order of those turns, fused at this weight (0: none)
-    session_best_weight: float = 0.0
+    # a second hop: the names the first pass's ``hop_seeds`` best documents mention (and the
+    # question does not) searched in full text, fused at this weight (0: none)
+    hop_weight: float = 0.0
+    hop_seeds: int = 5
+    # a question asking for several things ("What activities has Ana done?", "How many
+    # times ...?"): this many candidates and this subject weight instead (0: unchanged)
+    several_candidates: int = 0
+    several_subject_weight: float = 0.0
     common_share: float = 0.03  # in large indexes, full text skips words in more docs than this
     common_min_docs: int = 20_000  # ... from this many documents on
     expand: bool = True
