@@ -36,6 +36,7 @@ from ogmemory.recall.config import RECIPES, RecallConfig
 
 _DOCS = replace(RECIPES["default"], lend=False)
 _TURNS = replace(RECIPES["default"], lend=True)
+_OFF = replace(_TURNS, several_candidates=0, several_subject_weight=0.0)
 FAMILIES = {"docs:": variants(_DOCS, "docs:"), "turns:": variants(_TURNS, "turns:")}
 #: ideas, each judged against the turns' default only (``--ideas``; add a family here). Tried on
 #: 2026-12-01 and not kept (leave-one-out mean, 1-4 / multi-hop, default 0.919 / 0.790): at most
@@ -68,37 +69,50 @@ IDEAS: dict[str, dict[str, RecallConfig]] = {
         "depth:candidates=40": replace(_TURNS, candidates=40),
         "depth:candidates=50": replace(_TURNS, candidates=50),
     },
-    # a question naming someone: the vector ranking of what mentions them, fused too
+    # (on main's settings before recall7, ``_OFF``) a question naming someone: the vector
+    # ranking of what is about them (their turns, knowledge naming them), fused too
     "subject:": {
-        "subject:default": _TURNS,
-        "subject:w=0.5": replace(_TURNS, subject_weight=0.5),
-        "subject:w=1": replace(_TURNS, subject_weight=1.0),
-        "subject:w=2": replace(_TURNS, subject_weight=2.0),
-        "subject:w=0.25": replace(_TURNS, subject_weight=0.25),
-        "subject:w=1,cands=40": replace(_TURNS, subject_weight=1.0, candidates=40),
+        "subject:default": _OFF,
+        "subject:w=0.5": replace(_OFF, subject_weight=0.5),
+        "subject:w=1": replace(_OFF, subject_weight=1.0),
+        "subject:w=2": replace(_OFF, subject_weight=2.0),
+        "subject:w=0.25": replace(_OFF, subject_weight=0.25),
+        "subject:w=1,cands=40": replace(_OFF, subject_weight=1.0, candidates=40),
     },
-    # a second hop: the names the first pass's best documents mention, in full text
+    # (on ``_OFF``) a second hop: the names the first pass's best documents mention, in
+    # full text
     "hop:": {
-        "hop:default": _TURNS,
-        "hop:w=0.3": replace(_TURNS, hop_weight=0.3),
-        "hop:w=0.6": replace(_TURNS, hop_weight=0.6),
-        "hop:w=1": replace(_TURNS, hop_weight=1.0),
-        "hop:w=0.6,seeds=3": replace(_TURNS, hop_weight=0.6, hop_seeds=3),
-        "hop:w=0.6,seeds=10": replace(_TURNS, hop_weight=0.6, hop_seeds=10),
+        "hop:default": _OFF,
+        "hop:w=0.3": replace(_OFF, hop_weight=0.3),
+        "hop:w=0.6": replace(_OFF, hop_weight=0.6),
+        "hop:w=1": replace(_OFF, hop_weight=1.0),
+        "hop:w=0.6,seeds=3": replace(_OFF, hop_weight=0.6, hop_seeds=3),
+        "hop:w=0.6,seeds=10": replace(_OFF, hop_weight=0.6, hop_seeds=10),
     },
-    # a question asking for several things gets a wider pool
+    # a question asking for several things gets a wider pool (the default since recall7:
+    # cands=60,subject=0.5); the members move it from none
     "several:": {
         "several:default": _TURNS,
-        "several:cands=40": replace(_TURNS, several_candidates=40),
-        "several:cands=50": replace(_TURNS, several_candidates=50),
-        "several:subject=1": replace(_TURNS, several_subject_weight=1.0),
+        "several:off": _OFF,  # main before recall7
+        "several:cands=40": replace(_OFF, several_candidates=40),
+        "several:cands=50": replace(_OFF, several_candidates=50),
+        "several:subject=1": replace(_OFF, several_subject_weight=1.0),
         "several:cands=40,subject=1": replace(
-            _TURNS, several_candidates=40, several_subject_weight=1.0
+            _OFF, several_candidates=40, several_subject_weight=1.0
         ),
         "several:cands=40,subject=0.5": replace(
-            _TURNS, several_candidates=40, several_subject_weight=0.5
+            _OFF, several_candidates=40, several_subject_weight=0.5
         ),
-        "several:cands=40,hop=0.6": replace(_TURNS, several_candidates=40, hop_weight=0.6),
+        "several:cands=40,hop=0.6": replace(_OFF, several_candidates=40, hop_weight=0.6),
+        "several:cands=50,subject=0.5": replace(
+            _OFF, several_candidates=50, several_subject_weight=0.5
+        ),
+        "several:cands=40,subject=0.25": replace(
+            _OFF, several_candidates=40, several_subject_weight=0.25
+        ),
+        "several:cands=60,subject=0.5": replace(
+            _OFF, several_candidates=60, several_subject_weight=0.5
+        ),
     },
     # main's settings before 2026-12-02, beside the default in the same window (latency)
     "before:": {

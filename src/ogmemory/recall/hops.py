@@ -44,15 +44,14 @@ def asks_several(query: str) -> bool:
 def for_question(config: RecallConfig, query: str) -> RecallConfig:
     """``config`` as it applies to ``query``: a question asking for several things gets the
     wider pool of ``several_candidates`` and ``several_subject_weight`` when they are set."""
-    if not (config.several_candidates or config.several_subject_weight) or not asks_several(
-        query
-    ):
+    if not (config.several_candidates or config.several_subject_weight) or not asks_several(query):
         return config
     return replace(
         config,
         candidates=config.several_candidates or config.candidates,
         subject_weight=config.several_subject_weight or config.subject_weight,
     )
+
 
 #: a name in a question: a capitalised word after its first (``"What does Maya ..."``)
 _NAME = re.compile(r"(?<=\s)[A-Z][\w'’-]*")
@@ -133,9 +132,7 @@ def deep_rankings(
     _add_ranking(ranks, lent(about, docs), docs, config, config.subject_weight)
 
 
-def _second_hop(
-    store: IndexStore, ask: Ask, docs: dict[int, Doc], ranks: dict[int, float]
-) -> None:
+def _second_hop(store: IndexStore, ask: Ask, docs: dict[int, Doc], ranks: dict[int, float]) -> None:
     """The names the first pass's best documents mention and the question does not ("What
     has Ana done with her dogs?" -> the dogs' names in her best turns) searched in full text:
     what else is said of them is the next hop of the question."""
