@@ -50,7 +50,12 @@ FAMILIES = {"docs:": variants(_DOCS, "docs:"), "turns:": variants(_TURNS, "turns
 #: (0.912 / 0.779, 0.909 / 0.771; with the session decay 0.896 / 0.775); a question joining two
 #: names ("Did Jon and Gina both ...?") also asked of each, fused at 0.5 / 1 on mmr=0 with
 #: companion_share=0.5 (0.916 / 0.785, 0.917 / 0.785, against 0.916 / 0.785 without). mmr=0
-#: was chosen on every fold (0.924 / 0.791) and is the default since.
+#: was chosen on every fold (0.924 / 0.791) and is the default since. Tried on 2026-12-02
+#: (recall7) leaving one of dev 3 + conv-44 out, from main's settings then (``_OFF``: pooled
+#: 0.889 / 0.697) and not kept: the subject ranking for every question naming someone (subject:,
+#: 0.883 / 0.692 as chosen), each session's nearest turn fused (never chosen), a second hop
+#: through the names of the best documents (hop:, never chosen). Kept: several: (60 candidates
+#: and the subject ranking at 0.5 for a question asking for several things, 0.894 / 0.731).
 IDEAS: dict[str, dict[str, RecallConfig]] = {
     # which turns ride with an item's first one: any of its session (the default), or only
     # those within ``free_neighbours`` of it or standing ``companion_share`` of its height above
