@@ -28,7 +28,7 @@ from ..index.docs import Doc, turn_doc_id
 from ..index.text import query_terms
 from ..storage.protocols import IndexStore
 from .config import RecallConfig
-from .hops import deep_rankings
+from .hops import add_ranking, deep_rankings
 from .visibility import LiveSessions, doc_visible
 
 __all__ = ["Ask", "Cand", "CandidateSearch", "fuse", "lend", "own_relevance"]
@@ -265,18 +265,8 @@ class CandidateSearch:
         place too, as one memory with it: the rerank weighs what it says (a date, a validity
         span) and the packer shows it beside the turn."""
         ranks: dict[int, float] = {}
-        vector = [(r, s) for r, s, _ in lent]
-        for hits, weight in ((fts_hits, 1.0), (vector, config.dense_weight)):
-            place = {False: 0, True: 0}
-            for rowid, _ in hits:
-                d = docs.get(rowid)
-                if d is None:
-                    continue
-                overview = d.level == 1 and d.kind != "session"
-                rank = place[overview]
-                place[overview] += 1
-                share = config.overview_weight if overview else 1.0
-                ranks[rowid] = ranks.get(rowid, 0.0) + weight * share / (config.rrf_k + rank + 1)
+        add_ranking(ranks, [r for r, _ in fts_hits], docs, config, 1.0)
+        add_ranking(ranks, [r for r, _, _ in lent], docs, config, config.dense_weight)
         lent_by: set[int] = set()
         for rank, (_, _, by) in enumerate(lent):
             if by is not None and by in docs and by not in lent_by:

@@ -23,7 +23,7 @@ from .config import RecallConfig
 if TYPE_CHECKING:
     from .candidates import Ask
 
-__all__ = ["asks_several", "deep_rankings", "for_question", "mentioned", "named"]
+__all__ = ["add_ranking", "asks_several", "deep_rankings", "for_question", "mentioned", "named"]
 
 #: a question asking for several things: "What kinds of ...", "What books have ...", "What
 #: are some ...", "How many ..."
@@ -88,15 +88,16 @@ def _about(d: Doc, names: set[str]) -> bool:
     return bool(names & set(_WORDS.findall(d.text.lower())))
 
 
-def _add_ranking(
+def add_ranking(
     ranks: dict[int, float],
     ranking: Sequence[int],
     docs: dict[int, Doc],
     config: RecallConfig,
     weight: float,
 ) -> None:
-    """One more ranking of rowids fused into ``ranks`` at ``weight`` (knowledge overviews
-    ranked among themselves at ``overview_weight``, as in ``CandidateSearch._fuse``)."""
+    """A ranking of rowids fused into ``ranks`` by reciprocal rank at ``weight``; knowledge
+    overviews (L1) are ranked among themselves at ``overview_weight`` (see
+    ``CandidateSearch._fuse``)."""
     place = {False: 0, True: 0}
     for rowid in ranking:
         d = docs.get(rowid)
@@ -129,7 +130,7 @@ def deep_rankings(
     docs.update(store.docs([r for r, _ in hits if r not in docs]))
     about = [(r, s) for r, s in hits if r in docs and _about(docs[r], names)]
     ask.stats["subject"] = sorted(names)
-    _add_ranking(ranks, lent(about, docs), docs, config, config.subject_weight)
+    add_ranking(ranks, lent(about, docs), docs, config, config.subject_weight)
 
 
 def _second_hop(store: IndexStore, ask: Ask, docs: dict[int, Doc], ranks: dict[int, float]) -> None:
@@ -150,4 +151,4 @@ def _second_hop(store: IndexStore, ask: Ask, docs: dict[int, Doc], ranks: dict[i
     ask.stats["hop"] = names
     hits = store.text_search(names, [], config.fts_limit)
     docs.update(store.docs([r for r, _ in hits if r not in docs]))
-    _add_ranking(ranks, [r for r, _ in hits], docs, config, config.hop_weight)
+    add_ranking(ranks, [r for r, _ in hits], docs, config, config.hop_weight)
