@@ -142,3 +142,29 @@ def test_what_the_named_person_did_ranks_among_what_they_did(
         assert "rock climbing" in "\n".join(i.text for i in result.items)
     finally:
         store.close()
+
+
+def test_a_second_hop_follows_the_names_the_best_turns_mention(tmp_path: Path) -> None:
+    """``hop_weight`` (an option, off by default): the names the first pass's best documents
+    mention and the question does not are searched too, so a turn that speaks of Ana's dog by
+    its name only is reached behind a crowd of her turns that say "dogs"."""
+    docs = [_turn("s1", 0, "My dogs, my dear dogs, are Rexford and Biscuit.", "Ana")]
+    docs += [
+        _turn(f"s{i}", k, "So many dogs at the show today!", "Ana")
+        for i in range(2, 8)
+        for k in range(6)
+    ]
+    docs.append(_turn("s20", 0, "Took Rexford to the beach on Sunday, he swam a lot.", "Ana"))
+    store = _store(tmp_path / "index.sqlite", docs)
+    try:
+        recaller = _recaller(store)
+        question = "Did Ana like her dogs?"
+        off = recaller.recall(question, budget=2000)
+        assert "beach" not in "\n".join(i.text for i in off.items)
+        on = recaller.recall(
+            question, budget=2000, config=replace(RECIPES["default"], hop_weight=1.0)
+        )
+        assert "rexford" in on.stats["hop"]
+        assert "beach" in "\n".join(i.text for i in on.items)
+    finally:
+        store.close()
