@@ -36,6 +36,7 @@ from ogmemory.recall.config import RECIPES, RecallConfig
 
 _DOCS = replace(RECIPES["default"], lend=False)
 _TURNS = replace(RECIPES["default"], lend=True)
+_OFF = replace(_TURNS, several_candidates=0, several_subject_weight=0.0)
 FAMILIES = {"docs:": variants(_DOCS, "docs:"), "turns:": variants(_TURNS, "turns:")}
 #: ideas, each judged against the turns' default only (``--ideas``; add a family here). Tried on
 #: 2026-12-01 and not kept (leave-one-out mean, 1-4 / multi-hop, default 0.919 / 0.790): at most
@@ -49,7 +50,12 @@ FAMILIES = {"docs:": variants(_DOCS, "docs:"), "turns:": variants(_TURNS, "turns
 #: (0.912 / 0.779, 0.909 / 0.771; with the session decay 0.896 / 0.775); a question joining two
 #: names ("Did Jon and Gina both ...?") also asked of each, fused at 0.5 / 1 on mmr=0 with
 #: companion_share=0.5 (0.916 / 0.785, 0.917 / 0.785, against 0.916 / 0.785 without). mmr=0
-#: was chosen on every fold (0.924 / 0.791) and is the default since.
+#: was chosen on every fold (0.924 / 0.791) and is the default since. Tried on 2026-12-02
+#: (recall7) leaving one of dev 3 + conv-44 out, from main's settings then (``_OFF``: pooled
+#: 0.889 / 0.697) and not kept: the subject ranking for every question naming someone (subject:,
+#: 0.883 / 0.692 as chosen), each session's nearest turn fused (never chosen), a second hop
+#: through the names of the best documents (hop:, never chosen). Kept: several: (60 candidates
+#: and the subject ranking at 0.5 for a question asking for several things, 0.894 / 0.731).
 IDEAS: dict[str, dict[str, RecallConfig]] = {
     # which turns ride with an item's first one: any of its session (the default), or only
     # those within ``free_neighbours`` of it or standing ``companion_share`` of its height above
@@ -67,6 +73,51 @@ IDEAS: dict[str, dict[str, RecallConfig]] = {
         "depth:default": _TURNS,
         "depth:candidates=40": replace(_TURNS, candidates=40),
         "depth:candidates=50": replace(_TURNS, candidates=50),
+    },
+    # (on main's settings before recall7, ``_OFF``) a question naming someone: the vector
+    # ranking of what is about them (their turns, knowledge naming them), fused too
+    "subject:": {
+        "subject:default": _OFF,
+        "subject:w=0.5": replace(_OFF, subject_weight=0.5),
+        "subject:w=1": replace(_OFF, subject_weight=1.0),
+        "subject:w=2": replace(_OFF, subject_weight=2.0),
+        "subject:w=0.25": replace(_OFF, subject_weight=0.25),
+        "subject:w=1,cands=40": replace(_OFF, subject_weight=1.0, candidates=40),
+    },
+    # (on ``_OFF``) a second hop: the names the first pass's best documents mention, in
+    # full text
+    "hop:": {
+        "hop:default": _OFF,
+        "hop:w=0.3": replace(_OFF, hop_weight=0.3),
+        "hop:w=0.6": replace(_OFF, hop_weight=0.6),
+        "hop:w=1": replace(_OFF, hop_weight=1.0),
+        "hop:w=0.6,seeds=3": replace(_OFF, hop_weight=0.6, hop_seeds=3),
+        "hop:w=0.6,seeds=10": replace(_OFF, hop_weight=0.6, hop_seeds=10),
+    },
+    # a question asking for several things gets a wider pool (the default since recall7:
+    # cands=60,subject=0.5); the members move it from none
+    "several:": {
+        "several:default": _TURNS,
+        "several:off": _OFF,  # main before recall7
+        "several:cands=40": replace(_OFF, several_candidates=40),
+        "several:cands=50": replace(_OFF, several_candidates=50),
+        "several:subject=1": replace(_OFF, several_subject_weight=1.0),
+        "several:cands=40,subject=1": replace(
+            _OFF, several_candidates=40, several_subject_weight=1.0
+        ),
+        "several:cands=40,subject=0.5": replace(
+            _OFF, several_candidates=40, several_subject_weight=0.5
+        ),
+        "several:cands=40,hop=0.6": replace(_OFF, several_candidates=40, hop_weight=0.6),
+        "several:cands=50,subject=0.5": replace(
+            _OFF, several_candidates=50, several_subject_weight=0.5
+        ),
+        "several:cands=40,subject=0.25": replace(
+            _OFF, several_candidates=40, several_subject_weight=0.25
+        ),
+        "several:cands=60,subject=0.5": replace(
+            _OFF, several_candidates=60, several_subject_weight=0.5
+        ),
     },
     # main's settings before 2026-12-02, beside the default in the same window (latency)
     "before:": {

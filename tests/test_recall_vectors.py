@@ -108,8 +108,11 @@ def recaller(tmp_path: Path, embedder: Embedder) -> Iterator[Recaller]:
     store.close()
 
 
-# Full text out of the way: what reaches the answer is the vector ranking's doing.
-VECTORS_ONLY = replace(RECIPES["default"], fts_limit=0)
+# Full text out of the way: what reaches the answer is the vector ranking's doing (and not the
+# wider pool of a question asking for several things, ``test_recall_several``).
+VECTORS_ONLY = replace(
+    RECIPES["default"], fts_limit=0, several_candidates=0, several_subject_weight=0.0
+)
 
 
 def test_answers_behind_a_crowd_of_near_matches_are_reached(recaller: Recaller) -> None:

@@ -28,6 +28,7 @@ from ..index.docs import Doc, turn_doc_id
 from ..index.text import query_terms
 from ..storage.protocols import IndexStore
 from .config import RecallConfig
+from .hops import add_ranking, deep_rankings
 from .visibility import LiveSessions, doc_visible
 
 __all__ = ["Ask", "Cand", "CandidateSearch", "fuse", "lend", "own_relevance"]
@@ -234,6 +235,7 @@ class CandidateSearch:
         docs = self.store.docs([r for r, _ in fts_hits] + [r for r, _ in dense_hits])
         lent = self._vector_ranking(ask, ask.qvec, dense_hits, docs)
         ranks = self._fuse(fts_hits, lent, docs, config)
+        deep_rankings(self.store, ask, docs, ranks, self._lent(ask))
         if config.speaker_weight:
             # a question about someone: what they said outranks what was said to them, before
             # the cut to ``candidates``. The rerank weighs it again, over the expanded pool too;
@@ -263,24 +265,24 @@ class CandidateSearch:
         place too, as one memory with it: the rerank weighs what it says (a date, a validity
         span) and the packer shows it beside the turn."""
         ranks: dict[int, float] = {}
-        vector = [(r, s) for r, s, _ in lent]
-        for hits, weight in ((fts_hits, 1.0), (vector, config.dense_weight)):
-            place = {False: 0, True: 0}
-            for rowid, _ in hits:
-                d = docs.get(rowid)
-                if d is None:
-                    continue
-                overview = d.level == 1 and d.kind != "session"
-                rank = place[overview]
-                place[overview] += 1
-                share = config.overview_weight if overview else 1.0
-                ranks[rowid] = ranks.get(rowid, 0.0) + weight * share / (config.rrf_k + rank + 1)
+        add_ranking(ranks, [r for r, _ in fts_hits], docs, config, 1.0)
+        add_ranking(ranks, [r for r, _, _ in lent], docs, config, config.dense_weight)
         lent_by: set[int] = set()
         for rank, (_, _, by) in enumerate(lent):
             if by is not None and by in docs and by not in lent_by:
                 lent_by.add(by)
                 ranks[by] = ranks.get(by, 0.0) + config.dense_weight / (config.rrf_k + rank + 1)
         return ranks
+
+    def _lent(self, ask: Ask) -> Callable[[list[tuple[int, float]], dict[int, Doc]], list[int]]:
+        """Vector hits -> rowids in the order of the turns they lift (``lend``)."""
+
+        def rank(hits: list[tuple[int, float]], docs: dict[int, Doc]) -> list[int]:
+            if ask.qvec is None:
+                return []
+            return [r for r, _, _ in self._vector_ranking(ask, ask.qvec, hits, docs)]
+
+        return rank
 
     def _vector_ranking(
         self,

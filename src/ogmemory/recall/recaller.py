@@ -29,6 +29,7 @@ from ..index.docs import Doc, session_doc_id, turn_doc_id
 from ..storage.protocols import IndexStore
 from .candidates import Ask, Cand, CandidateSearch, own_relevance
 from .config import RECIPES, RecallConfig
+from .hops import for_question
 from .packing import STOPWORDS, Packer, is_stale
 from .results import RecallItem, RecallResult
 from .visibility import LiveSessions, doc_visible
@@ -127,6 +128,7 @@ class Recaller:
         config: RecallConfig,
     ) -> RecallResult:
         active, hidden = self.visibility()
+        config = for_question(config, query)
         ask = Ask(
             query,
             scopes,
