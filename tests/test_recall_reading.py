@@ -33,16 +33,15 @@ def say(mem: Memory, sid: str, user: str, reply: str, day: str) -> None:
     mem.commit_turn(sid)
 
 
-_SKIP = re.compile(r"^… \(skipped: (.+)\)$")
+_SKIP = re.compile(r"^… \(((\d+) turns? skipped: [^;]+)?(?:; )?(\d+ tool messages? skipped)?\)$")
 
 
 def skipped_count(line: str) -> int | None:
     """How many people's turns a skip line counts (``None``: not a skip line)."""
     m = _SKIP.match(line)
-    if m is None:
+    if m is None or not (m.group(1) or m.group(3)):
         return None
-    people = m.group(1).split(";")[0]
-    return sum(int(n) for n in re.findall(r"(\d+) (?:turns? )?by ", people))
+    return int(m.group(2) or 0)
 
 
 def test_non_adjacent_turns_of_an_item_show_how_many_were_skipped(tmp_path: Path) -> None:
@@ -79,7 +78,7 @@ def test_non_adjacent_turns_of_an_item_show_how_many_were_skipped(tmp_path: Path
             prev, pending = at, None
     assert markers, result.as_context()
     # the model gets the same text, and the budget counts it
-    assert "(skipped: " in fmt_recall(result)
+    assert " skipped: " in fmt_recall(result)
     assert sum(i.tokens for i in result.items) == result.tokens <= result.budget
 
 

@@ -14,7 +14,7 @@ True
 >>> reacts("Priya: Wow, congratulations! Are you excited about living in Portugal?")
 True
 >>> describe_skip(["Priya", "Tomas", "Priya"], 2)
-'… (skipped: 2 turns by Priya, 1 by Tomas; 2 tool messages)'
+'… (3 turns skipped: Priya 2, Tomas 1; 2 tool messages skipped)'
 """
 
 from __future__ import annotations
@@ -92,15 +92,16 @@ def reacts(text: str) -> bool:
 
 
 def describe_skip(speakers: Sequence[str], tools: int) -> str:
-    """The line standing for turns left out: how many, and whose (speakers in the order they
-    first speak), then tool messages. ``speakers`` has one entry per skipped person's turn."""
-    parts: list[str] = []
+    """The line standing for turns left out: how many people's turns, and whose (speakers in
+    the order they first speak, with a count when more than one speaks), then tool messages.
+    ``speakers`` has one entry per skipped person's turn."""
     counts = Counter(speakers)
-    for i, (who, n) in enumerate(sorted(counts.items(), key=lambda x: speakers.index(x[0]))):
-        unit = ("turn" if n == 1 else "turns") if i == 0 else ""
-        parts.append(f"{n} {unit} by {who}".replace("  ", " "))
-    text = ", ".join(parts)
+    order = sorted(counts, key=speakers.index)
+    n = len(speakers)
+    parts: list[str] = []
+    if n:
+        who = order[0] if len(order) == 1 else ", ".join(f"{w} {counts[w]}" for w in order)
+        parts.append(f"{n} {'turn' if n == 1 else 'turns'} skipped: {who}")
     if tools:
-        tool_part = f"{tools} tool {'message' if tools == 1 else 'messages'}"
-        text = f"{text}; {tool_part}" if text else tool_part
-    return f"… (skipped: {text})"
+        parts.append(f"{tools} tool {'message' if tools == 1 else 'messages'} skipped")
+    return f"… ({'; '.join(parts)})"

@@ -37,9 +37,14 @@ _SPAN = re.compile(r"\([^()]*→[^()]*\)\s*$")  # a fact's validity, "(2026-01-1
 import os
 
 _REACH = int(os.environ.get("OGMEM_I7_REACH", "-1"))
+_CTX_USED = os.environ.get("OGMEM_I7_CTXUSED", "1") == "1"
+_FILL = os.environ.get("OGMEM_I7_FILL", "1") == "1"
+_CTX_WHOLE = os.environ.get("OGMEM_I7_CTXWHOLE", "0") == "1"
+_NEAR = os.environ.get("OGMEM_I7_NEAR", "0") == "1"
+_CARRIER = os.environ.get("OGMEM_I7_CARRIER", "1") == "1"
 _FAR = 40  # messages after a turn searched for another within reach (tool calls between)
-_CONTEXT_TURNS = 2  # turns an item shows beside its cited ones, to make them readable
-_CONTEXT_CUT = 20  # tokens of a context turn (its question, or its opening)
+_CONTEXT_TURNS = int(os.environ.get("OGMEM_I7_CTX", "2"))  # turns an item shows beside its cited ones, to make them readable
+_CONTEXT_CUT = int(os.environ.get("OGMEM_I7_CUT", "20"))  # tokens of a context turn (its question, or its opening)
 _ASKING = {"?"}  # (a context turn that asks is excerpted to what it asks)
 STOPWORDS = frozenset(
     {
@@ -233,14 +238,23 @@ class Packer:
             if len(group) >= config.max_cites:
                 break
             if t.id not in ids and t.session_id == seed.session_id:
+                if is_tool_turn(t) and not is_tool_turn(seed):
+                    continue  # a tool's output stands as an item of its own, not in a dialogue
                 # a window of the conversation: a turn far from every shown one is an item of
                 # its own (under its own header), not a line after "… skipped"
                 if reach is not None and not self._within(seed, t, reach):
                     continue
                 group.append(t)
                 ids.add(t.id)
-        # (neighbours join as context, ``_add_context``: the question a turn answers, the reply
-        # to one it asks, not whatever stands next to it)
+        if _FILL and len(group) < config.max_cites and config.window > 0:
+            near = self._window(seed, plan.used | plan.stale_turns)
+            if _NEAR and seed.seq is not None:  # the nearest first: a window, not a gap
+                near.sort(key=lambda t: (abs((t.seq or 0) - (seed.seq or 0)), t.seq or 0))
+            for t in self._related(seed, near, config.free_neighbours):
+                # a tool's output (or a bare call) beside a person's turn is no context for it
+                if len(group) < config.max_cites and t.id not in ids and not is_tool_turn(t):
+                    group.append(t)
+                    ids.add(t.id)
         group.sort(key=lambda t: (t.session_id or "", t.seq or 0))
         return group
 
@@ -294,7 +308,8 @@ class Packer:
                 if len(attached) < 2 and _adds_information(a, t):
                     if self._carrier_shown(plan, a, group, context):
                         attached.append(a)
-        self._add_context(plan, group, context)
+        if not _CTX_WHOLE or len(plan.items) < config.whole_items:
+            self._add_context(plan, group, context)
         limit = config.excerpt_tokens if len(plan.items) >= config.whole_items else 0
         short = config.excerpt_tokens or 30
         shown = sorted([*group, *context.values()], key=lambda t: t.seq or 0)
@@ -310,7 +325,7 @@ class Packer:
             cited = [t for t in members if t.id not in context]
             item = self._turns_item(members, cited, shown_notes, seed, score, terms, cut)
             if self._add(plan, item, budget):
-                plan.used.update(t.id for t in members)
+                plan.used.update(t.id for t in (members if _CTX_USED else cited))
                 return
 
     def _neighbour(self, t: Doc, step: int) -> Doc | None:
@@ -326,10 +341,12 @@ class Packer:
         return self.store.docs_by_id([ids[at]]).get(ids[at])
 
     def _may_show(self, plan: _Plan, d: Doc | None, shown: dict[str, Doc]) -> bool:
+        """Whether ``d`` may stand beside an item's turns as context: a person's visible turn
+        not shown there yet (one shown in an earlier item is shown again, as context: a
+        question travels with each of its answers)."""
         return (
             d is not None
             and d.id not in shown
-            and d.id not in plan.used
             and d.id not in plan.stale_turns
             and not is_tool_turn(d)
             and self.visible(d)
@@ -341,6 +358,8 @@ class Packer:
         """Whether the turn that states ``note`` (its first evidence turn) is shown, adding it
         as context when it sits right beside a shown turn."""
         sid = group[0].session_id
+        if not _CARRIER:
+            return True
         if not note.node_ids or sid is None or note.session_id not in (None, sid):
             return True
         carrier = turn_doc_id(sid, note.node_ids[0])
@@ -382,7 +401,11 @@ class Packer:
                 wanted.append(after)
                 shown[after.id] = after
         for d in wanted[: max(_CONTEXT_TURNS - len(context), 0)]:
-            if d.id in plan.turn_rank and len(group) < self.config.max_cites:
+            if (
+                d.id in plan.turn_rank
+                and d.id not in plan.used
+                and len(group) < self.config.max_cites
+            ):
                 group.append(d)
             else:
                 context[d.id] = d
