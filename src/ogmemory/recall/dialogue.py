@@ -24,15 +24,19 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ..index.docs import Doc
+from ..storage.protocols import IndexStore
 
 __all__ = [
     "asks",
     "body_of",
     "describe_skip",
     "is_tool_turn",
+    "neighbour",
     "reacts",
+    "skip_line",
     "speaker_of",
     "strip_day",
+    "within",
 ]
 
 _DAY = re.compile(r"^\[[^\]\n]{1,40}\] ")
@@ -45,6 +49,7 @@ _REACTION_WORDS = re.compile(
     r"恭喜|太好了|真棒|好厉害|哇|抱歉|遗憾",
     re.IGNORECASE,
 )
+_FAR = 40  # messages after a turn searched for another within reach (tool calls between)
 _REACTION_WORDS_MAX = 6  # words of an opening exclamation that is only a reaction
 
 
@@ -105,3 +110,48 @@ def describe_skip(speakers: Sequence[str], tools: int) -> str:
     if tools:
         parts.append(f"{tools} tool {'message' if tools == 1 else 'messages'} skipped")
     return f"… ({'; '.join(parts)})"
+
+
+def within(store: IndexStore, a: Doc, b: Doc, reach: int) -> bool:
+    """Whether ``b`` is at most ``reach`` people's turns from ``a`` in their session (tool
+    calls and results between them do not count)."""
+    if a.seq is None or b.seq is None or a.session_id != b.session_id:
+        return False
+    (lo_seq, lo), (hi_seq, hi) = sorted([(a.seq, a), (b.seq, b)], key=lambda x: x[0])
+    if hi_seq - lo_seq <= reach:
+        return True
+    ids = store.window_ids(lo.session_id or "", lo_seq, 0, _FAR)
+    if hi.id not in ids:
+        return False
+    between = ids[1 : ids.index(hi.id)]
+    found = store.docs_by_id(between)
+    people = sum(1 for i in between if i in found and not is_tool_turn(found[i]))
+    return people < reach
+
+
+def neighbour(store: IndexStore, t: Doc, step: int) -> Doc | None:
+    """The turn right before (``step=-1``) or after (``+1``) ``t`` in its session."""
+    if t.session_id is None or t.seq is None:
+        return None
+    ids = store.window_ids(t.session_id, t.seq, max(-step, 0), max(step, 0))
+    if t.id not in ids:
+        return None
+    at = ids.index(t.id) + step
+    if not 0 <= at < len(ids):
+        return None
+    return store.docs_by_id([ids[at]]).get(ids[at])
+
+
+def skip_line(store: IndexStore, a: Doc, b: Doc) -> str:
+    """The line standing for the turns of the session between ``a`` and ``b`` (``""`` when
+    they are next to each other): people's turns by speaker, tool messages apart."""
+    if a.session_id != b.session_id or a.seq is None or b.seq is None or b.seq <= a.seq + 1:
+        return ""
+    ids = store.window_ids(a.session_id or "", a.seq, 0, b.seq - a.seq)
+    between = ids[1 : ids.index(b.id)] if b.id in ids else ids[1:]
+    if not between:
+        return ""
+    found = store.docs_by_id(between)
+    docs = [found[i] for i in between if i in found]
+    people = [speaker_of(d.text) or "someone" for d in docs if not is_tool_turn(d)]
+    return describe_skip(people, sum(1 for d in docs if is_tool_turn(d)))

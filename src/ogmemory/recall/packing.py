@@ -17,11 +17,19 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..entity.times import day_label
-from ..index.docs import Doc
+from ..index.docs import Doc, turn_doc_id
 from ..storage.protocols import IndexStore
-from ..index.docs import turn_doc_id
 from .config import RecallConfig
-from .dialogue import asks, describe_skip, is_tool_turn, reacts, speaker_of, strip_day
+from .dialogue import (
+    asks,
+    is_tool_turn,
+    neighbour,
+    reacts,
+    skip_line,
+    speaker_of,
+    strip_day,
+    within,
+)
 from .results import RecallItem
 from .when import TimeQuery
 
@@ -34,17 +42,14 @@ __all__ = ["STOPWORDS", "Packer", "is_stale"]
 # caption, "[image: ...]")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\s+(?=\[)")
 _SPAN = re.compile(r"\([^()]*→[^()]*\)\s*$")  # a fact's validity, "(2026-01-10 → now)"
-import os
-
-_REACH = int(os.environ.get("OGMEM_I7_REACH", "-1"))
-_CTX_USED = os.environ.get("OGMEM_I7_CTXUSED", "1") == "1"
-_FILL = os.environ.get("OGMEM_I7_FILL", "1") == "1"
-_CTX_WHOLE = os.environ.get("OGMEM_I7_CTXWHOLE", "0") == "1"
-_NEAR = os.environ.get("OGMEM_I7_NEAR", "0") == "1"
-_CARRIER = os.environ.get("OGMEM_I7_CARRIER", "1") == "1"
-_FAR = 40  # messages after a turn searched for another within reach (tool calls between)
-_CONTEXT_TURNS = int(os.environ.get("OGMEM_I7_CTX", "2"))  # turns an item shows beside its cited ones, to make them readable
-_CONTEXT_CUT = int(os.environ.get("OGMEM_I7_CUT", "20"))  # tokens of a context turn (its question, or its opening)
+#: An item is a window of its conversation: a ranked turn of the same session joins the first
+#: one only within this many people's turns of it (farther, it is an item of its own). On the
+#: LoCoMo dev conversations any distance (as before) and 2 to 6 scored alike (0.910-0.916).
+_REACH = 2
+#: Turns shown beside an item's cited ones to make them readable, in the items shown whole.
+_CONTEXT_TURNS = 2
+#: Tokens of a context turn: what it asks, or its opening.
+_CONTEXT_CUT = 20
 _ASKING = {"?"}  # (a context turn that asks is excerpted to what it asks)
 STOPWORDS = frozenset(
     {
@@ -233,7 +238,6 @@ class Packer:
         ]
         pool = self._related(seed, pool, 0)
         ids = {seed.id}  # (documents of one id are one document: compared by id, not fields)
-        reach = _REACH if _REACH >= 0 else None
         for t in pool:  # an item is one session's turns: its pointer opens every one of them
             if len(group) >= config.max_cites:
                 break
@@ -242,14 +246,12 @@ class Packer:
                     continue  # a tool's output stands as an item of its own, not in a dialogue
                 # a window of the conversation: a turn far from every shown one is an item of
                 # its own (under its own header), not a line after "… skipped"
-                if reach is not None and not self._within(seed, t, reach):
+                if not within(self.store, seed, t, _REACH):
                     continue
                 group.append(t)
                 ids.add(t.id)
-        if _FILL and len(group) < config.max_cites and config.window > 0:
+        if len(group) < config.max_cites and config.window > 0:
             near = self._window(seed, plan.used | plan.stale_turns)
-            if _NEAR and seed.seq is not None:  # the nearest first: a window, not a gap
-                near.sort(key=lambda t: (abs((t.seq or 0) - (seed.seq or 0)), t.seq or 0))
             for t in self._related(seed, near, config.free_neighbours):
                 # a tool's output (or a bare call) beside a person's turn is no context for it
                 if len(group) < config.max_cites and t.id not in ids and not is_tool_turn(t):
@@ -257,22 +259,6 @@ class Packer:
                     ids.add(t.id)
         group.sort(key=lambda t: (t.session_id or "", t.seq or 0))
         return group
-
-    def _within(self, a: Doc, b: Doc, reach: int) -> bool:
-        """Whether ``b`` is at most ``reach`` people's turns from ``a`` in their session (tool
-        calls and results between them do not count)."""
-        if a.seq is None or b.seq is None or a.session_id != b.session_id:
-            return False
-        (lo_seq, lo), (hi_seq, hi) = sorted([(a.seq, a), (b.seq, b)], key=lambda x: x[0])
-        if hi_seq - lo_seq <= reach:
-            return True
-        ids = self.store.window_ids(lo.session_id or "", lo_seq, 0, _FAR)
-        if hi.id not in ids:
-            return False
-        between = ids[1 : ids.index(hi.id)]
-        found = self.store.docs_by_id(between)
-        people = sum(1 for i in between if i in found and not is_tool_turn(found[i]))
-        return people < reach
 
     def _related(self, seed: Doc, turns: list[Doc], free: int) -> list[Doc]:
         """Of ``turns``, those that may ride with ``seed`` in one item: within ``free`` turns of
@@ -305,10 +291,13 @@ class Packer:
                 # only what the turn does not already say (a resolved date, a fact's span), and
                 # only beside the turn that says it: a reply reacting to the news ("Wow,
                 # congratulations!") brings the news along, or shows no note
-                if len(attached) < 2 and _adds_information(a, t):
-                    if self._carrier_shown(plan, a, group, context):
-                        attached.append(a)
-        if not _CTX_WHOLE or len(plan.items) < config.whole_items:
+                if (
+                    len(attached) < 2
+                    and _adds_information(a, t)
+                    and self._carrier_shown(plan, a, group, context)
+                ):
+                    attached.append(a)
+        if len(plan.items) < config.whole_items:  # (later items are excerpts: evidence first)
             self._add_context(plan, group, context)
         limit = config.excerpt_tokens if len(plan.items) >= config.whole_items else 0
         short = config.excerpt_tokens or 30
@@ -325,20 +314,10 @@ class Packer:
             cited = [t for t in members if t.id not in context]
             item = self._turns_item(members, cited, shown_notes, seed, score, terms, cut)
             if self._add(plan, item, budget):
-                plan.used.update(t.id for t in (members if _CTX_USED else cited))
+                # context turns stay free to be cited by a later item (and a question shown as
+                # context is shown again beside each of its answers)
+                plan.used.update(t.id for t in cited)
                 return
-
-    def _neighbour(self, t: Doc, step: int) -> Doc | None:
-        """The turn right before (``step=-1``) or after (``+1``) ``t`` in its session."""
-        if t.session_id is None or t.seq is None:
-            return None
-        ids = self.store.window_ids(t.session_id, t.seq, max(-step, 0), max(step, 0))
-        if t.id not in ids:
-            return None
-        at = ids.index(t.id) + step
-        if not 0 <= at < len(ids):
-            return None
-        return self.store.docs_by_id([ids[at]]).get(ids[at])
 
     def _may_show(self, plan: _Plan, d: Doc | None, shown: dict[str, Doc]) -> bool:
         """Whether ``d`` may stand beside an item's turns as context: a person's visible turn
@@ -358,8 +337,6 @@ class Packer:
         """Whether the turn that states ``note`` (its first evidence turn) is shown, adding it
         as context when it sits right beside a shown turn."""
         sid = group[0].session_id
-        if not _CARRIER:
-            return True
         if not note.node_ids or sid is None or note.session_id not in (None, sid):
             return True
         carrier = turn_doc_id(sid, note.node_ids[0])
@@ -367,7 +344,7 @@ class Packer:
             return True
         for t in group:
             for step in (-1, 1):
-                d = self._neighbour(t, step)
+                d = neighbour(self.store, t, step)
                 if d is not None and d.id == carrier:
                     if not self._may_show(plan, d, {t.id: t for t in group} | context):
                         return False
@@ -382,7 +359,7 @@ class Packer:
         wanted: list[Doc] = []
         shown = {t.id: t for t in group} | context
         for t in group:
-            before = self._neighbour(t, -1)
+            before = neighbour(self.store, t, -1)
             if (
                 self._may_show(plan, before, shown)
                 and before is not None
@@ -392,7 +369,7 @@ class Packer:
                 wanted.append(before)
                 shown[before.id] = before
         for t in group:
-            after = self._neighbour(t, 1) if asks(t.text) else None
+            after = neighbour(self.store, t, 1) if asks(t.text) else None
             if (
                 self._may_show(plan, after, shown)
                 and after is not None
@@ -426,7 +403,7 @@ class Packer:
         lines: list[str] = []
         prev: Doc | None = None
         for t in members:
-            if prev is not None and (skip := self._skipped(prev, t)):
+            if prev is not None and (skip := skip_line(self.store, prev, t)):
                 lines.append(skip)
             if t.id in cited_ids:
                 text = self._excerpt(t.text, terms, limit)
@@ -448,21 +425,6 @@ class Packer:
             doc_ids=tuple(t.id for t in cited) + tuple(a.id for a in attached),
             context_ids=tuple(n for t in members if t.id not in cited_ids for n in t.node_ids),
         )
-
-    def _skipped(self, a: Doc, b: Doc) -> str:
-        """The line standing for the turns of the session between ``a`` and ``b`` (``""``
-        when they are next to each other): people's turns by speaker, tool messages apart."""
-        if a.session_id != b.session_id or a.seq is None or b.seq is None or b.seq <= a.seq + 1:
-            return ""
-        ids = self.store.window_ids(a.session_id or "", a.seq, 0, b.seq - a.seq)
-        between = ids[1 : ids.index(b.id)] if b.id in ids else ids[1:]
-        if not between:
-            return ""
-        found = self.store.docs_by_id(between)
-        docs = [found[i] for i in between if i in found]
-        people = [speaker_of(d.text) or "someone" for d in docs if not is_tool_turn(d)]
-        tools = sum(1 for d in docs if is_tool_turn(d))
-        return describe_skip(people, tools)
 
     def _excerpt(self, text: str, terms: set[str], limit: int) -> str:
         """A long turn cut to its sentences that matter most for the query (in order), so the

@@ -9,9 +9,6 @@ from ..entity.records import pointer_to
 from ..entity.times import day_label
 from ..index.docs import Doc
 
-import os
-
-_NONUM = os.environ.get("OGMEM_I7_NONUM", "0") == "1"
 __all__ = ["RecallItem", "RecallResult", "SearchHit"]
 
 
@@ -43,7 +40,7 @@ class RecallItem:
         """The item as a prompt reads it. Turns: a header line (``[n] <day> ↪ session:<id>@
         <commit7>``), then one line per turn (``Speaker: text``); a record: ``[n] <kind>:
         <text>  ↪ ...`` on one line. ``number`` is its place in the answer."""
-        mark = f"[{number}] " if number is not None and not _NONUM else ""
+        mark = f"[{number}] " if number is not None else ""
         if self.kind == "turns":
             day = day_label(self.event_time) if self.event_time is not None else ""
             head = " ".join(x for x in (day, self.pointer) if x)
