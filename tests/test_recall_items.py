@@ -25,7 +25,7 @@ from ogmemory.interfaces.mcp.http import BackgroundMCPServer
 from ogmemory.recall.results import RecallItem, RecallResult
 from ogmemory.recall.tokens import count_tokens
 
-_SKIP = re.compile(r"^… \((\d+ turns? skipped: [^;]+)?(?:; )?(\d+ tool messages? skipped)?\)$")
+_SKIP = re.compile(r"^… \((\d+ turns? skipped(?:: [^;)]+)?)?(?:; )?(\d+ tool messages? skipped)?\)$")
 _HEADER = re.compile(r"^\[(\d+)\] (\d{4}-\d{2}-\d{2}) ↪ session:([\w.-]+)@([0-9a-f]{7})$")
 
 
@@ -60,7 +60,9 @@ def _session_lines(mem: Memory, session_id: str) -> list[str]:
 
 
 def _turn_lines(item: RecallItem) -> list[str]:
-    return [x for x in item.text.splitlines() if not x.startswith("  (")]
+    """An item's turns (and skip lines), without notes or a day written before a turn."""
+    lines = [x for x in item.text.splitlines() if not x.startswith("  (")]
+    return [re.sub(r"^\[\d{4}-\d{2}-\d{2}\] ", "", x) for x in lines]
 
 
 def _place(line: str, order: list[str]) -> int:
