@@ -25,7 +25,9 @@ from ogmemory.interfaces.mcp.http import BackgroundMCPServer
 from ogmemory.recall.results import RecallItem, RecallResult
 from ogmemory.recall.tokens import count_tokens
 
-_SKIP = re.compile(r"^… \((\d+ turns? skipped(?:: [^;)]+)?)?(?:; )?(\d+ tool messages? skipped)?\)$")
+_SKIP = re.compile(
+    r"^… \((\d+ turns? skipped(?:: [^;)]+)?)?(?:; )?(\d+ tool messages? skipped)?\)$"
+)
 _HEADER = re.compile(r"^\[(\d+)\] (\d{4}-\d{2}-\d{2}) ↪ session:([\w.-]+)@([0-9a-f]{7})$")
 
 
