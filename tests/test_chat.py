@@ -64,7 +64,7 @@ def test_chat_records_turns_and_answers_slash_commands(tmp_path: Path, llama_ser
     assert "Context for 'Hello! My name is Lena" in out
     assert "[recent]" in out and "the message being answered" in out
     assert "remembered m_" in out and "Lena deploys with Nomad." in out
-    assert "- Lena deploys with Nomad." in out  # /recall finds what /remember added
+    assert "] memory: Lena deploys with Nomad." in out  # /recall finds what /remember added
     assert 'renamed to "Lena\'s intro"' in out
     assert "unknown command /frobnicate" in out
     assert "error: usage: /remember TEXT" in out
@@ -92,7 +92,7 @@ def test_chat_records_turns_and_answers_slash_commands(tmp_path: Path, llama_ser
     assert "Lena deploys with Nomad." in second.stdout.split("Context for")[1]
     assert f"forgot {nomad.id}" in second.stdout
     after = second.stdout.split(f"forgot {nomad.id}: Lena deploys with Nomad.", 1)[1]
-    assert "- Lena deploys with Nomad." not in after  # /recall no longer finds it
+    assert "memory: Lena deploys with Nomad." not in after  # /recall no longer finds it
 
 
 def test_temporary_chat_leaves_nothing(tmp_path: Path, llama_server: str) -> None:

@@ -87,7 +87,11 @@ def test_budget_is_never_exceeded(tmp_path_factory: object, budget: int, query: 
     mem = _shared(tmp_path_factory)
     result = mem.recall(query, budget=budget)
     assert result.tokens <= budget
-    assert sum(count_tokens(i.render()) + 1 for i in result.items) == result.tokens
+    # each item counted as the prompt shows it: numbered, one blank line after it
+    assert sum(count_tokens(i.render(n)) + 1 for n, i in enumerate(result.items, 1)) == (
+        result.tokens
+    )
+    assert count_tokens(result.as_context()) <= result.tokens
     assert len(result.items) <= 20
 
 

@@ -17,9 +17,19 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..entity.times import day_label
-from ..index.docs import Doc
+from ..index.docs import Doc, turn_doc_id
 from ..storage.protocols import IndexStore
 from .config import RecallConfig
+from .dialogue import (
+    asks,
+    is_tool_turn,
+    neighbour,
+    reacts,
+    skip_line,
+    speaker_of,
+    strip_day,
+    within,
+)
 from .results import RecallItem
 from .when import TimeQuery
 
@@ -32,6 +42,15 @@ __all__ = ["STOPWORDS", "Packer", "is_stale"]
 # caption, "[image: ...]")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\s+(?=\[)")
 _SPAN = re.compile(r"\([^()]*→[^()]*\)\s*$")  # a fact's validity, "(2026-01-10 → now)"
+#: An item is a window of its conversation: a ranked turn of the same session joins the first
+#: one only within this many people's turns of it (farther, it is an item of its own). On the
+#: LoCoMo dev conversations any distance (as before) and 2 to 6 scored alike (0.910-0.916).
+_REACH = 2
+#: Turns shown beside an item's cited ones to make them readable, in the items shown whole.
+_CONTEXT_TURNS = 2
+#: Tokens of a context turn: what it asks, or its opening.
+_CONTEXT_CUT = 20
+_ASKING = {"?"}  # (a context turn that asks is excerpted to what it asks)
 STOPWORDS = frozenset(
     {
         "what",
@@ -199,7 +218,7 @@ class Packer:
         return plan.items
 
     def _add(self, plan: _Plan, item: RecallItem, budget: int) -> bool:
-        fits = self._fits(item, plan.spent, budget)
+        fits = self._fits(item, plan.spent, budget, len(plan.items) + 1)
         if fits is None:
             return False
         plan.items.append(fits)
@@ -223,12 +242,19 @@ class Packer:
             if len(group) >= config.max_cites:
                 break
             if t.id not in ids and t.session_id == seed.session_id:
+                if is_tool_turn(t) and not is_tool_turn(seed):
+                    continue  # a tool's output stands as an item of its own, not in a dialogue
+                # a window of the conversation: a turn far from every shown one is an item of
+                # its own (under its own header), not a line after "… skipped"
+                if not within(self.store, seed, t, _REACH):
+                    continue
                 group.append(t)
                 ids.add(t.id)
         if len(group) < config.max_cites and config.window > 0:
             near = self._window(seed, plan.used | plan.stale_turns)
             for t in self._related(seed, near, config.free_neighbours):
-                if len(group) < config.max_cites and t.id not in ids:
+                # a tool's output (or a bare call) beside a person's turn is no context for it
+                if len(group) < config.max_cites and t.id not in ids and not is_tool_turn(t):
                     group.append(t)
                     ids.add(t.id)
         group.sort(key=lambda t: (t.session_id or "", t.seq or 0))
@@ -255,67 +281,150 @@ class Packer:
     ) -> None:
         config = self.config
         group = self._group(plan, seed)
+        context: dict[str, Doc] = {}
         attached: list[Doc] = []
-        for t in group:
+        for t in list(group):
             for _, a in sorted(plan.notes.get(t.id, []), key=lambda x: -x[0]):
                 if a.id in plan.used_abs:
                     continue
                 plan.used_abs.add(a.id)
-                # only what the turn does not already say: a resolved date, a fact's span
-                if len(attached) < 2 and _adds_information(a, t):
+                # only what the turn does not already say (a resolved date, a fact's span), and
+                # only beside the turn that says it: a reply reacting to the news ("Wow,
+                # congratulations!") brings the news along, or shows no note
+                if (
+                    len(attached) < 2
+                    and _adds_information(a, t)
+                    and self._carrier_shown(plan, a, group, context)
+                ):
                     attached.append(a)
+        if len(plan.items) < config.whole_items:  # (later items are excerpts: evidence first)
+            self._add_context(plan, group, context)
         limit = config.excerpt_tokens if len(plan.items) >= config.whole_items else 0
         short = config.excerpt_tokens or 30
-        # what fits: the group with its notes, without them, then its best turn cut short
-        attempts = [(group, attached, limit)] + ([(group, [], limit)] if attached else [])
+        shown = sorted([*group, *context.values()], key=lambda t: t.seq or 0)
+        # what fits: the group with its context and notes, without the notes, without the
+        # context, then its best turn cut short
+        attempts = [(shown, attached, limit)]
+        if attached:
+            attempts.append((shown, [], limit))
+        if len(shown) > len(group):
+            attempts.append((group, [], limit))
         attempts.append(([seed], [], short))
         for members, shown_notes, cut in attempts:
-            item = self._turns_item(members, shown_notes, seed, score, terms, cut)
+            cited = [t for t in members if t.id not in context]
+            item = self._turns_item(members, cited, shown_notes, seed, score, terms, cut)
             if self._add(plan, item, budget):
-                plan.used.update(t.id for t in members)
+                # context turns stay free to be cited by a later item (and a question shown as
+                # context is shown again beside each of its answers)
+                plan.used.update(t.id for t in cited)
                 return
+
+    def _may_show(self, plan: _Plan, d: Doc | None, shown: dict[str, Doc]) -> bool:
+        """Whether ``d`` may stand beside an item's turns as context: a person's visible turn
+        not shown there yet (one shown in an earlier item is shown again, as context: a
+        question travels with each of its answers)."""
+        return (
+            d is not None
+            and d.id not in shown
+            and d.id not in plan.stale_turns
+            and not is_tool_turn(d)
+            and self.visible(d)
+        )
+
+    def _carrier_shown(
+        self, plan: _Plan, note: Doc, group: list[Doc], context: dict[str, Doc]
+    ) -> bool:
+        """Whether the turn that states ``note`` (its first evidence turn) is shown, adding it
+        as context when it sits right beside a shown turn."""
+        sid = group[0].session_id
+        if not note.node_ids or sid is None or note.session_id not in (None, sid):
+            return True
+        carrier = turn_doc_id(sid, note.node_ids[0])
+        if any(t.id == carrier for t in group) or carrier in context:
+            return True
+        for t in group:
+            for step in (-1, 1):
+                d = neighbour(self.store, t, step)
+                if d is not None and d.id == carrier:
+                    if not self._may_show(plan, d, {t.id: t for t in group} | context):
+                        return False
+                    context[d.id] = d
+                    return True
+        return False
+
+    def _add_context(self, plan: _Plan, group: list[Doc], context: dict[str, Doc]) -> None:
+        """The turns that make the cited ones readable (at most ``_CONTEXT_TURNS``): the question
+        a cited turn answers (or the news it reacts to), then the reply to a cited question. A
+        context turn the ranking holds becomes a cited one while the item has room."""
+        wanted: list[Doc] = []
+        shown = {t.id: t for t in group} | context
+        for t in group:
+            before = neighbour(self.store, t, -1)
+            if (
+                self._may_show(plan, before, shown)
+                and before is not None
+                and speaker_of(before.text) != speaker_of(t.text)
+                and (asks(before.text) or reacts(t.text))
+            ):
+                wanted.append(before)
+                shown[before.id] = before
+        for t in group:
+            after = neighbour(self.store, t, 1) if asks(t.text) else None
+            if (
+                self._may_show(plan, after, shown)
+                and after is not None
+                and speaker_of(after.text) != speaker_of(t.text)
+            ):
+                wanted.append(after)
+                shown[after.id] = after
+        for d in wanted[: max(_CONTEXT_TURNS - len(context), 0)]:
+            if (
+                d.id in plan.turn_rank
+                and d.id not in plan.used
+                and len(group) < self.config.max_cites
+            ):
+                group.append(d)
+            else:
+                context[d.id] = d
+        group.sort(key=lambda t: t.seq or 0)
 
     def _turns_item(
         self,
-        group: list[Doc],
+        members: list[Doc],
+        cited: list[Doc],
         attached: list[Doc],
         seed: Doc,
         score: float,
         terms: set[str],
         limit: int,
     ) -> RecallItem:
-        shown = [self._excerpt(t.text, terms, limit) for t in group]
-        for i in range(len(shown) - 1, 0, -1):  # a day stated once per run of lines
-            day = f"[{day_label(group[i].event_time)}] "
-            if shown[i].startswith(day) and shown[i - 1].startswith(day):
-                shown[i] = shown[i][len(day) :]
-        lines = shown[:1]
-        for prev, t, line in zip(group, group[1:], shown[1:], strict=False):
-            # turns that are not next to each other say so: the reader must not take the
-            # second for the reply to the first
-            if skipped := self._skipped(prev, t):
-                lines.append(f"… ({skipped} {'turn' if skipped == 1 else 'turns'} skipped)")
-            lines.append(line)
+        day = day_label(members[0].event_time) if members[0].event_time else ""
+        cited_ids = {t.id for t in cited}
+        lines: list[str] = []
+        prev: Doc | None = None
+        for t in members:
+            if prev is not None and (skip := skip_line(self.store, prev, t)):
+                lines.append(skip)
+            if t.id in cited_ids:
+                text = self._excerpt(t.text, terms, limit)
+            else:  # context: what it asks, or its opening, not the whole turn
+                text = self._excerpt(t.text, _ASKING if asks(t.text) else terms, _CONTEXT_CUT)
+            # the item's day stands in its header; a turn of another day says its own
+            own = day_label(t.event_time) if t.event_time else ""
+            lines.append(strip_day(text) if own == day else text)
+            prev = t
         return RecallItem(
             text="\n".join(lines + [f"  ({a.text})" for a in attached]),
             kind="turns",
             score=round(score, 6),
-            cites=tuple(t.cites[0] for t in group if t.cites),
-            node_ids=tuple(n for t in group for n in t.node_ids),
+            cites=tuple(t.cites[0] for t in cited if t.cites),
+            node_ids=tuple(n for t in cited for n in t.node_ids),
             session_id=seed.session_id,
             commit=seed.prov.get("commit"),
-            event_time=seed.event_time,
-            doc_ids=tuple(t.id for t in group) + tuple(a.id for a in attached),
+            event_time=members[0].event_time,
+            doc_ids=tuple(t.id for t in cited) + tuple(a.id for a in attached),
+            context_ids=tuple(n for t in members if t.id not in cited_ids for n in t.node_ids),
         )
-
-    def _skipped(self, a: Doc, b: Doc) -> int:
-        """How many turns of the session lie between ``a`` and ``b`` (one session, in order)."""
-        if a.session_id != b.session_id or a.seq is None or b.seq is None or b.seq <= a.seq + 1:
-            return 0
-        gap = b.seq - a.seq
-        ids = self.store.window_ids(a.session_id or "", a.seq, 0, gap)
-        # the turns indexed between them (nodes without a turn document are not turns)
-        return ids.index(b.id) - 1 if b.id in ids else gap - 1
 
     def _excerpt(self, text: str, terms: set[str], limit: int) -> str:
         """A long turn cut to its sentences that matter most for the query (in order), so the
@@ -328,6 +437,8 @@ class Packer:
             return text
 
         def weight(i: int) -> tuple[int, int]:
+            if terms is _ASKING:  # the sentences that ask, the last one first
+                return (int("?" in sentences[i] or "？" in sentences[i]), i)
             return (len(words[i] & terms), -i)
 
         keep: list[int] = []
@@ -361,8 +472,8 @@ class Packer:
             doc_ids=(d.id,),
         )
 
-    def _fits(self, item: RecallItem, spent: int, budget: int) -> RecallItem | None:
-        tokens = self.count_tokens(item.render()) + 1
+    def _fits(self, item: RecallItem, spent: int, budget: int, number: int) -> RecallItem | None:
+        tokens = self.count_tokens(item.render(number)) + 1  # (+ the blank line before the next)
         return replace(item, tokens=tokens) if spent + tokens <= budget else None
 
     def _window(self, d: Doc, covered: set[str]) -> list[Doc]:

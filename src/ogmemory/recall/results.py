@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from ..entity.records import pointer_to
+from ..entity.times import day_label
 from ..index.docs import Doc
 
 __all__ = ["RecallItem", "RecallResult", "SearchHit"]
@@ -25,6 +26,9 @@ class RecallItem:
     event_time: float | None
     doc_ids: tuple[str, ...]
     tokens: int = 0
+    #: nodes shown beside the cited ones to make them readable (the question a cited turn
+    #: answers, the reply to a cited question); they are not what the item rests on
+    context_ids: tuple[str, ...] = ()
 
     @property
     def pointer(self) -> str:
@@ -32,14 +36,23 @@ class RecallItem:
         ptr = pointer_to(session_id=self.session_id, commit=self.commit)
         return ptr.arrow if ptr else ""
 
-    def render(self) -> str:
-        return f"{self.text}  {self.pointer}".rstrip()
+    def render(self, number: int | None = None) -> str:
+        """The item as a prompt reads it. Turns: a header line (``[n] <day> ↪ session:<id>@
+        <commit7>``), then one line per turn (``Speaker: text``); a record: ``[n] <kind>:
+        <text>  ↪ ...`` on one line. ``number`` is its place in the answer."""
+        mark = f"[{number}] " if number is not None else ""
+        if self.kind == "turns":
+            day = day_label(self.event_time) if self.event_time is not None else ""
+            head = " ".join(x for x in (day, self.pointer) if x)
+            return f"{mark}{head}\n{self.text}"
+        kind = f"{self.kind}: " if self.kind not in ("turn", "turns") else ""
+        return f"{mark}{kind}{self.text}  {self.pointer}".rstrip()
 
     def to_dict(self) -> dict[str, Any]:
         """Every field by name (tuples as lists), then the pointer. Not ``asdict``, which deep-
         copies every value: a third of a millisecond per REST recall of 20 items."""
         data = {name: getattr(self, name) for name in _ITEM_FIELDS}
-        for key in ("cites", "node_ids", "doc_ids"):
+        for key in ("cites", "node_ids", "doc_ids", "context_ids"):
             data[key] = list(data[key])
         data["pointer"] = self.pointer
         return data
@@ -61,8 +74,9 @@ class RecallResult:
     stats: dict[str, Any] = field(default_factory=dict)
 
     def as_context(self) -> str:
-        """The items as one block of text for a prompt (what the budget was counted on)."""
-        return "\n".join(item.render() for item in self.items)
+        """The items as one block of text for a prompt, numbered and a blank line apart (each
+        item's tokens were counted on its rendering with its number and one separator)."""
+        return "\n\n".join(item.render(i) for i, item in enumerate(self.items, 1))
 
     def to_dict(self) -> dict[str, Any]:
         return {

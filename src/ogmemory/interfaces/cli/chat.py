@@ -180,7 +180,8 @@ class ChatLoop:
                 f"{len(result.items)} item(s), {result.tokens} tokens"
                 + (f" (fallback: {result.reason})" if result.fallback else "")
             ]
-            lines += [f"- {item.render()}" for item in result.items]
+            if result.items:  # the items as the model gets them (numbered, a header each)
+                lines.append(result.as_context())
             self.write("\n".join(lines))
 
     def rename(self, arg: str) -> None:

@@ -127,8 +127,8 @@ def _pointer(session_id: str | None, commit: str | None) -> str:
 
 
 def _print_recall(result: RecallResult) -> None:
-    """Each item as a header line (kind, tokens, cited turns, pointer) and its text, indented:
-    the text stays whole and copyable, which a table column would not allow."""
+    """Each item as the prompt gets it (its header line: number, day, pointer), what it is and
+    cites, then its text, indented: whole and copyable, which a table column would not allow."""
     typer.echo(
         f"Recall {result.query!r}: {len(result.items)} item(s), "
         f"{result.tokens} of {result.budget} tokens"
@@ -141,12 +141,12 @@ def _print_recall(result: RecallResult) -> None:
     elif result.reason:
         typer.echo(f"Note: {result.reason}")
     for i, item in enumerate(result.items, 1):
+        # the item as the prompt reads it (header line, then its turns), and what it cites
+        head, _, body = item.render(i).partition("\n")
         cites = ", ".join(item.cites) or "-"
-        typer.echo(
-            f"\n[{i}] {item.kind} · {item.tokens} tokens · cites {cites} · "
-            f"{_pointer(item.session_id, item.commit)}"
-        )
-        typer.echo(textwrap.indent(item.text, "    "))
+        typer.echo(f"\n{head}\n    ({item.kind}, {item.tokens} tokens, cites {cites})")
+        if body:
+            typer.echo(textwrap.indent(body, "    "))
 
 
 def recall(

@@ -422,6 +422,11 @@ class RecallItemOut(_Out):
     event_time: float | None
     doc_ids: list[str]
     tokens: int
+    context_ids: list[str] = Field(
+        default_factory=list,
+        description="Nodes shown beside the cited ones to make them readable (the question a "
+        "cited turn answers, the reply to a cited question); not what the item rests on.",
+    )
     pointer: str = Field(description="`↪ session:<id>@<commit7>`, or empty.")
 
 
@@ -435,8 +440,9 @@ class RecallOut(_Out):
     stats: dict[str, Any] = Field(default_factory=dict)
     context: str = Field(
         default="",
-        description="The items as one text block for a prompt, "
-        "each ending with its `↪ session:<id>@<commit>` pointer.",
+        description="The items as one text block for a prompt, numbered and a blank line "
+        "apart; an item of turns opens with a header line `[n] <day> · ↪ session:<id>@<commit>` "
+        "and shows one turn per line (`Speaker: text`).",
     )
 
 
