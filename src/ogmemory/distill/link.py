@@ -31,6 +31,7 @@ from .slots import (
     inherit_slot,
     moves_deadline,
     preference_slot,
+    reverts,
 )
 from .types import Candidate, EntityRef
 
@@ -300,6 +301,7 @@ class Reconciler:
                 and resolve(old.dst) != dst
                 and ends_replaced(old, replaced, gone, resolve)
             ) or moves_deadline(old, cand.slot, bool(cand.attrs.get("moved")))
+            named = named or (bool(cand.attrs.get("reverts")) and reverts(old, cand, dst, resolve))
             if not named and (
                 resolve(old.src) != src
                 or not contradicts(old, str(cand.relation), cand.slot, dst, replaced, resolve)

@@ -30,6 +30,7 @@ __all__ = [
     "inherit_slot",
     "moves_deadline",
     "preference_slot",
+    "reverts",
 ]
 
 OPPOSITE = {
@@ -107,6 +108,18 @@ def ends_replaced(
     if old.slot and old.slot.startswith("version:") and _bare(old.slot.split(":", 1)[1]) == key:
         return True
     return dst.startswith("tool.") and dst[5:].split("-")[0] == key
+
+
+def reverts(old: Edge, cand: Candidate, dst: str, resolve: Callable[[str], str]) -> bool:
+    """Whether keeping a tool after a plan was called off without naming it ("所以不换了，还是
+    继续用 Quartz", "we're reverting, the cache stays on Core Data") ends ``old``: a current use
+    of another tool whose own fact names the kept one (the plan to move away from it)."""
+    if old.relation not in ("uses", "decided") or resolve(old.dst) == dst or cand.object is None:
+        return False
+    kept = cand.object.name.lower()
+    return (
+        bool(kept) and re.search(rf"(?<!\w){re.escape(kept)}(?!\w)", old.fact.lower()) is not None
+    )
 
 
 def moves_deadline(old: Edge, slot: str | None, moved: bool) -> bool:

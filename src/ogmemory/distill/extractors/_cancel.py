@@ -36,6 +36,30 @@ _KEEP_EN = re.compile(
 )
 
 
+# "所以不换了，定时任务还是继续用 Quartz", "We're reverting, the cache stays on Core Data": a
+# plan called off without naming it again; the kept tool is named
+_BARE_CANCEL_ZH = re.compile(r"(?:^|[，,。；;]|所以|那就|就|先|暂时)\s*不(?:换|改|迁)了")
+_BARE_CANCEL_EN = re.compile(
+    r"(?i)\b(?:we(?:['’]re|\s+are)\s+)?revert(?:ing|ed)?\b|\bnot\s+(?:switching|moving|migrating)"
+    r"(?:\s+after\s+all)?\b|\bback\s+to\b"
+)
+_STAYS_EN = re.compile(
+    r"\b(?i:stays?|remains?|goes\s+back)\s+(?i:on|with|to)\s+"
+    r"(?P<y>[A-Z][\w.+#-]*[\w+#](?:\s+[A-Z][\w.+#-]*[\w+#])?)"
+)
+
+
+def reverted_to(s: Sentence) -> str | None:
+    """The tool a plan called off without naming it keeps ("所以不换了，还是继续用 Quartz")."""
+    zh = s.lang == "zh"
+    if not (_BARE_CANCEL_ZH if zh else _BARE_CANCEL_EN).search(s.text):
+        return None
+    kept = (_KEEP_ZH if zh else _KEEP_EN).search(s.text) or (
+        None if zh else _STAYS_EN.search(s.text)
+    )
+    return (kept.groupdict().get("y") or kept.groupdict().get("y2")) if kept else None
+
+
 def called_off_names(s: Sentence) -> tuple[str, str] | None:
     """The tool called off and the tool kept, when the sentence says both."""
     zh = s.lang == "zh"
@@ -52,7 +76,8 @@ def called_off(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list[Ca
     decision when no candidate holds the kept tool)."""
     names = called_off_names(s)
     if names is None:
-        return found
+        y = reverted_to(s)
+        return found if y is None else _reverted(s, ctx, found, y)
     x, y = names
     gone, key = tool_ref(x)[0], tool_ref(y)[0].name.lower()
 
@@ -65,3 +90,20 @@ def called_off(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list[Ca
     text = f"团队决定继续用 {y}，不换 {x}。" if zh else f"The team is staying on {y}, not {x}."
     kept = choice(ctx, s, y, x=x, text=text)
     return [*found, replace(kept, slot=None)] if kept is not None else found
+
+
+def _reverted(s: Sentence, ctx: NodeContext, found: list[Candidate], y: str) -> list[Candidate]:
+    """The kept tool's decision, marked ``reverts``: it ends the plan that named it as what
+    was left (knowledge linking reads the mark)."""
+    key = tool_ref(y)[0].name.lower()
+    held = [c for c in found if c.relation == "uses" and c.object and c.object.name.lower() == key]
+    if held:
+        return [
+            replace(c, slot=None, attrs={**c.attrs, "reverts": True}) if c in held else c
+            for c in found
+        ]
+    text = f"团队决定继续用 {y}。" if s.lang == "zh" else f"The team is staying on {y}."
+    kept = choice(ctx, s, y, text=text)
+    if kept is None:
+        return found
+    return [*found, replace(kept, slot=None, attrs={**kept.attrs, "reverts": True})]

@@ -150,7 +150,9 @@ def deadline_key(thing: str) -> str:
     """What a deadline is of, normalised so that two phrasings meet: sorted words, no
     articles, no "deadline"/"截止日期"."""
     t = re.sub(
-        r"(?:截止日期|截止时间|截止|期限|时间|日期|的|deadline|due\s+date|date)",
+        # and the modal or change words a Chinese thing runs into ("接口要在", "接口改成 … 上线")
+        r"(?:截止日期|截止时间|截止|期限|时间|日期|的|改成|改到|改为|提前|推迟|延期|必须|需要|要"
+        r"|deadline|due\s+date|date)",
         " ",
         thing,
         flags=re.IGNORECASE,
