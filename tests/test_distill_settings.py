@@ -74,7 +74,9 @@ sessions:
     project: app
     start: "2026-10-20T09:00:00Z"
     turns:
-      - user: GoodJob can't handle our volume in the load test. We're reverting, the queue stays on Sidekiq.
+      - user: >-
+          GoodJob can't handle our volume in the load test. We're reverting, the queue stays
+          on Sidekiq.
         assistant: Understood.
       - user: Pulsar 运维成本太高，领导没批。所以不换了，消息队列还是继续用 RabbitMQ。
         assistant: 明白。
