@@ -75,11 +75,13 @@ _HYPOTHETICAL_ZH = re.compile(r"如果|要是|假如|假设|万一|的话|是否
 def _conditional_en(s: str) -> bool:
     """Whether an English sentence states a condition, a wish or a supposition. A condition
     added after a finished clause ("I live in Madrid, in case time zones matter") leaves that
-    clause a statement."""
+    clause a statement, and so does an exception ("..., unless ...") after one."""
     m = _HYPOTHETICAL_EN.search(s)
     if m is None:
         return False
     before = s[: m.start()].rstrip()
+    if m.group().lower() == "unless" and len(before.split()) >= 4:
+        return False  # "every DAG gets catchup=False unless ...": a statement and its exception
     return not (before.endswith((",", " -", " –", " —")) and len(before.split()) >= 4)
 
 

@@ -49,6 +49,12 @@ _CHOICE = re.compile(
     r"(?P<y>(?:(?!\s+and\s+(?:use|go\s+with|stick\s+with|pick|choose|adopt|keep)\b)"
     r"(?:[^,;.!?]|\.(?=\w)))+)"
 )
+_WHEREVER = re.compile(
+    r"(?i)\s*(?:wherever|whenever|where)\s+(?:you\s+can|possible|it\s+makes\s+sense)"
+    r"|\s*(?:instead|from\s+now\s+on|going\s+forward)\b"
+)
+_GOES_ON = re.compile(r"(?i)\s*and\s+(?:going\s+with|using|switching\s+to|moving\s+to)\b")
+_WE_ARE = re.compile(r"(?i)\bwe(?:['’]re|\s+are)\s+\w+ing\b")
 _FOR_FIRST = re.compile(
     rf"^(?:(?i:and|also|actually|ok|so)[,\s]+)?(?i:for)\s+(?P<purpose>[\w\s-]{{2,30}}?),?\s+"
     rf"{_LEAD}{_VERB}\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)"
@@ -166,20 +172,34 @@ def _from_now_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         _add(out, _choice(ctx, s, y, x=x, switch=bool(x), purpose=purpose))
 
 
+def _standing_thing(said: str) -> str | None:
+    """What "use X wherever you can" names when X is no catalogued tool: up to three words
+    before the "wherever you can" ("async/await")."""
+    for w in _WHEREVER.finditer(said):
+        head = said[: w.start()].strip()
+        if head and len(head.split()) <= 3 and not re.search(r"(?i)\b(?:it|this|that|them)$", head):
+            return head
+    return None
+
+
 def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     switches_en(s, ctx, out)
     moves_en(s, ctx, out)
     for rx in (_FOR_FIRST, _CHOICE):
         for m in rx.finditer(s.text):
+            # "we're scrapping it and going with Soda instead": the "we're" goes on
+            goes_on = rx is _CHOICE and _GOES_ON.match(s.text, m.start()) is not None
+            goes_on = goes_on and _WE_ARE.search(s.text[: m.start()]) is not None
             if (
                 rx is _CHOICE
+                and not goes_on
                 and not m.group("lead")
                 and m.start() > 0
                 and not re.match(r"^[,;:]", s.text[m.start() :])
                 and not (out and re.match(r"(?i)\s*and\b", s.text[m.start() :]))
             ):
                 continue  # only a clause of its own, or "..., and use Y" after a choice
-            y = tool_at(m.group("y"))
+            y = tool_at(m.group("y")) or _standing_thing(m.group("y"))
             if not y:
                 continue
             rest = s.text[m.start("y") :]  # "Use Next.js, not Remix": past the comma
@@ -195,7 +215,9 @@ def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 fm = _FOR.search(rest) or _AS_THE.search(rest)
                 purpose = fm.group("purpose") if fm and fm.start() < len(y) + 3 else None
             x = tool_at(_STAYING.sub("", ex.group("x") or ex.group("x2"))) if ex else None
-            if not (lookup(y) or purpose or x or m.group("lead")):
+            # "use async/await wherever you can": a standing choice, whatever the tool is
+            standing = _WHEREVER.match(rest[len(y) :]) is not None if rest.startswith(y) else False
+            if not (lookup(y) or purpose or x or m.group("lead") or goes_on or standing):
                 continue
             c = _choice(ctx, s, y, x=x, purpose=purpose)
             if c is not None:
