@@ -140,3 +140,37 @@ def test_a_weekday_of_next_or_last_week() -> None:
     assert t.day == date(2026, 11, 16)
     (t,) = find_times("Lunch is Friday this week.", tue)
     assert t.day == date(2026, 11, 27)
+
+
+_CHOICES = """
+name: choices and rules in passing
+sessions:
+  - id: c-1
+    project: web
+    start: "2026-10-05T09:00:00Z"
+    turns:
+      - user: We're going to try Percy for visual diffs.
+        assistant: OK.
+  - id: c-2
+    project: web
+    start: "2026-10-12T09:00:00Z"
+    turns:
+      - user: Percy is too slow on our CI, so we're dropping it and going with Chromatic instead.
+        assistant: OK.
+      - user: >-
+          Also, I really dislike nested ternaries in JSX, use early returns wherever you can.
+        assistant: OK.
+      - user: From now on every migration ships with a rollback script unless it only adds a column.
+        assistant: OK.
+gold:
+  - {id: chromatic, terms: [Chromatic], facts: true}
+  - {id: early returns, terms: [early returns]}
+  - {id: rollback rule, terms: [rollback script]}
+"""
+
+
+def test_choices_and_rules_said_in_passing(tmp_path: Path) -> None:
+    missed, _stale, listing = _run(tmp_path, _CHOICES)
+    assert missed == [], listing
+    # the rule keeps its exception
+    assert any("unless it only adds a column" in line for line in listing), listing
