@@ -174,3 +174,35 @@ def test_choices_and_rules_said_in_passing(tmp_path: Path) -> None:
     assert missed == [], listing
     # the rule keeps its exception
     assert any("unless it only adds a column" in line for line in listing), listing
+
+
+_JUNK = """
+name: no junk from labels and small talk
+sessions:
+  - id: j-1
+    project: etl
+    start: "2026-11-05T09:00:00Z"
+    turns:
+      - user: 今天北京真冷，十二月了我还没买羽绒服。
+        assistant: 注意保暖。
+      - user: Please make the nightly export retry on failure.
+        tools:
+          - edit: dags/export.py
+            content: "retries=3"
+          - run: airflow dags test export
+            output: "success"
+            exit: 0
+        assistant: "Done: the export DAG now retries three times, and the test run succeeds."
+gold:
+  - {id: retries, terms: [retries three times]}
+"""
+
+
+def test_where_the_year_has_got_to_dates_nothing_and_no_done_label(tmp_path: Path) -> None:
+    path = tmp_path / "script.yaml"
+    path.write_text(_JUNK, encoding="utf-8")
+    (score,) = run_sessions([path])
+    assert score.missed == [], score.listing
+    assert not any("Done:" in line for line in score.listing), score.listing
+    # "十二月了" says where the year has got to: nothing is dated December (of either year)
+    assert not any("12月" in line or "2025" in line for line in score.listing), score.listing

@@ -300,6 +300,10 @@ _CAUSE_ZH = re.compile(r"因为|由于|导致|原因|所以|漏了|忘了")
 _FOUND = re.compile(
     r"(?i)^(?:found\s+it|got\s+it|the\s+(?:problem|issue|culprit|cause)\s+was)\s*[:,-]\s*"
 )
+# "Done: orders_daily now retries ...", "搞定：...": the result, without the announcement
+_DONE_LABEL = re.compile(
+    r"(?i)^(?:(?:all\s+)?done|all\s+set|fixed|finished|there\s+you\s+go)\s*[:!-]\s*|^(?:搞定|好了|完成)[：:！!]\s*"
+)
 # sentences, and the clauses an agent strings together ("...; I set X and it passes")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|;\s+|,\s+(?:so\s+|and\s+)?(?=I\s)")
 
@@ -310,7 +314,8 @@ _POINTS_BACK = re.compile(r"(?i)^\w+\s+(?:it|them|that|this)\b")
 def _achievement(texts: list[str], zh: bool) -> tuple[str, str]:
     """What the agent's answer says was done (first-person action sentences, "I" dropped)
     and the cause it names, if any."""
-    sentences = [p.strip() for t in texts for p in _SENTENCE.split(t) if p.strip()]
+    sentences = [_DONE_LABEL.sub("", p.strip()) for t in texts for p in _SENTENCE.split(t)]
+    sentences = [p[:1].upper() + p[1:] for p in sentences if p]
     if zh:
         cause = next((p for p in sentences if _CAUSE_ZH.search(p)), "")
         done = [
@@ -350,6 +355,7 @@ def _closing(said: list[NodeRecord]) -> tuple[list[str], str]:
         if r.node.role == "assistant" and not r.node.tool_calls
     ]
     first = _SENTENCE.split(final[-1].strip())[0] if final and final[-1].strip() else ""
+    first = _DONE_LABEL.sub("", first)
     if len(first.split()) < 3:
         asked = [content_text(r.node.content) for r in said if r.node.role == "user"][:1]
         first = (requested(asked[0]) if asked else "") or first
