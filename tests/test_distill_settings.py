@@ -10,16 +10,10 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+from test_distill_causes import _run
+
 from ogmemory.distill.dates import find_times
 from ogmemory.evaluation.devsessions import run_sessions
-
-
-def _run(tmp_path: Path, script: str) -> tuple[list[str], list[str], list[str]]:
-    path = tmp_path / "script.yaml"
-    path.write_text(script, encoding="utf-8")
-    (score,) = run_sessions([path])
-    return score.missed, score.stale, score.listing
-
 
 _SETTINGS = """
 name: settings change
