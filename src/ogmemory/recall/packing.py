@@ -42,10 +42,13 @@ __all__ = ["STOPWORDS", "Packer", "is_stale"]
 # caption, "[image: ...]")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\s+(?=\[)")
 _SPAN = re.compile(r"\([^()]*→[^()]*\)\s*$")  # a fact's validity, "(2026-01-10 → now)"
-#: An item is a window of its conversation: a ranked turn of the same session joins the first
-#: one only within this many people's turns of it (farther, it is an item of its own). On the
-#: LoCoMo dev conversations any distance (as before) and 2 to 6 scored alike (0.910-0.916).
-_REACH = 2
+#: A ranked turn of the same session joins an item only within this many people's turns of its
+#: first one (farther, it is an item of its own); None: at any distance, with a skip line
+#: between. On the LoCoMo dev conversations (items7 round) reach 2 scored 0.910 / multi-hop
+#: 0.751 / adversarial 0.759 and any distance 0.914 / 0.759 / 0.866 (main before the round
+#: 0.920 / 0.779 / 0.884): the lead chose any distance, so evidence far apart in one session
+#: stays in one item.
+_REACH: int | None = None
 #: Turns shown beside an item's cited ones to make them readable, in the items shown whole.
 _CONTEXT_TURNS = 2
 #: Tokens of a context turn: what it asks, or its opening.
@@ -246,7 +249,7 @@ class Packer:
                     continue  # a tool's output stands as an item of its own, not in a dialogue
                 # a window of the conversation: a turn far from every shown one is an item of
                 # its own (under its own header), not a line after "… skipped"
-                if not within(self.store, seed, t, _REACH):
+                if _REACH is not None and not within(self.store, seed, t, _REACH):
                     continue
                 group.append(t)
                 ids.add(t.id)
