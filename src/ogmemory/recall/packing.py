@@ -46,8 +46,9 @@ _SPAN = re.compile(r"\([^()]*→[^()]*\)\s*$")  # a fact's validity, "(2026-01-1
 #: first one (farther, it is an item of its own); None: at any distance, with a skip line
 #: between. On the LoCoMo dev conversations (items7 round) reach 2 scored 0.910 / multi-hop
 #: 0.751 / adversarial 0.759 and any distance 0.914 / 0.759 / 0.866 (main before the round
-#: 0.920 / 0.779 / 0.884): the lead chose any distance, so evidence far apart in one session
-#: stays in one item.
+#: 0.920 / 0.779 / 0.884); with recall7's wider pool for questions asking for several things
+#: beside it, reach 2 scored 0.902 / 0.739 and any distance 0.923 / 0.780 (lead, 2026-12-02):
+#: any distance, so evidence far apart in one session stays in one item.
 _REACH: int | None = None
 #: Turns shown beside an item's cited ones to make them readable, in the items shown whole.
 _CONTEXT_TURNS = 2
