@@ -166,6 +166,8 @@ def find_times(
         for m in explicit_wins(list(ZH_RE.finditer(text)), text):
             if text[max(0, m.start() - 1) : m.start()] == "每":
                 continue  # "每周五": a habit, not a date
+            if text.startswith("了", m.end()) and _BARE_MONTH_ZH.fullmatch(m.group()):
+                continue  # "十一月了我还穿短袖": where the year has got to, no date
             if not guessed:
                 past, guessed = tense_of(text), True
             res = _total(resolve_zh, m, ref, past)
@@ -191,6 +193,7 @@ def find_times(
     return found
 
 
+_BARE_MONTH_ZH = re.compile(r"[一二三四五六七八九十\d]{1,3}\s*月")
 _BARE_TIME = re.compile(
     r"(?i)^(?:january|february|march|april|may|june|july|august|september|october|november"
     r"|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|monday|tuesday|wednesday"

@@ -51,8 +51,6 @@ def events_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
             idx += 1  # "昨天，我去了医院"
             a, b = spans[idx]
         when: TimeExpr | None = t
-        if text.startswith("了", t.end):
-            continue  # "十一月了我还穿短袖": where the year has got to, no event's date
         if text.startswith("的", t.end):  # "我报名了九月的马拉松": the date is the race's
             clause, when = text[a:b].strip(), at_session(ctx)
         else:

@@ -256,16 +256,8 @@ def _job_parts_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             )
         )
     elif role:
-        out.append(
-            _zh(
-                ctx,
-                "profile",
-                f"{name}是做{role}的",
-                "has_role",
-                EntityRef(role, "role"),
-                slot="role",
-            )
-        )
+        text = f"{name}是做{role}的"
+        out.append(_zh(ctx, "profile", text, role_fact.relation, role_fact.object, slot="role"))
 
 
 def _home_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:

@@ -420,10 +420,8 @@ def statement(s: Sentence, sal: Salience, ctx: NodeContext) -> Candidate | None:
     raw = s.text.replace("’", "'")[sal.start : sal.end]
     if not zh and moment_only(raw.lstrip(), sal.implied):
         return None
-    # "十二月了我还没买": where the year has got to dates nothing
-    times = [t for t in s.times if not (zh and s.text.startswith("了", t.end))]
-    t = next((t for t in times if t.start >= sal.start), None)
-    lead = next((t for t in times if t.end <= sal.start), None)  # "Last week, I ..."
+    t = next((t for t in s.times if t.start >= sal.start), None)
+    lead = next((t for t in s.times if t.end <= sal.start), None)  # "Last week, I ..."
     if t is None and lead is not None:
         t, lead_only = lead, True
     else:
