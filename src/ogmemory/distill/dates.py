@@ -133,6 +133,38 @@ def tense_of(text: str) -> bool | None:
 
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+_CLAUSE_END = re.compile(r"[,;:!?，；：。！？]|\.(?:\s|$)")
+# a date something is moved or set to is ahead, whatever tense the clause has ("1.0 slipped to
+# March 12th", "the new target is March 12th", "交付时间推到 6 月 11 日了")
+_TO_DATE_EN = re.compile(
+    r"(?i)(?:\b(?:moved|pushed|slipped|slips|postponed|delayed|rescheduled|bumped|shifted|changed"
+    r"|pulled|brought)(?:\s+[\w.-]+){0,4}?\s+(?:back\s+|out\s+|forward\s+|in\s+)?(?:to|until|till)"
+    r"|\bnew\s+(?:target|date|deadline|due\s+date|release\s+date|eta)\s+(?:is|of)"
+    r"|\b(?:now|is|are)\s+due|\bdue)\s+(?:on\s+|by\s+)?(?:the\s+)?$"
+)
+_TO_DATE_ZH = re.compile(
+    r"(?:推到|推迟到|延到|延期到|延后到|改到|挪到|提前到|定在|定于|定到|截止到|放到|顺延到)\s*$"
+)
+# "五月底我要调到上海了", "下个月就要上线了": what is about to happen, though the clause ends in 了
+_ABOUT_TO_ZH = re.compile(r"(?:要|将|准备|打算|计划)[^了，,。；;]{0,20}了")
+
+
+def _tense_at(text: str, start: int, end: int) -> bool | None:
+    """The tense that places the time expression at ``text[start:end]``: the clause around it
+    first (a comma can join a plan to a past reason: "I'm moving to Edinburgh in April, my
+    partner got a job there"), then the whole sentence."""
+    before = text[:start]
+    if _TO_DATE_ZH.search(before) or _TO_DATE_EN.search(before):
+        return False
+    cuts = [m.end() for m in _CLAUSE_END.finditer(text, 0, start)]
+    nxt = _CLAUSE_END.search(text, end)
+    clause = text[cuts[-1] if cuts else 0 : nxt.start() if nxt else len(text)]
+    if _CJK.search(clause) and _ABOUT_TO_ZH.search(clause):
+        return False
+    tense = tense_of(clause)
+    return tense if tense is not None else tense_of(text)
+
+
 _Resolver = Callable[[re.Match[str], date, bool | None], "tuple[date, Granularity, bool] | None"]
 
 
@@ -168,9 +200,8 @@ def find_times(
                 continue  # "每周五": a habit, not a date
             if text.startswith("了", m.end()) and _BARE_MONTH_ZH.fullmatch(m.group()):
                 continue  # "十一月了我还穿短袖": where the year has got to, no date
-            if not guessed:
-                past, guessed = tense_of(text), True
-            res = _total(resolve_zh, m, ref, past)
+            here = past if guessed else _tense_at(text, m.start(), m.end())
+            res = _total(resolve_zh, m, ref, here)
             if res is not None:
                 found.append(TimeExpr(m.group(), m.start(), m.end(), *res))
     if words is None:
@@ -181,9 +212,8 @@ def find_times(
                 continue
             if names_no_date(m, text):
                 continue  # a habit ("every Monday") or a length, not a date
-            if not guessed:
-                past, guessed = tense_of(text), True
-            res = _total(resolve_en, m, ref, past)
+            here = past if guessed else _tense_at(text, m.start(), m.end())
+            res = _total(resolve_en, m, ref, here)
             if res is not None:
                 since = m.lastgroup == "dur" or (
                     m.lastgroup == "year" and (m.group("year_p") or "").lower() == "since"
