@@ -7,6 +7,8 @@ until it changes.
 ('1.0', '1.0', '上线')
 >>> deadline_key("the new checkout"), deadline_key("the checkout launch")
 ('checkout', 'checkout')
+>>> deadline_key("新版推流 SDK的发版"), deadline_key("推流 SDK 的发版")
+('sdk 发版 推流', 'sdk 发版 推流')
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 from ...entity.periods import period_bounds
 from ..dates import TimeExpr, find_times
 from ..types import Candidate, EntityRef
-from ._common import NodeContext, Sentence, date_attrs, gate
+from ._common import NodeContext, Sentence, content_text, date_attrs, gate
 from ._grammar import finish_en, finish_zh
 
 __all__ = ["deadline_key", "deadlines", "future_time"]
@@ -65,11 +67,24 @@ _IS_ON_EN = re.compile(
     r"(?P<verb>\s+is|'s)\b(?!\s+(?i:done|over|finished|complete|behind|late|ready|live|out)\b)"
 )
 # "We're shipping v2 on May 30", "we go live on the 12th of May", "we launch next Tuesday"
+# "We're aiming to cut 1.0 on February 26th": a version cut is its release
 _WE_SHIP_EN = re.compile(
     r"\b(?i:we)(?:['’]re|\s+are|['’]ll|\s+will|\s+plan\s+to|\s+want\s+to)?\s+(?:be\s+)?"
+    r"(?:(?i:aiming|planning|hoping|going|targeting|trying|expecting)\s+to\s+)?"
     r"(?P<verb>(?i:ship(?:ping)?|launch(?:ing)?|releas(?:e|ing)|go(?:ing)?\s+live|deliver(?:ing)?"
-    r"|cut(?:ting)?\s+over))(?:\s+(?P<thing>(?!on\b|by\b|in\b|next\b|this\b)"
+    r"|cut(?:ting)?\s+over|(?:cut|tag)(?:ting|ging)?(?=\s+v?\d+(?:\.\d+)+)))"
+    r"(?:\s+(?P<thing>(?!on\b|by\b|in\b|next\b|this\b)"
     r"[\w.-]+(?:\s+[\w.-]+)?))??\s+(?i:on|by|in|next|this)\b"
+)
+# "1.0 is slipping. …, so the new target is March 12th": a new date for what slipped before
+_NEW_TARGET_EN = re.compile(
+    r"(?i)\b(?:the\s+)?new\s+(?:target(?:\s+date)?|date|deadline|due\s+date|release\s+date|eta)"
+    r"(?:\s+for\s+(?P<thing>(?:the\s+)?[\w.-]+(?:\s+[\w.-]+){0,2}?))?\s+(?P<verb>is|will\s+be)\b"
+)
+_SLIPPING_EN = re.compile(
+    r"(?P<thing>(?:(?i:the|our)\s+)?(?:[A-Z][\w.-]*|v?\d+(?:\.\d+)+|(?i:release|launch|beta|demo"
+    r"|migration|rollout|delivery))(?:\s+[\w.-]+){0,2}?)\s+(?i:is|was|has\s+been|['’]s)?\s*"
+    r"(?i:slipping|slipped|delayed|late|behind|going\s+to\s+slip|not\s+going\s+to\s+make\s+it)\b"
 )
 _VERB_NOUN = {
     "ship": "the release",
@@ -117,11 +132,12 @@ _PLAIN_ACT_ZH = re.compile(
 )
 _PAST_ZH = re.compile(r"昨天|前天|上周|上个月|去年|刚才|已经")
 _THING_ZH = re.compile(
-    r"(?:^|[，,。；;]\s*)(?P<thing>[\u4e00-\u9fffA-Za-z0-9.]{1,12}?)\s*(?:在)?\s*$"
+    r"(?:^|[，,。；;]\s*)(?P<thing>[\u4e00-\u9fffA-Za-z0-9.][\u4e00-\u9fffA-Za-z0-9.\s]{0,13}?)\s*"
+    r"(?:定在|定于|在)?\s*$"
 )
 _MOVED_ZH = re.compile(
     r"(?P<thing>[\u4e00-\u9fffA-Za-z0-9.\s]{1,14}?)(?:的)?(?:截止日期|截止时间|截止|期限|时间|日期)?"
-    r"(?P<verb>推迟|延期|延迟|延后|推后|顺延|往后推|延|改|提前|挪|调整)"
+    r"(?P<verb>推迟|延期|延迟|延后|推后|顺延|往后推|延|改|提前|挪|调整|推)"
     r"(?:了?(?:一|两|三|几|半|\d+)\s*(?:天|周|个?星期|个?月)[，,]?\s*(?:改)?)?(?:到|至|为)"
 )
 _PERSONAL = re.compile(r"(?i)^(?:i|we|you|he|she|they|it|me|us|them|this|that|我|我们|你|他|她)$")
@@ -151,7 +167,7 @@ def deadline_key(thing: str) -> str:
     articles, no "deadline"/"截止日期"."""
     t = re.sub(
         # and the modal or change words a Chinese thing runs into ("接口要在", "接口改成 … 上线")
-        r"(?:截止日期|截止时间|截止|期限|时间|日期|的|改成|改到|改为|提前|推迟|延期|必须|需要|要"
+        r"(?:截止日期|截止时间|截止|期限|时间|日期|的|改成|改到|改为|提前|推迟|延期|必须|需要|要|新版|新的"
         r"|deadline|due\s+date|date)",
         " ",
         thing,
@@ -245,7 +261,7 @@ _DEADLINE_GATE = gate(
     " milestone submission handoff beta freeze rc rollout migration kickoff ga cutover go"
     " deliver delivering"
     " move push postpone delay reschedule bump shift bring moving pushing"
-    " want wants needs expect expects asked asks"
+    " want wants needs expect expects asked asks target eta cut tag"
 )
 _DEADLINE_GATE_ZH = re.compile(
     r"截止|期限|上线|发布|交付|提测|提审|上架|发版|开服|之前|以前|前|推|延期|延迟|延|改|提前|挪"
@@ -259,6 +275,10 @@ def _thing_due_zh(text: str, t: TimeExpr) -> str | None:
     latest, act = _LATEST_ZH.search(text[: t.start]), _DUE_ACT_ZH.match(text, t.end)
     if latest and act:
         return f"{latest.group('thing')}的{act.group('act')}"
+    # "场景库 v2 要在 5 月 31 日交付给主机厂": what must be done on the date
+    must = _BEFORE_ZH.search(text[: t.start])
+    if must and act and not re.match(r"\s*(?:之前|以前|前)", text[t.end :]):
+        return f"{must.group('thing').strip()}的{act.group('act')}"
     modal = _MODAL_ACT_ZH.match(text, t.end)
     if modal is None and not _PAST_ZH.search(text):
         modal = _PLAIN_ACT_ZH.match(text, t.end)
@@ -288,6 +308,14 @@ def _bare_due_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     c = _deadline(ctx, s, todo.group("x") if todo else "", due, False)
     if c is not None:
         out.append(c)
+
+
+def _slipped_before(s: Sentence, ctx: NodeContext, upto: int) -> str:
+    """What the turn said had slipped before ``upto`` in ``s`` ("1.0 is slipping."), or ""."""
+    said = content_text(ctx.record.node.content)
+    at = said.find(s.text)
+    found = list(_SLIPPING_EN.finditer(said, 0, at + upto if at >= 0 else 0))
+    return found[-1].group("thing") if found else ""
 
 
 def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -321,15 +349,22 @@ def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         found += [(m, False) for m in _WANTS_BY_EN.finditer(s.text)]
         found += [(m, False) for m in _IS_ON_EN.finditer(s.text)]
         found += [(m, False) for m in _WE_SHIP_EN.finditer(s.text)]
+        found += [(m, True) for m in _NEW_TARGET_EN.finditer(s.text)]
     for m, moved in sorted(found, key=lambda x: x[0].start()):
         due = future_time(s, ctx, m.end() if m.re is not _WE_SHIP_EN else m.start("verb"))
         if due is None or due.start - m.end() > 32:
             continue
         verb = (m.groupdict().get("verb") or "").lower().split()
         thing = m.group("thing") or _VERB_NOUN.get(verb[0][:4] if verb else "", "")
+        if m.re is _NEW_TARGET_EN and not thing:
+            thing = _slipped_before(s, ctx, m.start())
+            if not thing:
+                continue
         vague = moved and re.match(
             r"(?i)moved|changed|brought|is|are|now|挪|改|调整", m.group("verb")
         )
+        if m.re is _NEW_TARGET_EN:
+            vague = None  # "the new target is ...": a date named as a deadline
         if m.re is _MOVED_OBJ_EN and re.search(
             r"(?i)\b(?:out|back)\s+(?:to|until|till)$", m.group()
         ):
