@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from test_distill_causes import _run
+from test_distill_reading import chat
 
 from ogmemory.distill.dates import find_times
 
@@ -84,3 +85,113 @@ stale:
 def test_deadlines_aimed_at_set_on_a_day_and_slipped(tmp_path: Path) -> None:
     missed, stale, _ = _run(tmp_path, _DEADLINE_SCRIPT)
     assert (missed, stale) == ([], [])
+
+
+# ----------------------------------------------------------------------------- decisions
+
+_DECISION_SCRIPT = """
+name: decisions swapped, replaced, kept and gone back on
+sessions:
+  - id: c-1
+    project: recon
+    start: "2027-03-01T09:00:00Z"
+    turns:
+      - user: "Plan for this sprint: we're swapping the port discovery stage from nmap to masscan."
+        assistant: OK.
+      - user: "Decision from the maintainer call: we're going to replace clap with lexopt."
+        assistant: OK.
+      - user: 交通流这块我们定了用 SUMO 做联合仿真。
+        assistant: 好的。
+  - id: c-2
+    project: recon
+    start: "2027-03-08T09:00:00Z"
+    turns:
+      - user: >-
+          Well, masscan was a disaster. We're going back to nmap for discovery, just with -T3.
+        assistant: Reverted.
+      - user: >-
+          Change of plan on lexopt, sorry. We're staying on clap with the derive API. Please
+          drop the lexopt sketch.
+        assistant: OK.
+      - user: 我们决定不用 SUMO 了，交通流改成 CARLA 自带的 Traffic Manager。
+        assistant: 好的。
+gold:
+  - {id: discovery, terms: [nmap], facts: true}
+  - {id: parser, terms: [clap], facts: true}
+  - {id: 交通流, terms: [Traffic Manager], facts: true}
+stale:
+  - {id: masscan, object: masscan}
+  - {id: lexopt, object: lexopt}
+  - {id: SUMO, object: SUMO}
+"""
+
+
+def test_decisions_swapped_replaced_then_gone_back_on_or_kept(tmp_path: Path) -> None:
+    missed, stale, listing = _run(tmp_path, _DECISION_SCRIPT)
+    assert (missed, stale) == ([], [])
+    assert any("switch the port discovery stage from nmap to masscan." in m for m in listing)
+    assert not any("决定不用 SUMO" in m and "decision" in m for m in listing)
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["I'm going back to work after the holidays.", "We switched from monthly to weekly reports."],
+)
+def test_a_lower_case_word_is_no_tool_of_a_switch_when_it_is_a_common_word(said: str) -> None:
+    assert not [c for c in chat(said, "OK.") if c.kind == "decision"]
+
+
+# ----------------------------------------------------------------------------- configuration
+
+_CONFIG_SCRIPT = """
+name: versions and addresses said plainly, bumped and moved
+sessions:
+  - id: v-1
+    project: sim
+    start: "2027-05-10T09:00:00Z"
+    turns:
+      - user: "MSRV is 1.74 for now, it's pinned in Cargo.toml as rust-version."
+        assistant: Noted.
+      - user: 先把环境跟你说一下：CARLA 是 0.9.15，仿真服务器是 sim-gpu-03，IP 10.30.7.21。
+        assistant: 记下了。
+      - user: 环境信息你记一下：FFmpeg 用的 6.1，推流地址 rtmp://push.example.tv:1935/live。
+        assistant: 记下了。
+  - id: v-2
+    project: sim
+    start: "2027-05-20T09:00:00Z"
+    turns:
+      - user: "And we're bumping MSRV to 1.78 for 1.0, we want the diagnostic attributes."
+        assistant: OK.
+      - user: 仿真服务器也换了，回归迁到 sim-gpu-07 上，IP 是 10.30.7.25，端口还是 2000。
+        assistant: 好的。
+      - user: 我们决定把 FFmpeg 从 6.1 升到 7.1，转码集群已经先升完了。
+        assistant: 好的。
+gold:
+  - {id: msrv, terms: ["1.78"], facts: true}
+  - {id: carla, terms: [CARLA 0.9.15], facts: true}
+  - {id: 服务器, terms: [10.30.7.25], facts: true}
+  - {id: ffmpeg, terms: [FFmpeg 7.1], facts: true}
+  - {id: 推流地址, terms: [push.example.tv], facts: true}
+stale:
+  - {id: old msrv, object: MSRV 1.74}
+  - {id: old ip, object: 10.30.7.21}
+  - {id: old ffmpeg, object: "6.1"}
+"""
+
+
+def test_versions_and_addresses_said_plainly_then_bumped_or_moved(tmp_path: Path) -> None:
+    missed, stale, listing = _run(tmp_path, _CONFIG_SCRIPT)
+    assert (missed, stale) == ([], [])
+    assert not any("你记一下" in m or "跟你说一下" in m for m in listing if "[config/" in m)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "还有我特别烦那种一大坨宏套宏的写法，能用 constexpr 或者模板就别写宏。",
+        "Version 2 is 1.5 times faster.",
+    ],
+)
+def test_no_choice_or_version_where_none_is_said(said: str) -> None:
+    cands = chat(said, "OK.")
+    assert not [c for c in cands if c.kind == "decision" or c.type == "config"]

@@ -17,7 +17,8 @@ from dataclasses import replace
 
 from ..types import Candidate
 from ._choice import choice
-from ._common import NodeContext, Sentence, tool_ref
+from ._common import NodeContext, Sentence, content_text, tool_ref
+from ._purpose import tool_at
 
 __all__ = ["called_off", "called_off_names"]
 
@@ -41,23 +42,32 @@ _KEEP_EN = re.compile(
 _BARE_CANCEL_ZH = re.compile(r"(?:^|[，,。；;]|所以|那就|就|先|暂时)\s*不(?:换|改|迁)了")
 _BARE_CANCEL_EN = re.compile(
     r"(?i)\b(?:we(?:['’]re|\s+are)\s+)?revert(?:ing|ed)?\b|\bnot\s+(?:switching|moving|migrating)"
-    r"(?:\s+after\s+all)?\b|\bback\s+to\b"
+    r"(?:\s+after\s+all)?\b|\bback\s+to\b|\bchange\s+of\s+plans?\b|\bafter\s+all\b"
+    r"|\b(?:drop|scrap|forget|cancel)\s+(?:the\s+)?[\w.+#-]+\s+(?:sketch|plan|idea|spike|branch"
+    r"|prototype|migration|switch|stage|poc)\b"
 )
+# "the cache stays on Core Data", "we're going back to nmap for discovery"
 _STAYS_EN = re.compile(
-    r"\b(?i:stays?|remains?|goes\s+back)\s+(?i:on|with|to)\s+"
-    r"(?P<y>[A-Z][\w.+#-]*[\w+#](?:\s+[A-Z][\w.+#-]*[\w+#])?)"
+    r"\b(?i:stays?|remains?|goes\s+back|(?:going|switching|moving|go|switch|move)\s+back)\s+"
+    r"(?i:on|with|to)\s+(?P<y>[A-Z][\w.+#-]*[\w+#](?:\s+[A-Z][\w.+#-]*[\w+#])?|[a-z][\w.+#-]*[\w+#])"
 )
 
 
-def reverted_to(s: Sentence) -> str | None:
-    """The tool a plan called off without naming it keeps ("所以不换了，还是继续用 Quartz")."""
+def reverted_to(s: Sentence, said: str = "") -> str | None:
+    """The tool a plan called off without naming it keeps ("所以不换了，还是继续用 Quartz");
+    the calling off may be said anywhere in the turn ``said`` ("Change of plan on lexopt. …
+    We're staying on clap.")."""
     zh = s.lang == "zh"
-    if not (_BARE_CANCEL_ZH if zh else _BARE_CANCEL_EN).search(s.text):
+    cancel = _BARE_CANCEL_ZH if zh else _BARE_CANCEL_EN
+    if not (cancel.search(s.text) or (said and cancel.search(said))):
         return None
     kept = (_KEEP_ZH if zh else _KEEP_EN).search(s.text) or (
         None if zh else _STAYS_EN.search(s.text)
     )
-    return (kept.groupdict().get("y") or kept.groupdict().get("y2")) if kept else None
+    y = (kept.groupdict().get("y") or kept.groupdict().get("y2")) if kept else None
+    if y and not zh and y[:1].islower() and tool_at(y, loose=True) is None:
+        return None  # "we're going back to work"
+    return y
 
 
 def called_off_names(s: Sentence) -> tuple[str, str] | None:
@@ -76,7 +86,7 @@ def called_off(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list[Ca
     decision when no candidate holds the kept tool)."""
     names = called_off_names(s)
     if names is None:
-        y = reverted_to(s)
+        y = reverted_to(s, content_text(ctx.record.node.content))
         return found if y is None else _reverted(s, ctx, found, y)
     x, y = names
     gone, key = tool_ref(x)[0], tool_ref(y)[0].name.lower()
@@ -102,8 +112,9 @@ def _reverted(s: Sentence, ctx: NodeContext, found: list[Candidate], y: str) -> 
             replace(c, slot=None, attrs={**c.attrs, "reverts": True}) if c in held else c
             for c in found
         ]
-    text = f"团队决定继续用 {y}。" if s.lang == "zh" else f"The team is staying on {y}."
-    kept = choice(ctx, s, y, text=text)
+    back = re.search(r"(?i)\bback\s+(?:on|with|to)\b", s.text) is not None
+    text = f"The team is {'going back to' if back else 'staying on'} {y}."
+    kept = choice(ctx, s, y, text=f"团队决定继续用 {y}。" if s.lang == "zh" else text)
     if kept is None:
         return found
     return [*found, replace(kept, slot=None, attrs={**kept.attrs, "reverts": True})]

@@ -28,6 +28,12 @@ _CHANGE_EN = re.compile(
     r"(?P<what>(?:(?i:the|our|its)\s+)?[\w.-]+(?:\s+[\w.-]+){0,3}?)\s+(?i:(?:up|down|over)\s+)?"
     rf"(?i:from)\s+(?P<old>{_VALUE})\s+(?i:to)\s+(?P<new>{_VALUE})(?!\w|\.\w)"
 )
+# "we're bumping MSRV to 1.78", "upgrade Node to 22.4": a new version, the old one unsaid
+_BUMP_EN = re.compile(
+    r"(?i:\b(?:bump(?:ed|ing)?|upgrad(?:e|ed|ing)|rais(?:e|ed|ing)|mov(?:e|ed|ing)|pinn?(?:ed|ing)?)\s+)"
+    r"(?:(?i:the|our)\s+)?(?P<what>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+(?i:up\s+)?(?i:to)\s+v?"
+    r"(?P<new>\d+(?:\.\d+){1,2})(?!\w|\.\w)"
+)
 _CHANGE_ZH = re.compile(
     rf"从\s*(?P<old>{_VALUE})\s*(?:升级|升|调整|调|改|换|降|提|扩|涨|缩|减|加)(?:到|成|为|至)\s*"
     rf"(?P<new>{_VALUE})(?!\w|\.\w)"
@@ -47,14 +53,11 @@ def _slot(what: str) -> tuple[str, str]:
 
 def value_changes(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list[Candidate]:
     """The settings one sentence says were changed (``found``: what other families took)."""
-    if (
-        s.question
-        or s.hypothetical
-        or not ctx.personal
-        or ("from" not in s.text and "从" not in s.text)
-    ):
+    if s.question or s.hypothetical or not ctx.personal:
         return []
     zh = s.lang == "zh"
+    if "from" not in s.text and "从" not in s.text:
+        return [] if zh else _bumps(s, ctx, found)
     taken = {c.object.name for c in found if c.object is not None}
     out: list[Candidate] = []
     for m in (_CHANGE_ZH if zh else _CHANGE_EN).finditer(s.text):
@@ -87,6 +90,34 @@ def value_changes(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list
                 importance=0.75,
                 collective=True,
                 attrs={"setting": what, "from": old, "to": new},
+            )
+        )
+    return out
+
+
+def _bumps(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list[Candidate]:
+    """ "We're bumping MSRV to 1.78": a named tool's new version (which ends the old one in
+    its ``version:`` slot)."""
+    taken = {c.object.name for c in found if c.object is not None}
+    out: list[Candidate] = []
+    for m in _BUMP_EN.finditer(s.text):
+        what, new = m.group("what"), m.group("new")
+        name = f"{what} {new}"
+        if name in taken or not ctx.first("config", f"{what}={new}"):
+            continue
+        text = finish_en(third_person_en(s.text.strip(), "the team", group="the team"))
+        out.append(
+            ctx.candidate(
+                "config",
+                text[:1].upper() + text[1:],
+                s.lang,
+                relation="runs_on",
+                object=EntityRef(name, "value", attrs={"setting": what, "value": new}),
+                slot=f"version:{what.lower()}",
+                confidence=0.85,
+                importance=0.75,
+                collective=True,
+                attrs={"setting": what, "to": new},
             )
         )
     return out

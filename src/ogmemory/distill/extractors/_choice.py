@@ -66,6 +66,8 @@ def choice(
     when, attrs = when_said(s, ctx)
     if text is None:
         what = f" for {purpose.strip()}" if purpose else ""
+        if thing and purpose and purpose.strip().lower() in thing.lower():
+            what = ""  # "switch the port discovery stage from A to B": said once
         if switch and x:
             verb = "decided to switch" if planned else "switched"
             label = f" (since {attrs['date']})" if attrs and not planned else ""

@@ -46,17 +46,28 @@ def _tool_in(x: str) -> str | None:
 
 # ----------------------------------------------------------------------------- preferences
 
-_PREF_GATE = re.compile(r"喜欢|偏好|偏爱|喜爱|热爱|爱|钟爱|讨厌|受不了|反感|厌恶|烦")
+_PREF_GATE = re.compile(r"喜欢|偏好|偏爱|喜爱|热爱|爱|钟爱|讨厌|受不了|反感|厌恶|烦|看不惯")
 _FAV_ZH = re.compile(
     rf"我(?:们)?最(?:喜欢|爱)的(?P<cat>[^{_STOP}是]{{1,10}})(?:是|就是)(?P<x>{_OBJ})"
 )
 _PREF_ZH = re.compile(
     r"(?:我(?:个人|自己|平时)?|(?<=[，,])\s*(?=不太喜欢|不怎么喜欢|不喜欢|讨厌|受不了))"
     r"(?:也|还|真的|很|最|非常|特别|比较|一直|更|超|蛮|挺|都|其实|向来|从来)*"
-    r"(?P<v>不太喜欢|不怎么喜欢|不喜欢|不爱|受不了|讨厌|反感|厌恶|喜欢|偏好|偏爱|喜爱|热爱|钟爱|爱好|爱)"
-    rf"(?P<x>{_OBJ})"
+    r"(?P<v>不太喜欢|不怎么喜欢|不喜欢|不爱|受不了|讨厌|反感|厌恶|看不惯|烦(?![死透了])|喜欢|偏好|偏爱"
+    rf"|喜爱|热爱|钟爱|爱好|爱)(?P<x>{_OBJ})"
 )
-_NEGATIVE_ZH = ("不太喜欢", "不怎么喜欢", "不喜欢", "不爱", "受不了", "讨厌", "反感", "厌恶")
+_NEGATIVE_ZH = (
+    "不太喜欢",
+    "不怎么喜欢",
+    "不喜欢",
+    "不爱",
+    "受不了",
+    "讨厌",
+    "反感",
+    "厌恶",
+    "看不惯",
+    "烦",
+)
 
 
 def _preferences(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -125,7 +136,17 @@ _DEC_DECIDE = re.compile(
     rf"(?P<use>用|采用|使用|改用|选用)?\s*(?P<x>{_OBJ})"
 )
 
+# "决定把 FFmpeg 从 6.1 升到 7.1": a setting changed, read by _changes
+_VALUE_CHANGE_ZH = re.compile(r"从\s*v?\d[\w.]*\s*(?:升级|升|调整|调|改|换|降|提)(?:到|成|为|至)")
 _TOOL_SWITCH_ZH = re.compile(rf"从\s*{_TOOL_ZH}\s*(?:迁|换|切|转|改)[^，,。]*?(?:到|成)\s*[A-Za-z]")
+
+
+def _read_elsewhere(x: str) -> bool:
+    """What was decided is a switch of tools ("从 RabbitMQ 迁到 Kafka"), a tool dropped ("不用
+    SUMO 了") or a setting changed ("把 FFmpeg 从 6.1 升到 7.1"): ``_stack_zh`` and
+    ``_changes`` read those, and a decision whose object is the dropped tool would keep it."""
+    dropped = re.match(rf"(?:不用|不再用|不要用|不使用|停用|弃用)\s*{_TOOL_ZH}", x)
+    return bool(_TOOL_SWITCH_ZH.search(x) or dropped or _VALUE_CHANGE_ZH.search(x))
 
 
 def _decisions(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -186,8 +207,8 @@ def _decisions(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 )
             )
         elif m.group().startswith(("决定", "确定", "定了", "拍板")):
-            if _TOOL_SWITCH_ZH.search(x):
-                continue  # "决定从 RabbitMQ 迁到 Kafka": a switch of tools, read by _stack_zh
+            if _read_elsewhere(x):
+                continue
             if not ctx.first("decision", x):
                 continue
             out.append(

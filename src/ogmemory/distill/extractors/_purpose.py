@@ -131,10 +131,25 @@ def purpose_slot(purpose: str, kind: str = "tool") -> str:
 _NAME_WORD = re.compile(r"[A-Z][\w.+#-]*(?:&[A-Z]\w*)?|[A-Za-z][\w+#-]*(?:\.[\w-]+)+|\d[\w.]*")
 
 
-def tool_at(text: str) -> str | None:
+# lower-case words a switch names that are no tool ("switch from monthly to weekly")
+_LOOSE_STOP = gate(
+    "it them that this there here home work school now then later scratch hand manual monthly"
+    " weekly daily nightly hourly yearly one two three something nothing everything anything"
+    " yes no the a an our my your their his her its time day week month year"
+)
+_LOOSE_WORD = re.compile(r"[a-z][a-z0-9_+-]{2,15}")
+
+
+def tool_at(text: str, loose: bool = False) -> str | None:
     """The tool named at the start of ``text``: a catalog name or one to three name-like words
-    ("Jetpack Compose", "Next.js", "pnpm")."""
+    ("Jetpack Compose", "Next.js", "pnpm"). ``loose``: the words around already say a tool is
+    named ("replace clap with lexopt"), so one lower-case word the catalog does not know is
+    one too."""
     words = text.strip().split()
+    if loose and words:
+        w = words[0].rstrip(".,;:!?)")
+        if _LOOSE_WORD.fullmatch(w) and w not in _LOOSE_STOP and not lookup(w):
+            return w
     for n in (3, 2, 1):
         phrase = " ".join(words[:n]).rstrip(".,;:!?)")
         if phrase and lookup(phrase):

@@ -23,13 +23,14 @@ _SWITCH = re.compile(
     r"\b(?P<lead>(?i:let['’]?s|we['’]ll|we\s+will|we\s+(?:have\s+)?|we['’]ve|i\s+(?:have\s+)?"
     r"|i['’]ve|we['’]re|we\s+are|we\s+need\s+to|we\s+should|please)\s+)?"
     r"(?P<verb>(?i:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|chang(?:e|ed|ing)"
-    r"|port(?:ed|ing)?))(?:\s+(?i:over|everything|it)|\s+(?P<what>(?i:the|our|my|this|all\s+(?:of\s+)?our"
+    r"|port(?:ed|ing)?|swap(?:ped|ping|s)?))(?:\s+(?i:over|everything|it)|\s+(?P<what>(?i:the|our|my|this|all\s+(?:of\s+)?our"
     r"|all\s+the)(?:\s+[\w-]+){1,3}?))?\s+(?i:from)\s+"
     r"(?P<x>(?:[^,;.!?]|\.(?=\w))+?)\s+(?i:to|over\s+to)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)"
 )
 _REPLACE = re.compile(
     r"\b(?P<lead>(?i:let['’]?s|we['’]ll|we\s+will|we['’]re|we\s+are|we\s+(?:have\s+)?|we['’]ve"
-    r"|i['’]m|i\s+(?:have\s+)?|i['’]ve|please)\s+)?(?:(?i:going\s+to|gonna|now|just)\s+)?"
+    r"|i['’]m|i\s+(?:have\s+)?|i['’]ve|please)\s+)?(?:(?P<going>(?i:going\s+to|gonna))\s+"
+    r"|(?i:now|just)\s+)?"
     r"(?P<verb>(?i:replac(?:e|ed|ing)|swap(?:ped|ping)?))\s+(?P<x>(?:[^,;.!?]|\.(?=\w))+?)"
     r"(?:\s+(?i:out))?\s+"
     r"(?i:with|for|by)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)"
@@ -83,7 +84,8 @@ _LIFE_PLACES = re.compile(r"(?i)\b(?:house|home|apartment|flat|city|town|country
 def switches_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     """ "switch from X to Y", "replace X with Y"."""
     for m in _SWITCH.finditer(s.text):
-        y, x = tool_at(m.group("y")), tool_at(m.group("x"))
+        loose = m.group("lead") is not None  # "we're swapping discovery from nmap to masscan"
+        y, x = tool_at(m.group("y"), loose), tool_at(m.group("x"), loose)
         if (
             not y
             or not x
@@ -109,13 +111,15 @@ def switches_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             out, _choice(ctx, s, y, x=x, switch=True, planned=planned, purpose=purpose, thing=thing)
         )
     for m in _REPLACE.finditer(s.text):
-        y, x = tool_at(m.group("y")), tool_at(m.group("x"))
+        loose = m.group("lead") is not None  # "we're going to replace clap with lexopt"
+        y, x = tool_at(m.group("y"), loose), tool_at(m.group("x"), loose)
         if _IT.match(m.group("x")):  # "we've been on Datadog, but we're swapping it out for Y"
             x = contrast_tool(s.text[: m.start()], last=True)
         told = _TOLD.match(s.text[: m.start()]) is not None  # "Replace Moment with date-fns"
         if y and x and (lookup(y) or lookup(x) or m.group("lead") or told):
             planned = (
                 told
+                or m.group("going") is not None
                 or "ing" in m.group("verb")[-3:]
                 or bool(re.match(r"(?i)let|we(?:'ll|\s+will)|please", m.group("lead") or ""))
             )

@@ -23,7 +23,8 @@ _T = r"[A-Za-z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?"
 _P = r"(?P<purpose>[\u4e00-\u9fffA-Za-z]{1,8}?)"
 _USE_ZH = re.compile(
     rf"(?:^|[，,；;。]\s*){_P}?\s*(?:我们|我|团队)?(?:组)?(?:就|都|还是|统一|一律|主要)?\s*"
-    rf"(?P<plan>打算|准备|计划|要|会|决定)?\s*(?:把\s*(?P<p4>[\u4e00-\u9fff]{{1,10}}?)\s*(?=从))?"
+    rf"(?P<plan>打算|准备|计划|要|会|决定)?\s*(?:定了|选定了|决定了)?\s*"
+    rf"(?:把\s*(?P<p4>[\u4e00-\u9fff]{{1,10}}?)\s*(?=从))?"
     rf"(?:全面|全部|逐步|统一|都)?\s*(?:从\s*{_T}\s*)?"
     rf"(?P<verb>改用|选了|选用|采用|使用|换成|换到|改成|切换到|迁移到|迁到|转到|用的是|用)了?\s*"
     rf"(?P<y>{_T})"
@@ -143,12 +144,19 @@ def _replaces_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             out.append(c)
 
 
+# "改成 CARLA 自带的 Traffic Manager": a part of a tool is what is chosen
+_OWN_PART_ZH = re.compile(rf"\s*(?:自带|内置|原生|官方)的\s*(?P<z>{_T})")
+
+
 def _choices_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     dropped = _DROP_ZH.search(s.text)
     old = (dropped.group("x") or dropped.group("x2")) if dropped else None
     later = re.search(r"以后|之后|从现在起|今后", s.text)
     for m in _USE_ZH.finditer(s.text):
         y = m.group("y").strip()
+        part = _OWN_PART_ZH.match(s.text, m.end("y"))
+        if part is not None and y:
+            y = f"{y} {part.group('z').strip()}"
         if not y or _FORMERLY_ZH.search(s.text[: m.start("verb")]):
             continue  # "原来用 Jenkins": what was used, not a choice
         if any(c.replaces is not None and c.replaces.name == tool_ref(y)[0].name for c in out):
@@ -187,7 +195,7 @@ def _choices_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             text = f"{name}决定{what}用 {obj.name}"
             if x:
                 text += f"，不用 {tool_ref(x)[0].name}"
-        label = _zh_label(s)
+        label = _zh_label(s, m)
         if switch and x and s.times and not m.group("plan"):
             label = f"（从 {_when(s, ctx)[1].get('date', s.times[0].iso)} 起）"
         c = _choice(
@@ -236,6 +244,8 @@ def _stated_purpose(raw: str) -> str | None:
         return None  # "不要用 Redux", "不用 npm 了": a refusal, read by _avoids_zh
     if re.search(r"直到|还在", purpose):
         return None  # "直到上周我还在用 X": an ending, read elsewhere
+    if re.fullmatch(r"(?:能|可以|尽量|最好|应该|得)+", purpose):
+        return None  # "能用 constexpr 就别写宏": a way preferred, not a choice of a tool
     if re.search(r"[我你他她它了吗呢吧从周月年天]|以前|之前|开始|现在|以后", purpose):
         purpose = ""  # "从上周开始", "以后都": when, not what for
     purpose = re.sub(r"(?:我们|我|团队|以后|之后|都|就|是|这块|那块|这边|那边|方面)+$", "", purpose)
@@ -269,8 +279,14 @@ def _not_using_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         out.append(avoided(ctx, said, "zh", obj, True, 0.75))
 
 
-def _zh_label(s: Sentence) -> str:
-    return f"（{s.times[0].label('zh')}）" if s.times else ""
+def _zh_label(s: Sentence, m: re.Match[str]) -> str:
+    """The time of the clause the choice ``m`` was said in ("这周我先把 demo 搭起来" dates
+    the next clause, not the choice before its comma)."""
+    for t in s.times:
+        lo, hi = min(t.start, m.start()), max(t.end, m.end())
+        if not re.search(r"[，,；;。]", s.text[lo:hi]):
+            return f"（{t.label('zh')}）"
+    return ""
 
 
 def _pivot(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
