@@ -195,3 +195,45 @@ def test_versions_and_addresses_said_plainly_then_bumped_or_moved(tmp_path: Path
 def test_no_choice_or_version_where_none_is_said(said: str) -> None:
     cands = chat(said, "OK.")
     assert not [c for c in cands if c.kind == "decision" or c.type == "config"]
+
+
+# ----------------------------------------------------------------------------- people, lessons
+
+_PEOPLE_SCRIPT = """
+name: handovers, a new hire and a lesson reasoned in steps
+sessions:
+  - id: p-1
+    project: av
+    start: "2027-04-12T09:00:00Z"
+    turns:
+      - user: 还有，易凡下周离职，他写的场景泛化生成器交给汤宁接手。
+        assistant: 好的。
+      - user: 另外人员上有个调整，美颜滤镜模块以前是我在管，从下周开始交给新来的实习生罗晓。
+        assistant: 好的。
+      - user: >-
+          Also we have a new hire, Tobi Adeyemi, a junior pentester, starting Monday. Once he's
+          settled I'm handing DefectDojo admin over to him.
+        assistant: Got it.
+      - user: "Jonas is handing the Homebrew tap over to Wei."
+        assistant: OK.
+      - user: 问个原理性的问题：我们低延迟档位开了B帧，为什么B帧会拖延迟？
+        assistant: >-
+          B帧是双向预测的，解码它需要参考后面的P帧，所以编码器必须先把后面的帧攒下来再编，这就引入了额外的帧延迟。
+gold:
+  - {id: 生成器, terms: [汤宁接手场景泛化生成器]}
+  - {id: 美颜, terms: [罗晓接手美颜滤镜模块]}
+  - {id: new hire, terms: [Tobi Adeyemi is a junior pentester]}
+  - {id: dojo, terms: [Tobi Adeyemi takes over DefectDojo admin from the user]}
+  - {id: tap, terms: [Wei takes over the Homebrew tap from Jonas]}
+  - {id: B帧, terms: [B帧是双向预测的]}
+"""
+
+
+def test_handovers_a_new_hire_and_a_lesson_in_steps(tmp_path: Path) -> None:
+    missed, _, _ = _run(tmp_path, _PEOPLE_SCRIPT)
+    assert missed == []
+
+
+@pytest.mark.parametrize("said", ["把这个任务交给你了。", "这个 bug 交给我吧。"])
+def test_a_task_given_to_the_listener_is_no_handover(said: str) -> None:
+    assert not [c for c in chat(said, "好的。") if c.relation == "owns"]

@@ -61,7 +61,8 @@ _PEOPLE_EN = (
         rf"(?:[\w-]+\s+)?(?:team|company|group|squad)\s+|us\s+)?as\s+(?P<poss>a|an|our|the)\s+"
         rf"(?:(?:new|second|third|another|first|full-time|part-time)\s+)?(?P<role>{_ROLE})"
     ),
-    re.compile(rf"\b(?P<name>{_PERSON}),\s+(?P<poss>our|my|the)\s+(?P<role>{_ROLE}),"),
+    # "Jin Park, our CTO, ...", "a new hire, Tobi Adeyemi, a junior pentester, starting Monday"
+    re.compile(rf"\b(?P<name>{_PERSON}),\s+(?P<poss>our|my|the|an?)\s+(?P<role>{_ROLE}),"),
     # "Jin Park (our CTO) wants ...": a title in brackets after the name
     re.compile(rf"\b(?P<name>{_PERSON})\s+\((?P<poss>our|my|the)\s+(?P<role>{_ROLE})\)"),
     # "Ana Costa is on my team as an ML engineer"

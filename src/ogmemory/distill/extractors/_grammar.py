@@ -298,7 +298,8 @@ _LEAD_ZH = re.compile(
 )
 
 
-_CJK_LATIN = re.compile(r"([\u4e00-\u9fff])([A-Za-z])|([A-Za-z])([\u4e00-\u9fff])")
+# not inside a word a single letter leads ("B帧", "C端", "A股")
+_CJK_LATIN = re.compile(r"([\u4e00-\u9fff])([A-Za-z])|(?<=[A-Za-z])([A-Za-z])([\u4e00-\u9fff])")
 
 
 def _space(m: re.Match[str]) -> str:

@@ -27,7 +27,9 @@ _WHY = re.compile(
 )
 _BECAUSE = re.compile(
     r"(?i)\bbecause\b|\bdue\s+to\b|\bcaused\s+by\b|\bthe\s+(?:root\s+)?cause\b"
-    r"|是因为|由于|原因是|导致"
+    r"|\bwhich\s+means\b|\bthat['’]s\s+why\b|\bthis\s+is\s+why\b"
+    # an answer to a why that reasons in steps: "B帧 要参考后面的帧，所以编码器必须先攒帧"
+    r"|是因为|由于|原因是|导致|因为|所以|因此|这就"
 )
 _FIX = re.compile(
     r"(?i)\bfix(?:es|ed)?\b|\bsolv(?:es|ed)\b|\bresolv|\bavoid"

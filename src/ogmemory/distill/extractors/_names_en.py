@@ -29,7 +29,7 @@ HEADS = (
     r"|tester|researcher|programmer|maintainer|specialist|officer|reviewer|coordinator"
     r"|strategist|marketer|recruiter|accountant|contractor|freelancer|supervisor|advisor"
     r"|adviser|mentor|student|postdoc|professor|lecturer|artist|producer|animator|technician"
-    r"|auditor|planner"
+    r"|auditor|planner|pentester|contributor"
 )
 ACRONYM_ROLES = r"SRE|PM|QA|CTO|CEO|CFO|COO|CIO|VP|PO|EM|TPM|DBA|UX|UI"
 ROLE = (

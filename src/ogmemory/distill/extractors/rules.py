@@ -34,6 +34,7 @@ from ._deadlines import deadlines
 from ._events import events_en
 from ._events_zh import events_zh
 from ._forward import forward_en
+from ._handover import handovers
 from ._identity import identity_en
 from ._identity_zh import identity_zh
 from ._lessons import asks_why, explanation, lesson
@@ -210,7 +211,7 @@ class RuleExtractor:
             if not s.question and ctx.personal:
                 candidates.extend(in_passing(s, ctx))
                 # An unnamed assistant's echoes and confirmations are never memories.
-                found = deadlines(s, ctx)
+                found = deadlines(s, ctx) + handovers(s, ctx)
                 found += (
                     stack_zh(s, ctx) + identity_zh(s, ctx) + extract_zh(s, ctx)
                     if zh
