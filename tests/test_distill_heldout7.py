@@ -237,3 +237,118 @@ def test_handovers_a_new_hire_and_a_lesson_in_steps(tmp_path: Path) -> None:
 @pytest.mark.parametrize("said", ["把这个任务交给你了。", "这个 bug 交给我吧。"])
 def test_a_task_given_to_the_listener_is_no_handover(said: str) -> None:
     assert not [c for c in chat(said, "好的。") if c.relation == "owns"]
+
+
+_EXPECT_SCRIPT = """
+name: expectations said first, approvals, a lead-in label and a routing convention
+sessions:
+  - id: e-1
+    project: quarry
+    start: "2027-02-04T09:00:00Z"
+    turns:
+      - user: >-
+          People on the team: Jonas Albrecht is my co-maintainer, he does the releases. He
+          insists every user-facing change gets a line in CHANGELOG.md under Unreleased, and he
+          will bounce the PR if it's missing, so please always add one.
+        assistant: Will do.
+      - user: >-
+          And Amara Okafor reviews anything security-ish. If a PR adds an unsafe block it needs
+          her approval before merge, no exceptions.
+        assistant: Understood.
+      - user: "Errors go through thiserror in the lib crate; anyhow is fine in the binary."
+        assistant: Got it.
+gold:
+  - {id: role, terms: [Jonas Albrecht is the user's co-maintainer]}
+  - {id: releases, terms: [Jonas Albrecht does the releases]}
+  - {id: changelog, terms: [Jonas Albrecht insists, CHANGELOG.md under Unreleased]}
+  - {id: reviews, terms: [Amara Okafor reviews anything security-ish]}
+  - {id: unsafe, terms: [needs Amara Okafor's approval before merge]}
+  - {id: errors, terms: [errors go through thiserror]}
+"""
+
+
+def test_expectations_approvals_and_a_routing_convention(tmp_path: Path) -> None:
+    missed, _, listing = _run(tmp_path, _EXPECT_SCRIPT)
+    assert missed == []
+    assert not any("People on the team" in m for m in listing)
+
+
+def test_a_generic_plural_going_through_something_is_no_rule() -> None:
+    assert not [c for c in chat("Things go through phases.", "True.") if c.type == "rule"]
+
+
+_OFFICE_SCRIPT = """
+name: an office city, a colleague in a field, an address with a port
+sessions:
+  - id: o-1
+    project: recon
+    start: "2027-03-01T15:00:00Z"
+    turns:
+      - user: "Hi there. I'm an application security engineer at Meridian Mutual. Denver office."
+        assistant: Hi.
+      - user: >-
+          Marcus Lee in infrastructure owns the firewall allowlists; he needs 48 hours' notice
+          before we scan from a new source.
+        assistant: Got it.
+      - user: "DefectDojo is at https://dojo.meridian.internal:8443."
+        assistant: Noted.
+gold:
+  - {id: office, terms: [works from the Denver office]}
+  - {id: notice, terms: [Marcus Lee needs 48 hours' notice]}
+  - {id: dojo, terms: ["dojo.meridian.internal:8443"], facts: true}
+"""
+
+
+def test_an_office_city_a_colleague_in_a_field_and_an_address_with_a_port(
+    tmp_path: Path,
+) -> None:
+    missed, _, _ = _run(tmp_path, _OFFICE_SCRIPT)
+    assert missed == []
+
+
+# ----------------------------------------------------------------------------- junk
+
+
+@pytest.mark.parametrize(
+    ("said", "junk"),
+    [
+        # the speaker's own lapse is no rule, a wh-clause is no decision
+        ("Where does the config live? I always forget what we settled on.", "forget"),
+        ("Where does the config live? I always forget what we settled on.", "settled on on"),
+        # a label announcing what follows is not part of it
+        ("Bit of news: Wei Chen is joining the team next month.", "bit of news"),
+        ("Setup details: the scanner runs on scan01.corp.internal.", "setup details"),
+        # "plain cat" is the command, not the family's pet
+        (
+            "`quarry cat` is way slower than plain cat, and flamegraph says we spend most of the"
+            " time in write syscalls.",
+            "their family",
+        ),
+        # an article that fits the role
+        ("I'm an application security engineer at Meridian Mutual.", "a application"),
+    ],
+)
+def test_lines_that_read_as_junk(said: str, junk: str) -> None:
+    assert not [c.text for c in chat(said, "OK.") if junk in c.text.lower()]
+
+
+def test_a_macro_call_does_not_end_a_sentence() -> None:
+    said = (
+        "Every println! takes the global stdout lock and, because stdout is line-buffered,"
+        " flushes at each newline."
+    )
+    asked = "quarry cat on a big file is way slower than plain cat. Why?"
+    (learned,) = [c for c in chat(asked, said) if c.kind == "learning"]
+    assert learned.text.startswith("Every println! takes")
+
+
+def test_a_name_then_who_they_are() -> None:
+    cands = chat("Lucía Ortega, I'm an application security engineer at Meridian Mutual.", "Hi.")
+    assert "The user's name is Lucía Ortega." in [c.text for c in cands]
+
+
+def test_a_move_said_with_up_or_back_is_a_move() -> None:
+    cands = chat(
+        "Personal update: I'm moving up to Edinburgh in April, the partner got a job.", "Oh!"
+    )
+    assert [c.object.name for c in cands if c.relation == "lives_in" and c.object] == ["Edinburgh"]

@@ -53,6 +53,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
         "works_at",
         "has_role",
         "lives_in",
+        "works_in",
         "reports_to",
         "works_with",
         "expects",
@@ -235,6 +236,7 @@ _ORDER = {
     "aims_for": 3,
     "comes_from": 4,
     "lives_in": 4,
+    "works_in": 4,
     "moved_from": 4,
 }
 

@@ -39,7 +39,14 @@ from ._names_en import (
     role_name as _role,
 )
 
-__all__ = ["CONDITION_FIRST", "PEOPLE_GATE", "colleagues_en", "manager_of"]
+__all__ = [
+    "APPROVAL_EN",
+    "CONDITION_FIRST",
+    "EXPECTATION_FIRST",
+    "PEOPLE_GATE",
+    "colleagues_en",
+    "manager_of",
+]
 
 
 # "Prof. Henrik Sandberg", "Dr Lee": a title before a name is not part of it
@@ -94,16 +101,16 @@ _EXPECT_EN = re.compile(
     r"|(?:['’]ll|\swill|\smust|\shas\s+to|\sneeds\s+to|\sgets\s+to)\s+(?:also\s+)?(?:sign\s+off\s+on"
     r"|review|approve|own|handle|lead|run"
     r"|manage|take\s+care\s+of|be\s+responsible\s+for|be\s+in\s+charge\s+of)"
-    r"|checks|likes|prefers|insists\s+(?:on|that)|owns|runs|leads|heads|manages|maintains|handles"
-    r"|does|covers|is\s+responsible\s+for|takes\s+care\s+of)\s+"
+    r"|checks|likes|prefers|insists(?:\s+(?:on|that))?|owns|runs|leads|heads|manages|maintains"
+    r"|handles|does|covers|is\s+responsible\s+for|takes\s+care\s+of)\s+"
     r"(?P<what>(?!to\s+know\b)(?:(?!(?:\s+(?:and|but|so|because)|,)\s+(?:I|we|you|he|she"
     r"|they)\b)"
-    r"[^.;!?]){3,90})"
+    r"(?:[^.;!?]|\.(?=\w))){3,90})"
 )
 # "Hannah Weiss from the data team owns ...": who they are with, before what they do
 _FROM_TEAM = re.compile(
     r"\s+(?:from|on|in|of)\s+(?:the\s+|our\s+)?(?:[\w-]+(?:\s+[\w-]+)?\s+team\b|(?:design|product"
-    r"|QA|ops|devops|infra|security|frontend|backend|mobile|data|analytics|marketing|sales"
+    r"|QA|ops|devops|infra(?:structure)?|security|frontend|backend|mobile|data|analytics|marketing|sales"
     r"|support|finance|legal|research)\b(?!\s+\w+ing\b))"
 )
 _BOSS = re.compile(r"\b(?:manager|boss|lead|supervisor|head)\b", re.IGNORECASE)
@@ -220,7 +227,7 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
         (
             m
             for m in re.finditer(rf"\b({_PERSON})(?=\s+(?:from|on|in|of)\s)", text)
-            if _FROM_TEAM.match(text, m.end())
+            if _FROM_TEAM.match(text, m.end()) and m.group(1).split()[0] not in _NOT_NAMES
         ),
         None,
     )
@@ -248,7 +255,9 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
                 continue
             who = ctx.people[-1]
         elif who.split()[0] in _NOT_NAMES:
-            continue
+            if len(who.split()) == 1 or who.split()[1] in _NOT_NAMES:
+                continue
+            who = who.split(" ", 1)[1]  # "And Amara Okafor reviews ...": Amara Okafor
         what = re.split(
             r"\s+(?:and|but|so|because)\s+(?:I|we|you|he|she|they)\b|\s+[-–—]\s+|,\s+(?:so|but|which)\s+",
             m.group("what"),
@@ -344,8 +353,45 @@ _FIELD = re.compile(
 _WHO_CLAUSE = re.compile(rf"\b(?P<name>{_PERSON}),\s+(?:who|our|my|the)\s+[^,;.!?]{{3,50}},")
 
 
+# "He insists every change gets a CHANGELOG line, and he'll bounce the PR if it's missing": an
+# expectation said first, its condition after
+EXPECTATION_FIRST = re.compile(
+    rf"^(?:{_PERSON}|[Ss]he|[Hh]e|[Tt]hey)\s+(?:also\s+|always\s+)?(?:insists|expects|requires)\b"
+)
+# "If a PR adds an unsafe block it needs her approval before merge": whose approval it needs
+APPROVAL_EN = re.compile(
+    r"\b(?:needs?|requires?|must\s+(?:get|have)|has\s+to\s+(?:get|have))\s+(?P<p>her|his)\s+"
+    r"(?P<what>approval|sign-?off|review|OK|okay|go-ahead|blessing)\b"
+)
+
+
+def _approvals_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    """What needs the approval of the person just named, as their expectation."""
+    m = APPROVAL_EN.search(s.text)
+    if m is None or not ctx.people or not ctx.first("expects", f"{ctx.people[-1]}:{s.text}"):
+        return
+    who = ctx.people[-1]
+    said = f"{s.text[: m.start('p')]}{who}'s{s.text[m.end('p') :]}"
+    text = finish_en(third_person_en(said, ctx.speaker))
+    out.append(
+        ctx.candidate(
+            "entity",
+            text[:1].upper() + text[1:],
+            "en",
+            subject=EntityRef(who, "person"),
+            relation="expects",
+            object=EntityRef(s.text[: m.end()].strip()[:80], "concept"),
+            confidence=0.8,
+            importance=0.8,
+            attrs={"verb": m.group("what")},
+        )
+    )
+
+
 def colleagues_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     """Colleagues, their roles and what they expect or own, in one English sentence."""
+    if s.has(_APPROVAL_GATE):
+        _approvals_en(s, ctx, out)
     if s.has(_PEOPLE_GATE):
         _people_en(s, ctx, out)
     if s.has(_EXPECT_GATE) or (s.has(_DOES_GATE) and s.has(_FIELD_GATE)):
@@ -361,6 +407,7 @@ _EXPECT_GATE = gate(
 )
 # "Olu does design": "does" only with a part of the work named
 _DOES_GATE = gate("does")
+_APPROVAL_GATE = gate("approval sign-off signoff review ok okay go-ahead blessing")
 _FIELD_GATE = gate(
     "design ux ui qa testing ops devops infra infrastructure security frontend backend mobile"
     " data analytics marketing sales support research release releases on-call hiring product"

@@ -41,7 +41,9 @@ _CJK_RE = re.compile(r"[\u4e00-\u9fff]")
 # example: "Prof. Henrik Sandberg"), "!"/"?" and the CJK stops, line breaks, ";".
 _SPLIT_RE = re.compile(
     r"(?<=[.!?…])(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bProf\.)(?<!\bSt\.)"
-    r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)[\"'”’)\]]*\s+"
+    r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)"
+    r"(?!(?<=\w!)\s+[a-z])"  # "every println! takes the lock": a macro, not an exclamation
+    r"[\"'”’)\]]*\s+"
     r"|(?<=[。！？])|(?<=[!?])(?=[^!?\s\"'”’)])|\n+"
     # "...; fixed by ...", "...；改成 ... 就好了": a fix stays with what it fixed
     r"|[;；]+(?!\s*(?i:fixed|solved|resolved|worked\s+around|the\s+fix\b|修复|解决|改成|改用|加上|补上))"

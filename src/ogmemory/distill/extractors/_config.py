@@ -12,7 +12,7 @@ import re
 from ..dates import names_a_time
 from ..types import Candidate, EntityRef, Fact
 from ._common import NodeContext, Sentence, gate
-from ._grammar import finish_en, finish_zh, third_person_en, third_person_zh
+from ._grammar import finish_en, finish_zh, strip_label_en, third_person_en, third_person_zh
 from ._services import port_facts
 
 __all__ = ["stated_config"]
@@ -60,9 +60,9 @@ _REGION_EN = re.compile(
 )
 _HOST_EN = re.compile(
     r"\b(?P<what>[\w-]+(?:\s+(?:host|server|endpoint|url|domain|api|backend|database|db))?)"
-    r"\s+(?:is|lives|runs|sits|is\s+hosted)?\s*(?:at|on)?\s*"
+    r"\s+(?:is|lives|runs|sits|is\s+hosted)?\s*(?:at|on)?\s*(?:https?://)?"
     r"(?P<h>(?:[a-z0-9-]+\.)+(?:internal|local|lan|corp|com|io|net|org|dev|app|cloud|health"
-    r"|ai|co|cn|de|uk)\b)",
+    r"|ai|co|cn|de|uk)\b(?::\d{2,5}\b)?)",
     re.IGNORECASE,
 )
 _LIVES_EN = re.compile(
@@ -222,7 +222,7 @@ def stated_config(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: se
     hosts = [f.slot or "" for f in facts]
     values += [h[5:] for h in hosts if h.startswith("host:") and h != "host:ip"]
     said = _clauses_with(s.text, values)
-    said = _TOLD_YOU_ZH.sub("", said) if s.lang == "zh" else said
+    said = _TOLD_YOU_ZH.sub("", said) if s.lang == "zh" else strip_label_en(said)
     if s.lang == "zh":
         text = finish_zh(_team_zh(said))
     else:

@@ -69,6 +69,14 @@ _EVERY_EN = re.compile(
     r"|their|to)|gets\s+\w+ed)\s+(?!(?:a\s+(?:bit|little|lot)\s+)?(?:\w+er|more|less|worse)\b)\w.*)",
     re.IGNORECASE,
 )
+# "Errors go through thiserror in the lib crate", "All writes go through the repository layer"
+_THROUGH_EN = re.compile(
+    r"^(?P<body>(?:all\s+)?(?!(?:things|people|kids|days|weeks|times|moments|relationships|feelings"
+    r"|friends|folks|guys|we|you|they|plans|ideas)\b)(?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*[^s\W]s\s+"
+    r"(?:always\s+|must\s+|should\s+)?"
+    r"(?:go|are\s+routed|get\s+routed|are\s+handled|get\s+handled)\s+(?:through|via)\s+\S.{2,90})",
+    re.IGNORECASE,
+)
 _NO_EVER_EN = re.compile(
     r"^(?P<body>no\s+(?:more\s+)?[\w-]+(?:\s+[\w-]+){0,3}?(?:,?\s+(?:ever|at\s+all|allowed"
     r"|please|period))\b.*)",
@@ -126,6 +134,11 @@ _RULE_LEAD_ZH = re.compile(
     r"|OK|ok|(?:团队|我们|公司|项目|组里)?(?:的)?(?:规定|规矩|规则|约定|原则))[，,：:！!。\s]*)+"
 )
 # "Got it, ...", "Makes sense. ...": an acknowledgement before the rule is not part of it
+# "I always forget what we settled on": the speaker's own lapse, no rule
+_OWN_LAPSE_EN = re.compile(
+    r"(?i)\bI\s+(?:always|never|usually|often|keep|tend\s+to)\s+(?:forget|forgetting|mix(?:ing)?\s+up"
+    r"|lose\s+track|confuse|misremember|get\s+confused|mess(?:ing)?\s+up|remember)\b"
+)
 _ACK_EN = re.compile(
     r"^(?:(?:got\s+it|i\s+see|makes\s+sense|good\s+to\s+know|understood"
     r"|right(?!\s+(?:now|away|here|there|after|before|then)\b)|sure|thanks"
@@ -189,6 +202,7 @@ def _rule_shaped(text: str, standing: bool = False) -> re.Match[str] | None:
         or _EVERY_EN.match(text)
         or _NO_EVER_EN.match(text)
         or _IMPERATIVE_EN.match(text)
+        or _THROUGH_EN.match(text)
     )
     if m is None and (standing or _STANDING_EN.search(text)):
         m = _BARE_IMPERATIVE_EN.match(_INSIST_EN.sub("", text))
@@ -204,6 +218,7 @@ def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> 
         or ctx.listener
         or s.text.rstrip().endswith(("?", "？"))
         or _LESSON_LEAD.search(s.text)
+        or _OWN_LAPSE_EN.search(s.text)
     ):
         return
     if s.lang == "zh":

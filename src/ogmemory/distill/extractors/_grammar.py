@@ -172,7 +172,8 @@ _GONNA = re.compile(r"\bgonna\b")
 _FAMILY = re.compile(
     r"\b(?:kids?|children|child|son|sons|daughters?|husband|hubby|wife|partner|fam|family"
     r"|mom|mum|dad|parents|baby|babies|sister|brother|siblings|grandkids|twins|pups?|puppy"
-    r"|kitty|kitten|cats?|dogs?|pets?|house|home|vacation|camping)\b",
+    # a pet is one of the family's ("our dog"), not "plain cat" (the command)
+    r"|kitty|kitten|(?:my|our|the)\s+(?:cats?|dogs?|pets?)|house|home|vacation|camping)\b",
     re.IGNORECASE,
 )
 _OUR_GROUP = re.compile(
@@ -313,3 +314,19 @@ def finish_zh(clause: str, label: str | None = None) -> str:
     clause = _LEAD_ZH.sub("", _TRAIL_ZH.sub("", clause.strip()))
     clause = _LEAD_ZH.sub("", clause)
     return f"{clause}（{label}）。" if label else f"{clause}。"
+
+
+# "Bit of news: ...", "Setup details: ...", "People you'll hear about: ...": a label before what
+# is said
+_LABEL_LEAD_EN = re.compile(
+    r"^(?:(?:a\s+)?(?:bit\s+of|some|quick|good|bad|big|small|personal|little|one\s+more|another)\s+)?"
+    r"(?:news|update|context|details?|background|heads[\s-]up|fyi|setup(?:\s+details)?|env(?:ironment)?"
+    r"(?:\s+details)?|people\s+you['’]ll\s+(?:hear\s+about|meet|work\s+with)|people\s+on\s+the\s+team"
+    r"|the\s+people|plan\s+for\s+(?:this|the|next)\s+\w+|some\s+stuff\s+that\s+happened)\s*:\s+(?=\S)",
+    re.IGNORECASE,
+)
+
+
+def strip_label_en(text: str) -> str:
+    """``text`` without a label that only announces what follows ("Bit of news: ...")."""
+    return _LABEL_LEAD_EN.sub("", text)

@@ -22,7 +22,13 @@ from typing import Any
 
 from ..types import Candidate, EntityRef, Fact
 from ._catalog import lookup
-from ._colleagues import CONDITION_FIRST, colleagues_en, manager_of
+from ._colleagues import (
+    APPROVAL_EN,
+    CONDITION_FIRST,
+    EXPECTATION_FIRST,
+    colleagues_en,
+    manager_of,
+)
 from ._common import NodeContext, Sentence, date_attrs, gate
 from ._grammar import finish_en
 from ._life import life_en
@@ -66,6 +72,8 @@ _NAME_EN = re.compile(
     # "quick intro: Jonah Brandt here, ...": a full name and "here" opening the message
     rf"|^(?:[^:]{{0,24}}:\s*|{_HELLO})?(?P<n3>{_WORD}\s+{_WORD}(?:\s+{_WORD})?)\s+(?i:here)(?=\s*[,.!;:—–-])"
     rf"|{_INTRO.format(h=_HELLO)}(?P<n4>{_WORD}\s+{_WORD}(?:\s+{_WORD})?),\s+(?=[a-z])"
+    # "Lucía Ortega, I'm an application security engineer at ...": the name, then who they are
+    rf"|^(?:{_HELLO})?(?P<n5>{_WORD}\s+{_WORD}(?:\s+{_WORD})?),\s+(?=I['’]m\s|I\s+am\s)"
 )
 _ROLE_AT = re.compile(
     rf"\b(?:(?i:i['’]m|i\s+am|i\s+work\s+as|i['’]m\s+working\s+as|working\s+as)\s+"
@@ -111,6 +119,8 @@ _MOVE = re.compile(
     rf"\b(?i:(?:i|we)\s+(?:just\s+|recently\s+|finally\s+|also\s+)?(?:moved|relocated)"
     rf"|(?:i|we)['’](?:ve|re|m)\s+(?:just\s+|recently\s+)?(?:moved|relocated|moving|relocating)"
     rf"|(?:i|we)\s+(?:will|am\s+going\s+to|are\s+going\s+to|plan\s+to)\s+(?:move|relocate))"
+    # "I'm moving up to Edinburgh", "we moved back to Lyon"
+    rf"(?:\s+(?i:up|down|over|back|out))?"
     rf"(?:\s+(?i:from)\s+(?P<from>{_PLACE}))?\s+(?i:to)\s+(?P<to>{_PLACE})"
 )
 
@@ -144,7 +154,7 @@ def _name_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     if ctx.record.node.name:  # a named speaker needs no introduction
         return
     for m in _NAME_EN.finditer(s.text):
-        name = m.group("n1") or m.group("n2") or m.group("n3") or m.group("n4")
+        name = m.group("n1") or m.group("n2") or m.group("n3") or m.group("n4") or m.group("n5")
         words = name.split()
         if words[0] in _NOT_NAMES or (
             m.group("n2") and len(words) < 2 and not re.match(r"\s*[,.!]", s.text[m.end() :] or ".")
@@ -184,6 +194,8 @@ def _job_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             elif role and org:
                 lead = s.text[m.start() : m.start("role")]
                 article = "the" if re.search(r"\bthe\b", lead, re.IGNORECASE) else "a"
+                if article == "a" and str(role)[:1].lower() in "aeiou":
+                    article = "an"  # "an application security engineer"
                 text = f"{name} is {article} {role} at {org}"
             elif org:
                 text = f"{name} works at {org}"
@@ -238,7 +250,28 @@ def _lead_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         )
 
 
+# "Denver office.", "I work out of the Berlin office": the city the user works in
+_OFFICE = re.compile(
+    rf"^(?:(?:I\s+work|I['’]m|I\s+am|[Bb]ased)\s+(?:in|at|out\s+of|from)\s+(?:the|our)\s+)?"
+    rf"(?P<city>{_PLACE})\s+(?i:office)\b(?:\s+(?:now|these\s+days))?[.!]?$"
+)
+
+
+def _office_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    m = _OFFICE.match(s.text.strip())
+    if m is None or m.group("city").split()[0] in _NOT_NAMES or lookup(m.group("city")):
+        return
+    city = m.group("city")
+    if not ctx.first("office", city):
+        return
+    text = finish_en(f"{ctx.speaker} works from the {city} office")
+    out.append(
+        _profile(ctx, text, "en", "works_in", EntityRef(city, "place"), slot="work_location")
+    )
+
+
 def _home_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    _office_en(s, ctx, out)
     for rx in (_MOVE, _LIVE):
         for m in rx.finditer(s.text):
             to = (
@@ -318,7 +351,8 @@ def identity_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     if s.question or not ctx.personal:
         return out
     if s.hypothetical:  # "if we add an alert she expects X": a standing expectation
-        if CONDITION_FIRST.search(s.text):
+        said_first = EXPECTATION_FIRST.match(s.text) or APPROVAL_EN.search(s.text)
+        if CONDITION_FIRST.search(s.text) or said_first:
             colleagues_en(s, ctx, out)
         return out
     if s.has(_ID_GATE) or (s.has(_HERE_GATE) and _HERE_START.match(s.text)):
@@ -334,7 +368,7 @@ def identity_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
 _ID_GATE = gate(
     "i i'm im my work working live living based located moved relocated run lead"
     " moving relocating call calling dialing writing name names remote remotely do intro"
-    " introduction"
+    " introduction office"
 )
 _HERE_GATE = gate("here")
 _HERE_START = re.compile(

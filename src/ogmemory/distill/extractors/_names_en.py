@@ -33,7 +33,7 @@ HEADS = (
 )
 ACRONYM_ROLES = r"SRE|PM|QA|CTO|CEO|CFO|COO|CIO|VP|PO|EM|TPM|DBA|UX|UI"
 ROLE = (
-    rf"(?:(?:[a-z][\w-]*|[A-Z]{{2,5}}|PhD|MSc)\s+){{0,3}}(?:{HEADS})s?\b|(?:{ACRONYM_ROLES})\b"
+    rf"(?:(?:[a-z][\w-]*|[A-Z]{{2,5}}|PhD|MSc)\s+){{0,3}}(?:co-?)?(?:{HEADS})s?\b|(?:{ACRONYM_ROLES})\b"
     rf"(?:\s+(?:{HEADS}))?"
 )
 # Names in any Latin script ("Tomás", "Zoë", "Łukasz"): a capital, then lower-case letters.
@@ -53,7 +53,7 @@ NOT_NAMES = _words(
     " May June July August September October November December English Chinese French German"
     " Spanish American British Canadian Italian Japanese Indian Brazilian Mexican In On At"
     " From With Yes No Hi Hey Hello Thanks Thank Well Oh Our My Your We You He She They It"
-    " This That Quick Some Everyone Team"
+    " This That Quick Some Everyone Team People"
 )
 
 

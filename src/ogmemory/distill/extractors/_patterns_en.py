@@ -348,6 +348,10 @@ def _decisions(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 to = (m.group("to") or "").strip() if rx is _DECIDE_RE else ""
                 if not verb or (to != "to" and verb != "settled"):
                     continue  # "I chose furniture": a purchase, not a decision worth keeping
+                if not to and re.search(
+                    r"(?i)\b(?:what|which|whatever)\s+\S+\s*$", s.text[: m.start("verb")]
+                ):
+                    continue  # "I always forget what we settled on": a question, no decision
                 if not ctx.first("decision", x):
                     continue
                 action = third_person_en(x, name)

@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 
 from ..types import Candidate
 from ._common import NodeContext, Sentence, date_attrs, gate
-from ._grammar import IRREGULAR_PAST, finish_zh, third_person_en, third_person_zh
+from ._grammar import IRREGULAR_PAST, finish_zh, strip_label_en, third_person_en, third_person_zh
 
 __all__ = ["Salience", "elaboration", "salience_en", "statement", "too_thin"]
 
@@ -183,7 +183,7 @@ def _strip_lead(text: str) -> str:
     prev = None
     while prev != text:
         prev = text
-        text = _LEAD_EN.sub("", text)
+        text = strip_label_en(_LEAD_EN.sub("", text))
         text = _VOCATIVE_LEAD.sub("", text) if not text.startswith(("I ", "I'")) else text
     return _VOCATIVE_TAIL.sub("", text)
 
