@@ -352,3 +352,19 @@ def test_a_move_said_with_up_or_back_is_a_move() -> None:
         "Personal update: I'm moving up to Edinburgh in April, the partner got a job.", "Oh!"
     )
     assert [c.object.name for c in cands if c.relation == "lives_in" and c.object] == ["Edinburgh"]
+
+
+def test_a_title_before_a_name_a_habit_and_a_sign_off_in_the_same_sentence() -> None:
+    zh = chat("组长邓丽娟要求所有线上变更都得先在变更平台提单，审批通过了才能动手。", "好的。")
+    assert "邓丽娟要求所有线上变更都得先在变更平台提单。" in [c.text for c in zh]
+    habit = chat("我写运维脚本习惯用 Python，不太喜欢一长串的 shell。", "好的。")
+    assert [c.object.name for c in habit if c.relation == "prefers" and c.object] == ["Python"]
+    en = chat(
+        "Dr. Ines Carvalho is our clinical lead, and anything that shows a heart-rate number to"
+        " users needs her sign-off before it ships.",
+        "Got it.",
+    )
+    assert (
+        "Anything that shows a heart-rate number to users needs Ines Carvalho's sign-off before"
+        " it ships."
+    ) in [c.text for c in en]

@@ -371,7 +371,9 @@ def _approvals_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     if m is None or not ctx.people or not ctx.first("expects", f"{ctx.people[-1]}:{s.text}"):
         return
     who = ctx.people[-1]
-    said = f"{s.text[: m.start('p')]}{who}'s{s.text[m.end('p') :]}"
+    cuts = [c.end() for c in re.finditer(r",\s+(?:and|but|so)\s+|;\s+", s.text[: m.start()])]
+    start = cuts[-1] if cuts else 0  # the clause of the approval ("…, and anything … needs her")
+    said = f"{s.text[start : m.start('p')]}{who}'s{s.text[m.end('p') :]}"
     text = finish_en(third_person_en(said, ctx.speaker))
     out.append(
         ctx.candidate(
@@ -390,10 +392,10 @@ def _approvals_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
 
 def colleagues_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     """Colleagues, their roles and what they expect or own, in one English sentence."""
-    if s.has(_APPROVAL_GATE):
-        _approvals_en(s, ctx, out)
     if s.has(_PEOPLE_GATE):
         _people_en(s, ctx, out)
+    if s.has(_APPROVAL_GATE):  # after the people: "X is our lead, and ... needs her sign-off"
+        _approvals_en(s, ctx, out)
     if s.has(_EXPECT_GATE) or (s.has(_DOES_GATE) and s.has(_FIELD_GATE)):
         _expectations_en(s, ctx, out)
     if s.has(_PRONOUN_GATE) and s.has(_PEOPLE_GATE | _BOSS_GATE):
@@ -407,7 +409,7 @@ _EXPECT_GATE = gate(
 )
 # "Olu does design": "does" only with a part of the work named
 _DOES_GATE = gate("does")
-_APPROVAL_GATE = gate("approval sign-off signoff review ok okay go-ahead blessing")
+_APPROVAL_GATE = gate("approval sign sign-off signoff review ok okay go-ahead blessing")
 _FIELD_GATE = gate(
     "design ux ui qa testing ops devops infra infrastructure security frontend backend mobile"
     " data analytics marketing sales support research release releases on-call hiring product"

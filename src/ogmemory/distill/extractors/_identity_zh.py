@@ -90,6 +90,12 @@ _PEOPLE_ZH = (
         rf"(?:[\u4e00-\u9fff]{{0,2}}?(?:副总裁|总裁|副总|总监|主管|经理|老师|教授|博士))?(?P<name>{_NAME_ZH})"
     ),
     re.compile(rf"(?P<role>{_ROLE_ZH})\s*(?:同学|同事)?\s*叫\s*(?P<name>{_NAME_ZH})(?P<poss>)"),
+    # "组长邓丽娟要求……", "我们主管魏国栋说……": a title right before the name, then what they do
+    re.compile(
+        rf"(?:^|[，,。；;]\s*)(?:另外|还有|对了)?(?P<poss>我们|我)?(?:组|团队|公司)?的?"
+        rf"(?P<role>组长|主管|经理|领导|老板|总监|导师|(?:[\u4e00-\u9fff]{{1,4}}?)?负责人)"
+        rf"(?P<name>{_NAME_ZH})(?=\s*(?:要求|希望|说|负责|管|让|需要|习惯|定了|规定))"
+    ),
     # "测试负责人是李强", "赵磊现在是代理组长": a role and a name with no possessive
     re.compile(
         rf"(?:^|[，,。；]\s*)(?:另外|还有|对了)?[，,]?\s*(?P<role>{_ROLE_ZH})\s*(?:现在|目前)?是\s*"

@@ -46,7 +46,7 @@ def _tool_in(x: str) -> str | None:
 
 # ----------------------------------------------------------------------------- preferences
 
-_PREF_GATE = re.compile(r"喜欢|偏好|偏爱|喜爱|热爱|爱|钟爱|讨厌|受不了|反感|厌恶|烦|看不惯")
+_PREF_GATE = re.compile(r"喜欢|偏好|偏爱|喜爱|热爱|爱|钟爱|讨厌|受不了|反感|厌恶|烦|看不惯|习惯")
 _FAV_ZH = re.compile(
     rf"我(?:们)?最(?:喜欢|爱)的(?P<cat>[^{_STOP}是]{{1,10}})(?:是|就是)(?P<x>{_OBJ})"
 )
@@ -118,6 +118,35 @@ def _preferences(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
                 attrs={"verb": v},
             )
         )
+
+    _habits_zh(s, ctx, out)
+
+
+# "我写运维脚本习惯用 Python": the tool the speaker is used to for a kind of work
+_HABIT_ZH = re.compile(
+    r"我(?:平时|一般|一直)?(?P<what>[写做跑搞开][\u4e00-\u9fffA-Za-z]{1,10}?)?(?:都|一般|平时)?"
+    r"习惯(?:了)?用\s*(?P<x>[A-Za-z][\w.+#-]*)"
+)
+
+
+def _habits_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
+    m = _HABIT_ZH.search(s.text)
+    if m is None or not ctx.first("pref", f"prefers:{m.group('x')}"):
+        return
+    name = ctx.name("zh")
+    what = m.group("what") or ""
+    out.append(
+        ctx.candidate(
+            "preference",
+            finish_zh(f"{name}{what}习惯用 {m.group('x')}"),
+            "zh",
+            relation="prefers",
+            object=tool_ref(m.group("x"))[0],
+            confidence=0.8,
+            importance=0.75,
+            attrs={"verb": "习惯用"},
+        )
+    )
 
 
 # ----------------------------------------------------------------------------- decisions
