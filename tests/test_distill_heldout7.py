@@ -368,3 +368,14 @@ def test_a_title_before_a_name_a_habit_and_a_sign_off_in_the_same_sentence() -> 
         "Anything that shows a heart-rate number to users needs Ines Carvalho's sign-off before"
         " it ships."
     ) in [c.text for c in en]
+
+
+def test_a_duty_getting_handed_to_someone_and_the_team_in_chinese() -> None:
+    said = (
+        "Farah Idowu is leaving on November 30th, she's off to a fintech. Her inventory DAGs are"
+        " getting handed to Ben Thorpe, so loop him in."
+    )
+    owners = [c.text for c in chat(said, "OK.") if c.relation == "owns"]
+    assert owners == ["Ben Thorpe takes over the inventory DAGs from Farah Idowu."]
+    zh = [c.text for c in chat("下周三我们要跟 CDN 厂商开会，聊边缘节点的事。", "好的。")]
+    assert not [t for t in zh if "用户他们" in t]

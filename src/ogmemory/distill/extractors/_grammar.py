@@ -224,12 +224,14 @@ _KIN_ZH = re.compile(
 
 
 def third_person_zh(text: str, name: str) -> str:
-    """Replace 我 / 我们 / 我的 with the speaker's name (我们 → 「<name>他们」)."""
+    """Replace 我 / 我们 / 我的 with the speaker's name (我们 → 「<name>他们」, or 团队 for an
+    unnamed user)."""
 
     def sub(m: re.Match[str]) -> str:
         word = m.group()
         if word in ("我们", "咱们"):
-            return f"{name}他们"
+            # an unnamed user at work speaks for the team ("我们要跟 CDN 厂商开会")
+            return "团队" if name == "用户" else f"{name}他们"
         if word == "我的" or (word == "我" and _KIN_ZH.match(text, m.end())):
             return f"{name}的"  # "我儿子" is "我的儿子"
         return name

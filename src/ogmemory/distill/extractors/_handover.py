@@ -33,6 +33,9 @@ _HAND_EN = re.compile(
     rf"\s+over\s+to\s+(?P<to>{_WHO_EN}|him|her|them)\b"
     rf"|\b(?P<to2>{_WHO_EN})(?:\s+is|['’]s|\s+will|['’]ll)?\s+(?:be\s+)?tak(?:ing|es|e)\s+over"
     rf"\s+(?P<what2>(?:the\s+)?[^,;.!?]{{2,60}}?)\s+from\s+(?P<from2>{_WHO_EN}|me|us|him|her)\b"
+    # "Her inventory DAGs are getting handed to Ben Thorpe"
+    rf"|\b(?P<from3>[Hh]er|[Hh]is|[Mm]y|[Oo]ur)\s+(?P<what3>[^,;.!?]{{2,50}}?)\s+(?:is|are)\s+"
+    rf"(?:getting|being)\s+handed(?:\s+over)?\s+to\s+(?P<to3>{_WHO_EN})\b"
 )
 _NOT_WHO_EN = re.compile(r"^(?:It|This|That|There|Then|So|And|But|Also|Once|When)$")
 _HAND_ZH = re.compile(r"(?:交给|交接给|移交给|转交给|转给|交由)了?\s*")
@@ -53,9 +56,14 @@ def handed_over_en(text: str) -> tuple[str, str, str] | None:
     m = _HAND_EN.search(text)
     if m is None:
         return None
-    giver = (m.group("from") or m.group("from2") or "").strip()
-    what = (m.group("what") or m.group("what2") or "").strip()
-    to = (m.group("to") or m.group("to2") or "").strip()
+    giver = (m.group("from") or m.group("from2") or m.group("from3") or "").strip()
+    what = (m.group("what") or m.group("what2") or m.group("what3") or "").strip()
+    to = (m.group("to") or m.group("to2") or m.group("to3") or "").strip()
+    if m.group("from3"):  # "her DAGs": hers, handed by her
+        giver = {"my": "I", "our": "we"}.get(
+            giver.lower(), "her" if giver.lower() == "her" else "him"
+        )
+        what = f"the {what}"
     if _NOT_WHO_EN.match(giver) or _NOT_WHO_EN.match(to):
         return None
     return giver, what, to
@@ -84,7 +92,11 @@ def handed_over_zh(text: str) -> tuple[str, str, str] | None:
 
 
 # "a new hire, Tobi Adeyemi, a junior pentester": a person introduced by apposition
-_INTRODUCED_EN = re.compile(r"\b(?P<n>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?),\s+(?:a|an|our|the)\s+[a-z]")
+_INTRODUCED_EN = re.compile(
+    r"\b(?P<n>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?),\s+(?:a|an|our|the)\s+[a-z]"
+    # "Farah Idowu is leaving ..., she's off to a fintech": a full name opening a sentence
+    r"|(?:^|[.!?]\s+)(?P<n2>[A-Z][a-z]+\s+[A-Z][a-z]+)\s+(?:is|was|has|will)\b"
+)
 
 
 def _resolve(who: str, ctx: NodeContext, speaker: str) -> str:
@@ -92,7 +104,7 @@ def _resolve(who: str, ctx: NodeContext, speaker: str) -> str:
         if ctx.people:
             return ctx.people[-1]
         named = list(_INTRODUCED_EN.finditer(content_text(ctx.record.node.content)))
-        return named[-1].group("n") if named else ""
+        return (named[-1].group("n") or named[-1].group("n2")) if named else ""
     if who.lower() in ("i", "me", "we", "us", "我"):
         return speaker
     return who
