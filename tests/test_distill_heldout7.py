@@ -379,3 +379,15 @@ def test_a_duty_getting_handed_to_someone_and_the_team_in_chinese() -> None:
     assert owners == ["Ben Thorpe takes over the inventory DAGs from Farah Idowu."]
     zh = [c.text for c in chat("下周三我们要跟 CDN 厂商开会，聊边缘节点的事。", "好的。")]
     assert not [t for t in zh if "用户他们" in t]
+
+
+def test_a_root_cause_with_the_chain_it_set_off_and_a_machine_as_the_subject() -> None:
+    asked = "另外昨晚 node-7 变成 NotReady 了，半夜把我叫起来。你给我讲讲到底是什么原因？"
+    said = (
+        "根因是磁盘满了：容器日志没有做轮转，把根分区写满了。kubelet 检测到 DiskPressure"
+        " 以后开始驱逐 Pod，节点就被标成 NotReady。给 kubelet 配上日志轮转就能避免。"
+    )
+    cands = chat(asked, said)
+    (learned,) = [c.text for c in cands if c.kind == "learning"]
+    assert "DiskPressure" in learned and "日志轮转就能避免" in learned
+    assert "node-7 变成 NotReady 了（2026-05-07）。" in [c.text for c in cands]

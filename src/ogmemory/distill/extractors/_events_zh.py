@@ -34,6 +34,13 @@ _LIFE_ZH = re.compile(
 )
 
 
+_CONNECTIVE_ZH = re.compile(r"^(?:另外|还有|对了|然后|而且|并且|同时)[，,\s]*")
+_THING_SUBJ_ZH = re.compile(
+    r"[A-Za-z0-9][\w.-]*(?:\s+[A-Za-z0-9][\w.-]*)?\s*(?:又|也|突然|一直)?"
+    r"(?:变成|挂了|挂掉|宕机|宕了|出了|出现|报错|崩了|崩溃|被|重启|掉线|满了|超时)"
+)
+
+
 def events_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     """Dated and undated first-person events in one Chinese sentence."""
     if s.question or s.hypothetical or not ctx.personal:
@@ -69,7 +76,10 @@ def events_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
             continue
         if _NEG_ZH.search(after[:4]):
             continue
-        body = clause if subj else "我" + clause
+        clause = _CONNECTIVE_ZH.sub("", clause)
+        # "另外昨晚 node-7 变成 NotReady 了": a machine or service is what the event is about
+        thing = subj is None and _THING_SUBJ_ZH.match(clause) is not None
+        body = clause if subj or thing else "我" + clause
         tense = "future" if when is t and t.day > ctx.ref_day else "past"
         cand = _event_candidate(ctx, s, when, body, "zh", tense, 0.7 if subj else 0.6)
         if cand is not None:

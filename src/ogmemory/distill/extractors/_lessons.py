@@ -29,12 +29,16 @@ _BECAUSE = re.compile(
     r"(?i)\bbecause\b|\bdue\s+to\b|\bcaused\s+by\b|\bthe\s+(?:root\s+)?cause\b"
     r"|\bwhich\s+means\b|\bthat['’]s\s+why\b|\bthis\s+is\s+why\b"
     # an answer to a why that reasons in steps: "B帧 要参考后面的帧，所以编码器必须先攒帧"
-    r"|是因为|由于|原因是|导致|因为|所以|因此|这就"
+    r"|是因为|由于|原因是|根因|根本原因|导致|因为|所以|因此|这就"
 )
 _FIX = re.compile(
     r"(?i)\bfix(?:es|ed)?\b|\bsolv(?:es|ed)\b|\bresolv|\bavoid"
     r"|\bworks?\s+(?:now|again)|^[a-z]+ing\b|\bafter\b"
-    r"|解决|修复|就好了|就行了|改成|加上|之后就"
+    r"|解决|修复|就好了|就行了|改成|加上|之后就|就能避免|可以避免|防止"
+)
+# a step of the chain the cause set off, said next
+_CHAIN = re.compile(
+    r"(?i)\bas\s+a\s+result\b|\bwhich\s+(?:then\s+)?(?:made|caused|meant)\b|以后|之后|于是|结果"
 )
 # "the lesson is to ...", "Lesson learned, ...", "Takeaway: ...", "the moral here - ..."
 _LESSON_EN = re.compile(
@@ -165,9 +169,13 @@ def explanation(
         return None
     picked = [_with_subject(_dated(sentences[cause]), question, sentences[cause].lang == "zh")]
     for s in sentences[cause + 1 : cause + 3]:
-        if _FIX.search(s.text) and not s.question:
+        if s.question:
+            break
+        if _FIX.search(s.text):
             picked.append(_dated(s))
             break
+        if _CHAIN.search(s.text):  # "kubelet 检测到 DiskPressure 以后开始驱逐 Pod": what followed
+            picked.append(_dated(s))
     zh = sentences[cause].lang == "zh"
     if zh:
         text = finish_zh("".join(p.rstrip("。") + "。" for p in picked).replace("我", "")[:-1])
