@@ -391,3 +391,74 @@ def test_a_root_cause_with_the_chain_it_set_off_and_a_machine_as_the_subject() -
     (learned,) = [c.text for c in cands if c.kind == "learning"]
     assert "DiskPressure" in learned and "日志轮转就能避免" in learned
     assert "node-7 变成 NotReady 了（2026-05-07）。" in [c.text for c in cands]
+
+
+# ----------------------------------------------------------------------------- held-out 8, read
+
+
+_HELDOUT8_SCRIPT = """
+name: a caller switched by a word of its name, a slip of 'it', a plan called off in one breath
+sessions:
+  - id: h-1
+    project: varcall
+    start: "2027-03-01T09:00:00Z"
+    turns:
+      - user: "For calling we'll go with GATK HaplotypeCaller in GVCF mode, then joint genotyping."
+        assistant: OK.
+      - user: "the trio cohort VCFs are due to the clinical team on March 19."
+        assistant: OK.
+      - user: 之前计划下半年把 CNI 从 Calico 换成 Cilium。
+        assistant: 好的。
+      - user: "hosting: I decided to go with Render for now, managed postgres, zero ops."
+        assistant: OK.
+  - id: h-2
+    project: varcall
+    start: "2027-03-10T09:00:00Z"
+    turns:
+      - user: >-
+          big change: we're switching the caller from HaplotypeCaller to DeepVariant.
+          HaplotypeCaller is out, DeepVariant plus GLnexus for joint calling from now on.
+        assistant: OK.
+      - user: >-
+          and because of the caller switch the trio delivery slips. Fiona agreed to push it to
+          April 2nd, so that's the new deadline.
+        assistant: OK.
+      - user: 还有个事，之前计划把 CNI 从 Calico 换成 Cilium，这个取消了，没人力搞，继续用 Calico。
+        assistant: 好的。
+      - user: >-
+          Render's EU region doesn't cover the DPA, so scrap Render, we're moving to a Hetzner
+          box.
+        assistant: OK.
+      - user: "and please don't use Django signals for anything. I find them impossible to debug."
+        assistant: OK.
+gold:
+  - {id: caller, terms: [DeepVariant], facts: true}
+  - {id: deadline, terms: ["2027-04-02"], facts: true}
+  - {id: cni, terms: [Calico], facts: true}
+  - {id: hosting, terms: [Hetzner], facts: true}
+  - {id: signals, terms: [Django signals]}
+stale:
+  - {id: old caller, object: HaplotypeCaller}
+  - {id: old deadline, object: "2027-03-19"}
+  - {id: cilium, object: Cilium}
+  - {id: render, object: Render}
+"""
+
+
+def test_switches_slips_and_plans_called_off_as_held_out_8_said_them(tmp_path: Path) -> None:
+    missed, stale, listing = _run(tmp_path, _HELDOUT8_SCRIPT)
+    assert (missed, stale) == ([], [])
+    assert not any("Django." in m or "个事" in m or "for." in m for m in listing)
+    assert not any("is out" in m for m in listing if m.startswith("[rule/"))
+
+
+def test_an_answer_said_to_the_user_is_restated_of_the_user() -> None:
+    asked = "Why are the reminders an hour off? Explain please."
+    said = "Because you store times in UTC, and you're on summer time, so the naive time is wrong."
+    (learned,) = [c.text for c in chat(asked, said) if c.kind == "learning"]
+    assert learned.startswith("Because the user stores times in UTC, and the user is on")
+
+
+def test_a_child_asking_for_a_bedtime_story_is_no_expectation() -> None:
+    said = "ok I'm off, Inês wants me to read the dinosaur book for the 400th time"
+    assert not [c for c in chat(said, "Enjoy!") if c.relation == "expects"]

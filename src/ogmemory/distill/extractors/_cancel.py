@@ -39,7 +39,11 @@ _KEEP_EN = re.compile(
 
 # "所以不换了，定时任务还是继续用 Quartz", "We're reverting, the cache stays on Core Data": a
 # plan called off without naming it again; the kept tool is named
-_BARE_CANCEL_ZH = re.compile(r"(?:^|[，,。；;]|所以|那就|就|先|暂时)\s*不(?:换|改|迁)了")
+_BARE_CANCEL_ZH = re.compile(
+    r"(?:^|[，,。；;]|所以|那就|就|先|暂时)\s*不(?:换|改|迁)了"
+    # "之前计划把 CNI 从 Calico 换成 Cilium，这个取消了": the plan called off as a whole
+    r"|(?:这个|这事|这件事|计划|方案)\s*(?:先|也|就)?(?:取消了|作废了?|不搞了|不做了|搁置了)"
+)
 _BARE_CANCEL_EN = re.compile(
     r"(?i)\b(?:we(?:['’]re|\s+are)\s+)?revert(?:ing|ed)?\b|\bnot\s+(?:switching|moving|migrating)"
     r"(?:\s+after\s+all)?\b|\bback\s+to\b|\bchange\s+of\s+plans?\b|\bafter\s+all\b"
@@ -106,6 +110,9 @@ def _reverted(s: Sentence, ctx: NodeContext, found: list[Candidate], y: str) -> 
     """The kept tool's decision, marked ``reverts``: it ends the plan that named it as what
     was left (knowledge linking reads the mark)."""
     key = tool_ref(y)[0].name.lower()
+    # "之前计划把 CNI 从 Calico 换成 Cilium，这个取消了": the plan called off in the same breath
+    # is no switch
+    found = [c for c in found if c.replaces is None or c.replaces.name.lower() != key]
     held = [c for c in found if c.relation == "uses" and c.object and c.object.name.lower() == key]
     if held:
         return [

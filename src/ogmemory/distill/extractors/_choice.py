@@ -16,7 +16,9 @@ __all__ = ["FOR_PURPOSE", "add_choice", "choice", "near_purpose", "when_said", "
 
 #: "... for the database": the purpose a choice names
 FOR_PURPOSE = re.compile(
-    r"\s+(?i:for)\s+(?P<purpose>(?:the\s+|our\s+)?[\w-]+(?:\s+(?!(?:for|now|in|on"
+    # not "for now", "for the time being": how long, not what for
+    r"\s+(?i:for)\s+(?!(?i:now|today|the\s+time\s+being|the\s+moment|a\s+while|good|sure|real"
+    r"|example|instance|once|free|fun)\b)(?P<purpose>(?:the\s+|our\s+)?[\w-]+(?:\s+(?!(?:for|now|in|on"
     r"|at|to|because|since|as|so|and|but|too|instead|rather|not|over|with|using|via|by)\b)"
     r"[\w-]+)?)"
 )

@@ -285,6 +285,8 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
             continue  # "my partner Anna runs the shop": only colleagues own parts of the work
         if verb in ("does", "covers") and not field:
             continue  # "Anna does the dishes": only a part of the work makes a role
+        if not colleague and re.match(r"(?i)(?:the\s+user|me|us|the\s+team)\s+to\b", what):
+            continue  # "Inês wants me to read the dinosaur book": a request at home
         if who not in ctx.people:
             ctx.people.append(who)  # "..., and she reviews ...": she is who was just named
         out.append(

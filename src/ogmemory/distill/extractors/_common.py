@@ -20,6 +20,7 @@ from ._catalog import find_tool, lookup
 from ._grammar import third_person_en
 
 __all__ = [
+    "FEATURE_WORD",
     "NodeContext",
     "Sentence",
     "content_text",
@@ -189,9 +190,18 @@ def object_ref(name: str, default: str = "preference") -> EntityRef:
     return EntityRef(name, default)
 
 
+# a part of a tool named after it ("Django signals", "React hooks"): not the tool itself
+FEATURE_WORD = re.compile(
+    r"signals|hooks|middleware|macros|decorators|annotations|generics|fixtures|mixins|plugins"
+    r"|extensions|triggers|callbacks|templates|lifecycle|contexts?|refs|portals|streams|actors"
+)
+
+
 def tool_ref(name: str) -> tuple[EntityRef, str]:
     """An EntityRef of type ``tool`` and its slot (``tool`` when the name is not in the table)."""
-    tool = lookup(name) or (find_tool(name) if len(name.split()) <= 2 else None)
+    words = name.split()
+    part = len(words) == 2 and FEATURE_WORD.fullmatch(words[1]) is not None
+    tool = lookup(name) or (find_tool(name) if len(words) <= 2 and not part else None)
     if tool is not None:
         aliases = (name,) if name != tool.name else ()
         return EntityRef(tool.name, "tool", aliases=aliases, attrs={"slot": tool.slot}), tool.slot

@@ -134,6 +134,8 @@ _RULE_LEAD_ZH = re.compile(
     r"|OK|ok|(?:团队|我们|公司|项目|组里)?(?:的)?(?:规定|规矩|规则|约定|原则))[，,：:！!。\s]*)+"
 )
 # "Got it, ...", "Makes sense. ...": an acknowledgement before the rule is not part of it
+# "HaplotypeCaller is out, DeepVariant from now on": a switch, read by _stack_switch
+_TOOL_OUT_EN = re.compile(r"\s*[A-Z][\w.+#-]*\s+(?:is|are)\s+out\s*[,;:–—-]")
 # "I always forget what we settled on": the speaker's own lapse, no rule
 _OWN_LAPSE_EN = re.compile(
     r"(?i)\bI\s+(?:always|never|usually|often|keep|tend\s+to)\s+(?:forget|forgetting|mix(?:ing)?\s+up"
@@ -219,6 +221,7 @@ def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> 
         or s.text.rstrip().endswith(("?", "？"))
         or _LESSON_LEAD.search(s.text)
         or _OWN_LAPSE_EN.search(s.text)
+        or _TOOL_OUT_EN.match(s.text)
     ):
         return
     if s.lang == "zh":

@@ -82,9 +82,10 @@ _NEW_TARGET_EN = re.compile(
     r"(?:\s+for\s+(?P<thing>(?:the\s+)?[\w.-]+(?:\s+[\w.-]+){0,2}?))?\s+(?P<verb>is|will\s+be)\b"
 )
 _SLIPPING_EN = re.compile(
-    r"(?P<thing>(?:(?i:the|our)\s+)?(?:[A-Z][\w.-]*|v?\d+(?:\.\d+)+|(?i:release|launch|beta|demo"
-    r"|migration|rollout|delivery))(?:\s+[\w.-]+){0,2}?)\s+(?i:is|was|has\s+been|['’]s)?\s*"
-    r"(?i:slipping|slipped|delayed|late|behind|going\s+to\s+slip|not\s+going\s+to\s+make\s+it)\b"
+    r"(?P<thing>(?i:the|our)\s+[\w.-]+(?:\s+[\w.-]+){0,2}?|(?:[A-Z][\w.-]*|v?\d+(?:\.\d+)+"
+    r"|(?i:release|launch|beta|demo|migration|rollout|delivery))(?:\s+[\w.-]+){0,2}?)\s+"
+    r"(?i:is|was|has\s+been|['’]s)?\s*"
+    r"(?i:slipping|slipped|slips|delayed|late|behind|going\s+to\s+slip|not\s+going\s+to\s+make\s+it)\b"
 )
 _VERB_NOUN = {
     "ship": "the release",
@@ -99,6 +100,11 @@ _MOVED_OBJ_EN = re.compile(
     r"(?i)\b(?P<verb>(?:push|move|postpone|delay|reschedule|bump|shift)(?:ed|d|ing|es|s)?"
     r"|bring|brought|bringing)\s+(?P<thing>(?:the|our)\s+[\w.-]+(?:\s+[\w.-]+){0,3}?)\s+"
     r"(?:out\s+|back\s+|up\s+|forward\s+)?(?:to|until|till)\b"
+)
+# "the trio delivery slips. Fiona agreed to push it to April 2nd": "it" is what slipped
+_MOVED_IT_EN = re.compile(
+    r"(?i)\b(?P<verb>push|move|postpone|delay|reschedule|bump|shift)(?:ed|d|ing|es|s)?\s+it\s+"
+    r"(?:out\s+|back\s+)?(?:to|until|till)\b(?P<thing>)"
 )
 # "Finance want the margin model by Thursday next week", "Colin needs the backfill finished by
 # May 27": someone asks for a thing by a date
@@ -350,21 +356,22 @@ def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         found += [(m, False) for m in _IS_ON_EN.finditer(s.text)]
         found += [(m, False) for m in _WE_SHIP_EN.finditer(s.text)]
         found += [(m, True) for m in _NEW_TARGET_EN.finditer(s.text)]
+        found += [(m, True) for m in _MOVED_IT_EN.finditer(s.text)]
     for m, moved in sorted(found, key=lambda x: x[0].start()):
         due = future_time(s, ctx, m.end() if m.re is not _WE_SHIP_EN else m.start("verb"))
         if due is None or due.start - m.end() > 32:
             continue
         verb = (m.groupdict().get("verb") or "").lower().split()
         thing = m.group("thing") or _VERB_NOUN.get(verb[0][:4] if verb else "", "")
-        if m.re is _NEW_TARGET_EN and not thing:
+        if m.re in (_NEW_TARGET_EN, _MOVED_IT_EN) and not thing:
             thing = _slipped_before(s, ctx, m.start())
             if not thing:
                 continue
         vague = moved and re.match(
             r"(?i)moved|changed|brought|is|are|now|挪|改|调整", m.group("verb")
         )
-        if m.re is _NEW_TARGET_EN:
-            vague = None  # "the new target is ...": a date named as a deadline
+        if m.re in (_NEW_TARGET_EN, _MOVED_IT_EN):
+            vague = None  # "the new target is ...", "push it to ...": a date named as a deadline
         if m.re is _MOVED_OBJ_EN and re.search(
             r"(?i)\b(?:out|back)\s+(?:to|until|till)$", m.group()
         ):

@@ -297,7 +297,9 @@ def finish_en(clause: str, label: str | None = None) -> str:
 
 _TRAIL_ZH = re.compile(r"[\s，,。.！!？?；;：:、~…\-—]+$")
 _LEAD_ZH = re.compile(
-    r"^[\s，,。.！!？?；;：:、~…]+|^(?:然后|而且|所以|但是|不过|另外|对了|嗯|哦|啊)[，,]?"
+    # "还有个事，……": what announces the next thing is not part of it
+    r"^(?:(?:还有|另外|对了)(?:一)?)?(?:个|件)事儿?[，,：:]\s*"
+    r"|^[\s，,。.！!？?；;：:、~…]+|^(?:然后|而且|所以|但是|不过|另外|对了|嗯|哦|啊)[，,]?"
 )
 
 

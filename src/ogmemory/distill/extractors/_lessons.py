@@ -180,7 +180,7 @@ def explanation(
     if zh:
         text = finish_zh("".join(p.rstrip("。") + "。" for p in picked).replace("我", "")[:-1])
     else:
-        text = " ".join(finish_en(_ME_EN.sub("", p)) for p in picked)
+        text = " ".join(finish_en(_addressed(_ME_EN.sub("", p))) for p in picked)
     if len(text) > 320:
         text = text[:317].rstrip() + "…"
     return ctx.candidate(
@@ -194,6 +194,29 @@ def explanation(
         importance=0.75,
         attrs={"explains": question_id},
     )
+
+
+_YOU_SUBJ = re.compile(
+    r"(?P<pre>^|[,;:(]\s|\b(?i:because|so|if|when|that|and|but|since|as|while|until)\s)"
+    r"(?i:you)(?=\s)"
+)
+
+
+def _addressed(text: str) -> str:
+    """An answer said to the user, restated of the user ("because you store times in UTC" →
+    "because the user stores times in UTC")."""
+    if not re.search(r"(?i)\byou", text):
+        return text
+    said = re.sub(
+        r"(?i)\byou['’](re|ve|ll|d)\b",
+        lambda m: "I" + {"re": "'m"}.get(m.group(1).lower(), "'" + m.group(1)),
+        text,
+    )
+    said = _YOU_SUBJ.sub(r"\g<pre>I", said)
+    said = re.sub(r"(?i)\byour\b", "my", re.sub(r"(?i)\byourself\b", "myself", said))
+    said = re.sub(r"(?i)\byou\b", "me", said)
+    said = third_person_en(said, "the user")
+    return said[:1].upper() + said[1:]
 
 
 def _dated(s: Sentence) -> str:

@@ -722,7 +722,10 @@ _NAME_IS_ROLE = re.compile(
 _NOT_NAMES = frozenset(
     "I And But The So We He She It They You Oh Yeah Also This That My Our"
     " Hey Hi Thanks Thank Wow Just When What How Why Who Where Today Last"
-    " Next Yes No Well Anyway Plus Mr Mrs Ms Dr Is Was Has Had Who".split()
+    " Next Yes No Well Anyway Plus Mr Mrs Ms Dr Is Was Has Had Who"
+    # "moving to Dundee in August, my partner got a job there": a month, not the partner
+    " January February March April June July August September October November December"
+    " Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
 )
 _PETS = {"dog", "cat", "puppy", "kitten", "pet"}
 _ORG = r"(?P<org>(?:the\s+)?[A-Z][\w&'.-]*(?:\s+(?:[A-Z][\w&'.-]*|of|and|&|for|de))*)"

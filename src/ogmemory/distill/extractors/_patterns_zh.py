@@ -174,7 +174,7 @@ def _read_elsewhere(x: str) -> bool:
     """What was decided is a switch of tools ("从 RabbitMQ 迁到 Kafka"), a tool dropped ("不用
     SUMO 了") or a setting changed ("把 FFmpeg 从 6.1 升到 7.1"): ``_stack_zh`` and
     ``_changes`` read those, and a decision whose object is the dropped tool would keep it."""
-    dropped = re.match(rf"(?:不用|不再用|不要用|不使用|停用|弃用)\s*{_TOOL_ZH}", x)
+    dropped = re.search(rf"(?:不用|不再用|不要用|不使用|停用|弃用)\s*{_TOOL_ZH}", x)
     return bool(_TOOL_SWITCH_ZH.search(x) or dropped or _VALUE_CHANGE_ZH.search(x))
 
 

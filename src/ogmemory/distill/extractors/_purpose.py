@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from ._catalog import lookup
-from ._common import gate
+from ._common import FEATURE_WORD, gate
 
 __all__ = ["purpose_slot", "tool_at"]
 
@@ -153,6 +153,9 @@ def tool_at(text: str, loose: bool = False) -> str | None:
     for n in (3, 2, 1):
         phrase = " ".join(words[:n]).rstrip(".,;:!?)")
         if phrase and lookup(phrase):
+            part = words[n].rstrip(".,;:!?)") if len(words) > n and phrase == words[n - 1] else ""
+            if FEATURE_WORD.fullmatch(part):
+                return f"{phrase} {part}"  # "Django signals": a part of the tool, not the tool
             return phrase
     out: list[str] = []
     for i, raw in enumerate(words[:4]):

@@ -52,6 +52,9 @@ _OUT_IN = re.compile(
     r"(?P<y>[A-Za-z][\w.+#-]*(?:\s+[A-Z0-9][\w.+#-]*)?)\s+(?i:is|are|['’]s)\s+(?i:in)\b"
     r"|\b(?i:out\s+with)\s+(?P<x2>[A-Za-z][\w.+#-]*)\s*[,;]?\s*(?i:in\s+with)\s+"
     r"(?P<y2>[A-Za-z][\w.+#-]*)"
+    # "HaplotypeCaller is out, DeepVariant plus GLnexus from now on": what comes in, said next
+    r"|(?:^|[,;:]\s*|\b(?i:so|and|now)\s+)(?P<x3>[A-Z][\w.+#-]*)\s+(?i:is|are)\s+(?i:out)\s*"
+    r"[,;:–—-]+\s*(?P<y3>[A-Z][\w.+#-]*)\b(?!\s+(?i:is|are|was|were|has|said)\b)"
 )
 # nothing but a filler before an imperative verb at the start of a sentence
 _TOLD = re.compile(r"(?i)^\W*(?:(?:ok(?:ay)?|so|and|also|then|now|alright)[,\s]+)*$")
@@ -78,6 +81,7 @@ _WERE_USING = re.compile(
     r"\b(?i:we|i)\s+(?i:were|was|have\s+been|['’]ve\s+been)\s+(?:\w+\s+){0,3}?(?i:using|in|on|with)"
     r"\s+(?P<x>[A-Z][\w.+#-]*)"
 )
+_SCRAP = re.compile(r"(?i)\b(?:scrap|drop|ditch|forget(?:\s+about)?|kill)\s+(?P<x>[A-Z][\w.+#-]*)")
 _LIFE_PLACES = re.compile(r"(?i)\b(?:house|home|apartment|flat|city|town|country|place)\b")
 
 
@@ -152,7 +156,8 @@ def moves_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             )
             _switched(out, ctx, s, m, y, x, planned)
     for m in _OUT_IN.finditer(s.text):
-        y, x = tool_at(m.group("y") or m.group("y2")), tool_at(m.group("x") or m.group("x2"))
+        y = tool_at(m.group("y") or m.group("y2") or m.group("y3"))
+        x = tool_at(m.group("x") or m.group("x2") or m.group("x3"))
         if y and x:
             _add(out, _choice(ctx, s, y, x=x, switch=True))
     for m in _IN_FAVOUR.finditer(s.text):
@@ -170,12 +175,10 @@ def moves_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             purpose = None if known else purpose
             _add(out, _choice(ctx, s, y, x=x, switch=True, planned=ongoing, purpose=purpose))
     for m in _MOVING_TO.finditer(s.text):
-        y = tool_at(m.group("y"))
+        y = tool_at(re.sub(r"(?i)^(?:an?|the)\s+", "", m.group("y")))
         before = _WERE_USING.search(s.text[: m.start()])
-        if y and (lookup(y) or before):
-            _add(
-                out,
-                _choice(
-                    ctx, s, y, x=before.group("x") if before else None, switch=True, planned=True
-                ),
-            )
+        # "so scrap Render, we're moving to a Hetzner box": what is scrapped is what is left
+        scrapped = _SCRAP.search(s.text[: m.start()])
+        x = before.group("x") if before else (tool_at(scrapped.group("x")) if scrapped else None)
+        if y and (lookup(y) or x):
+            _add(out, _choice(ctx, s, y, x=x, switch=True, planned=True))

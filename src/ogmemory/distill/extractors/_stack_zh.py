@@ -183,6 +183,8 @@ def _choices_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         source = _FROM_ZH.search(s.text[: m.end()])
         if source is not None and not x:  # "数据库我们打算从 MongoDB 迁移到 PostgreSQL"
             x, switch = source.group("x"), True
+        if x and tool_ref(x)[0].name.lower() == obj.name.lower():
+            continue  # "从 Calico 换成 Cilium，……继续用 Calico": the kept tool, not a switch
         if switch and x and m.group("plan"):
             text = f"{name}打算把{what}从 {x} 换成 {obj.name}"
         elif switch and x:
