@@ -221,6 +221,17 @@ def _colleagues(
         )
 
 
+def _who(said: str, ctx: NodeContext) -> str:
+    """Who an expectation is of: the person just named for she/he/they, a name without the
+    word before it ("And Amara Okafor reviews ..."), or "" when no person is named."""
+    if said.lower() in ("she", "he", "they"):
+        return ctx.people[-1] if ctx.people else ""
+    words = said.split()
+    if words[0] not in _NOT_NAMES:
+        return said
+    return " ".join(words[1:]) if len(words) > 1 and words[1] not in _NOT_NAMES else ""
+
+
 def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
     text, shown = s.text, {}
     team = next(
@@ -249,15 +260,9 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
     # "and if we add an alert she expects X": she expects X if we add an alert
     text = CONDITION_FIRST.sub(r"\g<pre>\g<who> \g<verb> \g<what> \g<c> \g<cond>", text)
     for m in _EXPECT_EN.finditer(text):
-        who = m.group("who")
-        if who.lower() in ("she", "he", "they"):
-            if not ctx.people:
-                continue
-            who = ctx.people[-1]
-        elif who.split()[0] in _NOT_NAMES:
-            if len(who.split()) == 1 or who.split()[1] in _NOT_NAMES:
-                continue
-            who = who.split(" ", 1)[1]  # "And Amara Okafor reviews ...": Amara Okafor
+        who = _who(m.group("who"), ctx)
+        if not who:
+            continue
         what = re.split(
             r"\s+(?:and|but|so|because)\s+(?:I|we|you|he|she|they)\b|\s+[-–—]\s+|,\s+(?:so|but|which)\s+",
             m.group("what"),
