@@ -462,3 +462,43 @@ def test_an_answer_said_to_the_user_is_restated_of_the_user() -> None:
 def test_a_child_asking_for_a_bedtime_story_is_no_expectation() -> None:
     said = "ok I'm off, Inês wants me to read the dinosaur book for the 400th time"
     assert not [c for c in chat(said, "Enjoy!") if c.relation == "expects"]
+
+
+_SETTINGS_SCRIPT = """
+name: an environment variable, a compiler bumped in Chinese, a preference after a fronted phrase
+sessions:
+  - id: s-1
+    project: qtrade
+    start: "2027-10-11T09:00:00Z"
+    turns:
+      - user: >-
+          right, we pin NXF_VER=23.10.1 in the launcher script on purpose, keep it there for
+          now.
+        assistant: OK.
+      - user: 编译器现在统一是 GCC 12，先帮我 build 一把看看有没有 warning
+        assistant: 好的。
+      - user: "btw for the UI I prefer HTMX partials over any SPA stuff."
+        assistant: OK.
+  - id: s-2
+    project: qtrade
+    start: "2027-10-20T09:00:00Z"
+    turns:
+      - user: "we're also bumping Nextflow, NXF_VER is now 24.04.2 in the launcher."
+        assistant: OK.
+      - user: SBE 的代码生成器要 GCC 13 才编得过，所以编译器我们升到 GCC 13 了。
+        assistant: 好的。
+gold:
+  - {id: nxf, terms: ["NXF_VER=24.04.2"], facts: true}
+  - {id: gcc, terms: [GCC 13], facts: true}
+  - {id: htmx, terms: [The user prefers HTMX partials]}
+stale:
+  - {id: old nxf, object: "NXF_VER=23.10.1"}
+  - {id: old gcc, object: GCC 12}
+"""
+
+
+def test_settings_said_as_a_variable_or_bumped_and_a_fronted_preference(tmp_path: Path) -> None:
+    missed, stale, listing = _run(tmp_path, _SETTINGS_SCRIPT)
+    assert (missed, stale) == ([], [])
+    assert not any(m.endswith("there for.") for m in listing)
+    assert not [c for c in chat("我们把接口改成 v2 了", "好的。") if c.type == "config"]

@@ -34,6 +34,11 @@ _BUMP_EN = re.compile(
     r"(?:(?i:the|our)\s+)?(?P<what>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+(?i:up\s+)?(?i:to)\s+v?"
     r"(?P<new>\d+(?:\.\d+){1,2})(?!\w|\.\w)"
 )
+# "所以编译器我们升到 GCC 13 了": a named tool's new version, the old one unsaid
+_BUMP_ZH = re.compile(
+    r"(?:升到|升级到|升级成|升成|换到|切到|改成|改到)\s*(?P<what>[A-Za-z][\w.+-]*[A-Za-z])\s*v?"
+    r"(?P<new>\d+(?:\.\d+){0,2})(?![\w.])"
+)
 _CHANGE_ZH = re.compile(
     rf"从\s*(?P<old>{_VALUE})\s*(?:升级|升|调整|调|改|换|降|提|扩|涨|缩|减|加)(?:到|成|为|至)\s*"
     rf"(?P<new>{_VALUE})(?!\w|\.\w)"
@@ -57,7 +62,7 @@ def value_changes(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list
         return []
     zh = s.lang == "zh"
     if "from" not in s.text and "从" not in s.text:
-        return [] if zh else _bumps(s, ctx, found)
+        return _bumps(s, ctx, found)
     taken = {c.object.name for c in found if c.object is not None}
     out: list[Candidate] = []
     for m in (_CHANGE_ZH if zh else _CHANGE_EN).finditer(s.text):
@@ -100,12 +105,16 @@ def _bumps(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list[Candid
     its ``version:`` slot)."""
     taken = {c.object.name for c in found if c.object is not None}
     out: list[Candidate] = []
-    for m in _BUMP_EN.finditer(s.text):
+    zh = s.lang == "zh"
+    for m in (_BUMP_ZH if zh else _BUMP_EN).finditer(s.text):
         what, new = m.group("what"), m.group("new")
         name = f"{what} {new}"
         if name in taken or not ctx.first("config", f"{what}={new}"):
             continue
-        text = finish_en(third_person_en(s.text.strip(), "the team", group="the team"))
+        if zh:
+            text = finish_zh(third_person_zh(s.text.strip(), "团队").replace("团队他们", "团队"))
+        else:
+            text = finish_en(third_person_en(s.text.strip(), "the team", group="the team"))
         out.append(
             ctx.candidate(
                 "config",

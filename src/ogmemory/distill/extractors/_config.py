@@ -45,7 +45,7 @@ _NAMED_VERSION_EN = re.compile(
 _NAMED_VERSION_ZH = re.compile(
     r"(?P<tool>[A-Za-z][\w.+-]*[A-Za-z0-9])\s*(?:的)?版本\s*(?:是|为|：|:)\s*v?(?P<ver>\d+(?:\.\d+){0,2})"
     r"|(?:是|用的是|用|跑在|基于|和|、)\s*(?P<tool3>[A-Za-z][\w+-]*[A-Za-z])\s*v?"
-    r"(?P<ver3>\d+\.\d+(?:\.\d+)?)(?![\d.]|\s*(?:%|ms|GB|MB))"
+    r"(?P<ver3>\d+\.\d+(?:\.\d+)?|(?<=[A-Z]\s)\d{1,3}(?=\s*(?:[，,。；;]|$)))(?![\d.]|\s*(?:%|ms|GB|MB))"
     # "CARLA 是 0.9.15", "FFmpeg 用的 6.1": the name, then what it is at
     r"|(?<![\w.+-])(?P<tool4>[A-Za-z][\w+-]*[A-Za-z0-9])\s*(?:现在)?(?:是|用的是|用的|用)\s*v?"
     r"(?P<ver4>\d+\.\d+(?:\.\d+)?)(?![\d.]|\s*(?:%|ms|GB|MB|秒|倍|个|台|块))"
@@ -57,6 +57,11 @@ _REGION_EN = re.compile(
     r"|(?:us|europe|asia|australia|northamerica|southamerica|me|africa)-(?:north|south|east|west"
     r"|central|northeast|southeast|northwest|southwest)\d)\b"
     r"|\b(?:in|to)\s+the\s+(?P<r2>[\w-]+)\s+region\b"
+)
+# an environment variable and the value it is set to
+_ENV_VAR = re.compile(
+    r"(?<![\w$])(?P<var>[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?:\s*=\s*|\s+(?:is|are)\s+(?:now\s+|set\s+to\s+)?"
+    r"|\s*(?:是|设成|设为|改成)\s*)(?P<val>[\w.:/-]*\d[\w.:/-]*)(?<![.:/-])"
 )
 _HOST_EN = re.compile(
     r"\b(?P<what>[\w-]+(?:\s+(?:host|server|endpoint|url|domain|api|backend|database|db))?)"
@@ -128,6 +133,18 @@ _CONFIG_GATE_ZH = re.compile(r"\d|端口|版本|区域|地域|机房|部署|交�
 _DIGIT_OR_DOT = re.compile(r"\d|\w\.\w")
 
 
+def _env_facts(text: str) -> list[Fact]:
+    """ "pin NXF_VER=23.10.1", "NXF_VER is now 24.04.2": an environment variable's value."""
+    return [
+        Fact(
+            "has_setting",
+            EntityRef(f"{m.group('var')}={m.group('val')}", "value"),
+            slot=f"setting:{m.group('var').lower()}",
+        )
+        for m in _ENV_VAR.finditer(text)
+    ]
+
+
 def _config_facts(s: Sentence) -> list[Fact]:
     facts: list[Fact] = []
     zh = s.lang == "zh"
@@ -155,6 +172,7 @@ def _config_facts(s: Sentence) -> list[Fact]:
         facts.append(
             Fact("runs_on", EntityRef(f"{tool} {ver}", "value"), slot=f"version:{tool.lower()}")
         )
+    facts.extend(_env_facts(s.text))
     for m in (_REGION_ZH if zh else _REGION_EN).finditer(s.text):
         r = m.group("r") or m.groupdict().get("r2") or m.groupdict().get("r3")
         if r and r.lower() not in ("same", "other", "right", "wrong", "whole"):
@@ -202,6 +220,17 @@ def _config_facts(s: Sentence) -> list[Fact]:
     return facts
 
 
+def _stated_before_asked(text: str, facts: list[Fact]) -> bool:
+    """ "编译器现在统一是 GCC 12，先帮我 build 一把看看有没有 warning": the setting is stated in
+    the first clause; only what follows asks."""
+    lead = re.split(r"[，,;；]", text, maxsplit=1)[0]
+    if lead == text or re.search(
+        r"[?？吗呢]|有没有|是不是|是否|\b(?i:can|could|would)\s+you\b", lead
+    ):
+        return False
+    return all(f.object.name.split()[-1] in lead for f in facts)
+
+
 def stated_config(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: set[str]) -> None:
     """The configuration one sentence states (ports, versions, regions, hosts, paths), as one
     ``config`` memory whose first fact leads; ``taken``: objects other families hold."""
@@ -213,7 +242,7 @@ def stated_config(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: se
         if f.object.name.lower() not in taken
         and not (f.relation == "runs_on" and f.object.name.split()[0].lower() in taken)
     ]
-    if not facts or s.question:
+    if not facts or (s.question and not _stated_before_asked(s.text, facts)):
         return
     if not ctx.first("config", s.text):
         return

@@ -241,7 +241,7 @@ def third_person_zh(text: str, name: str) -> str:
 
 _TRAIL_EN = re.compile(
     r"[\s,;:.!?…~\-–—(*]+$|\s+(?:and|but|or|so|too|as\s+well|though"
-    r"|lol|haha|tho|now|then|anyway|btw)$"
+    r"|lol|haha|tho|(?<!for\s)now|then|anyway|btw)$"
     # a closing clause addressed to the listener is not part of what is said of the speaker:
     # "..., take a look", "... - check it out", "..., you know", "... - let's make it happen"
     r"|\s*[,;:\-–—]\s*(?:take\s+a\s+look|have\s+a\s+look|check\s+(?:it|this|them)\s+out"

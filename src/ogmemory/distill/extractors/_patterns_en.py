@@ -51,11 +51,19 @@ _CLAUSE_OK = frozenset(
 _LAST_WORD = re.compile(r"(\w+)\W*$")
 
 
+_FRONTED_PP = re.compile(
+    r"(?i)^(?:(?:btw|ok|so|also|and|oh)[,\s]+)*(?:for|in|on|with|at)\s+(?:the\s+|our\s+|my\s+)?"
+    r"[\w-]+(?:\s+[\w-]+)?$"
+)
+
+
 def _clause_start(text: str, start: int) -> bool:
     """Whether a subject at ``start`` begins a clause (not "something I love")."""
     before = text[max(0, start - 40) : start].rstrip()
     if not before or before[-1] in ",;:!.-–—(\"'“":
         return True
+    if _FRONTED_PP.match(text[:start].rstrip()):
+        return True  # "for the UI I prefer HTMX partials": a fronted phrase, then the clause
     m = _LAST_WORD.search(before)
     return m is None or m.group(1).lower() in _CLAUSE_OK
 
