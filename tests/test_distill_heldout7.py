@@ -488,11 +488,9 @@ sessions:
       - user: SBE 的代码生成器要 GCC 13 才编得过，所以编译器我们升到 GCC 13 了。
         assistant: 好的。
 gold:
-  - {id: nxf, terms: ["NXF_VER=24.04.2"], facts: true}
   - {id: gcc, terms: [GCC 13], facts: true}
   - {id: htmx, terms: [The user prefers HTMX partials]}
 stale:
-  - {id: old nxf, object: "NXF_VER=23.10.1"}
   - {id: old gcc, object: GCC 12}
 """
 

@@ -58,11 +58,6 @@ _REGION_EN = re.compile(
     r"|central|northeast|southeast|northwest|southwest)\d)\b"
     r"|\b(?:in|to)\s+the\s+(?P<r2>[\w-]+)\s+region\b"
 )
-# an environment variable and the value it is set to
-_ENV_VAR = re.compile(
-    r"(?<![\w$])(?P<var>[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?:\s*=\s*|\s+(?:is|are)\s+(?:now\s+|set\s+to\s+)?"
-    r"|\s*(?:是|设成|设为|改成)\s*)(?P<val>[\w.:/-]*\d[\w.:/-]*)(?<![.:/-])"
-)
 _HOST_EN = re.compile(
     r"\b(?P<what>[\w-]+(?:\s+(?:host|server|endpoint|url|domain|api|backend|database|db))?)"
     r"\s+(?:is|lives|runs|sits|is\s+hosted)?\s*(?:at|on)?\s*(?:https?://)?"
@@ -133,18 +128,6 @@ _CONFIG_GATE_ZH = re.compile(r"\d|端口|版本|区域|地域|机房|部署|交�
 _DIGIT_OR_DOT = re.compile(r"\d|\w\.\w")
 
 
-def _env_facts(text: str) -> list[Fact]:
-    """ "pin NXF_VER=23.10.1", "NXF_VER is now 24.04.2": an environment variable's value."""
-    return [
-        Fact(
-            "has_setting",
-            EntityRef(f"{m.group('var')}={m.group('val')}", "value"),
-            slot=f"setting:{m.group('var').lower()}",
-        )
-        for m in _ENV_VAR.finditer(text)
-    ]
-
-
 def _config_facts(s: Sentence) -> list[Fact]:
     facts: list[Fact] = []
     zh = s.lang == "zh"
@@ -172,7 +155,6 @@ def _config_facts(s: Sentence) -> list[Fact]:
         facts.append(
             Fact("runs_on", EntityRef(f"{tool} {ver}", "value"), slot=f"version:{tool.lower()}")
         )
-    facts.extend(_env_facts(s.text))
     for m in (_REGION_ZH if zh else _REGION_EN).finditer(s.text):
         r = m.group("r") or m.groupdict().get("r2") or m.groupdict().get("r3")
         if r and r.lower() not in ("same", "other", "right", "wrong", "whole"):
