@@ -500,3 +500,9 @@ def test_settings_said_as_a_variable_or_bumped_and_a_fronted_preference(tmp_path
     assert (missed, stale) == ([], [])
     assert not any(m.endswith("there for.") for m in listing)
     assert not [c for c in chat("我们把接口改成 v2 了", "好的。") if c.type == "config"]
+
+
+def test_a_chinese_handover_names_the_duty_and_who_had_it() -> None:
+    said = "人员变动：每天早上的盘前检查原来是刘洋做，他调去做期权了，从下周一开始交给何静。"
+    owners = [c.text for c in chat(said, "好的。") if c.relation == "owns"]
+    assert owners == ["何静接手每天早上的盘前检查（原来是刘洋负责）。"]

@@ -13,6 +13,7 @@ without a slot read from the words around it ("还是继续" is no purpose).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from ..types import Candidate
@@ -57,21 +58,21 @@ _STAYS_EN = re.compile(
 )
 
 
-def reverted_to(s: Sentence, said: str = "") -> str | None:
+def reverted_to(s: Sentence, said: Callable[[], str] = str) -> str | None:
     """The tool a plan called off without naming it keeps ("所以不换了，还是继续用 Quartz");
-    the calling off may be said anywhere in the turn ``said`` ("Change of plan on lexopt. …
-    We're staying on clap.")."""
+    the calling off may be said anywhere in the turn ``said()`` ("Change of plan on lexopt. …
+    We're staying on clap."), read only when the sentence keeps a tool."""
     zh = s.lang == "zh"
-    cancel = _BARE_CANCEL_ZH if zh else _BARE_CANCEL_EN
-    if not (cancel.search(s.text) or (said and cancel.search(said))):
-        return None
     kept = (_KEEP_ZH if zh else _KEEP_EN).search(s.text) or (
         None if zh else _STAYS_EN.search(s.text)
     )
     y = (kept.groupdict().get("y") or kept.groupdict().get("y2")) if kept else None
-    if y and not zh and y[:1].islower() and tool_at(y, loose=True) is None:
+    if y is None:
+        return None
+    if not zh and y[:1].islower() and tool_at(y, loose=True) is None:
         return None  # "we're going back to work"
-    return y
+    cancel = _BARE_CANCEL_ZH if zh else _BARE_CANCEL_EN
+    return y if cancel.search(s.text) or cancel.search(said()) else None
 
 
 def called_off_names(s: Sentence) -> tuple[str, str] | None:
@@ -90,7 +91,7 @@ def called_off(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list[Ca
     decision when no candidate holds the kept tool)."""
     names = called_off_names(s)
     if names is None:
-        y = reverted_to(s, content_text(ctx.record.node.content))
+        y = reverted_to(s, lambda: content_text(ctx.record.node.content))
         return found if y is None else _reverted(s, ctx, found, y)
     x, y = names
     gone, key = tool_ref(x)[0], tool_ref(y)[0].name.lower()

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from ..types import Candidate, EntityRef
-from ._common import NodeContext, Sentence, content_text
+from ._common import NodeContext, Sentence, content_text, gate
 from ._grammar import finish_en, finish_zh
 
 __all__ = ["handed_over_en", "handed_over_zh", "handovers"]
@@ -37,6 +37,7 @@ _HAND_EN = re.compile(
     rf"|\b(?P<from3>[Hh]er|[Hh]is|[Mm]y|[Oo]ur)\s+(?P<what3>[^,;.!?]{{2,50}}?)\s+(?:is|are)\s+"
     rf"(?:getting|being)\s+handed(?:\s+over)?\s+to\s+(?P<to3>{_WHO_EN})\b"
 )
+_GATE_EN = gate("handing handed hand hands taking takes take")
 _NOT_WHO_EN = re.compile(r"^(?:It|This|That|There|Then|So|And|But|Also|Once|When)$")
 _HAND_ZH = re.compile(r"(?:交给|交接给|移交给|转交给|转给|交由)了?\s*")
 _NEW_ZH = re.compile(
@@ -47,6 +48,11 @@ _NEW_ZH = re.compile(
 _WHAT_ZH = re.compile(
     r"(?:^|[，,；;。])\s*(?:他|她|我)?(?:写的|做的|管的|负责的)?(?P<what>[^，,；;。]{2,16}?)"
     r"(?:以前|之前|原来|一直|本来)?(?:是|由)?(?:我|他|她)?(?:在管|负责|管)?\s*(?:[，,]|$)"
+)
+_OF_THEM_ZH = re.compile(r"\s*[他她](?!写的|做的|管的|负责的)")
+_HAD_ZH = re.compile(
+    r"(?P<what>[^，,；;。]{2,16}?)(?:以前|之前|原来|一直|本来)(?:是|由)?"
+    r"(?P<who>我|(?![我他她是由])[\u4e00-\u9fff]{2,3}?)(?:在)?(?:做|管|负责)$"
 )
 _WHEN_ZH = re.compile(r"^(?:从)?[^，,]{0,6}(?:开始|起)$|^(?:以后|之后|下周|下个月|明天)")
 
@@ -77,11 +83,14 @@ def handed_over_zh(text: str) -> tuple[str, str, str] | None:
     new = _NEW_ZH.match(text, m.end())
     if new is None or re.match(r"[你我他她它咱大谁这那]|.*[了吧呢啊吗]$", new.group("who")):
         return None  # "交给你了", "交给我吧": a request to the listener, no handover
-    clauses = [c for c in re.split(r"[，,；;。]", text[: m.start()]) if c.strip()]
-    while clauses and _WHEN_ZH.search(clauses[-1].strip()):
-        clauses.pop()  # "从下周开始": when, not what
+    clauses = [c for c in re.split(r"[，,；;。：:]", text[: m.start()]) if c.strip()]
+    while clauses and (_WHEN_ZH.search(clauses[-1].strip()) or _OF_THEM_ZH.match(clauses[-1])):
+        clauses.pop()  # "从下周开始": when, not what; "他调去做期权了": of the person, not the duty
     if not clauses:
         return None
+    had = _HAD_ZH.match(clauses[-1].strip())  # "盘前检查原来是刘洋做": the duty and who had it
+    if had:
+        return had.group("who"), had.group("what"), new.group("who")
     last = _WHAT_ZH.search(clauses[-1].strip())
     what = last.group("what").strip() if last else ""
     what = re.sub(r"^(?:他|她|我)?(?:写的|做的|管的|负责的)", "", what)
@@ -115,6 +124,8 @@ def handovers(s: Sentence, ctx: NodeContext) -> list[Candidate]:
     if s.question or not ctx.personal:
         return []
     zh = s.lang == "zh"
+    if not (_HAND_ZH.search(s.text) if zh else s.has(_GATE_EN)):
+        return []  # the cheap test first: most sentences hand nothing over
     found = handed_over_zh(s.text) if zh else handed_over_en(s.text)
     if found is None:
         return []
