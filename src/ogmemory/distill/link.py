@@ -302,6 +302,12 @@ class Reconciler:
                 and ends_replaced(old, replaced, gone, resolve)
             ) or moves_deadline(old, cand.slot, bool(cand.attrs.get("moved")))
             named = named or (bool(cand.attrs.get("reverts")) and reverts(old, cand, dst, resolve))
+            # "forget the Prefect migration": the plan to use the tool ends, whoever holds it
+            named = named or (
+                cand.relation == "called_off"
+                and cand.object is not None
+                and ends_replaced(old, dst, cand.object.name, resolve)
+            )
             if not named and (
                 resolve(old.src) != src
                 or not contradicts(old, str(cand.relation), cand.slot, dst, replaced, resolve)

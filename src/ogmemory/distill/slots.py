@@ -107,8 +107,13 @@ def ends_replaced(
         return False
     if old.slot and old.slot.startswith("version:") and _bare(old.slot.split(":", 1)[1]) == key:
         return True
-    # "from HaplotypeCaller to DeepVariant" ends "GATK HaplotypeCaller": a word of its name
-    return dst.startswith("tool.") and key in dst[5:].split("-")
+    # "from HaplotypeCaller to DeepVariant" ends "GATK HaplotypeCaller": a word of its name;
+    # "dropping clustered forward" ends "clustered forward shading": the words it begins with
+    words = re.findall(r"[a-z0-9]+", name.lower())
+    parts = dst[5:].split("-")
+    return dst.startswith("tool.") and (
+        key in parts or (len(words) > 1 and parts[: len(words)] == words)
+    )
 
 
 def reverts(old: Edge, cand: Candidate, dst: str, resolve: Callable[[str], str]) -> bool:

@@ -220,7 +220,7 @@ def truncate(text: str, limit: int = DEFAULT_LIMIT) -> tuple[str, dict[str, Any]
     metadata that says so (empty when nothing was cut).
 
     >>> truncate("x" * 10, 4)
-    ('xxx\\n[… 7 of 10 characters cut by ogmemory …]\\nx', {'truncated': True, 'full_chars': 10})
+    ('xxx\\n[… 6 of 10 characters cut by ogmemory …]\\nx', {'truncated': True, 'full_chars': 10})
     """
     if len(text) <= limit:
         return text, {}

@@ -3,6 +3,10 @@ on unittest after all". The tool kept is a decision that names the one called of
 so the planned switch to it (and every fact that holds it) ends, and the kept tool is current
 without a slot read from the words around it ("还是继续" is no purpose).
 
+A plan called off with nothing kept ("forget the Prefect migration, we're not doing it",
+"Milvus 那个迁移计划取消了") is a decision of its own (``called_off``): a fact that ends at once,
+and ends every current fact of the scope that holds the tool (the plan to move to it).
+
 >>> from datetime import date
 >>> from ogmemory.distill.extractors._common import split_sentences
 >>> s = split_sentences("Forget pytest, we're staying on unittest after all.", date(2026, 12, 1))[0]
@@ -17,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from ..types import Candidate
-from ._choice import choice
+from ._choice import choice, who_chose
 from ._common import NodeContext, Sentence, content_text, tool_ref
 from ._purpose import tool_at
 
@@ -92,7 +96,9 @@ def called_off(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list[Ca
     names = called_off_names(s)
     if names is None:
         y = reverted_to(s, lambda: content_text(ctx.record.node.content))
-        return found if y is None else _reverted(s, ctx, found, y)
+        if y is None:
+            return _plan_off(s, ctx, found)
+        return _reverted(s, ctx, found, y)
     x, y = names
     gone, key = tool_ref(x)[0], tool_ref(y)[0].name.lower()
 
@@ -126,3 +132,54 @@ def _reverted(s: Sentence, ctx: NodeContext, found: list[Candidate], y: str) -> 
     if kept is None:
         return found
     return [*found, replace(kept, slot=None, attrs={**kept.attrs, "reverts": True})]
+
+
+_PLAN = r"migration|move|switch|plan|idea|port|rewrite|rollout|spike|prototype|poc|integration"
+_PLAN_OFF_EN = re.compile(
+    r"\b(?:forget(?:\s+about)?|scrap(?:ped|ping)?|cancel(?:l?ed|l?ing)?|kill(?:ed|ing)?"
+    r"|drop(?:ped|ping)?|shelv(?:e|ed|ing)|call(?:ed|ing)?\s+off|abandon(?:ed|ing)?)\s+"
+    rf"(?:the|our|my|that|this)\s+(?P<x>{_TOOL}(?:\s+[A-Z][\w.+#-]*)?)\s+(?P<what>{_PLAN})\b"
+    rf"|\b(?:the|our)\s+(?P<x2>{_TOOL}(?:\s+[A-Z][\w.+#-]*)?)\s+(?P<what2>{_PLAN})\s+"
+    r"(?:is|['’]s)\s+(?:off|cancel(?:l?ed)|dead|shelved|not\s+happening|called\s+off)\b",
+    re.IGNORECASE,
+)
+_PLAN_OFF_ZH = re.compile(
+    rf"(?P<x>{_TOOL})\s*(?P<what>[\u4e00-\u9fff\s]{{0,10}}?(?:计划|方案|想法|迁移|改造|项目))\s*"
+    r"(?:先|也|就|已经|彻底|暂时)?(?:取消了|取消|作废了?|不搞了|不做了|搁置了|黄了|砍掉了|砍了)"
+)
+
+
+def _plan_off(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list[Candidate]:
+    """``found`` and the plan the sentence calls off without keeping a tool, if any."""
+    zh = s.lang == "zh"
+    m = (_PLAN_OFF_ZH if zh else _PLAN_OFF_EN).search(s.text)
+    x = tool_at(m.group("x") or m.groupdict().get("x2") or "") if m else None
+    if m is None or x is None or not ctx.first("called_off", x.lower()):
+        return found
+    if zh:
+        what = re.sub(r"那个|这个|^的|\s+", "", m.group("what"))
+        text = f"团队取消了 {x} {what}。"
+    else:
+        who, _ = who_chose(ctx, s)
+        what = (m.group("what") or m.group("what2")).lower()
+        text = f"{who[:1].upper()}{who[1:]} called off the {x} {what}."
+    obj = tool_ref(x)[0]
+    off = ctx.candidate(
+        "decision",
+        text,
+        s.lang,
+        relation="called_off",
+        object=obj,
+        kind="decision",
+        confidence=0.8,
+        importance=0.8,
+        valid_from=ctx.event_time,
+        valid_until=ctx.event_time,
+        collective=True,
+    )
+    # the same sentence's reading of the tool as a choice ("forget the X migration") is no use
+    key = obj.name.lower()
+    kept = [
+        c for c in found if not (c.relation == "uses" and c.object and c.object.name.lower() == key)
+    ]
+    return [*kept, off]

@@ -39,6 +39,19 @@ _BUMP_ZH = re.compile(
     r"(?:升到|升级到|升级成|升成|换到|切到|改成|改到)\s*(?P<what>[A-Za-z][\w.+-]*[A-Za-z])\s*v?"
     r"(?P<new>\d+(?:\.\d+){0,2})(?![\w.])"
 )
+# "ES 集群也升级了，现在是 8.15", "AGP 我们升级了，现在是 8.4.1": the upgrade, then the version
+_BUMPED_ZH = re.compile(
+    r"(?<![\w.+-])(?P<what>[A-Za-z][\w.+-]*[A-Za-z])\s*(?:集群|版本|服务端)?\s*"
+    r"(?:我们|团队|也|已经|都|刚|刚刚)*\s*(?:升级|升|更新|换)(?:过)?了\s*[，,]\s*(?:现在|目前)\s*"
+    r"(?:是|为|用的是|到了)\s*v?(?P<new>\d+(?:\.\d+){1,2})(?![\w.])"
+)
+# "Postgres got upgraded, it's 16.2 now": the English counterpart
+_BUMPED_EN = re.compile(
+    r"(?<![\w.+-])(?P<what>[A-Z][\w.+-]*(?:\s+[A-Z][\w.+-]*)?)\s+(?:(?i:got|was|has\s+been|is)\s+)"
+    r"(?i:upgraded|bumped|updated)(?:\s+(?i:again|too|as\s+well))?\s*[,;:–—-]+\s*"
+    r"(?i:it['’]s|it\s+is|we['’]re|we\s+are|now)\s+(?:(?i:now|on)\s+)*v?(?P<new>\d+(?:\.\d+){1,2})"
+    r"(?![\w.])"
+)
 _CHANGE_ZH = re.compile(
     rf"从\s*(?P<old>{_VALUE})\s*(?:升级|升|调整|调|改|换|降|提|扩|涨|缩|减|加)(?:到|成|为|至)\s*"
     rf"(?P<new>{_VALUE})(?!\w|\.\w)"
@@ -58,8 +71,12 @@ def _slot(what: str) -> tuple[str, str]:
 
 def value_changes(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list[Candidate]:
     """The settings one sentence says were changed (``found``: what other families took)."""
-    if s.question or s.hypothetical or not ctx.personal:
+    if s.hypothetical or not ctx.personal:
         return []
+    if s.question:  # "AGP 我们升级了，现在是 8.4.1，帮我看看 build": stated before the ask
+        ask = _ASK.search(s.text)
+        head = _CLAUSE_END.split(s.text[: ask.start()])[0] if ask else ""
+        return _bumps(s, ctx, found, head) if head and head != s.text else []
     zh = s.lang == "zh"
     if "from" not in s.text and "从" not in s.text:
         return _bumps(s, ctx, found)
@@ -100,21 +117,33 @@ def value_changes(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list
     return out
 
 
-def _bumps(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list[Candidate]:
+_ASK = re.compile(r"[?？]|帮我|请你|有没有|是不是|\b(?i:can|could|would)\s+you\b")
+_CLAUSE_END = re.compile(r"[，,;；]\s*(?=[^，,;；]*$)")
+
+
+def _bumps(
+    s: Sentence, ctx: NodeContext, found: list[Candidate], said: str | None = None
+) -> list[Candidate]:
     """ "We're bumping MSRV to 1.78": a named tool's new version (which ends the old one in
-    its ``version:`` slot)."""
+    its ``version:`` slot); ``said``: the part of the sentence that states it."""
+    said = s.text if said is None else said
     taken = {c.object.name for c in found if c.object is not None}
     out: list[Candidate] = []
     zh = s.lang == "zh"
-    for m in (_BUMP_ZH if zh else _BUMP_EN).finditer(s.text):
+    bumps = (_BUMP_ZH, _BUMPED_ZH) if zh else (_BUMP_EN, _BUMPED_EN)
+    for m in [m for rx in bumps for m in rx.finditer(said)]:
         what, new = m.group("what"), m.group("new")
         name = f"{what} {new}"
         if name in taken or not ctx.first("config", f"{what}={new}"):
             continue
-        if zh:
-            text = finish_zh(third_person_zh(s.text.strip(), "团队").replace("团队他们", "团队"))
+        if m.re is _BUMPED_ZH or m.re is _BUMPED_EN:  # said as "upgraded, now it's ...": plain
+            text = (
+                f"团队把 {what} 升级到了 {new}。" if zh else f"The team upgraded {what} to {new}."
+            )
+        elif zh:
+            text = finish_zh(third_person_zh(said.strip(), "团队").replace("团队他们", "团队"))
         else:
-            text = finish_en(third_person_en(s.text.strip(), "the team", group="the team"))
+            text = finish_en(third_person_en(said.strip(), "the team", group="the team"))
         out.append(
             ctx.candidate(
                 "config",

@@ -70,6 +70,8 @@ def choice(
         what = f" for {purpose.strip()}" if purpose else ""
         if thing and purpose and purpose.strip().lower() in thing.lower():
             what = ""  # "switch the port discovery stage from A to B": said once
+        if purpose and purpose.split()[-1].lower() in obj.name.lower().split():
+            what = ""  # "conservative regridding for regridding": said once
         if switch and x:
             verb = "decided to switch" if planned else "switched"
             label = f" (since {attrs['date']})" if attrs and not planned else ""

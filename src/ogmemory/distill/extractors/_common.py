@@ -83,6 +83,8 @@ def _conditional_en(s: str) -> bool:
     if m is None:
         return False
     before = s[: m.start()].rstrip()
+    if before.lower().endswith(" even"):  # "..., even if it's slow": a concession
+        before = before[:-5].rstrip()
     if m.group().lower() == "unless" and len(before.split()) >= 4:
         return False  # "every DAG gets catchup=False unless ...": a statement and its exception
     return not (before.endswith((",", " -", " –", " —")) and len(before.split()) >= 4)

@@ -36,7 +36,8 @@ _NAMED_VERSION_EN = re.compile(
     r"(?P<ver>\d+(?:\.\d+){0,2})\b|\bpinned\s+(?:to|at)\s+(?P<tool2>[A-Za-z][\w.+-]*[A-Za-z0-9])"
     r"\s+v?(?P<ver2>\d+(?:\.\d+){0,2})\b"
     # "production runs Ruby 3.3 and Rails 7.2": a name and a dotted version after a verb of use
-    r"|\b(?:on|is|are|runs?|running|uses?|using|with|and)\s+(?P<tool3>[A-Z][\w+-]*[A-Za-z])\s+v?"
+    r"|\b(?:on|is|are|runs?|running|uses?|using|with|and)\s+"
+    r"(?P<tool3>[A-Z][\w+-]*[A-Za-z](?:\s+(?:SDK|CLI|API|NDK|JDK|Runtime|Toolkit|Engine))?)\s+v?"
     r"(?P<ver3>\d+\.\d+(?:\.\d+)?)\b(?!\s*(?:%|ms|s\b|GB|MB|x\b))"
     # "MSRV is 1.74 for now", "CARLA is 0.9.15": an upper-case name and the version it is at
     r"|(?<![\w.+-])(?P<tool4>[A-Z][A-Z0-9+-]*[A-Z0-9]|[A-Z][a-z]+[A-Z][\w+-]*)\s+is\s+(?:now\s+|still\s+)?v?"
@@ -47,7 +48,8 @@ _NAMED_VERSION_ZH = re.compile(
     r"|(?:是|用的是|用|跑在|基于|和|、)\s*(?P<tool3>[A-Za-z][\w+-]*[A-Za-z])\s*v?"
     r"(?P<ver3>\d+\.\d+(?:\.\d+)?|(?<=[A-Z]\s)\d{1,3}(?=\s*(?:[，,。；;]|$)))(?![\d.]|\s*(?:%|ms|GB|MB))"
     # "CARLA 是 0.9.15", "FFmpeg 用的 6.1": the name, then what it is at
-    r"|(?<![\w.+-])(?P<tool4>[A-Za-z][\w+-]*[A-Za-z0-9])\s*(?:现在)?(?:是|用的是|用的|用)\s*v?"
+    r"|(?<![\w.+-])(?P<tool4>[A-Za-z][\w+-]*[A-Za-z0-9])\s*(?:集群|服务端|版本)?\s*(?:现在|目前)?"
+    r"(?:是|用的是|用的|用)\s*v?"
     r"(?P<ver4>\d+\.\d+(?:\.\d+)?)(?![\d.]|\s*(?:%|ms|GB|MB|秒|倍|个|台|块))"
 )
 _REGION_EN = re.compile(
@@ -91,7 +93,7 @@ _DEPLOY_EN = re.compile(
     r"(?:\s+[\w-]+)?)\s+(?:to|on|in)\s+" + _TARGET_EN.replace("?P<to>", "?P<to2>")
 )
 _VERSION_ZH = re.compile(
-    rf"(?P<tool>{_TOOLS_V})\s*(?:的)?(?:版本)?\s*(?:是|为|用的是|用)?\s*"
+    rf"(?P<tool>{_TOOLS_V})\s*(?:的)?(?:版本)?\s*(?:是|为|用的是|用的|用)?\s*"
     rf"v?(?P<ver>\d+(?:\.\d+){{0,2}})"
 )
 # "仿真服务器是 sim-gpu-03，IP 10.30.7.21": an address, of the machine named before it
@@ -263,7 +265,11 @@ def stated_config(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: se
 
 _CLAUSE = re.compile(r",\s+(?:and|but|so)\s+|;\s+|，|；")
 # "环境信息你记一下：", "先把环境跟你说一下：": what is said to the assistant before the facts
-_TOLD_YOU_ZH = re.compile(r"^[^：:，,。]{0,14}(?:你|一下)[^：:，,。]{0,8}[：:]\s*")
+_TOLD_YOU_ZH = re.compile(
+    r"^[^：:，,。]{0,14}(?:你|一下)[^：:，,。]{0,8}[：:]\s*"
+    # "说下环境：…", "环境：…": a short label before what is stated
+    r"|^(?:说下|说说|补充下|顺便说下)?[\u4e00-\u9fff]{1,6}[：:]\s*(?=.{6})"
+)
 
 
 def _clauses_with(text: str, values: list[str]) -> str:

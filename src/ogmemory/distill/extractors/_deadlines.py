@@ -31,12 +31,24 @@ _DUE_EN = re.compile(
     r"(?:\s+[\w.-]+){0,3}?)\s+(?P<verb>is\s+due|are\s+due"
     r"|(?:has|have|needs?|is\s+supposed|are\s+supposed|is\s+going|are\s+going)\s+to\s+"
     r"(?:be\s+)?(?:done|shipped|ship|released|release|launch(?:ed)?|land(?:ed)?|out|live|go\s+live"
-    r"|ready|finished|finish|submitted|submit|delivered|deliver|merged|in\s+[\w\s]{1,20}?)"
+    r"|ready|finished|finish|submitted|submit|delivered|deliver|merged|locked|frozen|complete[d]?"
+    r"|in\s+[\w\s]{1,20}?)"
     r"|must\s+(?:ship|launch|land|go\s+live|be\s+\w+)|should\s+(?:ship|launch|land|be\s+\w+)"
     r"|will\s+(?:ship|launch|land|go\s+live|go\s+out|be\s+(?:released|out|live|ready|done))"
     r"|(?:is|are)\s+(?:scheduled|planned|slated|set|targeted|penciled\s+in|booked)\s+for"
     r"|(?:is|are)\s+(?:shipping|launching|releasing|going\s+live|going\s+out)"
     r"|ships|launches|lands|releases|goes\s+live|goes\s+out|(?:deadline|due\s+date)\s+is)\b"
+)
+# "the CORDEX deliverable slipped, it's November 5 now": the change, then the new date
+_SLIPPED_NOW_EN = re.compile(
+    r"(?P<thing>(?:(?i:the|our)\s+)?[\w.-]+(?:\s+[\w.-]+){0,3}?)\s+(?:(?i:has|have)\s+)?"
+    r"(?P<verb>(?i:slipped|slid|moved|(?:got|was|has\s+been|were)\s+(?:pushed|moved|delayed|postponed)"
+    r"(?:\s+(?:back|out))?|(?:is|was)\s+delayed|(?:is|was)\s+postponed))\s*[,;:–—-]+\s*"
+    r"(?:(?i:it['’]s|it\s+is|that['’]s|now|the\s+new\s+date\s+is)\s+)(?:(?i:now|due|on)\s+)*(?=\S)"
+)
+# "the CORDEX deliverable for the EUR-11 runs is due ...": the head of the thing said
+_HEAD_FOR_EN = re.compile(
+    r"(?:^|[:,;]\s*|\s)(?P<h>(?i:the|our)\s+[\w.-]+(?:\s+[\w.-]+){0,2}?)\s+(?i:for|of)\s+$"
 )
 # "Correction, the release is now April 21": a new date for something already planned
 _NOW_EN = re.compile(
@@ -351,6 +363,7 @@ def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         found = [(m, True) for m in _MOVED_EN.finditer(s.text)]
         found += [(m, True) for m in _MOVED_OBJ_EN.finditer(s.text)]
         found += [(m, True) for m in _NOW_EN.finditer(s.text)]
+        found += [(m, True) for m in _SLIPPED_NOW_EN.finditer(s.text)]
         found += [(m, False) for m in _DUE_EN.finditer(s.text)]
         found += [(m, False) for m in _WANTS_BY_EN.finditer(s.text)]
         found += [(m, False) for m in _IS_ON_EN.finditer(s.text)]
@@ -380,6 +393,9 @@ def _deadlines(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             continue  # "I moved to Boston on May 1": a life event, not a deadline
         if not moved and _DEADLINE_WORD_EN.search(m.group()):
             thing = re.sub(r"(?i)\s*(?:deadline|due\s+date)\s+(?:is|was)$", "", m.group())
+        head = _HEAD_FOR_EN.search(s.text[: m.start()]) if m.re is _DUE_EN else None
+        if head is not None and re.match(r"(?i)(?:the|our)\s", thing):
+            thing = head.group("h")  # "the CORDEX deliverable for the EUR-11 runs"
         c = _deadline(ctx, s, thing, due, moved)
         if c is not None:
             out.append(c)

@@ -331,6 +331,12 @@ _LABEL_LEAD_EN = re.compile(
 )
 
 
+# "fwiw we're on Vulkan SDK 1.3.280": an aside that opens what is said
+_ASIDE_LEAD_EN = re.compile(
+    r"(?i)^(?:fwiw|btw|fyi|iirc|afaik|imo|tbh|ok(?:ay)?|so|also)[,\s]+(?=\w)"
+)
+
+
 def strip_label_en(text: str) -> str:
-    """``text`` without a label that only announces what follows ("Bit of news: ...")."""
-    return _LABEL_LEAD_EN.sub("", text)
+    """``text`` without a label that only announces what follows ("Bit of news: ...", "fwiw")."""
+    return _ASIDE_LEAD_EN.sub("", _LABEL_LEAD_EN.sub("", text))

@@ -193,7 +193,10 @@ _GERUND_SUBJECT = re.compile(
     r"|could|will|would|helps?|brings?|makes?|gives?|keeps?|lets?|seems?|has|have|had|takes?"
     r"|feels?|matters?|means?|reminds?|gave|made|brought|kept|took|helped|taught|showed"
     r"|pushed|got|changed|reminded|led|inspired|motivated|opened)\b)"
-    r"|^\w+ing\b[^.!?]{0,60}?\s[-–—]\s(?:that)['’]s\b",
+    r"|^\w+ing\b[^.!?]{0,60}?\s[-–—]\s(?:that)['’]s\b"
+    # "clustered forward is dead", "marketing wanted more time": the first words are the subject
+    r"|^[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?:is|are|was|were|wants?|wanted|needs?|needed|says?|said"
+    r"|asked|decided|thinks?|thought)\b",
     re.IGNORECASE,
 )
 _GENERIC_WE = re.compile(

@@ -20,6 +20,7 @@ import re
 from dataclasses import replace
 
 from ..types import Candidate, EntityRef, Fact
+from ._approach import approach_at, topic_before
 from ._catalog import lookup
 from ._choice import FOR_PURPOSE as _FOR
 from ._choice import add_choice as _add
@@ -37,14 +38,18 @@ _LEAD = (
     r"(?P<lead>(?i:let['’]?s|let\s+us|we['’]ll|we\s+will|we\s+should|we['’]re\s+going\s+to"
     r"|we\s+are\s+going\s+to|we\s+(?:have\s+)?(?:decided|chose|agreed|opted)\s+to|i['’]ll"
     r"|i\s+(?:have\s+)?(?:decided|chose|want)\s+to|i['’]d\s+like\s+to|we\s+want\s+to"
-    r"|please|we(?:['’]re|\s+are)?\s+(?:now\s+)?)\s*)?"
+    r"|please|we(?:['’]re|\s+are)?\s+(?:now\s+)?"
+    # "Hanne decided the institute is standardizing on Snakemake": the group the user is in
+    r"|(?:the|our)\s+(?:team|institute|company|org|organi[sz]ation|lab|department|group|studio)"
+    r"(?:['’]s|\s+is|\s+are|\s+will)?\s+)\s*)?"
 )
 _VERB = (
     r"(?P<verb>(?i:use|go\s+with|stick\s+with|pick|choose|adopt|standardi[sz]e\s+on"
-    r"|settle\s+on|rely\s+on|lean\s+on|keep|using|going\s+with))"
+    r"|settle\s+on|rely\s+on|lean\s+on|keep|using|going\s+with|standardi[sz]ing\s+on))"
 )
 _CHOICE = re.compile(
     rf"(?:^|[,;:]\s*|\b(?i:and|so|then|actually)\s+|\b(?=(?i:we['’]re|we\s+are|let['’]?s|we['’]ll)\s)"
+    r"|\b(?=(?i:the|our)\s+(?i:team|institute|company|org|lab|department|group|studio)\s)"
     rf"){_LEAD}{_VERB}\s+"
     r"(?P<y>(?:(?!\s+and\s+(?:use|go\s+with|stick\s+with|pick|choose|adopt|keep)\b)"
     r"(?:[^,;.!?]|\.(?=\w)))+)"
@@ -200,8 +205,12 @@ def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             ):
                 continue  # only a clause of its own, or "..., and use Y" after a choice
             y = tool_at(m.group("y")) or _standing_thing(m.group("y"))
-            if not y:
-                continue
+            topic = None
+            if not y:  # "for regridding we're going with bilinear": an approach for a topic
+                topic = m.groupdict().get("purpose") or topic_before(s, ctx, m.start())
+                y = approach_at(m.group("y")) if topic and not _WHOLE.match(topic) else None
+                if not y:
+                    continue
             rest = s.text[m.start("y") :]  # "Use Next.js, not Remix": past the comma
             ex = _EXCLUDED.search(rest)
             fm = _FOR.search(rest)
@@ -211,6 +220,7 @@ def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             purpose = m.groupdict().get("purpose")
             if purpose and _WHOLE.match(purpose):
                 purpose = ""  # "For this codebase we use Node 20": where, not what for
+            purpose = topic if topic and not purpose else purpose
             if purpose is None:  # "use X for the database", "use X as the warehouse"
                 fm = _FOR.search(rest) or _AS_THE.search(rest)
                 purpose = fm.group("purpose") if fm and fm.start() < len(y) + 3 else None
@@ -406,7 +416,8 @@ def stack_en(s: Sentence, ctx: NodeContext) -> list[Candidate]:
 
 
 _CHOICE_GATE = gate(
-    "use using go going stick pick choose adopt standardize standardise settle rely keep switch"
+    "use using go going stick pick choose adopt standardize standardise standardizing standardising"
+    " settle rely keep switch"
     " switched switching move moved moving migrate migrated migrating change changed changing"
     " port ported porting written built implemented developed done rewrote rewrite re replace"
     " replaced replacing swap swapped swapping dropped ditched retired abandoned dumped favour"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from ..types import Candidate
+from ._approach import approach_at, topic_before
 from ._catalog import lookup
 from ._choice import add_choice as _add
 from ._choice import choice as _choice
@@ -166,6 +167,10 @@ def moves_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         # tooling and moving to MCAP for all new recordings")
         fm = _FOR_ALL.match(s.text, m.end("y") - len(m.group("y")) + len(y or ""))
         purpose = fm.group("p") if fm else _near_purpose(s.text[m.start("y") :])
+        if not y:  # "big change on lighting. ... dropping clustered forward and going with Y"
+            purpose = purpose or topic_before(s, ctx, m.start())
+            y = approach_at(m.group("y")) if purpose else None
+            x = x or (approach_at(m.group("x")) if y else None)
         if x is None and purpose:  # "rosbag1 tooling": the tool, without the generic noun
             bare = _GENERIC_TAIL.sub("", m.group("x").strip())
             x = bare if len(bare.split()) == 1 and re.search(r"\d|[A-Z]", bare) else None
@@ -180,5 +185,9 @@ def moves_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         # "so scrap Render, we're moving to a Hetzner box": what is scrapped is what is left
         scrapped = _SCRAP.search(s.text[: m.start()])
         x = before.group("x") if before else (tool_at(scrapped.group("x")) if scrapped else None)
-        if y and (lookup(y) or x):
-            _add(out, _choice(ctx, s, y, x=x, switch=True, planned=True))
+        topic = None
+        if not y:  # "change of plan on regridding ... we're switching to conservative regridding"
+            topic = _near_purpose(s.text[m.start("y") :]) or topic_before(s, ctx, m.start())
+            y = approach_at(m.group("y")) if topic else None
+        if y and (lookup(y) or x or topic):
+            _add(out, _choice(ctx, s, y, x=x, switch=bool(x), planned=True, purpose=topic))

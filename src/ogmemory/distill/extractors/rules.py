@@ -226,8 +226,7 @@ class RuleExtractor:
                 found += conventions_zh(s, ctx, found) if zh else conventions_en(s, ctx, found)
                 found += value_changes(s, ctx, found)  # "从 15d 调到 45d"
                 candidates.extend(found := called_off(s, ctx, found))  # "X 先不换了"
-                # A decision, switch, learning or deadline already dates this sentence: an
-                # event restating it would only be a duplicate on the timeline.
+                # a decision, switch, learning or deadline dates it: no event restates it
                 if not any(c.kind or (c.slot or "").startswith("deadline") for c in found):
                     events = (
                         events_zh(s, ctx)
@@ -242,6 +241,7 @@ class RuleExtractor:
             elif ctx.personal and not s.text.rstrip().endswith(("?", "？")):
                 # "When you review, flag ...": question-shaped, but an instruction
                 found = conventions_zh(s, ctx, []) if zh else conventions_en(s, ctx, [])
+                found += value_changes(s, ctx, found)  # "AGP 升级了，现在是 8.4.1，帮我看看"
                 candidates.extend(found)
             elif ctx.personal and not zh:
                 # "Wanna do a family outing this summer?", "Need help with X - any tips?"

@@ -146,8 +146,8 @@ def _nested_matches(group: Any, name: str) -> list[str]:
 def error_json(kind: str, message: str, code: int) -> str:
     """The JSON object a command prints on stdout, with ``--json``, when it fails.
 
-    >>> error_json("NotFound", "no session 'x'", 1)
-    '{"error": {"type": "NotFound", "message": "no session \'x\'", "exit_code": 1}}'
+    >>> print(error_json("NotFound", "no session 'x'", 1))
+    {"error": {"type": "NotFound", "message": "no session 'x'", "exit_code": 1}}
     """
     return json.dumps(
         {"error": {"type": kind, "message": message, "exit_code": code}}, ensure_ascii=False

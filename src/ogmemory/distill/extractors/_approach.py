@@ -1,0 +1,80 @@
+"""A choice of approach, not of a named tool: "for regridding we're going with bilinear through
+xESMF", "big change on lighting. ... we're dropping clustered forward and going with a
+visibility buffer instead", "change of plan on regridding ... we're switching to conservative
+regridding". What is chosen is a few lower-case words, so it is read only where the speaker
+names what the choice is for: "for <topic>" before it, or a change announced "on <topic>"
+earlier in the turn. The topic is the slot, so a later approach for it ends the earlier one.
+
+>>> approach_at("a visibility buffer (deferred texturing) instead")
+'visibility buffer'
+>>> approach_at("bilinear through xESMF, it's fast")
+'bilinear'
+>>> approach_at("that") is None, approach_at("option B") is None
+(True, True)
+>>> turn_topic("Big change on lighting. After review we're going with X.", 30)
+'lighting'
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._common import NodeContext, Sentence, content_text, gate
+
+__all__ = ["approach_at", "topic_before", "turn_topic"]
+
+_ARTICLE = re.compile(r"(?i)^(?:an?|the|our|some)\s+")
+_WORD = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+# words that end the approach's name ("bilinear through xESMF", "a visibility buffer instead")
+_ENDS = gate(
+    "through via for with instead because since so and but as in on to from which that who"
+    " where when until unless if than rather now then again too also here there everywhere"
+    " anymore going please"
+)
+# what no approach is called: pointers back to something said ("go with that", "option B"),
+# fillers ("go with the flow") and time words
+_NOT_APPROACH = gate(
+    "it that this these those them one ones option options approach plan idea suggestion"
+    " version yours mine flow something anything everything nothing whatever same other"
+    " yes no ok okay now later today tomorrow default defaults usual original first second"
+    " last latest new old best simplest easiest"
+)
+_TOPIC = re.compile(
+    r"(?i)\b(?:change\s+of\s+plans?|(?:big|small|quick|another)\s+change|update|news|decision"
+    r"|rethink|u-?turn)\s+(?:on|re|for|about|regarding)\s+(?:the\s+|our\s+)?"
+    r"(?P<t>[a-z][\w-]*(?:\s+(?!(?:and|but|so|then|after|because)\b)[a-z][\w-]*)?)"
+)
+
+
+def approach_at(text: str) -> str | None:
+    """The approach named at the start of ``text``: one to three lower-case words, without an
+    article, up to a word that ends it or a punctuation mark (more words are a clause)."""
+    tokens = _ARTICLE.sub("", text.strip()).split()
+    words: list[str] = []
+    for i, raw in enumerate(tokens[:4]):
+        w = raw.rstrip(".,;:!?)")
+        if raw.startswith("(") or not _WORD.fullmatch(w) or w in _ENDS:
+            break
+        if i == 3:
+            return None  # "going with what the downscaling folks use": a clause
+        words.append(w)
+        if w != raw:
+            break
+    if not words or words[0] in _NOT_APPROACH:
+        return None
+    return " ".join(words)
+
+
+def turn_topic(said: str, upto: int) -> str | None:
+    """The topic a change is announced on earlier in the turn ("Change of plan on
+    regridding."), read before offset ``upto``."""
+    found = list(_TOPIC.finditer(said, 0, max(upto, 0)))
+    return found[-1].group("t").lower() if found else None
+
+
+def topic_before(s: Sentence, ctx: NodeContext, at: int) -> str | None:
+    """The topic a change is announced on in the turn before offset ``at`` of sentence ``s``
+    ("Big change on caching: we're dropping ...")."""
+    said = content_text(ctx.record.node.content)
+    start = said.find(s.text)
+    return turn_topic(said, start + at if start >= 0 else 0)

@@ -1,0 +1,199 @@
+"""Readings of the ninth round (issue 14), found on the blind held-out set 9: an approach chosen
+for a named topic (no tool name), a deadline whose thing is said with "for ...", a slip said
+as "slipped, it's <date> now", a choice made by the group the user is in, a plan called off
+with nothing kept, versions said of a cluster or upgraded with the new one after, and lines
+that read as junk. End to end through a real tenant with ``run_sessions`` where a fact's
+currency matters, at function level where one reading is.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_distill_causes import _run
+from test_distill_reading import chat
+
+from ogmemory.distill.extractors._approach import approach_at, turn_topic
+
+# ----------------------------------------------------------------------------- approaches
+
+_APPROACH_SCRIPT = """
+name: approaches chosen for a topic, then replaced
+sessions:
+  - id: a-1
+    project: lexer
+    start: "2027-04-01T09:00:00Z"
+    turns:
+      - user: >-
+          for tokenization we're going with byte-level bpe through the tokenizers crate, it's
+          what the baseline used
+        assistant: Noted.
+      - user: "For the new caching layer we're going with write-through caching."
+        assistant: OK.
+  - id: a-2
+    project: lexer
+    start: "2027-04-15T09:00:00Z"
+    turns:
+      - user: >-
+          Change of plan on tokenization. Mei ran the ablation and bpe splits the rare words
+          badly, so we're switching to unigram sentencepiece (the paper's setup).
+        assistant: Switched.
+      - user: >-
+          Big change on caching: after the load test we're dropping write-through and going
+          with write-behind instead.
+        assistant: OK.
+gold:
+  - {id: tokenization, terms: [unigram sentencepiece], facts: true}
+  - {id: caching, terms: [write-behind], facts: true}
+stale:
+  - {id: old tokenization, object: byte-level bpe}
+  - {id: old caching, object: write-through caching}
+"""
+
+
+def test_an_approach_chosen_for_a_topic_and_replaced_for_it(tmp_path: Path) -> None:
+    missed, stale, listing = _run(tmp_path, _APPROACH_SCRIPT)
+    assert (missed, stale) == ([], [])
+    # the switch names both approaches and what they are for
+    assert any("from write-through to write-behind for caching" in m for m in listing)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("a visibility buffer (deferred texturing) instead", "visibility buffer"),
+        ("bilinear through xESMF, it's fast", "bilinear"),
+        ("write-behind instead.", "write-behind"),
+        # pointers back, fillers and whole clauses are no approach
+        ("that", None),
+        ("option B", None),
+        ("the flow", None),
+        ("what the downscaling folks use every day", None),
+    ],
+)
+def test_what_an_approach_is_called(text: str, name: str | None) -> None:
+    assert approach_at(text) == name
+
+
+def test_a_choice_of_an_approach_needs_a_topic() -> None:
+    # no "for <topic>" and no change announced on one: a lower-case phrase is no choice
+    assert not [c for c in chat("we're going with write-behind now.", "OK.") if c.relation]
+    said = "Update on the deploy pipeline: we're going with blue-green."
+    assert turn_topic(said, len(said)) == "deploy pipeline"
+
+
+# ----------------------------------------------------------------------------- deadlines and plans
+
+_SLIP_SCRIPT = """
+name: deadlines slipped, a group's choice, plans called off
+sessions:
+  - id: s-1
+    project: audit
+    start: "2027-09-01T09:00:00Z"
+    turns:
+      - user: "deadline: the audit report for the Q3 controls is due November 20."
+        assistant: Noted.
+      - user: "Also the release candidate has to be locked by October 8, that's the hard one."
+        assistant: OK.
+      - user: "We're moving the infra code to Pulumi next quarter."
+        assistant: OK.
+      - user: 另外我们有个计划，下半年把日志迁到 Loki。
+        assistant: 好的。
+  - id: s-2
+    project: audit
+    start: "2027-09-20T09:00:00Z"
+    turns:
+      - user: "and the audit report slipped, it's December 4 now. the sampling took longer"
+        assistant: OK.
+      - user: >-
+          bad news: the release candidate lock slipped, it's October 22 now instead of
+          October 8.
+        assistant: OK.
+      - user: "hey. we killed the Pulumi migration, not worth it this year."
+        assistant: OK.
+      - user: Loki 那个迁移计划取消了，预算不够。
+        assistant: 好的。
+      - user: "Priya decided the department is standardizing on Airflow for pipelines."
+        assistant: OK.
+gold:
+  - {id: audit, terms: ["2027-12-04"], facts: true}
+  - {id: rc lock, terms: ["2027-10-22"], facts: true}
+  - {id: airflow, terms: [Airflow], facts: true}
+  - {id: pulumi off, terms: [called off the Pulumi migration]}
+  - {id: loki off, terms: [取消了 Loki]}
+stale:
+  - {id: old audit, object: "2027-11-20"}
+  - {id: old rc lock, object: "2027-10-08"}
+  - {id: pulumi, object: Pulumi}
+  - {id: loki, object: Loki}
+"""
+
+
+def test_slips_said_after_the_fact_a_groups_choice_and_plans_called_off(
+    tmp_path: Path,
+) -> None:
+    missed, stale, listing = _run(tmp_path, _SLIP_SCRIPT)
+    assert (missed, stale) == ([], [])
+    assert any("The audit report is due on 2027-11-20" in m for m in listing)
+
+
+# ----------------------------------------------------------------------------- configuration
+
+_CONFIG_SCRIPT = """
+name: versions of a cluster, upgrades said with the new version after
+sessions:
+  - id: v-1
+    project: bus
+    start: "2027-05-01T09:00:00Z"
+    turns:
+      - user: 好的。说下环境：Kafka 集群现在是 3.6，JDK 用的 17。
+        assistant: 记下了。
+      - user: Gradle 现在是 8.5，compileSdk 34。
+        assistant: 记下了。
+      - user: "fwiw we're on Android NDK 26.1 and please don't bump it, the vendor SDK needs it"
+        assistant: OK.
+  - id: v-2
+    project: bus
+    start: "2027-05-20T09:00:00Z"
+    turns:
+      - user: Kafka 集群也升级了，现在是 3.7，3.6 已经下掉了。
+        assistant: 好的。
+      - user: Gradle 我们升级了，现在是 8.7，帮我看看 build 有没有问题
+        assistant: 构建通过。
+gold:
+  - {id: kafka, terms: [Kafka 3.7], facts: true}
+  - {id: jdk, terms: [JDK 17], facts: true}
+  - {id: gradle, terms: [Gradle 8.7], facts: true}
+  - {id: ndk, terms: [NDK 26.1], facts: true}
+stale:
+  - {id: old kafka, object: Kafka 3.6}
+  - {id: old gradle, object: Gradle 8.5}
+"""
+
+
+def test_versions_of_a_cluster_and_upgrades_said_before_an_ask(tmp_path: Path) -> None:
+    missed, stale, listing = _run(tmp_path, _CONFIG_SCRIPT)
+    assert (missed, stale) == ([], [])
+    # a label before what is stated, and an aside, are not part of the memory
+    assert not any("说下环境" in m or "Fwiw" in m for m in listing)
+    assert any("团队把 Gradle 升级到了 8.7" in m for m in listing)
+
+
+# ----------------------------------------------------------------------------- readings
+
+
+def test_a_concession_is_no_condition() -> None:
+    said = "I like having GPU-assisted validation on in every debug build, even if it's slow."
+    assert any(c.relation == "prefers" for c in chat(said, "OK."))
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "clustered forward is dead, don't build on it anymore",
+        "marketing wanted more time for the trailer capture",
+    ],
+)
+def test_a_sentence_with_its_own_subject_is_not_said_of_the_user(said: str) -> None:
+    assert not any(c.text.startswith("The user") for c in chat(said, "OK."))
