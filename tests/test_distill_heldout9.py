@@ -100,6 +100,8 @@ sessions:
         assistant: OK.
       - user: 另外我们有个计划，下半年把日志迁到 Loki。
         assistant: 好的。
+      - user: "for the public gateway we're going with ingress-nginx, the team knows it"
+        assistant: OK.
   - id: s-2
     project: audit
     start: "2027-09-20T09:00:00Z"
@@ -114,6 +116,10 @@ sessions:
         assistant: OK.
       - user: Loki 那个迁移计划取消了，预算不够。
         assistant: 好的。
+      - user: >-
+          update on the gateway: we're not doing ingress-nginx after all, it's being retired.
+          we'll use Envoy Gateway instead.
+        assistant: OK.
       - user: "Priya decided the department is standardizing on Airflow for pipelines."
         assistant: OK.
 gold:
@@ -122,11 +128,13 @@ gold:
   - {id: airflow, terms: [Airflow], facts: true}
   - {id: pulumi off, terms: [called off the Pulumi migration]}
   - {id: loki off, terms: [取消了 Loki]}
+  - {id: gateway, terms: [Envoy Gateway], facts: true}
 stale:
   - {id: old audit, object: "2027-11-20"}
   - {id: old rc lock, object: "2027-10-08"}
   - {id: pulumi, object: Pulumi}
   - {id: loki, object: Loki}
+  - {id: ingress, object: ingress-nginx}
 """
 
 

@@ -140,7 +140,10 @@ _PLAN_OFF_EN = re.compile(
     r"|drop(?:ped|ping)?|shelv(?:e|ed|ing)|call(?:ed|ing)?\s+off|abandon(?:ed|ing)?)\s+"
     rf"(?:the|our|my|that|this)\s+(?P<x>{_TOOL}(?:\s+[A-Z][\w.+#-]*)?)\s+(?P<what>{_PLAN})\b"
     rf"|\b(?:the|our)\s+(?P<x2>{_TOOL}(?:\s+[A-Z][\w.+#-]*)?)\s+(?P<what2>{_PLAN})\s+"
-    r"(?:is|['’]s)\s+(?:off|cancel(?:l?ed)|dead|shelved|not\s+happening|called\s+off)\b",
+    r"(?:is|['’]s)\s+(?:off|cancel(?:l?ed)|dead|shelved|not\s+happening|called\s+off)\b"
+    # "we're not doing ingress-nginx after all": a choice taken back
+    rf"|\bwe(?:['’]re|\s+are)\s+not\s+(?:doing|going\s+with)\s+(?:the\s+)?(?P<x3>{_TOOL})"
+    r"(?P<what3>)\s+(?:after\s+all|anymore|any\s+more)\b",
     re.IGNORECASE,
 )
 _PLAN_OFF_ZH = re.compile(
@@ -153,7 +156,11 @@ def _plan_off(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list[Can
     """``found`` and the plan the sentence calls off without keeping a tool, if any."""
     zh = s.lang == "zh"
     m = (_PLAN_OFF_ZH if zh else _PLAN_OFF_EN).search(s.text)
-    x = tool_at(m.group("x") or m.groupdict().get("x2") or "") if m else None
+    x = (
+        tool_at(m.group("x") or m.groupdict().get("x2") or m.groupdict().get("x3") or "", True)
+        if m
+        else None
+    )
     if m is None or x is None or not ctx.first("called_off", x.lower()):
         return found
     if zh:
@@ -161,8 +168,9 @@ def _plan_off(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list[Can
         text = f"团队取消了 {x} {what}。"
     else:
         who, _ = who_chose(ctx, s)
-        what = (m.group("what") or m.group("what2")).lower()
-        text = f"{who[:1].upper()}{who[1:]} called off the {x} {what}."
+        what = (m.group("what") or m.group("what2") or "").lower()
+        off = f"called off the {x} {what}" if what else f"is not going with {x} after all"
+        text = f"{who[:1].upper()}{who[1:]} {off}."
     obj = tool_ref(x)[0]
     off = ctx.candidate(
         "decision",
