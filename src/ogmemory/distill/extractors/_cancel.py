@@ -169,8 +169,8 @@ def _plan_off(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list[Can
     else:
         who, _ = who_chose(ctx, s)
         what = (m.group("what") or m.group("what2") or "").lower()
-        off = f"called off the {x} {what}" if what else f"is not going with {x} after all"
-        text = f"{who[:1].upper()}{who[1:]} {off}."
+        done = f"called off the {x} {what}" if what else f"is not going with {x} after all"
+        text = f"{who[:1].upper()}{who[1:]} {done}."
     obj = tool_ref(x)[0]
     off = ctx.candidate(
         "decision",
