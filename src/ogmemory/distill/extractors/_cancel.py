@@ -22,7 +22,7 @@ from dataclasses import replace
 
 from ..types import Candidate
 from ._choice import choice, who_chose
-from ._common import NodeContext, Sentence, content_text, tool_ref
+from ._common import NodeContext, Sentence, content_text, gate, tool_ref
 from ._purpose import tool_at
 
 __all__ = ["called_off", "called_off_names"]
@@ -143,7 +143,7 @@ _PLAN_OFF_EN = re.compile(
     r"(?:is|['’]s)\s+(?:off|cancel(?:l?ed)|dead|shelved|not\s+happening|called\s+off)\b"
     # "we're not doing ingress-nginx after all": a choice taken back
     rf"|\bwe(?:['’]re|\s+are)\s+not\s+(?:doing|going\s+with)\s+(?:the\s+)?(?P<x3>{_TOOL})"
-    r"(?P<what3>)\s+(?:after\s+all|anymore|any\s+more)\b",
+    r"\s+(?:after\s+all|anymore|any\s+more)\b",
     re.IGNORECASE,
 )
 _PLAN_OFF_ZH = re.compile(
@@ -152,15 +152,22 @@ _PLAN_OFF_ZH = re.compile(
 )
 
 
+_PLAN_OFF_GATE = gate(
+    "forget scrap scrapped scrapping cancel cancelled canceled cancelling kill killed killing"
+    " drop dropped dropping shelve shelved shelving call called calling abandon abandoned"
+    " abandoning off dead happening not"
+)
+_PLAN_OFF_GATE_ZH = re.compile(r"取消|作废|不搞|不做|搁置|黄了|砍")
+
+
 def _plan_off(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list[Candidate]:
     """``found`` and the plan the sentence calls off without keeping a tool, if any."""
     zh = s.lang == "zh"
+    if not (_PLAN_OFF_GATE_ZH.search(s.text) if zh else s.has(_PLAN_OFF_GATE)):
+        return found
     m = (_PLAN_OFF_ZH if zh else _PLAN_OFF_EN).search(s.text)
-    x = (
-        tool_at(m.group("x") or m.groupdict().get("x2") or m.groupdict().get("x3") or "", True)
-        if m
-        else None
-    )
+    named = [m.groupdict().get(g) for g in ("x", "x2", "x3")] if m else []
+    x = tool_at(next(n for n in named if n), loose=True) if m else None
     if m is None or x is None or not ctx.first("called_off", x.lower()):
         return found
     if zh:
@@ -168,7 +175,7 @@ def _plan_off(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list[Can
         text = f"团队取消了 {x} {what}。"
     else:
         who, _ = who_chose(ctx, s)
-        what = (m.group("what") or m.group("what2") or "").lower()
+        what = (m.group("what") or m.group("what2") or "").lower()  # none: "not doing X"
         done = f"called off the {x} {what}" if what else f"is not going with {x} after all"
         text = f"{who[:1].upper()}{who[1:]} {done}."
     obj = tool_ref(x)[0]

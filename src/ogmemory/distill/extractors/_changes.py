@@ -16,7 +16,7 @@ import re
 
 from ..types import Candidate, EntityRef
 from ._common import NodeContext, Sentence
-from ._grammar import finish_en, finish_zh, third_person_en, third_person_zh
+from ._grammar import finish_en, finish_zh, stated_before_ask, third_person_en, third_person_zh
 
 __all__ = ["value_changes"]
 
@@ -74,9 +74,8 @@ def value_changes(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list
     if s.hypothetical or not ctx.personal:
         return []
     if s.question:  # "AGP 我们升级了，现在是 8.4.1，帮我看看 build": stated before the ask
-        ask = _ASK.search(s.text)
-        head = _CLAUSE_END.split(s.text[: ask.start()])[0] if ask else ""
-        return _bumps(s, ctx, found, head) if head and head != s.text else []
+        head = stated_before_ask(s.text)
+        return _bumps(s, ctx, found, head) if head else []
     zh = s.lang == "zh"
     if "from" not in s.text and "从" not in s.text:
         return _bumps(s, ctx, found)
@@ -115,10 +114,6 @@ def value_changes(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list
             )
         )
     return out
-
-
-_ASK = re.compile(r"[?？]|帮我|请你|有没有|是不是|\b(?i:can|could|would)\s+you\b")
-_CLAUSE_END = re.compile(r"[，,;；]\s*(?=[^，,;；]*$)")
 
 
 def _bumps(

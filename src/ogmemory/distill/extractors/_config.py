@@ -12,7 +12,14 @@ import re
 from ..dates import names_a_time
 from ..types import Candidate, EntityRef, Fact
 from ._common import NodeContext, Sentence, gate
-from ._grammar import finish_en, finish_zh, strip_label_en, third_person_en, third_person_zh
+from ._grammar import (
+    finish_en,
+    finish_zh,
+    stated_before_ask,
+    strip_label_en,
+    third_person_en,
+    third_person_zh,
+)
 from ._services import port_facts
 
 __all__ = ["stated_config"]
@@ -205,14 +212,10 @@ def _config_facts(s: Sentence) -> list[Fact]:
 
 
 def _stated_before_asked(text: str, facts: list[Fact]) -> bool:
-    """ "编译器现在统一是 GCC 12，先帮我 build 一把看看有没有 warning": the setting is stated in
-    the first clause; only what follows asks."""
-    lead = re.split(r"[，,;；]", text, maxsplit=1)[0]
-    if lead == text or re.search(
-        r"[?？吗呢]|有没有|是不是|是否|\b(?i:can|could|would)\s+you\b", lead
-    ):
-        return False
-    return all(f.object.name.split()[-1] in lead for f in facts)
+    """ "编译器现在统一是 GCC 12，先帮我 build 一把看看有没有 warning": the setting is stated
+    before the sentence asks."""
+    lead = stated_before_ask(text)
+    return bool(lead) and all(f.object.name.split()[-1] in lead for f in facts)
 
 
 def stated_config(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: set[str]) -> None:

@@ -331,6 +331,28 @@ _LABEL_LEAD_EN = re.compile(
 )
 
 
+# where a sentence starts to ask: a question mark or particle, "帮我 …", "can you …"
+_ASK = re.compile(r"[?？吗呢]|帮我|请你|有没有|是不是|是否|\b(?i:can|could|would)\s+you\b")
+
+
+def stated_before_ask(text: str) -> str:
+    """The clauses a sentence states before it asks something ("AGP 我们升级了，现在是
+    8.4.1，帮我看看 build" → "AGP 我们升级了，现在是 8.4.1"); "" when it asks from its first
+    clause or asks nothing.
+
+    >>> stated_before_ask("编译器现在统一是 GCC 12，先帮我 build 一把看看有没有 warning")
+    '编译器现在统一是 GCC 12'
+    >>> stated_before_ask("we bumped Node to 22.4, can you check the build?")
+    'we bumped Node to 22.4'
+    >>> stated_before_ask("现在是 8.4.1 吗")
+    ''
+    """
+    ask = _ASK.search(text)
+    head = text[: ask.start()] if ask else ""
+    cut = max(head.rfind(c) for c in "，,;；")
+    return head[:cut].rstrip() if cut > 0 else ""
+
+
 # "fwiw we're on Vulkan SDK 1.3.280": an aside that opens what is said
 _ASIDE_LEAD_EN = re.compile(
     r"(?i)^(?:fwiw|btw|fyi|iirc|afaik|imo|tbh|ok(?:ay)?|so|also)[,\s]+(?=\w)"

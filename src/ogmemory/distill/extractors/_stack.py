@@ -33,6 +33,8 @@ from ._stack_switch import moves_en, switches_en
 
 __all__ = ["stack_en"]
 
+# the groups a user speaks for when a choice is made ("the institute is standardizing on X")
+_GROUP = r"team|institute|company|org|organi[sz]ation|lab|department|group|studio"
 _LEAD = (
     r"(?:(?i:actually|ok(?:ay)?|so|then|and|also|just|alright|yeah)[,\s]+)*"
     r"(?P<lead>(?i:let['’]?s|let\s+us|we['’]ll|we\s+will|we\s+should|we['’]re\s+going\s+to"
@@ -40,8 +42,7 @@ _LEAD = (
     r"|i\s+(?:have\s+)?(?:decided|chose|want)\s+to|i['’]d\s+like\s+to|we\s+want\s+to"
     r"|please|we(?:['’]re|\s+are)?\s+(?:now\s+)?"
     # "Hanne decided the institute is standardizing on Snakemake": the group the user is in
-    r"|(?:the|our)\s+(?:team|institute|company|org|organi[sz]ation|lab|department|group|studio)"
-    r"(?:['’]s|\s+is|\s+are|\s+will)?\s+)\s*)?"
+    rf"|(?:the|our)\s+(?:{_GROUP})(?:['’]s|\s+is|\s+are|\s+will)?\s+)\s*)?"
 )
 _VERB = (
     r"(?P<verb>(?i:use|go\s+with|stick\s+with|pick|choose|adopt|standardi[sz]e\s+on"
@@ -49,7 +50,7 @@ _VERB = (
 )
 _CHOICE = re.compile(
     rf"(?:^|[,;:]\s*|\b(?i:and|so|then|actually)\s+|\b(?=(?i:we['’]re|we\s+are|let['’]?s|we['’]ll)\s)"
-    r"|\b(?=(?i:the|our)\s+(?i:team|institute|company|org|lab|department|group|studio)\s)"
+    rf"|\b(?=(?i:the|our)\s+(?i:{_GROUP})\s)"
     rf"){_LEAD}{_VERB}\s+"
     r"(?P<y>(?:(?!\s+and\s+(?:use|go\s+with|stick\s+with|pick|choose|adopt|keep)\b)"
     r"(?:[^,;.!?]|\.(?=\w)))+)"
