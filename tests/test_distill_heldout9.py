@@ -8,6 +8,7 @@ currency matters, at function level where one reading is.
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from test_distill_causes import _run
 from test_distill_reading import chat
 
 from ogmemory.distill.extractors._approach import approach_at, turn_topic
+from ogmemory.distill.extractors._common import split_sentences
 
 # ----------------------------------------------------------------------------- approaches
 
@@ -205,3 +207,82 @@ def test_a_concession_is_no_condition() -> None:
 )
 def test_a_sentence_with_its_own_subject_is_not_said_of_the_user(said: str) -> None:
     assert not any(c.text.startswith("The user") for c in chat(said, "OK."))
+
+
+# ----------------------------------------------------------------------------- held-out 10
+
+_TEN_SCRIPT = """
+name: readings held-out 10 asked for
+sessions:
+  - id: t-1
+    project: lidar
+    start: "2027-06-01T09:00:00Z"
+    turns:
+      - user: 你好，我叫陈思远，在星河智驾做规划算法部署，人在杭州。
+        assistant: 你好。
+      - user: 激光雷达标定这块我们定了用 Kalibr，标定板先用 A2 的。
+        assistant: 好的。
+      - user: 测试框架的话我不太喜欢 Jest，配置太重了。
+        assistant: 好的。
+      - user: 项目经理吴海峰刚说了，感知模块 7月15号 要交付。
+        assistant: 好的。
+      - user: >-
+          deploy the service, but remember any schema change in prod needs sign-off from Omar
+          Haddad in data before it goes out
+        assistant: OK.
+      - user: >-
+          and fyi I'm presenting at the Berlin Rust meetup next Tuesday, so I'm out that
+          afternoon
+        assistant: Good luck.
+      - user: "the SOC2 audit package is due June 20."
+        assistant: Noted.
+  - id: t-2
+    project: lidar
+    start: "2027-06-10T09:00:00Z"
+    turns:
+      - user: 激光雷达标定换方案了：Kalibr 在外参上太慢，我们改用 OpenCalib。帮我把脚本换掉
+        assistant: 好的。
+      - user: >-
+          the SOC2 audit deadline moved, Priya says it's July 2 now because the auditors
+          rescheduled
+        assistant: OK.
+gold:
+  - {id: employer, terms: [星河智驾]}
+  - {id: role, terms: [规划算法部署]}
+  - {id: calibration, terms: [OpenCalib], facts: true}
+  - {id: dislikes jest, terms: [Jest]}
+  - {id: pm, terms: [吴海峰]}
+  - {id: sign-off, terms: [Omar Haddad]}
+  - {id: talk, terms: ["2027-06-08"]}
+  - {id: audit, terms: ["2027-07-02"], facts: true}
+stale:
+  - {id: old calibration, object: Kalibr}
+  - {id: old audit, object: "2027-06-20"}
+"""
+
+
+def test_readings_held_out_10_asked_for(tmp_path: Path) -> None:
+    missed, stale, _ = _run(tmp_path, _TEN_SCRIPT)
+    assert (missed, stale) == ([], [])
+
+
+def test_pasted_log_lines_are_not_sentences() -> None:
+    said = (
+        "跑了一晚上回归，日志如下：\n"
+        "I0520 02:13:07.552 main.cpp:130] frame 18233 boxes=0 max_score=0.000\n"
+        "2027-05-20 02:13:07 ERROR worker died\n"
+        "为什么会这样？\n"
+        "I set timeout=30 and retries=3 for the client."
+    )
+    texts = [s.text for s in split_sentences(said, date(2027, 5, 20))]
+    assert not any("main.cpp" in t or "worker died" in t for t in texts)
+    assert "I set timeout=30 and retries=3 for the client." in texts
+
+
+def test_a_named_colleagues_apposition_is_third_person_and_a_dr_region_no_setting() -> None:
+    said = "Femi, my manager (head of platform), wants the EKS 1.31 upgrade done by October 1."
+    texts = [c.text for c in chat(said, "OK.")]
+    assert any(t.startswith("Femi, the user's manager (head of platform), wants") for t in texts)
+    found = chat("we're doing a DR game day next Wednesday, failing over to the DR region", "OK.")
+    assert not [c for c in found if c.type == "config"]
+    assert any(c.kind == "event" and "game day, failing" in c.text for c in found)

@@ -13,6 +13,8 @@ earlier in the turn. The topic is the slot, so a later approach for it ends the 
 (True, True)
 >>> turn_topic("Big change on lighting. After review we're going with X.", 30)
 'lighting'
+>>> turn_topic("INT8 校准换方案了：我们改用 MinMax。", 12)
+'INT8 校准'
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ _TOPIC = re.compile(
     r"(?i)\b(?:change\s+of\s+plans?|(?:big|small|quick|another)\s+change|update|news|decision"
     r"|rethink|u-?turn)\s+(?:on|re|for|about|regarding)\s+(?:the\s+|our\s+)?"
     r"(?P<t>[a-z][\w-]*(?:\s+(?!(?:and|but|so|then|after|because)\b)[a-z][\w-]*)?)"
+    # "INT8 校准换方案了：…": the part whose plan changed
+    r"|(?:^|[。！；，,]\s*)(?P<zh>[\u4e00-\u9fffA-Za-z0-9][\u4e00-\u9fffA-Za-z0-9\s]{1,9}?)"
+    r"(?:这块|这边|方面)?(?:换方案了|改方案了|方案变了|方案改了|有变)[：:，,。]"
 )
 
 
@@ -69,7 +74,10 @@ def turn_topic(said: str, upto: int) -> str | None:
     """The topic a change is announced on earlier in the turn ("Change of plan on
     regridding."), read before offset ``upto``."""
     found = list(_TOPIC.finditer(said, 0, max(upto, 0)))
-    return found[-1].group("t").lower() if found else None
+    if not found:
+        return None
+    m = found[-1]
+    return m.group("t").lower() if m.group("t") else m.group("zh").strip()
 
 
 def topic_before(s: Sentence, ctx: NodeContext, at: int) -> str | None:

@@ -252,7 +252,8 @@ def _expectations_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> Non
     clause = _WHO_CLAUSE.search(text)
     if clause is not None and clause.group("name").split()[0] not in _NOT_NAMES:
         name = clause.group("name")  # "Ravi, who leads the platform team, approves ..."
-        shown[name] = clause.group()[: -1 if clause.group().endswith(",") else None] + ","
+        said = clause.group()[: -1 if clause.group().endswith(",") else None] + ","
+        shown[name] = third_person_en(said, ctx.speaker)  # "Femi, my manager": the user's
         text = text[: clause.start()] + name + text[clause.end() :]
         ctx.people.append(name)
     if s.has(_ONE_GATE):  # "she's the one who signs off on X": she signs off

@@ -50,6 +50,15 @@ _SPLIT_RE = re.compile(
     r"|[;；]+(?!\s*(?i:fixed|solved|resolved|worked\s+around|the\s+fix\b|修复|解决|改成|改用|加上|补上))"
 )
 _WORD_RE = re.compile(r"[A-Za-z0-9\u4e00-\u9fff]")
+# A line of pasted program output, not said by anyone: a log line (glog "I0520 02:13:07.552",
+# a timestamp, a level), a traceback or stack frame, a shell prompt, or key=value readings.
+_MACHINE_LINE = re.compile(
+    r"^[ \t]*(?:[IWEF]\d{4}\s+\d{2}:\d{2}:\d{2}|\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}"
+    r"|\[?(?:INFO|WARN(?:ING)?|ERROR|DEBUG|TRACE|FATAL)\]?[\s:]|Traceback\s\(most\s+recent"
+    r"|File\s\"[^\"\n]+\",\sline\s\d+|at\s[\w$.]+\([\w$.]*(?::\d+)?\)|(?:\$|>>>|PS>)\s"
+    r"|(?=(?:[^\n]*?\b\w+=[^\s=]+){3}))[^\n]*$",
+    re.MULTILINE,
+)
 # A bracketed note of something shared or attached, which is not said by the speaker: an
 # importer's caption of an image ("[shares a photo: a dog on a beach]"), "[attached: log.txt]",
 # "[image: ...]". Statements are read from what was said around it.
@@ -71,6 +80,11 @@ _HYPOTHETICAL_EN = re.compile(
     r"\b(?:if|unless|whether|suppose|supposing|imagine|wish|hypothetically|in\s+case"
     r"|pretend|as\s+though|as\s+if)\b",
     re.IGNORECASE,
+)
+# "组件库的话我不太喜欢 Vant": "as for the component library", a topic, not a condition
+_TOPIC_DEHUA_ZH = re.compile(
+    r"(?:^|(?<=[，,。；;]))\s*[\u4e00-\u9fffA-Za-z0-9 ]{0,8}?(?:库|端|层|方面|部分|这块|这边|工具"
+    r"|框架|语言|组件|样式|接口|测试|部署|方案|技术栈|项目|我|我们|你|团队)的话"
 )
 _HYPOTHETICAL_ZH = re.compile(r"如果|要是|假如|假设|万一|的话|是否|想象|假使|倘若")
 
@@ -132,6 +146,7 @@ def split_sentences(text: str, ref: date, max_chars: int = 20_000) -> list[Sente
     [False, True]
     """
     text = _CODE_RE.sub(" ", _ATTACHMENT_RE.sub("", text[:max_chars])).replace("’", "'")
+    text = _MACHINE_LINE.sub(" ", text)
     out: list[Sentence] = []
     for raw in _SPLIT_RE.split(text):
         s = raw.strip()
@@ -141,7 +156,7 @@ def split_sentences(text: str, ref: date, max_chars: int = 20_000) -> list[Sente
         tail = s.rstrip(_END_PUNCT)
         if zh:
             question = tail.endswith(("?", "？")) or bool(_QUESTION_ZH.search(tail))
-            hypothetical = bool(_HYPOTHETICAL_ZH.search(s))
+            hypothetical = bool(_HYPOTHETICAL_ZH.search(_TOPIC_DEHUA_ZH.sub("", s)))
         else:
             question = tail.endswith("?") or bool(_QUESTION_START_EN.match(s))
             hypothetical = _conditional_en(s)

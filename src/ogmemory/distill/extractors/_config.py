@@ -127,6 +127,10 @@ _LANG_ZH = re.compile(
 )
 
 
+_NOT_REGION = frozenset(
+    "same other right wrong whole dr primary secondary backup failover default home new old"
+    " closest nearest cheapest".split()
+)
 _CONFIG_GATE = gate(
     "port region host server lives stored kept sits speak talk communicate"
     " language sdk minsdk targetsdk version deploys deployed deploy ships ship"
@@ -166,7 +170,8 @@ def _config_facts(s: Sentence) -> list[Fact]:
         )
     for m in (_REGION_ZH if zh else _REGION_EN).finditer(s.text):
         r = m.group("r") or m.groupdict().get("r2") or m.groupdict().get("r3")
-        if r and r.lower() not in ("same", "other", "right", "wrong", "whole"):
+        # "failing over to the DR region": a region's role, not its name
+        if r and r.lower() not in _NOT_REGION:
             facts.append(Fact("deployed_in", EntityRef(r.strip(), "value"), slot="region"))
     if zh:
         for m in _IP_ZH.finditer(s.text):

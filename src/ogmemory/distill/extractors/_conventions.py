@@ -41,6 +41,12 @@ _RULE_LEAD_EN = re.compile(
     r"|(?:we|i)\s+(?:also\s+|all\s+)?(?:agreed|decided)(?:\s+that)?)[,:!\s]+)*",
     re.IGNORECASE,
 )
+# "..., but remember any IAM change in prod needs sign-off": a rule reminded after a request
+_REMINDED_EN = re.compile(
+    r"[,;–—-]\s*(?:(?:but|and|also|though)\s+)?(?:remember|keep\s+in\s+mind|don['’]t\s+forget)"
+    r"(?:\s+that)?[,:]?\s+(?P<body>.{6,})",
+    re.IGNORECASE,
+)
 _RULE_EN = re.compile(
     r"^(?P<body>(?:please\s+)?(?:always|never(?!\s+mind\b)|don['’]?t|do\s+not|make\s+sure|be\s+sure\s+to"
     r"|remember\s+to|avoid|only\s+ever|no\s+\w+(?:\s+\w+)?\s+without|stop\s+\w+ing"
@@ -247,6 +253,9 @@ def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> 
     labelled = _COLON_LABEL.match(text) if announced is None and ":" in text else None
     m = _rule_shaped(_RULE_LEAD_EN.sub("", labelled.group("body")), standing) if labelled else None
     m = m or _rule_shaped(text, standing)
+    reminded = _REMINDED_EN.search(text) if m is None else None
+    if reminded is not None:  # "write the IAM policy, but remember any IAM change needs ..."
+        m = _rule_shaped(reminded.group("body"), standing)
     if m is None and announced is not None:
         m = re.match(r"(?P<body>.+)", text)
     team = False

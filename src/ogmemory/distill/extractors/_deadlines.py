@@ -44,6 +44,8 @@ _SLIPPED_NOW_EN = re.compile(
     r"(?P<thing>(?:(?i:the|our)\s+)?[\w.-]+(?:\s+[\w.-]+){0,3}?)\s+(?:(?i:has|have)\s+)?"
     r"(?P<verb>(?i:slipped|slid|moved|(?:got|was|has\s+been|were)\s+(?:pushed|moved|delayed|postponed)"
     r"(?:\s+(?:back|out))?|(?:is|was)\s+delayed|(?:is|was)\s+postponed))\s*[,;:–—-]+\s*"
+    # "..., Hana says it's May 28 now": who says so, before the new date
+    r"(?:[A-Z][\w-]*\s+(?i:says|said|thinks|confirmed)\s+)?"
     r"(?:(?i:it['’]s|it\s+is|that['’]s|now|the\s+new\s+date\s+is)\s+)(?:(?i:now|due|on)\s+)*(?=\S)"
 )
 # "the CORDEX deliverable for the EUR-11 runs is due ...": the head of the thing said

@@ -83,9 +83,10 @@ _WORK_EN = re.compile(
 _PREV_OK = frozenset(
     "and but so then when after before because since as that oh well yeah yes also finally just"
     " recently actually now today yesterday tonight week weekend month year ago night morning"
-    " afternoon evening while though wow haha lol anyway btw hey guess thankfully luckily"
-    " unfortunately fortunately honestly sadly plus once until till cause cuz monday tuesday"
-    " wednesday thursday friday saturday sunday weeks months years days earlier later".split()
+    " afternoon evening while though wow haha lol anyway btw fyi fwiw iirc tbh hey guess"
+    " thankfully luckily unfortunately fortunately honestly sadly plus once until till cause cuz"
+    " monday tuesday wednesday thursday friday saturday sunday weeks months years days earlier"
+    " later".split()
 )
 _LAST_WORD = re.compile(r"(\w+)\W*$")
 
@@ -226,7 +227,8 @@ def _strip_time_en(clause: str, t: TimeExpr | None, offset: int) -> str:
         else clause[:a]
     )
     head = _PART_OF.sub("", head)  # "offline part of next week": offline (that week)
-    return f"{head} {clause[b:]}".strip()
+    tail = clause[b:]
+    return f"{head.rstrip()}{tail}" if tail[:1] in (",", ";", ":") else f"{head} {tail}".strip()
 
 
 _PART_OF = re.compile(r"\s+(?:part|most|all|the\s+rest|rest|half)\s+of\s*$", re.IGNORECASE)

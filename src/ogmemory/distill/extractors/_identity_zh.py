@@ -21,7 +21,7 @@ _SURNAMES = (
     "宁葛殷施牛洪翟柯裴詹倪樊岳祝包左鲁庞单甘耿关景柴符聂阮纪苗车伍温凌桂谷戚房卜路"
 )
 _END_ZH = (
-    r"(?=[说是在和也都很去来要会的了给跟让把被负每管习希需现目审点批签确拍同经"
+    r"(?=[说是在和也都很去来要会的了给跟让把被负每管习希需现目审点批签确拍同经刚又已还"
     r"，。！？、；\s,.!?;]|$|教授|老师|博士|师兄|师姐)"  # "周立群教授": a title after the name
 )
 _NAME_ZH = (
@@ -58,6 +58,10 @@ _JOB_ZH = re.compile(
     rf"(?:我(?:现在|目前)?)?在\s*(?P<org>[^{_STOP_ZH}在我]{{2,12}}?)\s*(?P<verb>做|当|担任|任|负责|工作|上班)"
     # "当 Java 架构师": a Latin word before the title
     rf"\s*(?P<role>(?:[A-Za-z][\w.+#-]*\s*)?[^{_STOP_ZH}]{{0,10}})"
+)
+# "在驰远智驾做感知算法部署": a kind of work done there is the role
+_WORK_KIND_ZH = re.compile(
+    r"..(?:开发|部署|运维|测试|算法|研发|设计|维护|架构|推荐|数仓|交付|集成|运营|风控)$"
 )
 _JOB_OF_ZH = re.compile(
     rf"(?:我|^|[，,]\s*)(?:也|现在|目前)?是\s*"
@@ -197,7 +201,9 @@ def _identity_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             verb = m.groupdict().get("verb") or "担任"
             # "在安康医疗负责小程序开发": what they are responsible for is their role
             if rx is _JOB_ZH and not (
-                re.search(_ROLE_ZH, role or "工作") or (verb == "负责" and len(role) >= 2)
+                re.search(_ROLE_ZH, role or "工作")
+                or (verb == "负责" and len(role) >= 2)
+                or (verb == "做" and _WORK_KIND_ZH.search(role))  # "做感知算法部署"
             ):
                 continue
             if not ctx.first("org", org):

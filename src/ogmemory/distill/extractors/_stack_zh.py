@@ -9,6 +9,7 @@ import re
 from dataclasses import replace
 
 from ..types import Candidate, EntityRef, Fact
+from ._approach import topic_before
 from ._catalog import lookup
 from ._choice import choice as _choice
 from ._choice import when_said as _when
@@ -20,7 +21,7 @@ from ._stack import avoided
 __all__ = ["pivot_en", "stack_zh"]
 
 _T = r"[A-Za-z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*)?"
-_P = r"(?P<purpose>[\u4e00-\u9fffA-Za-z]{1,8}?)"
+_P = r"(?P<purpose>[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z0-9\s]{0,9}?)"
 _USE_ZH = re.compile(
     rf"(?:^|[，,；;。]\s*){_P}?\s*(?:我们|我|团队)?(?:组)?(?:就|都|还是|统一|一律|主要)?\s*"
     rf"(?P<plan>打算|准备|计划|要|会|决定)?\s*(?:定了|选定了|决定了)?\s*"
@@ -164,6 +165,8 @@ def _choices_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         purpose = _stated_purpose(m.group("p4") or m.group("purpose") or "")
         if purpose is None:
             continue
+        if not purpose and m.group("verb") in ("改用", "换成", "换到", "改成"):
+            purpose = topic_before(s, ctx, m.start()) or ""  # "INT8 校准换方案了：… 改用 Y"
         if m.group("verb") == "用" and not purpose and not _DECIDED_ZH.search(s.text):
             continue  # "我们用 FastAPI 和 Redis": what is in use, read as tools elsewhere
         switch = m.group("verb") in ("改用", "换成", "换到", "改成", "切换到", "迁移到") or bool(
@@ -248,9 +251,14 @@ def _stated_purpose(raw: str) -> str | None:
         return None  # "直到上周我还在用 X": an ending, read elsewhere
     if re.fullmatch(r"(?:能|可以|尽量|最好|应该|得)+", purpose):
         return None  # "能用 constexpr 就别写宏": a way preferred, not a choice of a tool
+    # "INT8 校准这块我们定了": who decided and "this part" are no part of what it is for
+    purpose = re.sub(
+        r"(?:我们|我|团队|以后|之后|都|就|是|这块|那块|这边|那边|方面|定了|决定|统一)+$",
+        "",
+        purpose,
+    )
     if re.search(r"[我你他她它了吗呢吧从周月年天]|以前|之前|开始|现在|以后", purpose):
         purpose = ""  # "从上周开始", "以后都": when, not what for
-    purpose = re.sub(r"(?:我们|我|团队|以后|之后|都|就|是|这块|那块|这边|那边|方面)+$", "", purpose)
     if not purpose or _NOT_PURPOSE.match(purpose) or not re.search(r"[\u4e00-\u9fff]", purpose):
         return ""
     return purpose
