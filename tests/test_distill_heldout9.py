@@ -15,8 +15,10 @@ import pytest
 from test_distill_causes import _run
 from test_distill_reading import chat
 
+from ogmemory.distill.dates import find_times
 from ogmemory.distill.extractors._approach import approach_at, turn_topic
 from ogmemory.distill.extractors._common import split_sentences
+from ogmemory.distill.extractors._salience import too_thin
 
 # ----------------------------------------------------------------------------- approaches
 
@@ -286,3 +288,47 @@ def test_a_named_colleagues_apposition_is_third_person_and_a_dr_region_no_settin
     found = chat("we're doing a DR game day next Wednesday, failing over to the DR region", "OK.")
     assert not [c for c in found if c.type == "config"]
     assert any(c.kind == "event" and "game day, failing" in c.text for c in found)
+
+
+def test_a_fact_never_ends_before_it_begins(tmp_path: Path) -> None:
+    from test_distill_knowledge import make, talk
+
+    mem = make(tmp_path)
+    talk(mem, "s1", "2026-05-20", "I also lost my job at Door Dash this month.")
+    mem.sleep("light")
+    edges = mem.facts(include_history=True)
+    assert any(e.valid_to is not None for e in edges)
+    assert all(e.valid_to is None or e.valid_to >= e.valid_from for e in edges)
+
+
+def test_we_both_is_the_two_people_talking() -> None:
+    from test_distill_reading import talk
+
+    found = talk(
+        ("Jon", "I just opened my dance studio downtown!"),
+        ("Gina", "We are both starting our own businesses this year."),
+    )
+    assert any(c.text.startswith("Gina and Jon are both starting") for c in found)
+    assert not any("Gina and others" in c.text for c in found)
+
+
+@pytest.mark.parametrize(
+    ("said", "dated"),
+    [
+        ("We haven't talked in a few days.", False),  # how long until now
+        ("I haven't seen her in years.", False),
+        ("I'll see you in a few days.", True),
+        ("haven't decided yet, but we launch in two weeks", True),
+    ],
+)
+def test_a_span_up_to_now_is_no_date_ahead(said: str, dated: bool) -> None:
+    assert bool(find_times(said, date(2023, 7, 21))) is dated
+
+
+def test_a_quoted_title_keeps_its_closing_quote_and_thin_events_go() -> None:
+    said = 'Thanks! We just did a contemporary piece called "Finding Freedom." It was great.'
+    (first, *_) = [s for s in split_sentences(said, date(2023, 1, 20)) if "piece" in s.text]
+    assert first.text.endswith('"Finding Freedom".')
+    assert too_thin("Gina has got something to share (2023-03-16).", "Gina")
+    assert too_thin("Gina has been dreaming of this for a while (2023-03-16).", "Gina")
+    assert not too_thin("Gina went to the zoo (2023-03-16).", "Gina")

@@ -122,7 +122,15 @@ def names_no_date(m: re.Match[str], text: str) -> bool:
     perfect-tense sentence."""
     if m.lastgroup == "onwd" and _RECURRING.search(text, max(0, m.start() - 14), m.end() + 12):
         return True
+    if m.lastgroup == "inn" and _NOT_SINCE.search(text, max(0, m.start() - 40), m.start()):
+        return True  # "we haven't talked in a few days": how long until now, not a date ahead
     return m.lastgroup == "dur" and not _PERFECT.search(text)
+
+
+_NOT_SINCE = re.compile(
+    r"(?i)\b(?:haven['’]?t|hasn['’]?t|hadn['’]?t|have\s+not|has\s+not|had\s+not|not\s+\w+ed)"
+    r"\b[^.!?,;]*$"
+)
 
 
 def _en_n(text: str) -> int:

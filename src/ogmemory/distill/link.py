@@ -213,6 +213,8 @@ class Reconciler:
         self, cand: Candidate, src: str, dst: str, prov: Provenance, *, scope: str, support: str
     ) -> Edge:
         when = cand.valid_from or cand.event_time or prov.event_time
+        if cand.valid_until is not None and cand.valid_until < when:
+            when = cand.valid_until  # "lost my job this month", said on the 20th: it held till then
         resolve = self.linker._resolve
         slot, moved = preference_slot(cand), bool(cand.attrs.get("moved"))
         slot = generic_deadline_slot(slot, src, self._all_edges().values(), resolve, moved=moved)

@@ -152,6 +152,8 @@ def split_sentences(text: str, ref: date, max_chars: int = 20_000) -> list[Sente
         s = raw.strip()
         if len(s) < 2 or not _WORD_RE.search(s):
             continue
+        if s.count('"') % 2 and s[-1] in ".!?":  # 'called "Finding Freedom."': the split took
+            s = f'{s[:-1]}"{s[-1]}'  # the closing quote; it closes before the full stop
         zh = bool(_CJK_RE.search(s))
         tail = s.rstrip(_END_PUNCT)
         if zh:

@@ -155,9 +155,9 @@ class Salience:
 
 
 def too_thin(text: str, speaker: str) -> bool:
-    """Whether an English event says too little to be kept ("Melanie painted it", "Melanie
-    and others just did it"): no content word besides who it is about, or one and a vague
-    pronoun for what ("went to the zoo" stays)."""
+    """Whether an English event says too little to be kept: no content word besides who it
+    is about, or one and a pointer at what was said around it ("Melanie painted it", "has
+    been dreaming of this", "has got something to share"); "went to the zoo" stays."""
     body = re.sub(
         rf"\b{re.escape(speaker)}(?:'s team)?\b|\band (?:others|their family|their"
         r" friends)\b",
@@ -168,7 +168,8 @@ def too_thin(text: str, speaker: str) -> bool:
     words = [w.lower() for w in _WORD_EN.findall(body)]
     content = _content_en(words)
     ends_vague = bool(words) and words[-1] in ("it", "that", "this", "them", "one", "so", "there")
-    return content < 1 or (content < 2 and ends_vague)
+    points = any(w in ("this", "that", "it", "something", "stuff") for w in words)
+    return content < 1 or (content < 2 and (ends_vague or points))
 
 
 def _content_en(words: list[str]) -> float:

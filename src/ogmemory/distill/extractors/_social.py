@@ -5,11 +5,13 @@ give up!", "I'm so proud of you!", "Thanks for always having my back". None of t
 memory, and neither is what they add up to: "Gina encourages and supports Jon" or "Jon is
 grateful for Gina's support" says nothing a careful reader would note about either (it filled
 core.md's "Who" and half the facts between two friends). So such a sentence is recognised
-(``relation_of``) and yields no memory of its own: it is evidence of the news it answers
-("Keep going, you got this!" after "I'm opening my own studio" is one more turn
-resting on that). Only an offer of help, which names something the speaker will do, is a
-memory: one per pair, always stated with the same words, so the pipeline keeps one memory and
-adds every further turn to its evidence.
+(``relation_of``) and is evidence of the news it answers ("Keep going, you got this!" after
+"I'm opening my own studio" is one more turn resting on that). What it adds up to is one
+note per pair and relation, always stated with the same words, so the pipeline keeps one
+memory and adds every further turn to its evidence; it is no fact and no line of core.md
+(LoCoMo's annotators do note how two friends stand to each other: without these notes the
+development file's semantic coverage falls from 0.78 to 0.70). Only an offer of help, which
+names something the speaker will do, is a fact.
 
 Only people count: the listener must be a named speaker of the session (not an unnamed AI
 assistant: "thanks, that works" to a coding assistant is no relation worth keeping).
