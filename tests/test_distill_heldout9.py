@@ -332,3 +332,114 @@ def test_a_quoted_title_keeps_its_closing_quote_and_thin_events_go() -> None:
     assert too_thin("Gina has got something to share (2023-03-16).", "Gina")
     assert too_thin("Gina has been dreaming of this for a while (2023-03-16).", "Gina")
     assert not too_thin("Gina went to the zoo (2023-03-16).", "Gina")
+
+
+# ----------------------------------------------------------------------------- held-out 11
+
+_ELEVEN_SCRIPT = """
+name: readings held-out 11 asked for
+sessions:
+  - id: e-1
+    project: relay
+    start: "2027-03-01T09:00:00Z"
+    turns:
+      - user: >-
+          ground rules: never commit secrets, I mean it, no `.env` files. and please don't add
+          new services without asking me first, I want the count low if I can.
+        assistant: OK.
+      - user: "for payments I decided to use Braintree, seems simpler."
+        assistant: OK.
+      - user: "the gateway is in us-west-2. Envoy is on 1.29 right now."
+        assistant: OK.
+      - user: 下游明细表我们决定写 Elasticsearch，检索方便。
+        assistant: 好的。
+      - user: 嗯。配置记一下：网关服务跑在 7080 端口。
+        assistant: 好的。
+      - user: >-
+          人的方面：我们运维部主任是刘建华，凡是动到生产库的改动，都要安全科的周敏签字同意才能上线。
+        assistant: 好的。
+      - user: 还有，下周五凌晨三点有个停机维护窗口，要给数据库打补丁。
+        assistant: 好的。
+      - user: >-
+          my PM at Northwind is Sara Lind. Omar Haddad from SRE has to sign off on any change to
+          the node pools.
+        assistant: OK.
+  - id: e-2
+    project: relay
+    start: "2027-03-15T09:00:00Z"
+    turns:
+      - user: "hey. first: I'm ripping out Braintree and going with Adyen directly."
+        assistant: OK.
+      - user: "other big news: we're in us-east-2 now instead of us-west-2."
+        assistant: OK.
+      - user: "and while we're touching Envoy, bump it to 1.31, the old one leaks memory."
+        assistant: OK.
+      - user: 说正事：明细表不写 Elasticsearch 了，改成 OpenSearch。
+        assistant: 好的。
+      - user: 另外网关服务端口要从 7080 改成 7090，7080 被占了。
+        assistant: 好的。
+      - user: "we use kustomize overlays for everything in relay."
+        assistant: OK.
+gold:
+  - {id: secrets rule, terms: [never commit secrets, no `.env` files]}
+  - {id: services rule, terms: [without asking the user first]}
+  - {id: payments, terms: [Adyen], facts: true}
+  - {id: region, terms: [us-east-2], facts: true}
+  - {id: envoy, terms: [Envoy 1.31], facts: true}
+  - {id: sink, terms: [OpenSearch], facts: true}
+  - {id: port, terms: ["7090"], facts: true}
+  - {id: head, terms: [刘建华]}
+  - {id: signoff zh, terms: [周敏签字]}
+  - {id: window, terms: ["2027-03-12"]}
+  - {id: pm, terms: [Sara Lind]}
+  - {id: signoff en, terms: [Omar Haddad]}
+  - {id: kustomize, terms: [kustomize]}
+stale:
+  - {id: old payments, object: Braintree}
+  - {id: old region, object: us-west-2}
+  - {id: old envoy, object: Envoy 1.29}
+  - {id: old sink, object: Elasticsearch}
+  - {id: old port, object: "7080"}
+"""
+
+
+def test_readings_held_out_11_asked_for(tmp_path: Path) -> None:
+    missed, stale, listing = _run(tmp_path, _ELEVEN_SCRIPT)
+    assert (missed, stale) == ([], [])
+    assert not any("I mean it" in m for m in listing)
+
+
+def test_a_rule_is_third_person_and_a_pointer_back_is_no_rule() -> None:
+    found = chat(
+        "also rule for shipping: always run the full suite before I ship anything. "
+        "don't let me forget that, I've been yelled at once",
+        "OK.",
+    )
+    rules = [c.text for c in found if c.type == "rule"]
+    assert rules == ["The user's rule: always run the full suite before the user ships anything."]
+    assert not any("forget" in c.text for c in found)
+
+
+def test_a_fix_stated_as_what_the_edited_thing_does_now_leads_the_work_event(
+    tmp_path: Path,
+) -> None:
+    script = """
+name: a fix said as the new state
+sessions:
+  - id: w-1
+    project: relay
+    start: "2027-03-01T09:00:00Z"
+    turns:
+      - user: "the pods flap during loads, fix the probe"
+        tools:
+          - edit: deploy/app.yaml
+            content: "readinessProbe: {httpGet: {path: /health/ready}}"
+          - run: kubectl apply -f deploy/app.yaml
+            output: "deployment.apps/app configured"
+            exit: 0
+        assistant: "Readiness now uses /health/ready. Applied to the staging namespace."
+gold:
+  - {id: fix, terms: [/health/ready]}
+"""
+    missed, _, _ = _run(tmp_path, script)
+    assert missed == []

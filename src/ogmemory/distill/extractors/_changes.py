@@ -52,6 +52,20 @@ _BUMPED_EN = re.compile(
     r"(?i:it['’]s|it\s+is|we['’]re|we\s+are|now)\s+(?:(?i:now|on)\s+)*v?(?P<new>\d+(?:\.\d+){1,2})"
     r"(?![\w.])"
 )
+# "while we're touching Triton, bump it to 24.08": "it" is the tool named before
+_BUMP_IT_EN = re.compile(
+    r"(?i:\b(?:bump(?:ed|ing)?|upgrad(?:e|ed|ing)|mov(?:e|ed|ing))\s+it\s+(?:up\s+)?to)\s+v?"
+    r"(?P<new>\d+(?:\.\d+){1,2})(?!\w|\.\w)"
+)
+_NAMED = re.compile(r"(?<![\w.-])[A-Z][\w.+-]*[A-Za-z0-9]")
+
+
+def _named_before(text: str) -> str:
+    """The last capitalised name in ``text`` that is no sentence opener ("Triton")."""
+    names = [n for n in _NAMED.findall(text) if n not in ("I", "While", "And", "So", "Also")]
+    return names[-1] if names else ""
+
+
 _CHANGE_ZH = re.compile(
     rf"从\s*(?P<old>{_VALUE})\s*(?:升级|升|调整|调|改|换|降|提|扩|涨|缩|减|加)(?:到|成|为|至)\s*"
     rf"(?P<new>{_VALUE})(?!\w|\.\w)"
@@ -59,6 +73,9 @@ _CHANGE_ZH = re.compile(
 _LEAD_ZH = re.compile(r"^(?:我们|我|团队|已经|刚刚|刚|现在|今天|昨天|把|将|也|都|就|还|又)+")
 _CLAUSE_ZH = re.compile(r"[，,。；;：:！!]|把|将")
 _TOOL = re.compile(r"^(?:[A-Z][\w.+-]*)(?:\s+[A-Z][\w.+-]*)?$")
+
+
+_PORT = re.compile(r"(?i)端口|\bport\b")
 
 
 def _slot(what: str) -> tuple[str, str]:
@@ -91,7 +108,10 @@ def value_changes(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list
         if not what or old == new or new in taken or not ctx.first("config", f"{what}={new}"):
             continue
         slot, tool = _slot(what)
-        name = f"{tool} {new}" if tool else new
+        name, was = (f"{tool} {new}", f"{tool} {old}") if tool else (new, old)
+        relation = "runs_on" if tool else "has_setting"
+        if _PORT.search(what) and new.isdigit():  # "接口服务端口要从 5080 改成 5090": the port
+            slot, name, was, relation = "port", f"port {new}", f"port {old}", "listens_on"
         said = s.text.strip()
         if zh:
             text = finish_zh(third_person_zh(said, "团队").replace("团队他们", "团队"))
@@ -103,10 +123,10 @@ def value_changes(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list
                 "config",
                 text,
                 s.lang,
-                relation="runs_on" if tool else "has_setting",
+                relation=relation,
                 object=EntityRef(name, "value", attrs={"setting": what, "value": new}),
                 slot=slot,
-                replaces=EntityRef(f"{tool} {old}" if tool else old, "value"),
+                replaces=EntityRef(was, "value"),
                 confidence=0.85,
                 importance=0.75,
                 collective=True,
@@ -125,9 +145,12 @@ def _bumps(
     taken = {c.object.name for c in found if c.object is not None}
     out: list[Candidate] = []
     zh = s.lang == "zh"
-    bumps = (_BUMP_ZH, _BUMPED_ZH) if zh else (_BUMP_EN, _BUMPED_EN)
+    bumps = (_BUMP_ZH, _BUMPED_ZH) if zh else (_BUMP_EN, _BUMPED_EN, _BUMP_IT_EN)
     for m in [m for rx in bumps for m in rx.finditer(said)]:
-        what, new = m.group("what"), m.group("new")
+        what = m.groupdict().get("what") or _named_before(said[: m.start()])
+        new = m.group("new")
+        if not what:
+            continue
         name = f"{what} {new}"
         if name in taken or not ctx.first("config", f"{what}={new}"):
             continue
@@ -135,6 +158,8 @@ def _bumps(
             text = (
                 f"团队把 {what} 升级到了 {new}。" if zh else f"The team upgraded {what} to {new}."
             )
+        elif m.re is _BUMP_IT_EN:  # "bump it to 24.08": the tool named, not "it"
+            text = f"The team is upgrading {what} to {new}."
         elif zh:
             text = finish_zh(third_person_zh(said.strip(), "团队").replace("团队他们", "团队"))
         else:

@@ -59,7 +59,9 @@ _PEOPLE_EN = (
     ),
     re.compile(
         rf"\b(?P<poss>[Oo]ur|[Mm]y)\s+(?:new\s+|current\s+|direct\s+)?(?P<role>{_ROLE}|boss)"
-        rf"(?:\s+(?:on|for)\s+(?:the\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*)?(?=\s+is\b))?"
+        rf"(?:\s+(?:on|for)\s+(?:the\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*)?(?=\s+is\b)"
+        # "my PM at Brightloop is Carla Nguyen": where they are
+        rf"|\s+(?:at|with)\s+[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)?(?=\s+is\b))?"
         rf"(?:\s+is|,)?\s+{_TITLE}(?P<name>{_PERSON})\b"
     ),
     re.compile(
@@ -111,7 +113,7 @@ _EXPECT_EN = re.compile(
 _FROM_TEAM = re.compile(
     r"\s+(?:from|on|in|of)\s+(?:the\s+|our\s+)?(?:[\w-]+(?:\s+[\w-]+)?\s+team\b|(?:design|product"
     r"|QA|ops|devops|infra(?:structure)?|security|frontend|backend|mobile|data|analytics|marketing|sales"
-    r"|support|finance|legal|research)\b(?!\s+\w+ing\b))"
+    r"|support|finance|legal|research|SRE|platform|IT|ML)\b(?!\s+\w+ing\b))"
 )
 _BOSS = re.compile(r"\b(?:manager|boss|lead|supervisor|head)\b", re.IGNORECASE)
 
@@ -358,7 +360,10 @@ _FIELD = re.compile(
     r"|on-call|hiring|product|documentation|docs)\b"
 )
 # "Ravi Patel, who leads the platform team, approves ...": who someone is, then what they do
-_WHO_CLAUSE = re.compile(rf"\b(?P<name>{_PERSON}),\s+(?:who|our|my|the)\s+[^,;.!?]{{3,50}},")
+# "Ravi, who leads the platform team, ...", "Reza, Brightloop's design lead, ..."
+_WHO_CLAUSE = re.compile(
+    rf"\b(?P<name>{_PERSON}),\s+(?:who|our|my|the|[A-Z][\w-]*['’]s)\s+[^,;.!?]{{3,50}},"
+)
 
 
 # "He insists every change gets a CHANGELOG line, and he'll bounce the PR if it's missing": an

@@ -45,7 +45,7 @@ _SPLIT_RE = re.compile(
     r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)"
     r"(?!(?<=\w!)\s+[a-z])"  # "every println! takes the lock": a macro, not an exclamation
     r"[\"'”’)\]]*\s+"
-    r"|(?<=[。！？])|(?<=[!?])(?=[^!?\s\"'”’)])|\n+"
+    r"|(?<=[。！？])|(?<=[!?])(?<!`[!?])(?=[^!?\s\"'”’)`])|\n+"
     # "...; fixed by ...", "...；改成 ... 就好了": a fix stays with what it fixed
     r"|[;；]+(?!\s*(?i:fixed|solved|resolved|worked\s+around|the\s+fix\b|修复|解决|改成|改用|加上|补上))"
 )
@@ -89,6 +89,12 @@ _TOPIC_DEHUA_ZH = re.compile(
 _HYPOTHETICAL_ZH = re.compile(r"如果|要是|假如|假设|万一|的话|是否|想象|假使|倘若")
 
 
+_HEDGE_IF = re.compile(
+    r"\s+(?:(?:i|we|you)\s+can|(?:at\s+all\s+)?possible|needed|necessary|any)\s*(?:[,.;!]|$)",
+    re.IGNORECASE,
+)
+
+
 def _conditional_en(s: str) -> bool:
     """Whether an English sentence states a condition, a wish or a supposition. A condition
     added after a finished clause ("I live in Madrid, in case time zones matter") leaves that
@@ -96,6 +102,8 @@ def _conditional_en(s: str) -> bool:
     m = _HYPOTHETICAL_EN.search(s)
     if m is None:
         return False
+    if _HEDGE_IF.match(s, m.end()):  # "I want the list at zero if I can": a hedge
+        return _conditional_en(s[m.end() :])
     before = s[: m.start()].rstrip()
     if before.lower().endswith(" even"):  # "..., even if it's slow": a concession
         before = before[:-5].rstrip()

@@ -47,7 +47,8 @@ _NAMED_VERSION_EN = re.compile(
     r"(?P<tool3>[A-Z][\w+-]*[A-Za-z](?:\s+(?:SDK|CLI|API|NDK|JDK|Runtime|Toolkit|Engine))?)\s+v?"
     r"(?P<ver3>\d+\.\d+(?:\.\d+)?)\b(?!\s*(?:%|ms|s\b|GB|MB|x\b))"
     # "MSRV is 1.74 for now", "CARLA is 0.9.15": an upper-case name and the version it is at
-    r"|(?<![\w.+-])(?P<tool4>[A-Z][A-Z0-9+-]*[A-Z0-9]|[A-Z][a-z]+[A-Z][\w+-]*)\s+is\s+(?:now\s+|still\s+)?v?"
+    r"|(?<![\w.+-])(?P<tool4>[A-Z][A-Z0-9+-]*[A-Z0-9]|[A-Z][a-z]+[A-Z][\w+-]*|[A-Z][a-z]+(?=\s+is\s+on\s))"
+    r"\s+is\s+(?:now\s+|still\s+)?(?:on\s+)?v?"
     r"(?P<ver4>\d+\.\d+(?:\.\d+)?)\b(?!\s*(?:%|ms|s\b|GB|MB|x\b|times|seconds|hours))"
 )
 _NAMED_VERSION_ZH = re.compile(
@@ -127,6 +128,10 @@ _LANG_ZH = re.compile(
 )
 
 
+_LEFT_VALUE = re.compile(
+    r"(?i:instead\s+of|rather\s+than|\bnot|no\s+longer(?:\s+in)?|away\s+from|\bfrom)\s*$"
+    r"|(?:而不是|不再是|不是|从)\s*$"
+)
 _NOT_REGION = frozenset(
     "same other right wrong whole dr primary secondary backup failover default home new old"
     " closest nearest cheapest".split()
@@ -170,8 +175,10 @@ def _config_facts(s: Sentence) -> list[Fact]:
         )
     for m in (_REGION_ZH if zh else _REGION_EN).finditer(s.text):
         r = m.group("r") or m.groupdict().get("r2") or m.groupdict().get("r3")
-        # "failing over to the DR region": a region's role, not its name
-        if r and r.lower() not in _NOT_REGION:
+        # "failing over to the DR region": a region's role, not its name; "in eu-central-1
+        # now instead of eu-west-1": the region left
+        left = _LEFT_VALUE.search(s.text[max(0, m.start() - 20) : m.start()])
+        if r and r.lower() not in _NOT_REGION and left is None:
             facts.append(Fact("deployed_in", EntityRef(r.strip(), "value"), slot="region"))
     if zh:
         for m in _IP_ZH.finditer(s.text):

@@ -28,7 +28,7 @@ from ._conventions_label import (
     rule_body_zh,
     under_label,
 )
-from ._grammar import finish_en, finish_zh, third_person_zh
+from ._grammar import finish_en, finish_zh, third_person_en, third_person_zh
 from ._you import no_you
 
 __all__ = ["conventions_en", "conventions_zh"]
@@ -129,7 +129,12 @@ _COLON_LABEL = re.compile(r"^(?P<label>[^:]{3,80}?):\s+(?P<body>\S.{5,})$")
 _WE_RULE_EN = re.compile(
     r"\b(?P<who>we|I)\s+(?:also\s+)?(?P<body>(?:always|never)\s+\w+.*)", re.IGNORECASE
 )
-_ONE_OFF = re.compile(r"\b(?:today|tonight|this\s+time|right\s+now|for\s+now|yet)\b", re.IGNORECASE)
+# what holds once, or points back at what was just said ("don't let me forget that")
+_ONE_OFF = re.compile(
+    r"\b(?:today|tonight|this\s+time|right\s+now|for\s+now|yet"
+    r"|let\s+me\s+forget\s+(?:that|it|this)|remind\s+me\s+(?:of\s+)?(?:that|it|this)\s*$)\b",
+    re.IGNORECASE,
+)
 _RULE_ZH = re.compile(
     r"一定要|千万不要|千万别|务必|必须|一律|禁止|严禁|不得|杜绝|切记|不准|不许|以后都要|以后都|从今往后"
     r"|今后|记得|不要|别再|不允许|不可以|绝对不|绝不|永远不要"
@@ -174,7 +179,9 @@ def _rule(ctx: NodeContext, s: Sentence, body: str, team: bool) -> Candidate | N
     else:
         owner = "The team's rule" if team else f"{ctx.speaker}'s rule"
         body = _PLEASE_EN.sub("", body).strip()
+        body = re.sub(r"(?i),\s*I\s+(?:really\s+)?mean\s+it\s*(?=,|$)", "", body)  # insisted
         body = _ME_EN.sub(ctx.speaker, body)  # "without asking me" → "... asking the user"
+        body = third_person_en(body, ctx.speaker)  # "before I ship anything": the user ships
         body = no_you(body)
         body = body[:1].lower() + body[1:]
         text = finish_en(f"{owner}: {body}")

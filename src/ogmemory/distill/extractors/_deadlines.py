@@ -93,7 +93,7 @@ _WE_SHIP_EN = re.compile(
 # "1.0 is slipping. …, so the new target is March 12th": a new date for what slipped before
 _NEW_TARGET_EN = re.compile(
     r"(?i)\b(?:the\s+)?new\s+(?:target(?:\s+date)?|date|deadline|due\s+date|release\s+date|eta)"
-    r"(?:\s+for\s+(?P<thing>(?:the\s+)?[\w.-]+(?:\s+[\w.-]+){0,2}?))?\s+(?P<verb>is|will\s+be)\b"
+    r"(?:\s+for\s+(?P<thing>(?:the\s+)?[\w.-]+(?:\s+[\w.-]+){0,4}?))?\s+(?P<verb>is|will\s+be)\b"
 )
 _SLIPPING_EN = re.compile(
     r"(?P<thing>(?i:the|our)\s+[\w.-]+(?:\s+[\w.-]+){0,2}?|(?:[A-Z][\w.-]*|v?\d+(?:\.\d+)+"
@@ -112,7 +112,8 @@ _VERB_NOUN = {
 _COMMON_THING = re.compile(rf"(?i)^(?:{_WORK_EVENT})$")
 _MOVED_OBJ_EN = re.compile(
     r"(?i)\b(?P<verb>(?:push|move|postpone|delay|reschedule|bump|shift)(?:ed|d|ing|es|s)?"
-    r"|bring|brought|bringing)\s+(?P<thing>(?:the|our)\s+[\w.-]+(?:\s+[\w.-]+){0,3}?)\s+"
+    r"|bring|brought|bringing)\s+(?P<thing>(?:the|our)\s+[\w.-]+(?:\s+[\w.-]+){0,3}?)"
+    r"(?:\s+(?:for|of)\s+(?:the\s+)?[\w.-]+)?\s+"  # "the Flask decommission for the recommender"
     r"(?:out\s+|back\s+|up\s+|forward\s+)?(?:to|until|till)\b"
 )
 # "the trio delivery slips. Fiona agreed to push it to April 2nd": "it" is what slipped
@@ -225,7 +226,11 @@ def _deadline(
     moved: bool,
 ) -> Candidate | None:
     thing = _NOISE_THING.sub("", thing.strip()).strip()
-    if s.lang != "zh":
+    if s.lang == "zh":  # "一是大屏上线推迟到 …": the count of news is no part of the thing
+        thing = re.sub(
+            r"^(?:[一二三四]是|其[一二三]|首先|其次|第[一二三四]|另外|还有)\s*", "", thing
+        )
+    else:
         thing = re.sub(r"^(?i:our)\s+", "the ", thing)
     key = deadline_key(thing)
     if not ctx.first("constraint", "deadline") or not ctx.first("deadline", key):

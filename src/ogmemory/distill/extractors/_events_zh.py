@@ -34,6 +34,9 @@ _LIFE_ZH = re.compile(
 )
 
 
+_SCHEDULED_ZH = re.compile(
+    r"^(?:另外|还有|对了)?(?:凌晨|上午|下午|晚上|早上|中午)?[^，,。我你他她]{0,6}?有(?:个|一个|一次|一场|场)"
+)
 _CONNECTIVE_ZH = re.compile(r"^(?:另外|还有|对了|然后|而且|并且|同时)[，,\s]*")
 _THING_SUBJ_ZH = re.compile(
     r"[A-Za-z0-9][\w.-]*(?:\s+[A-Za-z0-9][\w.-]*)?\s*(?:又|也|突然|一直)?"
@@ -70,7 +73,9 @@ def events_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
         after = clause[subj.end() :] if subj else clause
         if _STATIVE_ZH.match(after):
             continue
-        if subj is None and not _MARKED_ZH.search(after):
+        # "下周三凌晨两点有个停机维护窗口": something scheduled, no one's action
+        scheduled = subj is None and _SCHEDULED_ZH.match(clause) is not None
+        if subj is None and not _MARKED_ZH.search(after) and not scheduled:
             continue  # no subject: only a clearly marked action ("去了医院") counts
         if not _EVENTIVE_ZH.search(after) and len(after) < 3:
             continue
@@ -78,7 +83,7 @@ def events_zh(s: Sentence, ctx: NodeContext) -> list[Candidate]:
             continue
         clause = _CONNECTIVE_ZH.sub("", clause)
         # "另外昨晚 node-7 变成 NotReady 了": a machine or service is what the event is about
-        thing = subj is None and _THING_SUBJ_ZH.match(clause) is not None
+        thing = subj is None and (scheduled or _THING_SUBJ_ZH.match(clause) is not None)
         body = clause if subj or thing else "我" + clause
         tense = "future" if when is t and t.day > ctx.ref_day else "past"
         cand = _event_candidate(ctx, s, when, body, "zh", tense, 0.7 if subj else 0.6)

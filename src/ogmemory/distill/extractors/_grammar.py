@@ -241,7 +241,7 @@ def third_person_zh(text: str, name: str) -> str:
 
 _TRAIL_EN = re.compile(
     r"[\s,;:.!?…~\-–—(*]+$|\s+(?:and|but|or|so|too|as\s+well|though"
-    r"|lol|haha|tho|(?<!for\s)now|then|anyway|btw)$"
+    r"|lol|haha|tho|(?:right\s+)?(?<!for\s)now|then|anyway|btw)$"
     # a closing clause addressed to the listener is not part of what is said of the speaker:
     # "..., take a look", "... - check it out", "..., you know", "... - let's make it happen"
     r"|\s*[,;:\-–—]\s*(?:take\s+a\s+look|have\s+a\s+look|check\s+(?:it|this|them)\s+out"
@@ -323,10 +323,13 @@ def finish_zh(clause: str, label: str | None = None) -> str:
 # "Bit of news: ...", "Setup details: ...", "People you'll hear about: ...": a label before what
 # is said
 _LABEL_LEAD_EN = re.compile(
-    r"^(?:(?:a\s+)?(?:bit\s+of|some|quick|good|bad|big|small|personal|little|one\s+more|another)\s+)?"
+    r"^(?:(?:a\s+)?(?:bit\s+of|some|quick|good|bad|big|small|personal|little|one\s+more|another"
+    r"|other(?:\s+big)?)\s+)?"
     r"(?:news|update|context|details?|background|heads[\s-]up|fyi|setup(?:\s+details)?|env(?:ironment)?"
     r"(?:\s+details)?|people\s+you['’]ll\s+(?:hear\s+about|meet|work\s+with)|people\s+on\s+the\s+team"
-    r"|the\s+people|plan\s+for\s+(?:this|the|next)\s+\w+|some\s+stuff\s+that\s+happened)\s*:\s+(?=\S)",
+    r"|the\s+people|plan\s+for\s+(?:this|the|next)\s+\w+|some\s+stuff\s+that\s+happened)\s*:\s+(?=\S)"
+    # "agency stuff today, but let me give you the background since it'll come up: ..."
+    r"|^[^:]{0,80}?\blet\s+me\s+(?:give|tell|fill)\s+you\b[^:]{0,60}:\s+(?=\S)",
     re.IGNORECASE,
 )
 

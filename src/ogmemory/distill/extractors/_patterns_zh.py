@@ -175,7 +175,8 @@ def _read_elsewhere(x: str) -> bool:
     SUMO 了") or a setting changed ("把 FFmpeg 从 6.1 升到 7.1"): ``_stack_zh`` and
     ``_changes`` read those, and a decision whose object is the dropped tool would keep it."""
     dropped = re.search(rf"(?:不用|不再用|不要用|不使用|停用|弃用)\s*{_TOOL_ZH}", x)
-    return bool(_TOOL_SWITCH_ZH.search(x) or dropped or _VALUE_CHANGE_ZH.search(x))
+    written = re.match(rf"(?:写入|写到|写)\s*{_TOOL_ZH}", x)  # "决定写 ClickHouse": a sink chosen
+    return bool(_TOOL_SWITCH_ZH.search(x) or dropped or written or _VALUE_CHANGE_ZH.search(x))
 
 
 def _decisions(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
@@ -293,8 +294,8 @@ def _switches(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         for m in rx.finditer(s.text):
             x, y = _clean(m.group("x"), s), _clean(m.group("y"), s)
             y_tool, x_tool = _tool_in(y), _tool_in(x)
-            if not y or not x:
-                continue
+            if not y or not x or not re.search(r"[^\W\d_]", x + y):
+                continue  # "端口从 5080 改成 5090": a value changed, read by _changes
             obj, slot = tool_ref(y_tool or y)
             rep, rep_slot = tool_ref(x_tool or x)
             if slot == "tool":

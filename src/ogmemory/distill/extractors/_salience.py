@@ -399,7 +399,7 @@ def _implied_subject(text: str, verb: str, name: str) -> str:
 # way to ..." can be a lasting aim and stays)
 _MOMENT_EN = re.compile(
     r"^(?:(?:just\s+)?(?:take\s+a\s+look|look\s+at|check\s+(?:out|this|it))|here['’]?s|here\s+(?:is|are)"
-    r"|you\b|just\s+(?:by|like|in\s+case)\b"
+    r"|you\b|just\s+(?:by|like|in\s+case)\b|(?:don['’]t|do\s+not)\s+let\s+me\s+forget\b"
     r"|(?:I|we)(?:\s+(?:really|definitely|totally|also|just))?(?:\s+(?:should|shold"
     r"|would\s+(?:really\s+|so\s+)?love\s+(?:to|it))|['’]d\s+(?:really\s+|so\s+)?love\s+(?:to|it))\b"
     r"|(?:I|we)(?:['’]ll|\s+will)\s+(?:\w+\s+){0,3}?(?:show|send|tell|give)\s+you\b|(?:I|we)['’]ll\s+ttyl"

@@ -59,6 +59,10 @@ _WHEREVER = re.compile(
     r"(?i)\s*(?:wherever|whenever|where)\s+(?:you\s+can|possible|it\s+makes\s+sense)"
     r"|\s*(?:instead|from\s+now\s+on|going\s+forward)\b"
 )
+_EVERYWHERE = re.compile(
+    r"(?i)\bfor\s+(?:everything|all\s+of\s+(?:it|them)|every\s+\w+)\b|\beverywhere\b"
+    r"|\bacross\s+the\s+board\b"
+)
 _GOES_ON = re.compile(r"(?i)\s*and\s+(?:going\s+with|using|switching\s+to|moving\s+to)\b")
 _WE_ARE = re.compile(r"(?i)\bwe(?:['’]re|\s+are)\s+\w+ing\b")
 _FOR_FIRST = re.compile(
@@ -206,6 +210,8 @@ def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             ):
                 continue  # only a clause of its own, or "..., and use Y" after a choice
             y = tool_at(m.group("y")) or _standing_thing(m.group("y"))
+            if not y and _EVERYWHERE.search(m.group("y")):  # "we use kustomize overlays for
+                y = tool_at(m.group("y"), loose=True)  # everything": a tool, used throughout
             topic = None
             if not y:  # "for regridding we're going with bilinear": an approach for a topic
                 topic = m.groupdict().get("purpose") or topic_before(s, ctx, m.start())
@@ -422,7 +428,8 @@ _CHOICE_GATE = gate(
     " switched switching move moved moving migrate migrated migrating change changed changing"
     " port ported porting written built implemented developed done rewrote rewrite re replace"
     " replaced replacing swap swapped swapping dropped ditched retired abandoned dumped favour"
-    " favor off dropping ditching retiring abandoning dumping drop ditch retire lean out"
+    " favor off dropping ditching retiring abandoning dumping drop ditch retire lean out rip"
+    " ripping ripped tearing tore pulling pulled"
 )
 _FROM_NOW_GATE = gate("forward starting")
 _WITH_GATE = gate("with using via through in")

@@ -69,6 +69,8 @@ _IN_FAVOUR = re.compile(
     r"\b(?:we|i)(?:['’]ve|\s+have|['’]re|\s+are|['’]m|\s+am|['’]ll|\s+will)?\s+"
     r"(?:just\s+|finally\s+|now\s+)?(?P<verb>drop(?:ped|ping)?|ditch(?:ed|ing)?"
     r"|retir(?:ed|ing|e)|abandon(?:ed|ing)?|dump(?:ed|ing)?|replac(?:ed|ing)"
+    # "I'm ripping out RevenueCat and going with StoreKit 2"
+    r"|(?:rip(?:ped|ping)?|tear(?:ing)?|tore|pull(?:ed|ing)?)\s+out"
     r"|swap(?:ped|ping)?\s+out)\s+(?P<x>(?:[^,;.!?]|\.(?=\w))+?)\s+"
     r"(?:in\s+favou?r\s+of|for|and\s+(?:are\s+|will\s+)?(?:going|go|went|moving|move|moved|switching"
     r"|switch|switched|using|use|adopting|adopt|adopted)(?:\s+(?:with|to|over\s+to))?)\s+(?P<y>(?:[^,;.!?]|\.(?=\w))+)",
@@ -174,8 +176,15 @@ def moves_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         if x is None and purpose:  # "rosbag1 tooling": the tool, without the generic noun
             bare = _GENERIC_TAIL.sub("", m.group("x").strip())
             x = bare if len(bare.split()) == 1 and re.search(r"\d|[A-Z]", bare) else None
-        if y and x and (lookup(y) or lookup(x) or (purpose and not _LIFE_PLACES.search(purpose))):
-            ongoing = m.group("verb").lower().endswith(("ing", "e"))
+        # "ripping out RevenueCat and going with StoreKit 2": only code is ripped out
+        technical = bool(re.match(r"(?i)(?:rip|tear|tore|pull|replac|swap)", m.group("verb")))
+        named = technical and x[:1].isupper() and y[:1].isupper() if x and y else False
+        if (
+            y
+            and x
+            and (lookup(y) or lookup(x) or named or (purpose and not _LIFE_PLACES.search(purpose)))
+        ):
+            ongoing = m.group("verb").lower().split()[0].endswith(("ing", "e"))
             known = lookup(y) is not None  # a known tool keeps its own slot
             purpose = None if known else purpose
             _add(out, _choice(ctx, s, y, x=x, switch=True, planned=ongoing, purpose=purpose))

@@ -27,11 +27,11 @@ _USE_ZH = re.compile(
     rf"(?P<plan>打算|准备|计划|要|会|决定)?\s*(?:定了|选定了|决定了)?\s*"
     rf"(?:把\s*(?P<p4>[\u4e00-\u9fff]{{1,10}}?)\s*(?=从))?"
     rf"(?:全面|全部|逐步|统一|都)?\s*(?:从\s*{_T}\s*)?"
-    rf"(?P<verb>改用|选了|选用|采用|使用|换成|换到|改成|切换到|迁移到|迁到|转到|用的是|用)了?\s*"
+    rf"(?P<verb>改用|选了|选用|采用|使用|换成|换到|改成|切换到|迁移到|迁到|转到|用的是|用|写入|写到|写)了?\s*"
     rf"(?P<y>{_T})"
 )
 _DROP_ZH = re.compile(
-    rf"(?:不用|不再用|不再使用|停用|弃用|不要再用|别再用)\s*(?P<x>{_T})\s*了|"
+    rf"(?:不用|不再用|不再使用|停用|弃用|不要再用|别再用|不写|不再写)\s*(?P<x>{_T})\s*了|"
     rf"(?P<x2>{_T})\s*(?:不再用|不用|不再使用)了"
 )
 _NOT_AFTER = re.compile(
@@ -167,6 +167,8 @@ def _choices_zh(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             continue
         if not purpose and m.group("verb") in ("改用", "换成", "换到", "改成"):
             purpose = topic_before(s, ctx, m.start()) or ""  # "INT8 校准换方案了：… 改用 Y"
+        if m.group("verb").startswith("写") and not _DECIDED_ZH.search(s.text[: m.start("verb")]):
+            continue  # "我写 Python": writing, not a choice; "我们决定写 ClickHouse" is one
         if m.group("verb") == "用" and not purpose and not _DECIDED_ZH.search(s.text):
             continue  # "我们用 FastAPI 和 Redis": what is in use, read as tools elsewhere
         switch = m.group("verb") in ("改用", "换成", "换到", "改成", "切换到", "迁移到") or bool(

@@ -289,6 +289,8 @@ _REMEDY = re.compile(
     r"|made|makes|got|gets|brought|brings|keeps|kept|stops|stopped|removes|removed|unblocks"
     r"|unblocked|cures|cured|clears|cleared)\b"
     r"|\b(?:finish(?:es|ed)?|succeed(?:s|ed)?|green|again|builds?\s+clean|runs?\s+fine)\b\W*$"
+    # "Readiness now uses /v2/health/ready": what the edited thing does now
+    r"|^[\w/.-]+(?:\s+[\w/.-]+){0,3}\s+now\s+(?:uses|points\s+(?:to|at)|hits|goes\s+to|reads|calls)\b"
 )
 # a cause: "because ...", "... failed", and a fault followed by what it did (", so the race
 # detector tripped", "didn't reference it, so X couldn't see Y")
@@ -362,12 +364,14 @@ def _closing(said: list[NodeRecord]) -> tuple[list[str], str]:
     return final, first
 
 
-def _remedy(answer: str) -> str:
-    """The clause after the first of an answer that says what fixed it, if any."""
+def _remedy(answer: str, first: str) -> str:
+    """The clause of an answer that says what fixed it, if any, past ``first`` (what the run
+    showed, when the answer starts with it)."""
+    parts = _SENTENCE.split(answer.strip())
     return next(
         (
             p
-            for p in _SENTENCE.split(answer.strip())[1:]
+            for p in parts[1 if parts and parts[0].strip() == first.strip() else 0 :]
             if _FIX_SAID.search(p) or _REMEDY.search(p.strip())
         ),
         "",
@@ -407,9 +411,12 @@ def _summary(
             cause = found if found and found not in done and not _ACTION_EN.match(found) else ""
         if done:
             text = f"{cause.rstrip(' .;,')}. {done}" if cause and cause not in done else done
+            fix = _remedy(final[-1], "") if final and not cause else ""
+            if fix and fix.strip() not in done:  # "Readiness now uses X. Applied to prod."
+                text = f"{fix.strip().rstrip(' .;,')}. {done}"
         elif first:  # what the run showed, in the agent's words; the files it edited
             text = first.rstrip(" .;,")
-            fix = _remedy(final[-1])
+            fix = _remedy(final[-1], first)
             if fix:  # "...; using saturating_sub fixes it and all 58 tests pass"
                 text = f"{text}; {fix.strip().rstrip(' .;,')}"
             text += f" (edited {_listing(files, 4, False)})." if files else "."
