@@ -443,3 +443,11 @@ gold:
 """
     missed, _, _ = _run(tmp_path, script)
     assert missed == []
+
+
+def test_a_topic_the_turn_opens_with_and_a_number_is_no_tool() -> None:
+    said = "calibration thing. isotonic overfits, so we're switching to sigmoid / Platt scaling."
+    assert turn_topic(said, len(said)) == "calibration"
+    found = chat(said, "OK.")
+    assert any(c.relation == "uses" and c.slot == "calibration" for c in found)
+    assert not [c for c in chat("we'll go with 90 days for the label window.", "OK.") if c.relation]

@@ -9,6 +9,8 @@ earlier in the turn. The topic is the slot, so a later approach for it ends the 
 'visibility buffer'
 >>> approach_at("bilinear through xESMF, it's fast")
 'bilinear'
+>>> approach_at("sigmoid / Platt scaling instead, scrap isotonic")
+'sigmoid / Platt scaling'
 >>> approach_at("that") is None, approach_at("option B") is None
 (True, True)
 >>> turn_topic("Big change on lighting. After review we're going with X.", 30)
@@ -45,6 +47,9 @@ _TOPIC = re.compile(
     r"(?i)\b(?:change\s+of\s+plans?|(?:big|small|quick|another)\s+change|update|news|decision"
     r"|rethink|u-?turn)\s+(?:on|re|for|about|regarding)\s+(?:the\s+|our\s+)?"
     r"(?P<t>[a-z][\w-]*(?:\s+(?!(?:and|but|so|then|after|because)\b)[a-z][\w-]*)?)"
+    # "calibration thing. I looked at ...": the topic the turn opens with
+    r"|^(?:(?:ok|so|re)[,:\s]+)?(?P<lead>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?:thing|stuff|question)"
+    r"\s*[.:,!]"
     # "INT8 校准换方案了：…": the part whose plan changed
     r"|(?:^|[。！；，,]\s*)(?P<zh>[\u4e00-\u9fffA-Za-z0-9][\u4e00-\u9fffA-Za-z0-9\s]{1,9}?)"
     r"(?:这块|这边|方面)?(?:换方案了|改方案了|方案变了|方案改了|有变)[：:，,。]"
@@ -56,15 +61,21 @@ def approach_at(text: str) -> str | None:
     article, up to a word that ends it or a punctuation mark (more words are a clause)."""
     tokens = _ARTICLE.sub("", text.strip()).split()
     words: list[str] = []
-    for i, raw in enumerate(tokens[:4]):
+    for raw in tokens[:6]:
         w = raw.rstrip(".,;:!?)")
-        if raw.startswith("(") or not _WORD.fullmatch(w) or w in _ENDS:
+        if w == "/" and words and words[-1] != "/":
+            words.append(w)  # "sigmoid / Platt scaling": one approach by two names
+            continue
+        named = words[-1:] == ["/"] and _WORD.fullmatch(w.lower()) is not None
+        if raw.startswith("(") or not (named or _WORD.fullmatch(w)) or w in _ENDS:
             break
-        if i == 3:
+        if len([x for x in words if x != "/"]) == 3:
             return None  # "going with what the downscaling folks use": a clause
         words.append(w)
         if w != raw:
             break
+    while words and words[-1] == "/":
+        words.pop()
     if not words or words[0] in _NOT_APPROACH:
         return None
     return " ".join(words)
@@ -77,6 +88,8 @@ def turn_topic(said: str, upto: int) -> str | None:
     if not found:
         return None
     m = found[-1]
+    if m.group("lead"):
+        return m.group("lead").lower()
     return m.group("t").lower() if m.group("t") else m.group("zh").strip()
 
 

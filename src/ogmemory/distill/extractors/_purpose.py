@@ -173,6 +173,7 @@ def tool_at(text: str, loose: bool = False) -> str | None:
     name = " ".join(out)
     if (
         not name
+        or re.fullmatch(r"[\d.]+", name)  # "go with 90 days": a number is no tool
         or name.lower() in _NOT_TOOLS
         or (len(out) == 1 and name[:1].islower() and not lookup(name))
     ):

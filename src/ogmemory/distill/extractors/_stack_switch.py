@@ -85,6 +85,9 @@ _WERE_USING = re.compile(
     r"\s+(?P<x>[A-Z][\w.+#-]*)"
 )
 _SCRAP = re.compile(r"(?i)\b(?:scrap|drop|ditch|forget(?:\s+about)?|kill)\s+(?P<x>[A-Z][\w.+#-]*)")
+_SCRAP_LOOSE = re.compile(
+    r"(?i)\b(?:scrap|drop|ditch|forget(?:\s+about)?|kill)\s+(?P<x>[a-z][\w-]*)"
+)
 _LIFE_PLACES = re.compile(r"(?i)\b(?:house|home|apartment|flat|city|town|country|place)\b")
 
 
@@ -198,5 +201,7 @@ def moves_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         if not y:  # "change of plan on regridding ... we're switching to conservative regridding"
             topic = _near_purpose(s.text[m.start("y") :]) or topic_before(s, ctx, m.start())
             y = approach_at(m.group("y")) if topic else None
+            dropped = _SCRAP_LOOSE.search(s.text) if y else None  # "..., scrap isotonic"
+            x = x or (approach_at(dropped.group("x")) if dropped else None)
         if y and (lookup(y) or x or topic):
             _add(out, _choice(ctx, s, y, x=x, switch=bool(x), planned=True, purpose=topic))
