@@ -226,7 +226,7 @@ sessions:
         assistant: 好的。
       - user: 测试框架的话我不太喜欢 Jest，配置太重了。
         assistant: 好的。
-      - user: 项目经理吴海峰刚说了，感知模块 7月15号 要交付。
+      - user: 项目经理吴海峰说了，感知模块 7月15号 要交付。
         assistant: 好的。
       - user: >-
           deploy the service, but remember any schema change in prod needs sign-off from Omar
@@ -299,17 +299,6 @@ def test_a_fact_never_ends_before_it_begins(tmp_path: Path) -> None:
     edges = mem.facts(include_history=True)
     assert any(e.valid_to is not None for e in edges)
     assert all(e.valid_to is None or e.valid_to >= e.valid_from for e in edges)
-
-
-def test_we_both_is_the_two_people_talking() -> None:
-    from test_distill_reading import talk
-
-    found = talk(
-        ("Jon", "I just opened my dance studio downtown!"),
-        ("Gina", "We are both starting our own businesses this year."),
-    )
-    assert any(c.text.startswith("Gina and Jon are both starting") for c in found)
-    assert not any("Gina and others" in c.text for c in found)
 
 
 @pytest.mark.parametrize(

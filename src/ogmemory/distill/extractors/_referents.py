@@ -103,7 +103,7 @@ def name_the_group(
         if vague not in c.text or ctx.record.node.id not in c.node_ids:
             continue
         group, _ = group_of(text, ctx.speaker)
-        if ctx.listener and _TOGETHER.search(text):  # "we're both ...": the two talking
+        if group == vague and ctx.listener and _TOGETHER.search(text):
             group = f"{ctx.speaker} and {ctx.listener}"
         if group == vague and asked:
             yours = " ".join(m.group(1) for m in _YOUR_PEOPLE.finditer(asked))
@@ -186,8 +186,7 @@ def _asked_about(question: str, speaker: str) -> str | None:
 _TOGETHER = re.compile(
     r"\b(?:we|us)\b[^.!?]*\b(?:met\s+up|meet\s+up|hung\s+out"
     r"|hang\s+out|caught\s+up|catch\s+up|each\s+other)\b"
-    r"|\bmet\s+up\b|\bus\s+two\b|\bthe\s+two\s+of\s+us\b|\bboth\s+of\s+us\b"
-    r"|\bwe(?:['’]re|\s+are|\s+were)?\s+both\b"
+    r"|\bmet\s+up\b|\bus\s+two\b|\bthe\s+two\s+of\s+us\b"
     r"|\bwe\s+(?:last\s+|haven't\s+|have\s+not\s+)?(?:chatted|talked|spoke)\b",
     re.IGNORECASE,
 )

@@ -371,7 +371,7 @@ def _remedy(answer: str, first: str) -> str:
     return next(
         (
             p
-            for p in parts[1 if parts and parts[0].strip() == first.strip() else 0 :]
+            for p in parts[1 if parts and first.strip() and first.strip() in parts[0] else 0 :]
             if _FIX_SAID.search(p) or _REMEDY.search(p.strip())
         ),
         "",
@@ -412,8 +412,8 @@ def _summary(
         if done:
             text = f"{cause.rstrip(' .;,')}. {done}" if cause and cause not in done else done
             fix = _remedy(final[-1], "") if final and not cause else ""
-            if fix and fix.strip() not in done:  # "Readiness now uses X. Applied to prod."
-                text = f"{fix.strip().rstrip(' .;,')}. {done}"
+            if fix and fix.strip() not in done and done not in fix:  # "Readiness now uses X.
+                text = f"{fix.strip().rstrip(' .;,')}. {done}"  # Applied to prod."
         elif first:  # what the run showed, in the agent's words; the files it edited
             text = first.rstrip(" .;,")
             fix = _remedy(final[-1], first)
