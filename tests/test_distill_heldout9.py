@@ -440,3 +440,13 @@ def test_a_topic_the_turn_opens_with_and_a_number_is_no_tool() -> None:
     found = chat(said, "OK.")
     assert any(c.relation == "uses" and c.slot == "calibration" for c in found)
     assert not [c for c in chat("we'll go with 90 days for the label window.", "OK.") if c.relation]
+
+
+def test_an_approach_between_two_friends_is_no_choice() -> None:
+    from test_distill_reading import talk
+
+    found = talk(
+        ("John", "It reminds me how important it is to be kind."),
+        ("Maria", "Sure thing, John. Let's keep spreading positivity and making an impact."),
+    )
+    assert not [c for c in found if c.relation == "uses"]

@@ -15,6 +15,8 @@ earlier in the turn. The topic is the slot, so a later approach for it ends the 
 (True, True)
 >>> turn_topic("Big change on lighting. After review we're going with X.", 30)
 'lighting'
+>>> turn_topic("Sure thing, John. Let's keep spreading positivity.", 40) is None
+True
 >>> turn_topic("INT8 校准换方案了：我们改用 MinMax。", 12)
 'INT8 校准'
 """
@@ -25,7 +27,7 @@ import re
 
 from ._common import NodeContext, Sentence, content_text, gate
 
-__all__ = ["approach_at", "topic_before", "turn_topic"]
+__all__ = ["approach_at", "approach_for", "topic_before", "turn_topic"]
 
 _ARTICLE = re.compile(r"(?i)^(?:an?|the|our|some)\s+")
 _WORD = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
@@ -48,7 +50,10 @@ _TOPIC = re.compile(
     r"|rethink|u-?turn)\s+(?:on|re|for|about|regarding)\s+(?:the\s+|our\s+)?"
     r"(?P<t>[a-z][\w-]*(?:\s+(?!(?:and|but|so|then|after|because)\b)[a-z][\w-]*)?)"
     # "calibration thing. I looked at ...": the topic the turn opens with
-    r"|^(?:(?:ok|so|re)[,:\s]+)?(?P<lead>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?:thing|stuff|question)"
+    r"|^(?:(?:ok|so|re)[,:\s]+)?(?!(?:sure|good|great|funny|same|other|one|first|last|cool|nice"
+    r"|weird|whole|only|main|big|little|best|worst|crazy|hard|tough|real|right|wrong|any|some|no"
+    r"|the|a|this|that|that's|my|our|your)\b)"
+    r"(?P<lead>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?:thing|stuff|question)"
     r"\s*[.:,!]"
     # "INT8 校准换方案了：…": the part whose plan changed
     r"|(?:^|[。！；，,]\s*)(?P<zh>[\u4e00-\u9fffA-Za-z0-9][\u4e00-\u9fffA-Za-z0-9\s]{1,9}?)"
@@ -99,3 +104,10 @@ def topic_before(s: Sentence, ctx: NodeContext, at: int) -> str | None:
     said = content_text(ctx.record.node.content)
     start = said.find(s.text)
     return turn_topic(said, start + at if start >= 0 else 0)
+
+
+def approach_for(text: str, topic: str | None, ctx: NodeContext) -> str | None:
+    """The approach named at the start of ``text`` when a topic says what it is for and the
+    speaker is an agent's user (between two friends "let's keep spreading positivity" is no
+    technical choice)."""
+    return approach_at(text) if topic and not ctx.record.node.name else None

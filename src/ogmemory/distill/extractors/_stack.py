@@ -20,7 +20,7 @@ import re
 from dataclasses import replace
 
 from ..types import Candidate, EntityRef, Fact
-from ._approach import approach_at, topic_before
+from ._approach import approach_for, topic_before
 from ._catalog import lookup
 from ._choice import FOR_PURPOSE as _FOR
 from ._choice import add_choice as _add
@@ -215,7 +215,11 @@ def _choices_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
             topic = None
             if not y:  # "for regridding we're going with bilinear": an approach for a topic
                 topic = m.groupdict().get("purpose") or topic_before(s, ctx, m.start())
-                y = approach_at(m.group("y")) if topic and not _WHOLE.match(topic) else None
+                y = (
+                    approach_for(m.group("y"), topic, ctx)
+                    if not _WHOLE.match(topic or "")
+                    else None
+                )
                 if not y:
                     continue
             rest = s.text[m.start("y") :]  # "Use Next.js, not Remix": past the comma

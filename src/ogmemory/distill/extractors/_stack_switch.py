@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ..types import Candidate
-from ._approach import approach_at, topic_before
+from ._approach import approach_at, approach_for, topic_before
 from ._catalog import lookup
 from ._choice import add_choice as _add
 from ._choice import choice as _choice
@@ -174,7 +174,7 @@ def moves_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         purpose = fm.group("p") if fm else _near_purpose(s.text[m.start("y") :])
         if not y:  # "big change on lighting. ... dropping clustered forward and going with Y"
             purpose = purpose or topic_before(s, ctx, m.start())
-            y = approach_at(m.group("y")) if purpose else None
+            y = approach_for(m.group("y"), purpose, ctx)
             x = x or (approach_at(m.group("x")) if y else None)
         if x is None and purpose:  # "rosbag1 tooling": the tool, without the generic noun
             bare = _GENERIC_TAIL.sub("", m.group("x").strip())
@@ -200,7 +200,7 @@ def moves_en(s: Sentence, ctx: NodeContext, out: list[Candidate]) -> None:
         topic = None
         if not y:  # "change of plan on regridding ... we're switching to conservative regridding"
             topic = _near_purpose(s.text[m.start("y") :]) or topic_before(s, ctx, m.start())
-            y = approach_at(m.group("y")) if topic else None
+            y = approach_for(m.group("y"), topic, ctx)
             dropped = _SCRAP_LOOSE.search(s.text) if y else None  # "..., scrap isotonic"
             x = x or (approach_at(dropped.group("x")) if dropped else None)
         if y and (lookup(y) or x or topic):
