@@ -105,6 +105,10 @@ class Linker:
     def _resolve(self, eid: str) -> str:
         return self.batch.resolve(eid)
 
+    def entity(self, eid: str) -> Entity | None:
+        """The entity ``eid`` resolves to, as this batch sees it."""
+        return self.batch.get(Entity, self._resolve(eid))
+
     def link(self, ref: EntityRef, *, scope: str, support: str | None) -> str:
         """The id of the entity ``ref`` names, creating or extending it in this batch."""
         name = KNOWN_ALIASES.get(normalize_name(ref.name), ref.name.strip())
@@ -240,6 +244,7 @@ class Reconciler:
                 self.stats["edges_ended"] += 1
             if new != old:
                 self._put_edge(new)
+            self._end_named(cand, new, when)
             self.stats["edges_supported"] += 1
             return new
         digest = hashlib.sha1(
@@ -304,6 +309,7 @@ class Reconciler:
                 and ends_replaced(old, replaced, gone, resolve)
             ) or moves_deadline(old, cand.slot, bool(cand.attrs.get("moved")))
             named = named or (bool(cand.attrs.get("reverts")) and reverts(old, cand, dst, resolve))
+            named = named or old.id in (cand.attrs.get("ends") or ())  # a follow-up names it
             # "forget the Prefect migration": the plan to use the tool ends, whoever holds it
             named = named or (
                 cand.relation == "called_off"
@@ -325,6 +331,23 @@ class Reconciler:
             self._put_edge(replace(old, valid_to=end, superseded_by=edge.id))
             self.stats["edges_ended"] += 1
         return newer
+
+    def _end_named(self, cand: Candidate, edge: Edge, when: float) -> None:
+        """End the facts a follow-up names (``attrs["ends"]``) when its value was already
+        current: "the rig moved, it's hil-rig-03 now", read by a rule as well."""
+        for old_id in cand.attrs.get("ends") or ():
+            old = self._all_edges().get(old_id)
+            if old is None or old.id == edge.id or old.superseded_by is not None:
+                continue
+            if old.valid_to is not None and old.valid_to <= when:
+                continue
+            end = max(old.valid_from, when)
+            self._put_edge(replace(old, valid_to=end, superseded_by=edge.id))
+            self.stats["edges_ended"] += 1
+
+    def live_edges(self) -> list[Edge]:
+        """Every edge as this batch would leave it (current and historical)."""
+        return list(self._all_edges().values())
 
     def event(
         self,

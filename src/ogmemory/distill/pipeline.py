@@ -20,6 +20,7 @@ import logging
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import UTC
 from typing import Any
 
 from ..entity.records import CommitInfo, Node, NodeRecord, Provenance
@@ -32,6 +33,7 @@ from ..knowledge.schema import MemoryType, SchemaRegistry
 from ..knowledge.views import project_all, write_entity_views
 from ..storage.protocols import ProjectStore, ProvenanceSource
 from .commits import apply_commit
+from .followups import FollowUps
 from .link import Linker, Reconciler
 from .subjects import ProjectSubjects, expand_facts, scope_of
 from .types import Candidate, Extractor
@@ -185,6 +187,11 @@ class Distiller:
             self._memo = None  # the applier edits them in place: valid again only after commit
             for cand in candidates:
                 applier.apply(cand)
+            # stage 4 against what is known: changes said of facts held before (followups)
+            tz = getattr(self.extractor, "tz", UTC)
+            reader = FollowUps(reconciler.live_edges, linker.entity, tz=tz)
+            if found := reader.apply(records, applier.apply):
+                stats["follow_ups"] = found
             for project_id, commit in commits:
                 applier.apply_commit(project_id, commit)
             for rec in records:

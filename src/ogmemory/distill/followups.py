@@ -1,0 +1,467 @@
+"""Stage 4, read against what is known: a change said of a fact already held.
+
+People rarely restate a whole fact when it changes. They name it by a word of it and say what
+is different: "the board deck deadline moved. it's June 4 now, not the 21st", "测试和生产现在都是
+6236 了，不再是 5236", "阴影那个决定改了：……改回级联阴影（CSM）", "the Switch port is cancelled".
+The extractors read a sentence alone and miss most of these, so the old value stays current.
+This pass reads every user sentence of a batch (with the sentence before it) against the facts
+current when it was said:
+
+* it must **name a held fact**: say its old value (a date that resolves to the old deadline,
+  the old version, port, host or tool) or a word of what the fact is about (the words of its
+  slot: "deck", "rig", "阴影", "垂直切片");
+* and say that it **changed** (a change word: moved, slipped, now, instead, bumped, 改, 换,
+  推迟, 升到, 不再, ...) with a **new value of the same kind**: a later date for a deadline, another
+  version, port or host, another tool after a switch verb ("switching to", "改回", "换成");
+* or that it is **called off** (cancelled, scrapped, "not going with X after all", 取消, 不用了).
+
+A change gives the fact again with the new value (same subject, relation, slot and scope), its
+memory saying what it was before; it ends exactly the fact it names (``attrs["ends"]``), so it
+is undone like any other fact when its memory is disabled or its batch rolled back. A calling
+off is a ``called_off`` decision that ends the fact at once. When several held facts of a kind
+fit a sentence equally, nothing is changed: a wrong ending is worse than a missed one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, tzinfo
+
+from ..entity.records import NodeRecord
+from ..knowledge.models import Edge, Entity
+from .dates import day_of
+from .extractors._common import Sentence, content_text, split_sentences, tool_ref
+from .types import Candidate, EntityRef
+
+__all__ = ["FollowUps", "Held", "held_fact"]
+
+_ISO = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
+_VERSION = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+){1,3})(?![\w.]*\d)")
+_PORT = re.compile(r"(?<![\w.:/-])(\d{2,5})(?![\w.])")
+# an address: a URL, an IP, or a dotted name whose last label is a word ("hil-rig-03.lab.local")
+_HOST = re.compile(
+    r"\b(?:[a-z][a-z0-9+.-]*://)?(?:\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z0-9][\w-]*(?:\.[\w-]+)*"
+    r"\.[A-Za-z][\w-]*)(?::\d{2,5})?(?:/[\w./-]*)?"
+)
+_SCHEME = r"(?:[a-z][a-z0-9+.-]*://)?"
+# a value said as the one left behind: "not the 21st", "instead of March 19", "不再是 5236"
+_OLD_BEFORE = re.compile(
+    r"(?i)(?:\bnot|\binstead\s+of|\bfrom|\bwas|\bold|\brather\s+than|原来|原先|从|不再是|不是|而不是|之前)"
+    r"\s*(?:the\s+|是\s*)?$"
+)
+_CHANGE_EN = re.compile(
+    r"(?i)\b(?:mov(?:ed|ing|es)|slip(?:ped|ping|s)?|slid|push(?:ed|ing)|postpon\w*|delay\w*"
+    r"|resched\w*|chang\w*|switch\w*|bump\w*|upgrad\w*|downgrad\w*|updat\w*|now|instead"
+    r"|no\s+longer|any\s*more|new|replac\w*|migrat\w*|after\s+all|not\s+going\s+with"
+    r"|stop(?:ped|ping)?\s+using|drop(?:ped|ping)?|scrap\w*|revert\w*|back\s+to|cancel\w*"
+    r"|called\s+off|shelv\w*|abandon\w*|forget)\b"
+)
+_CHANGE_ZH = re.compile(
+    r"改|换|变|推迟|延期|延后|提前|挪|升到|升级|降到|调到|现在|不再|不用|取消|作废|不算|迁到|切到"
+    r"|替换|弃用|放弃|新的|搁置|砍"
+)
+_CANCEL_EN = re.compile(
+    r"(?i)\b(?:cancel(?:l?ed|l?ing|s)?|call(?:ed|ing)?\s+off|scrap(?:ped|ping)?|shelv(?:ed|ing)"
+    r"|abandon(?:ed|ing)?|not\s+happening|forget\s+(?:that|the|this|it|about)"
+    r"|not\s+(?:going\s+with|doing|using)\b[^.;]*\b(?:after\s+all|anymore|any\s+more)"
+    r"|no\s+longer\s+(?:using|doing|planned|happening)|stop(?:ped|ping)?\s+using)\b"
+)
+_CANCEL_ZH = re.compile(
+    r"取消|作废|不搞了|不做了|搁置|黄了|砍掉|砍了|不考虑|放弃|不用了|不再用|不用\S{0,12}了"
+)
+_SWITCH_EN = re.compile(
+    r"\b(?i:switch(?:ing|ed)?\s+(?:over\s+|back\s+)?to|mov(?:e|ing|ed)\s+(?:over\s+|back\s+)?to"
+    r"|migrat\w*\s+to|replac\w*\s+(?:\w+\s+)?with|go(?:ing)?\s+(?:back\s+)?(?:with|to)"
+    r"|us(?:e|ing)|adopt\w*|in\s+favou?r\s+of|(?:it|that)['’]?s\s+now)\s+(?:the\s+)?"
+    r"(?P<x>[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*){0,2}|[a-z][\w+#-]*\d[\w.+#-]*)"
+)
+_SWITCH_ZH = re.compile(
+    r"(?:改用|改成|换成|换用|改回|换回|切到|切换到|迁到|迁移到|统一用|改为|换为|用回)"
+    r"[^，。；,;！!？?A-Za-z]{0,12}?(?P<x>[A-Za-z][\w.+#-]*(?:\s[A-Z][\w.+#-]*)?)"
+)
+_GENERIC = frozenset(
+    "the a an of for to in on at and or any before after deadline due date version port host"
+    " uri url ip s tool main everything it this that our my is new old 截止 版本 端口 地址".split()
+)
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,}")
+_KIND_NOUN = {
+    "en": {"date": "deadline", "version": "version", "port": "port", "host": "host", "tool": ""},
+    "zh": {"date": "截止日期", "version": "版本", "port": "端口", "host": "地址", "tool": ""},
+}
+
+
+@dataclass(frozen=True)
+class Held:
+    """A fact current when a sentence was said, as this pass reads it: what kind of value it
+    holds, the old value, and the words that name what it is about."""
+
+    edge: Edge
+    kind: str  # date | version | port | host | tool
+    old: str  # the value as said ("2027-05-21", "5.3.2", "4444", "Redis")
+    names: tuple[str, ...]  # the old value's names (a tool's aliases, a decision's terms)
+    topic: tuple[str, ...]  # words of what the fact is about (from its slot)
+    subject: EntityRef
+    target: EntityRef  # the old value as an entity (what a calling off names)
+
+
+def held_fact(edge: Edge, entity: Callable[[str], Entity | None]) -> Held | None:
+    """How this pass reads ``edge`` (``None``: a fact of no kind it changes)."""
+    src, dst = entity(edge.src), entity(edge.dst)
+    if src is None or dst is None or edge.relation == "called_off":
+        return None
+    slot = edge.slot or ""
+    kind = _kind(edge, dst)
+    old = _old_value(kind, edge, dst) if kind else None
+    if kind is None or not old:
+        return None
+    names: tuple[str, ...] = (old,)
+    if kind == "tool":
+        names = tuple(
+            n for n in dict.fromkeys((dst.name, *dst.aliases, *_terms(dst.name))) if len(n) > 1
+        )
+        if not names:
+            return None
+    words = re.split(r"[\s:_/]+", slot.split(":", 1)[1]) if ":" in slot else []
+    if kind == "tool" and slot and ":" not in slot and slot not in ("tool", "-"):
+        words = slot.split()  # "阴影", "cache": what the tool is for
+    topic = tuple(w for w in words if w and w.lower() not in _GENERIC and w != old)
+    return Held(
+        edge,
+        kind,
+        old,
+        names,
+        topic,
+        EntityRef(src.name, src.type, attrs=dict(src.attrs)),
+        EntityRef(dst.name, dst.type, aliases=tuple(dst.aliases), attrs=dict(dst.attrs)),
+    )
+
+
+def _kind(edge: Edge, dst: Entity) -> str | None:
+    slot = edge.slot or ""
+    if slot.startswith("deadline") or edge.relation == "has_deadline":
+        return "date"
+    if edge.relation == "listens_on" or slot.startswith("port"):
+        return "port"
+    if edge.relation == "has_host" or slot.startswith("host"):
+        return "host"
+    if slot.startswith("version:") or edge.relation == "runs_on":
+        return "version"
+    if edge.relation in ("uses", "decided", "deployed_to") and dst.type in ("tool", "decision"):
+        return "tool"
+    return None
+
+
+def _old_value(kind: str, edge: Edge, dst: Entity) -> str | None:
+    if kind == "date":
+        iso = dst.attrs.get("deadline")
+        m = _ISO.search(iso if isinstance(iso, str) else f"{dst.name} {edge.fact}")
+        return m.group(1) if m else None
+    if kind == "version":
+        m = _VERSION.search(dst.name)
+        return m.group(1) if m else None
+    if kind == "port":
+        m = re.search(r"\d{2,5}", dst.name)
+        return m.group() if m else None
+    if kind == "host":
+        return dst.name if _HOST.fullmatch(dst.name) else None
+    return dst.name
+
+
+def _terms(name: str) -> list[str]:
+    """The technical words of a decision's name ("the settings subsystem on top of NVS":
+    NVS): what a later sentence names it by."""
+    return [w for w in re.findall(r"[\w.+#-]+", name) if re.search(r"[A-Z\d]", w) and len(w) > 1]
+
+
+class FollowUps:
+    """The held facts of one batch (as it stands) and what each user node says of them.
+
+    ``edges()`` gives the batch's edges, ``entity(id)`` an entity as the batch sees it. The
+    held facts are read once and again only after a change was applied (:meth:`stale`)."""
+
+    def __init__(
+        self,
+        edges: Callable[[], Iterable[Edge]],
+        entity: Callable[[str], Entity | None],
+        *,
+        tz: tzinfo = UTC,
+    ) -> None:
+        self._edges = edges
+        self._entity = entity
+        self.tz = tz
+        self._held: list[Held] | None = None
+
+    def stale(self) -> None:
+        """The batch changed: read the held facts again before the next node."""
+        self._held = None
+
+    def held(self, rec: NodeRecord) -> list[Held]:
+        """The facts current when ``rec`` was said, said before it, in a scope it sees."""
+        if self._held is None:
+            self._held = [
+                h
+                for e in self._edges()
+                if e.superseded_by is None and (h := held_fact(e, self._entity)) is not None
+            ]
+        t = rec.node.event_time
+        scopes = {"global", f"project:{rec.project_id}"}
+        if rec.agent_id:
+            scopes.add(f"agent:{rec.agent_id}")
+        return [
+            h
+            for h in self._held
+            if h.edge.scope in scopes
+            and h.edge.valid_from <= t
+            and (h.edge.valid_to is None or h.edge.valid_to > t)
+            and (h.edge.provenance.event_time if h.edge.provenance else h.edge.valid_from) < t
+        ]
+
+    def apply(self, records: Sequence[NodeRecord], apply: Callable[[Candidate], None]) -> int:
+        """Read ``records`` in order and ``apply`` what each says; how many were found."""
+        found = 0
+        for rec in records:
+            cands = self.read(rec)
+            for cand in cands:
+                apply(cand)
+            if cands:
+                self.stale()  # the next node sees the new value, not the old one
+                found += len(cands)
+        return found
+
+    def read(self, rec: NodeRecord) -> list[Candidate]:
+        """The changes and callings off that ``rec`` (a user's node) says of held facts."""
+        if rec.node.role != "user":
+            return []
+        text = content_text(rec.node.content)
+        if not text or not (_CHANGE_EN.search(text) or _CHANGE_ZH.search(text)):
+            return []  # the cheap gate: most turns change nothing
+        held = self.held(rec)
+        if not held:
+            return []
+        sentences = split_sentences(text, day_of(rec.node.event_time, self.tz))
+        done: set[str] = set()
+        out: list[Candidate] = []
+        for i in range(len(sentences)):
+            out += _read(rec, sentences[max(0, i - 1) : i + 1], held, done, self.tz)
+        return out
+
+
+def _read(
+    rec: NodeRecord, window: list[Sentence], held: list[Held], done: set[str], tz: tzinfo
+) -> list[Candidate]:
+    """What ``window`` (a sentence and the one before it) says of the held facts."""
+    last = window[-1]
+    text = " ".join(s.text for s in window)
+    zh = any(s.lang == "zh" for s in window)
+    # the sentence that gives the new value says it changed ("it's June 4 now"); the one
+    # before may name what ("the board deck deadline moved.")
+    if (
+        last.question
+        or last.hypothetical
+        or not (_CHANGE_ZH if zh else _CHANGE_EN).search(last.text)
+    ):
+        return []
+    today = day_of(rec.node.event_time, tz).isoformat()
+    own = {f"project:{rec.project_id}", f"agent:{rec.agent_id}"}
+    by_kind: dict[str, list[tuple[tuple[int, int], Held, str | None]]] = {}
+    for h in held:
+        if h.edge.id in done:
+            continue
+        strong = _names_old(h, window, text)
+        hits = _topic_hits(h, text)
+        if not strong and not hits:
+            continue
+        new = _new_value(h, last, text, today)
+        if new is None and not _cancelled(h, last.text, zh):
+            continue
+        # the fact of the node's own project or agent before a global one of the same words
+        rank = (2 * strong + hits, h.edge.scope in own)
+        by_kind.setdefault(h.kind, []).append((rank, h, new))
+    out = []
+    for found in by_kind.values():
+        found.sort(key=lambda f: f[0], reverse=True)
+        if len(found) > 1 and found[0][0] == found[1][0]:
+            continue  # two facts fit equally: which one changed is not said
+        _, h, new = found[0]
+        done.add(h.edge.id)
+        out.append(_changed(rec, h, new, last.lang) if new else _called_off(rec, h, last.lang))
+    return out
+
+
+def _names_old(h: Held, window: list[Sentence], text: str) -> bool:
+    """Whether the window says the fact's old value."""
+    if h.kind == "date":
+        return any(t.iso == h.old for s in window for t in s.times)
+    if h.kind == "tool":
+        return any(_word(n).search(text) for n in h.names if n)
+    return _word(h.old).search(text) is not None
+
+
+def _topic_hits(h: Held, text: str) -> int:
+    """How many words of what the fact is about the window says (a Chinese topic by its
+    two-character pieces: "垂直切片版本" is named by "垂直切片")."""
+    hits = 0
+    low = text.lower()
+    for w in h.topic:
+        if _CJK_RUN.fullmatch(w):
+            pieces = {w[i : i + 2] for i in range(len(w) - 1)}
+            found = sum(p in text for p in pieces)
+            hits += found >= min(2, len(pieces))
+        elif len(w) > 1 and _word(w).search(low):
+            hits += 1
+    return hits
+
+
+def _new_value(h: Held, last: Sentence, text: str, today: str) -> str | None:
+    """The value the window gives the fact instead of its old one, if it gives one."""
+    if h.kind == "date":
+        days = [
+            t.iso
+            for t in last.times
+            if t.granularity == "day"
+            and t.iso != h.old
+            and t.iso >= today
+            and not _OLD_BEFORE.search(last.text[max(0, t.start - 16) : t.start])
+        ]
+        return days[0] if len(set(days)) == 1 else None
+    if h.kind == "tool":
+        m = (_SWITCH_ZH if last.lang == "zh" else _SWITCH_EN).search(last.text)
+        if m is None:
+            return None
+        x = m.group("x").rstrip(".,;:)")
+        same = any(x.lower() == n.lower() or x.lower() in n.lower().split() for n in h.names)
+        return None if same or not x else x
+    pattern = {"version": _VERSION, "port": _PORT, "host": _HOST}[h.kind]
+    values = []
+    for m in pattern.finditer(last.text):
+        value = m.group(1) if h.kind in ("version", "port") else m.group()
+        if value == h.old or _OLD_BEFORE.search(last.text[max(0, m.start() - 16) : m.start()]):
+            continue
+        if h.kind == "port" and not 0 < int(value) < 65536:
+            continue
+        if h.kind == "version" and not _version_of(h, last.text, m.start(), text):
+            continue
+        values.append(value)
+    return values[0] if len(set(values)) == 1 else None
+
+
+def _version_of(h: Held, said: str, at: int, text: str) -> bool:
+    """Whether a version at ``at`` is the held tool's: the tool's name right before it ("UE
+    5.4.4", "Zephyr 3.8"; not "Zephyr SDK 0.16.8"), or the old version said beside it ("从 5.3.2
+    升到 5.4.4")."""
+    before = said[max(0, at - 24) : at].strip().lower()
+    if any(before.endswith(w.lower()) for w in h.topic if w):
+        return True
+    return _word(h.old).search(text) is not None
+
+
+def _cancelled(h: Held, said: str, zh: bool) -> bool:
+    """Whether the sentence ``said`` calls the fact off: a tool or a plan named by its old value
+    in the clause that says so ("Switch 移植彻底取消了", "we're NOT going with NVS after all"; a
+    deadline "called off" is a plan of its own, not read here)."""
+    if h.kind != "tool":
+        return False
+    cancel = _CANCEL_ZH if zh else _CANCEL_EN
+    clauses = re.split(r"[，,；;]", said) if zh else [said]
+    return any(cancel.search(c) and any(_word(n).search(c) for n in h.names) for c in clauses)
+
+
+def _changed(rec: NodeRecord, h: Held, new: str, lang: str) -> Candidate:
+    """The held fact again with its new value; its memory says what it was."""
+    e = h.edge
+    if h.kind == "tool":
+        obj, _ = tool_ref(new)
+        if h.target.type != "tool":
+            obj = EntityRef(new, h.target.type)
+    elif h.kind == "date":
+        obj = EntityRef(
+            re.sub(re.escape(h.old), new, h.target.name),
+            h.target.type,
+            attrs={**h.target.attrs, "deadline": new},
+        )
+    else:
+        obj = EntityRef(_swap(h.target.name, h.old, new, scheme=h.kind == "host"), h.target.type)
+    text = _text(h, new, lang)
+    attrs: dict[str, object] = {"ends": [e.id], "follow_up": True}
+    if h.kind == "date":
+        attrs.update({"deadline": new, "moved": True, "planned": True})
+    return Candidate(
+        type=_type_of(h),
+        text=text,
+        session_id=rec.session_id,
+        node_ids=(rec.node.id,),
+        subject=h.subject,
+        relation=e.relation,
+        object=obj,
+        slot=e.slot,
+        replaces=h.target if h.kind == "tool" else None,
+        kind="decision" if h.kind == "tool" else None,
+        confidence=0.75,
+        importance=0.8,
+        language=lang,
+        scope=e.scope,
+        attrs=attrs,
+    )
+
+
+def _called_off(rec: NodeRecord, h: Held, lang: str) -> Candidate:
+    """A calling off of the held fact: a decision that holds no time and ends it."""
+    fact = h.edge.fact.rstrip("。. ")
+    text = f"已取消：{fact}。" if lang == "zh" else f"Called off: {fact}."
+    t = rec.node.event_time
+    return Candidate(
+        type="decision",
+        text=text,
+        session_id=rec.session_id,
+        node_ids=(rec.node.id,),
+        subject=h.subject,
+        relation="called_off",
+        object=h.target,
+        kind="decision",
+        valid_from=t,
+        valid_until=t,
+        confidence=0.75,
+        importance=0.8,
+        language=lang,
+        scope=h.edge.scope,
+        attrs={"ends": [h.edge.id], "follow_up": True},
+    )
+
+
+def _text(h: Held, new: str, lang: str) -> str:
+    """The memory of a change: the old fact's words with the new value, and what it was."""
+    fact = h.edge.fact.rstrip("。. ")
+    old = h.old
+    if h.kind == "tool":
+        old = next((n for n in h.names if _word(n).search(fact)), h.target.name)
+    if h.edge.language == lang and _word(old).search(fact):
+        body = _swap(fact, old, new, scheme=h.kind == "host")
+    else:
+        about = " ".join(h.topic)
+        noun = _KIND_NOUN[lang][h.kind]
+        if lang == "zh":
+            body = f"{about}{noun}改为 {new}"
+        else:
+            body = f"The {about} {noun}".replace("  ", " ").rstrip() + f" is now {new}"
+    return f"{body}（原为 {old}）。" if lang == "zh" else f"{body} (was {old})."
+
+
+def _type_of(h: Held) -> str:
+    return {"date": "constraint", "tool": "decision"}.get(h.kind, "config")
+
+
+def _swap(text: str, old: str, new: str, *, scheme: bool = False) -> str:
+    """``text`` with ``old`` replaced by ``new`` once (an address with its scheme)."""
+    return _word(old, scheme=scheme).sub(lambda _: new, text, count=1)
+
+
+def _word(value: str, *, scheme: bool = False) -> re.Pattern[str]:
+    """``value`` as a whole word: no Latin letter or digit joined to it (Chinese may be: "缓存用
+    Redis", "改回CSM"); ``scheme``: with the URL scheme said before it."""
+    lead = _SCHEME if scheme else ""
+    return re.compile(
+        rf"(?<![A-Za-z0-9_.-]){lead}{re.escape(value)}(?![A-Za-z0-9_-]|\.[A-Za-z0-9])",
+        re.IGNORECASE,
+    )
