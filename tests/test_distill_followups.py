@@ -15,6 +15,7 @@ from ogmemory import Memory, Settings
 from ogmemory.distill.extractors._common import split_sentences
 from ogmemory.distill.followups import _new_value, held_fact
 from ogmemory.entity.records import Provenance
+from ogmemory.evaluation.devsessions import run_sessions
 from ogmemory.knowledge.models import Edge, Entity
 
 _CHANGES = """
@@ -224,3 +225,38 @@ def test_a_version_is_the_tools_only_when_named_right_before_it() -> None:
     (own,) = split_sentences("We moved to Zephyr 3.8 now.", day)
     assert _new_value(held, sdk, sdk.text, "2027-02-01") is None
     assert _new_value(held, own, own.text, "2027-02-01") == "3.8"
+
+
+# ------------------------------------------------------------------ core.md: asides of a session
+
+_ASIDES = """
+name: asides in a working session
+sessions:
+  - id: a-1
+    project: kite
+    start: "2027-03-01T09:00:00Z"
+    turns:
+      - user: We're demoing the kite dashboard to the board on March 18.
+        assistant: Noted.
+      - user: >-
+          My son has a swimming gala this afternoon so I'm off early, he's been practising
+          his dives all week.
+        assistant: Good luck to him!
+      - user: 今天我家狗把我的耳机线咬断了 开会只能外放 先这样。
+        assistant: 哈哈。
+      - user: ok back. the parser keeps choking on empty rows, can you look?
+        assistant: Sure.
+gold:
+  - {id: demo, terms: ["2027-03-18"]}
+junk:
+  - "(?i)swimming gala"
+  - "耳机线"
+"""
+
+
+def test_a_private_aside_of_a_working_session_is_no_recent_line(tmp_path: Path) -> None:
+    path = tmp_path / "script.yaml"
+    path.write_text(_ASIDES, encoding="utf-8")
+    (score,) = run_sessions([path])
+    assert score.junk == [], score.core
+    assert any("swimming gala" in line for line in score.listing), score.listing  # a memory

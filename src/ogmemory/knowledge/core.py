@@ -270,7 +270,10 @@ def _recent_lines(
 
     def signal(e: TimelineEvent) -> float:
         """A milestone, or a theme the person keeps coming back to, over a moment; 0 for a
-        moment (an outing, a purchase) on nothing they come back to."""
+        moment (an outing, a purchase) on nothing they come back to, and for a private moment
+        told in a project's session."""
+        if e.kind == "event" and _aside(e):
+            return 0.0
         if themes is None or e.kind != "event" or not e.entities:
             return 1.0
         factor, again = milestone_factor(e.summary), themes.recurrence(e.entities[0], e.summary)
@@ -299,6 +302,20 @@ def _recent_lines(
         f"· {labels[e.id]} {_fit(_undated(_first(e), labels[e.id]), 140)}  {pointer(e.provenance)}"
         for e in keep
     ]
+
+
+def _aside(event: TimelineEvent) -> bool:
+    """Whether an event is an aside of a working session: told in a session bound to a project,
+    about people only (no tool, project, organisation or place), already past when told, and
+    no milestone ("the cat pulled the F5 key off", "台风天，用户先撤了"). It stays in the timeline;
+    core.md's Recent is for what the next session needs."""
+    prov = event.provenance
+    if prov is None or prov.project_id in (None, "", "default"):
+        return False
+    if not event.entities or not all(e.startswith("person.") for e in event.entities):
+        return False
+    ahead = event.event_time > prov.event_time + 86400
+    return not ahead and milestone_factor(event.summary) < 2
 
 
 def _first(event: TimelineEvent) -> str:
