@@ -62,6 +62,9 @@ _HELLO = (
     r"(?i:hi|hey|hello|morning|good\s+morning|afternoon|evening)(?:\s+(?i:there|all|team|folks))?"
     r"[,!]\s*"
 )
+# what may open a message before "<name> here": a label ("quick intro since this is a fresh
+# setup:") or a greeting ("Hi, Dana Whitfield here, ...")
+_LEAD = rf"^(?:[^:]{{0,60}}:\s*|{_HELLO})?"
 # "Quick intro so you have some context: Tomasz Wierzbicki, gameplay programmer at X": a label
 # that introduces the speaker, then their name and what they do
 _INTRO = r"^(?:{h})?[^:]{{0,60}}\b(?i:intro|introduction|about\s+me|who\s+i\s+am)\b[^:]{{0,40}}:\s*"
@@ -70,7 +73,7 @@ _NAME_EN = re.compile(
     rf"(?P<n1>{_PERSON})|\b(?i:i['’]m|i\s+am)\s+(?P<n2>{_PERSON}))"
     rf"(?=\s*(?:[,.!;:)]|$|\s+(?i:and|from|here|by|btw)\b))"
     # "quick intro: Jonah Brandt here, ...": a full name and "here" opening the message
-    rf"|^(?:[^:]{{0,24}}:\s*|{_HELLO})?(?P<n3>{_WORD}\s+{_WORD}(?:\s+{_WORD})?)\s+(?i:here)(?=\s*[,.!;:—–-])"
+    rf"|{_LEAD}(?P<n3>{_WORD}\s+{_WORD}(?:\s+{_WORD})?)\s+(?i:here)(?=\s*[,.!;:—–-])"
     rf"|{_INTRO.format(h=_HELLO)}(?P<n4>{_WORD}\s+{_WORD}(?:\s+{_WORD})?),\s+(?=[a-z])"
     # "Lucía Ortega, I'm an application security engineer at ...": the name, then who they are
     rf"|^(?:{_HELLO})?(?P<n5>{_WORD}\s+{_WORD}(?:\s+{_WORD})?),\s+(?=I['’]m\s|I\s+am\s)"
@@ -80,7 +83,7 @@ _ROLE_AT = re.compile(
     rf"(?i:the|a|an|our)\s+"
     rf"|(?:(?i:i['’]m|i\s+am|my\s+name\s+is|my\s+name['’]s)|^(?i:name['’]s|name\s+is|this\s+is))"
     rf"\s+{_PERSON},\s+(?:(?i:the|a|an)\s+)?"
-    rf"|^(?:[^:]{{0,24}}:\s*)?{_PERSON}\s+(?i:here),\s+(?:(?i:the|a|an)\s+)?"
+    rf"|{_LEAD}{_PERSON}\s+(?i:here),\s+(?:(?i:the|a|an)\s+)?"
     rf"|{_INTRO.format(h=_HELLO)}{_PERSON},\s+(?:(?i:the|a|an)\s+)?)"
     rf"(?P<role>{_ROLE})(?:\s+(?i:for|on|of|in)\s+(?:the\s+|our\s+)?(?:[\w&-]+\s+){{0,3}}?"
     rf"(?i:team|group|lab|squad|department)\b|\s+(?i:for|on|of)\s+(?:the\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*)?)?"
@@ -372,5 +375,5 @@ _ID_GATE = gate(
 )
 _HERE_GATE = gate("here")
 _HERE_START = re.compile(
-    rf"^(?:[^:]{{0,24}}:\s*|{_HELLO})?{_WORD}\s+{_WORD}(?:\s+{_WORD})?\s+(?i:here)\b"
+    rf"{_LEAD}{_WORD}\s+{_WORD}(?:\s+{_WORD})?\s+(?i:here)\b"
 )
