@@ -37,9 +37,11 @@ from .dates_zh import ZH_GATE, ZH_RE, explicit_wins, resolve_zh
 __all__ = [
     "Granularity",
     "TimeExpr",
+    "anchor_dates",
     "day_of",
     "epoch_of",
     "find_times",
+    "is_relative",
     "looks_future",
     "names_a_time",
     "tense_of",
@@ -221,6 +223,42 @@ def find_times(
                 found.append(TimeExpr(m.group(), m.start(), m.end(), *res, since=since))
     found.sort(key=lambda t: t.start)
     return found
+
+
+# a phrase whose day depends on when it was said: "next Tuesday", "tomorrow", "下周三", "明天"
+_RELATIVE = re.compile(
+    r"(?i)\b(?:next|last|this|coming|tomorrow|yesterday|today|tonight|ago|mon|tue|wed|thu|fri"
+    r"|sat|sun)|[下上本这明昨今后前]|周|星期|礼拜"
+)
+
+
+def is_relative(t: TimeExpr) -> bool:
+    """Whether ``t`` names a day by when it was said ("next Tuesday", "明天"), not by the
+    calendar alone."""
+    return (
+        t.granularity == "day"
+        and not re.search(r"\d{4}", t.text)
+        and bool(_RELATIVE.search(t.text))
+    )
+
+
+def anchor_dates(text: str, ref: date) -> str:
+    """``text`` with each day it names relative to when it was said followed by that day, so a
+    memory read later still says when: "the all-hands next Tuesday (2027-05-11)", "下周三
+    （2027-09-15）演示". A text that already gives the day is left as it is.
+
+    >>> anchor_dates("I'm demoing it next Tuesday.", date(2027, 5, 5))
+    "I'm demoing it next Tuesday (2027-05-11)."
+    """
+    if not (_DIGIT_RE.search(text) or _RELATIVE.search(text)):
+        return text
+    out = text
+    for t in reversed(find_times(text, ref)):
+        if t.iso in out or not is_relative(t):
+            continue
+        mark = f"（{t.iso}）" if _CJK.search(t.text) else f" ({t.iso})"
+        out = out[: t.end] + mark + out[t.end :]
+    return out
 
 
 _BARE_MONTH_ZH = re.compile(r"[一二三四五六七八九十\d]{1,3}\s*月")

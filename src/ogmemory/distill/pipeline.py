@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC
 from typing import Any
 
-from ..entity.records import CommitInfo, Node, NodeRecord, Provenance
+from ..entity.records import CommitInfo, NodeRecord, Provenance
 from ..errors import Conflict
 from ..knowledge.base import KnowledgeBase
 from ..knowledge.batch import KnowledgeBatch
@@ -33,8 +33,10 @@ from ..knowledge.schema import MemoryType, SchemaRegistry
 from ..knowledge.views import project_all, write_entity_views
 from ..storage.protocols import ProjectStore, ProvenanceSource
 from .commits import apply_commit
+from .dates import anchor_dates, day_of
 from .followups import FollowUps
 from .link import Linker, Reconciler
+from .rederive import said_by_user
 from .subjects import ProjectSubjects, expand_facts, scope_of
 from .types import Candidate, Extractor
 
@@ -90,6 +92,7 @@ class Distiller:
         self.projects = projects
         self.registry = registry
         self.extractor = extractor
+        self.tz = getattr(extractor, "tz", UTC)  # where "next Tuesday" is read
         self.batch_nodes = max(1, batch_nodes)
         # (log version, memory index, evidence nodes) as this distiller's last batch left them:
         # reused by the next batch while no other batch came in between (fast path: O(batch),
@@ -188,8 +191,7 @@ class Distiller:
             for cand in candidates:
                 applier.apply(cand)
             # stage 4 against what is known: changes said of facts held before (followups)
-            tz = getattr(self.extractor, "tz", UTC)
-            reader = FollowUps(reconciler.live_edges, linker.entity, tz=tz)
+            reader = FollowUps(reconciler.live_edges, linker.entity, tz=self.tz)
             if found := reader.apply(records, applier.apply):
                 stats["follow_ups"] = found
             for project_id, commit in commits:
@@ -253,7 +255,7 @@ class Distiller:
         that memory. The text is read as its speaker said it, when the memory was last written,
         in the memory's scope. With ``batch``, the facts are staged there (not committed)."""
         scope = memory.scope
-        rec = _said_by_user(memory.id, memory.text, scope, memory.updated_at or memory.created_at)
+        rec = said_by_user(memory.id, memory.text, scope, memory.updated_at or memory.created_at)
         result = self.extractor.extract([rec])
         own = batch is None
         batch = batch or self.kb.begin("distill memory")
@@ -269,29 +271,9 @@ class Distiller:
 
     def infer_type(self, text: str, scope: str) -> str | None:
         """The type of the first record the extractor reads in ``text`` said by the user."""
-        rec = _said_by_user("m_new", text, scope, time.time())
+        rec = said_by_user("m_new", text, scope, time.time())
         found = self.extractor.extract([rec]).candidates
         return found[0].type if found else None
-
-
-def _said_by_user(node_id: str, text: str, scope: str, when: float) -> NodeRecord:
-    """A memory the user wrote, as a turn they said when it was written, in its scope."""
-    from .rederive import first_person
-
-    project = scope.split(":", 1)[1] if scope.startswith("project:") else "default"
-    agent = scope.split(":", 1)[1] if scope.startswith("agent:") else None
-    node = Node(
-        id=node_id,
-        seq=0,
-        role="user",
-        content=first_person(text),
-        parent_id=None,
-        event_time=when,
-        ingestion_time=when,
-    )
-    return NodeRecord(
-        session_id="", project_id=project, agent_id=agent, node=node, commit="", turn=0
-    )
 
 
 class _Applier:
@@ -358,6 +340,8 @@ class _Applier:
             return
         mtype = self.d.registry.get(cand.type)
         last = recs[-1]
+        said = day_of(recs[0].node.event_time, self.d.tz)
+        cand = replace(cand, text=anchor_dates(cand.text, said))  # "next Tuesday (2027-05-11)"
         cand = self.subjects.subject(cand, last)
         prov = Provenance(
             project_id=last.project_id,

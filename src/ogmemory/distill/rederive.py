@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["first_person"]
+from ..entity.records import Node, NodeRecord
+
+__all__ = ["first_person", "said_by_user"]
 
 _VERBS = {
     "is": "am",
@@ -68,3 +70,21 @@ def first_person(text: str) -> str:
         return f"{'Our' if plural else 'My'} {m.group('v')}{text[m.end() :]}"
     verb = m.group("v") if plural else _base(m.group("v"), plural)
     return f"{subject} {verb}{text[m.end() :]}".replace(" the user's ", " my ")
+
+
+def said_by_user(node_id: str, text: str, scope: str, when: float) -> NodeRecord:
+    """A memory the user wrote, as a turn they said when it was written, in its scope."""
+    project = scope.split(":", 1)[1] if scope.startswith("project:") else "default"
+    agent = scope.split(":", 1)[1] if scope.startswith("agent:") else None
+    node = Node(
+        id=node_id,
+        seq=0,
+        role="user",
+        content=first_person(text),
+        parent_id=None,
+        event_time=when,
+        ingestion_time=when,
+    )
+    return NodeRecord(
+        session_id="", project_id=project, agent_id=agent, node=node, commit="", turn=0
+    )

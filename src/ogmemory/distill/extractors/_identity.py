@@ -374,6 +374,4 @@ _ID_GATE = gate(
     " introduction office"
 )
 _HERE_GATE = gate("here")
-_HERE_START = re.compile(
-    rf"{_LEAD}{_WORD}\s+{_WORD}(?:\s+{_WORD})?\s+(?i:here)\b"
-)
+_HERE_START = re.compile(rf"{_LEAD}{_WORD}\s+{_WORD}(?:\s+{_WORD})?\s+(?i:here)\b")

@@ -23,7 +23,9 @@ tests?") are not statements and are left out.
 from __future__ import annotations
 
 import re
+from datetime import date
 
+from ..dates import is_relative
 from ..types import Candidate
 from ._common import NodeContext, Sentence
 from ._grammar import finish_zh, third_person_en, third_person_zh
@@ -71,8 +73,10 @@ def _specific_en(text: str, dated: list[tuple[int, int]]) -> list[str]:
     return out
 
 
-def uncovered(s: Sentence, found: list[Candidate]) -> list[str]:
-    """The sentence's specific terms that no candidate's text holds (none for a request)."""
+def uncovered(s: Sentence, found: list[Candidate], today: date | None = None) -> list[str]:
+    """The sentence's specific terms that no candidate's text holds (none for a request); with
+    ``today``, also a day ahead of it said by when it was said ("next Tuesday") that no
+    candidate dated."""
     text = s.text
     dated = [(t.start, t.end) for t in s.times]
     if s.question or s.hypothetical:
@@ -91,14 +95,28 @@ def uncovered(s: Sentence, found: list[Candidate]) -> list[str]:
             return []
         terms = _specific_en(text, dated)
     held = " ".join(c.text for c in found).lower()
-    return [t for t in dict.fromkeys(terms) if t.lower().rstrip(".") not in held]
+    # a day ahead said by when it was said ("next Tuesday", "下周三") that no candidate dated
+    days = [
+        t.text
+        for t in s.times
+        if today is not None
+        and t.day > today
+        and is_relative(t)
+        and t.iso not in held + _dates(found)
+    ]
+    return [t for t in dict.fromkeys(terms) if t.lower().rstrip(".") not in held] + days
+
+
+def _dates(found: list[Candidate]) -> str:
+    """The days the candidates hold in their attributes (an event's date, a deadline)."""
+    return " ".join(str(c.attrs.get(k, "")) for c in found for k in ("date", "deadline"))
 
 
 def residual(
     s: Sentence, ctx: NodeContext, found: list[Candidate], sentences: list[Sentence] | None = None
 ) -> Candidate | None:
     """The sentence as a third-person note when it holds a specific term no candidate holds."""
-    if not uncovered(s, found):
+    if not uncovered(s, found, ctx.ref_day):
         return None
     raw = s.text.strip().replace("’", "'")
     zh = s.lang == "zh"
