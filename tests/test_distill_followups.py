@@ -33,6 +33,8 @@ sessions:
         assistant: Noted.
       - user: 地图服务用的是 Mapbox，导出任务的截止是 3 月 20 号。
         assistant: 好的。
+      - user: The docs freeze is due on March 22.
+        assistant: Noted.
   - id: c-2
     project: tern
     start: "2027-02-15T09:00:00Z"
@@ -47,18 +49,24 @@ sessions:
         assistant: 好的。
       - user: And RabbitMQ is out, we're not using RabbitMQ anymore, too much ops.
         assistant: Got it.
+      - user: >-
+          Also the docs freeze slipped. It's now March 30 instead of March 22 because the
+          review got rescheduled.
+        assistant: Ok.
 gold:
   - {id: launch, terms: ["2027-04-02"], facts: true}
   - {id: broker, terms: [mqtt-2.tern.lan], facts: true}
   - {id: keycloak, terms: ["25.0.1"], facts: true}
   - {id: map, terms: [MapLibre], facts: true}
   - {id: export, terms: ["2027-03-27"], facts: true}
+  - {id: docs freeze, terms: ["2027-03-30"], facts: true}
 stale:
   - {id: old launch, object: "2027-03-12"}
   - {id: old broker, object: mqtt.tern.lan}
   - {id: old keycloak, object: "24.0"}
   - {id: old map, object: Mapbox}
   - {id: old export, object: "2027-03-20"}
+  - {id: old docs freeze, object: "2027-03-22"}
   - {id: rabbitmq, object: RabbitMQ, relation: uses}
 """
 

@@ -27,11 +27,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, tzinfo
+from datetime import UTC, date, tzinfo
 
 from ..entity.records import NodeRecord
 from ..knowledge.models import Edge, Entity
-from .dates import day_of
+from .dates import day_of, find_times
 from .extractors._common import Sentence, content_text, split_sentences, tool_ref
 from .types import Candidate, EntityRef
 
@@ -292,8 +292,8 @@ def _read(
 
 def _names_old(h: Held, window: list[Sentence], text: str) -> bool:
     """Whether the window says the fact's old value."""
-    if h.kind == "date":
-        return any(t.iso == h.old for s in window for t in s.times)
+    if h.kind == "date":  # the month and day: "instead of March 19" may be read in any year
+        return any(t.iso[4:] == h.old[4:] for s in window for t in s.times)
     if h.kind == "tool":
         return any(_word(n).search(text) for n in h.names if n)
     return _word(h.old).search(text) is not None
@@ -317,9 +317,12 @@ def _topic_hits(h: Held, text: str) -> int:
 def _new_value(h: Held, last: Sentence, text: str, today: str) -> str | None:
     """The value the window gives the fact instead of its old one, if it gives one."""
     if h.kind == "date":
+        # a deadline's new day is ahead, whatever the tense around it ("it's now April 2
+        # because the study got rescheduled")
+        ahead = find_times(last.text, date.fromisoformat(today), past=False)
         days = [
             t.iso
-            for t in last.times
+            for t in ahead
             if t.granularity == "day"
             and t.iso != h.old
             and t.iso >= today

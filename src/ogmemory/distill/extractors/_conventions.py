@@ -58,7 +58,8 @@ _RULE_EN = re.compile(
 # A label that names a rule, then the rule: "<a word or two> rule(s) <up to four words>:" or
 # "... is (that)", e.g. "Rule of thumb here:", "House rules for this project:", "Our policy is".
 _ANNOUNCED_EN = re.compile(
-    r"^(?:[\w'-]+\s+){0,2}(?:rules?|conventions?|polic(?:y|ies)|guidelines?|principles?)"
+    r"^(?:[\w'-]+\s+){0,2}(?:rules?|conventions?|polic(?:y|ies)|guidelines?|principles?"
+    r"|non-negotiables?|must-haves?)"
     r"(?:\s+(?!is\b|are\b)[\w'-]+){0,5}?(?:\s+is\s+(?:that\s+)?|\s*:\s*|\s+[-–—]+\s+)(?P<body>.{6,})",
     re.IGNORECASE,
 )
@@ -84,7 +85,7 @@ _THROUGH_EN = re.compile(
     re.IGNORECASE,
 )
 _NO_EVER_EN = re.compile(
-    r"^(?P<body>no\s+(?:more\s+)?[\w-]+(?:\s+[\w-]+){0,3}?(?:,?\s+(?:ever|at\s+all|allowed"
+    r"^(?P<body>no\s+(?:more\s+)?[\w:.+#/-]+(?:\s+[\w:.+#/-]+){0,3}?(?:,?\s+(?:ever|at\s+all|allowed"
     r"|please|period))\b.*)",
     re.IGNORECASE,
 )
@@ -138,8 +139,12 @@ _ONE_OFF = re.compile(
 _RULE_ZH = re.compile(
     r"一定要|千万不要|千万别|务必|必须|一律|禁止|严禁|不得|杜绝|切记|不准|不许|以后都要|以后都|从今往后"
     r"|今后|记得|不要|别再|不允许|不可以|绝对不|绝不|永远不要"
+    # "别直连生产主库": a bare 别 opening a clause (not 别人/别的, not a two-word "别急")
+    r"|(?:^|[，,：:；;！!\s])别(?![人的处家急慌怕担客气])[^，,。；;！!]{3,}"
     r"|^(?:每个|每次|所有|任何|全部)[^，。]{0,16}?(?:都)?(?:要|得|需要|必须|不能|不得|至少)"
 )
+# a short rule whose object is only "this" or "that": it points back at what was just said
+_POINTS_BACK_ZH = re.compile(r"^[^，,。]{0,4}(?:这|那)(?:上面|里|个|件事|些|样)?[^，,。]{0,5}$")
 _RULE_LEAD_ZH = re.compile(
     r"^(?:(?:记住|另外|还有|对了|而且|注意|以及|然后|明白了?|懂了|知道了|了解|好的?|行|嗯|收到"
     r"|OK|ok|(?:团队|我们|公司|项目|组里)?(?:的)?(?:规定|规矩|规则|约定|原则))[，,：:！!。\s]*)+"
@@ -242,7 +247,11 @@ def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> 
         insisted = _INSIST_ZH.search(body)
         if insisted and insisted.start() > 3:
             body = body[: insisted.start()]  # "所有寄存器操作都封装成函数，没有例外"
-        announced_zh = re.match(r"^[^，,。]{0,6}(?:规定|规矩|规则|约定|原则)[：:]", s.text.strip())
+        announced_zh = re.match(
+            r"^[^，,。]{0,6}(?:规定|规矩|规则|约定|原则)[哈啊呀哦嘛吧]?[：:]", s.text.strip()
+        )
+        if _POINTS_BACK_ZH.match(body.strip(" ，,。！!")):
+            return  # "别在这上面花时间了": about what was just said, not a standing rule
         if _RULE_ZH.search(body) or (insisted and insisted.start() > 3) or announced_zh:
             c = _rule(ctx, s, body, team=bool(re.search(r"我们|团队|公司|组里", s.text)))
             if c is not None:
@@ -281,25 +290,28 @@ def _rules(s: Sentence, ctx: NodeContext, out: list[Candidate], taken: bool) -> 
 
 def conventions_en(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list[Candidate]:
     """Rules and configuration in one English sentence (``found``: what the other families
-    already took from it)."""
+    already took from it). A rule may hold a condition ("if a test is flaky, never retry it
+    blindly"); a setting said under one is not stated."""
     out: list[Candidate] = []
-    if not ctx.personal or s.hypothetical:
+    if not ctx.personal:
         return out
     taken = {c.object.name.lower() for c in found if c.object is not None}
     taken |= {c.replaces.name.lower() for c in found if c.replaces is not None}
-    stated_config(s, ctx, out, taken)
+    if not s.hypothetical:
+        stated_config(s, ctx, out, taken)
     decided = any(c.relation in ("avoids", "uses", "has_deadline") for c in found)
     _rules(s, ctx, out, decided or bool(out))
     return out
 
 
 def conventions_zh(s: Sentence, ctx: NodeContext, found: list[Candidate]) -> list[Candidate]:
-    """The same for one Chinese sentence."""
+    """The same for one Chinese sentence ("……的话在展示层自己转" is a condition inside a rule)."""
     out: list[Candidate] = []
-    if not ctx.personal or s.hypothetical:
+    if not ctx.personal:
         return out
     taken = {c.object.name.lower() for c in found if c.object is not None}
-    stated_config(s, ctx, out, taken)
+    if not s.hypothetical:
+        stated_config(s, ctx, out, taken)
     decided = any(c.relation in ("avoids", "uses", "has_deadline") for c in found)
     _rules(s, ctx, out, decided or bool(out))
     return out
