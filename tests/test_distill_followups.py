@@ -79,6 +79,58 @@ def test_changes_said_by_a_word_of_the_fact_replace_its_value(tmp_path: Path) ->
     assert any("（原为 2027-03-20）" in line for line in listing), listing
 
 
+_MORE_CHANGES = """
+name: changes said in fewer words
+sessions:
+  - id: m-1
+    project: gull
+    start: "2027-02-01T09:00:00Z"
+    turns:
+      - user: The queue consumer is Celery 5.3 and the admin listens on port 8088.
+        assistant: Noted.
+      - user: For the HTTP client we go with Requests since the prototype has it.
+        assistant: Noted.
+      - user: 编辑器我们定了用 Quill。
+        assistant: 好的。
+      - user: 后台端口是 7001。
+        assistant: 好的。
+  - id: m-2
+    project: gull
+    start: "2027-02-15T09:00:00Z"
+    turns:
+      - user: >-
+          Big change: we're moving off Celery. The maintainers went quiet and 5.3 is the last
+          release for us. We go to Dramatiq 1.16 next sprint.
+        assistant: Ok.
+      - user: Requests keeps timing out under load, so rip it out, we're moving the client to HTTPX.
+        assistant: Ok.
+      - user: Quill 在中文输入法下老吞字，换Tiptap，Quill 不要了。
+        assistant: 好的。
+      - user: 安全组收紧了，后台端口从7001改成7443。
+        assistant: 好的。
+gold:
+  - {id: queue, terms: [Dramatiq 1.16], facts: true}
+  - {id: client, terms: [HTTPX], facts: true}
+  - {id: editor, terms: [Tiptap], facts: true}
+  - {id: port, terms: ["7443"], facts: true}
+stale:
+  - {id: old queue, object: Celery 5.3}
+  - {id: old client, object: Requests}
+  - {id: old editor, object: Quill, relation: uses}
+  - {id: old port, object: port 7001}
+"""
+
+
+def test_a_tool_replaced_with_its_version_a_client_moved_and_chinese_values(
+    tmp_path: Path,
+) -> None:
+    """The tool left named two sentences before the switch, words between "moving" and "to",
+    "换Tiptap", and values joined to Chinese characters ("从7001改成7443")."""
+    missed, stale, listing = _run(tmp_path, _MORE_CHANGES)
+    assert missed == [], listing
+    assert stale == [], listing
+
+
 _UNCHANGED = """
 name: no change is read where none is said
 sessions:

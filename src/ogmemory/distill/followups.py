@@ -26,26 +26,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, date, tzinfo
 
 from ..entity.records import NodeRecord
 from ..knowledge.models import Edge, Entity
 from .dates import day_of, find_times
 from .extractors._common import Sentence, content_text, split_sentences, tool_ref
+from .held import CJK_RUN as _CJK_RUN
+from .held import HOST as _HOST
+from .held import VERSION as _VERSION
+from .held import Held, held_fact
+from .held import swap as _swap
+from .held import word as _word
 from .types import Candidate, EntityRef
 
 __all__ = ["FollowUps", "Held", "held_fact"]
 
-_ISO = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
-_VERSION = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+){1,3})(?![\w.]*\d)")
-_PORT = re.compile(r"(?<![\w.:/-])(\d{2,5})(?![\w.])")
-# an address: a URL, an IP, or a dotted name whose last label is a word ("hil-rig-03.lab.local")
-_HOST = re.compile(
-    r"\b(?:[a-z][a-z0-9+.-]*://)?(?:\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z0-9][\w-]*(?:\.[\w-]+)*"
-    r"\.[A-Za-z][\w-]*)(?::\d{2,5})?(?:/[\w./-]*)?"
-)
-_SCHEME = r"(?:[a-z][a-z0-9+.-]*://)?"
+_PORT = re.compile(r"(?<![A-Za-z0-9_.:/-])(\d{2,5})(?![A-Za-z0-9_.])")
 # a value said as the one left behind: "not the 21st", "instead of March 19", "不再是 5236"
 _OLD_BEFORE = re.compile(
     r"(?i)(?:\bnot|\binstead\s+of|\bfrom|\bwas|\bold|\brather\s+than|原来|原先|从|不再是|不是|而不是|之前)"
@@ -56,6 +53,7 @@ _CHANGE_EN = re.compile(
     r"|resched\w*|chang\w*|switch\w*|bump\w*|upgrad\w*|downgrad\w*|updat\w*|now|instead"
     r"|no\s+longer|any\s*more|new|replac\w*|migrat\w*|after\s+all|not\s+going\s+with"
     r"|stop(?:ped|ping)?\s+using|drop(?:ped|ping)?|scrap\w*|revert\w*|back\s+to|cancel\w*"
+    r"|rip(?:ping)?\s+out|off\s+the\s+table|dead"
     r"|called\s+off|shelv\w*|abandon\w*|forget)\b"
 )
 _CHANGE_ZH = re.compile(
@@ -65,6 +63,7 @@ _CHANGE_ZH = re.compile(
 _CANCEL_EN = re.compile(
     r"(?i)\b(?:cancel(?:l?ed|l?ing|s)?|call(?:ed|ing)?\s+off|scrap(?:ped|ping)?|shelv(?:ed|ing)"
     r"|abandon(?:ed|ing)?|not\s+happening|forget\s+(?:that|the|this|it|about)"
+    r"|off\s+the\s+table|(?:is|['’]s)\s+dead"
     r"|not\s+(?:going\s+with|doing|using)\b[^.;]*\b(?:after\s+all|anymore|any\s+more)"
     r"|no\s+longer\s+(?:using|doing|planned|happening)|stop(?:ped|ping)?\s+using)\b"
 )
@@ -72,107 +71,21 @@ _CANCEL_ZH = re.compile(
     r"取消|作废|不搞了|不做了|搁置|黄了|砍掉|砍了|不考虑|放弃|不用了|不再用|不用\S{0,12}了"
 )
 _SWITCH_EN = re.compile(
-    r"\b(?i:switch(?:ing|ed)?\s+(?:over\s+|back\s+)?to|mov(?:e|ing|ed)\s+(?:over\s+|back\s+)?to"
-    r"|migrat\w*\s+to|replac\w*\s+(?:\w+\s+)?with|go(?:ing)?\s+(?:back\s+)?(?:with|to)"
+    # "moving the client to Tesla", "switching CI over to Buildkite"
+    r"\b(?i:(?:switch|mov|migrat)(?:e|es|ing|ed)?\s+(?:[\w-]+\s+){0,3}?(?:over\s+|back\s+)?to"
+    r"|replac\w*\s+(?:\w+\s+)?with|go(?:ing)?\s+(?:back\s+)?(?:with|to)"
     r"|us(?:e|ing)|adopt\w*|in\s+favou?r\s+of|(?:it|that)['’]?s\s+now)\s+(?:the\s+)?"
     r"(?P<x>[A-Z][\w.+#-]*(?:\s+[A-Z][\w.+#-]*){0,2}|[a-z][\w+#-]*\d[\w.+#-]*)"
 )
 _SWITCH_ZH = re.compile(
-    r"(?:改用|改成|换成|换用|改回|换回|切到|切换到|迁到|迁移到|统一用|改为|换为|用回)"
+    r"(?:改用|改成|换成|换用|改回|换回|切到|切换到|迁到|迁移到|统一用|改为|换为|用回"
+    r"|(?<![交转切更替])换(?=\s*[A-Za-z]))"  # "换Tiptap"
     r"[^，。；,;！!？?A-Za-z]{0,12}?(?P<x>[A-Za-z][\w.+#-]*(?:\s[A-Z][\w.+#-]*)?)"
 )
-_GENERIC = frozenset(
-    "the a an of for to in on at and or any before after deadline due date version port host"
-    " uri url ip s tool main everything it this that our my is new old 截止 版本 端口 地址".split()
-)
-_CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,}")
 _KIND_NOUN = {
     "en": {"date": "deadline", "version": "version", "port": "port", "host": "host", "tool": ""},
     "zh": {"date": "截止日期", "version": "版本", "port": "端口", "host": "地址", "tool": ""},
 }
-
-
-@dataclass(frozen=True)
-class Held:
-    """A fact current when a sentence was said, as this pass reads it: what kind of value it
-    holds, the old value, and the words that name what it is about."""
-
-    edge: Edge
-    kind: str  # date | version | port | host | tool
-    old: str  # the value as said ("2027-05-21", "5.3.2", "4444", "Redis")
-    names: tuple[str, ...]  # the old value's names (a tool's aliases, a decision's terms)
-    topic: tuple[str, ...]  # words of what the fact is about (from its slot)
-    subject: EntityRef
-    target: EntityRef  # the old value as an entity (what a calling off names)
-
-
-def held_fact(edge: Edge, entity: Callable[[str], Entity | None]) -> Held | None:
-    """How this pass reads ``edge`` (``None``: a fact of no kind it changes)."""
-    src, dst = entity(edge.src), entity(edge.dst)
-    if src is None or dst is None or edge.relation == "called_off":
-        return None
-    slot = edge.slot or ""
-    kind = _kind(edge, dst)
-    old = _old_value(kind, edge, dst) if kind else None
-    if kind is None or not old:
-        return None
-    names: tuple[str, ...] = (old,)
-    if kind == "tool":
-        names = tuple(
-            n for n in dict.fromkeys((dst.name, *dst.aliases, *_terms(dst.name))) if len(n) > 1
-        )
-        if not names:
-            return None
-    words = re.split(r"[\s:_/]+", slot.split(":", 1)[1]) if ":" in slot else []
-    if kind == "tool" and slot and ":" not in slot and slot not in ("tool", "-"):
-        words = slot.split()  # "阴影", "cache": what the tool is for
-    topic = tuple(w for w in words if w and w.lower() not in _GENERIC and w != old)
-    return Held(
-        edge,
-        kind,
-        old,
-        names,
-        topic,
-        EntityRef(src.name, src.type, attrs=dict(src.attrs)),
-        EntityRef(dst.name, dst.type, aliases=tuple(dst.aliases), attrs=dict(dst.attrs)),
-    )
-
-
-def _kind(edge: Edge, dst: Entity) -> str | None:
-    slot = edge.slot or ""
-    if slot.startswith("deadline") or edge.relation == "has_deadline":
-        return "date"
-    if edge.relation == "listens_on" or slot.startswith("port"):
-        return "port"
-    if edge.relation == "has_host" or slot.startswith("host"):
-        return "host"
-    if slot.startswith("version:") or edge.relation == "runs_on":
-        return "version"
-    if edge.relation in ("uses", "decided", "deployed_to") and dst.type in ("tool", "decision"):
-        return "tool"
-    return None
-
-
-def _old_value(kind: str, edge: Edge, dst: Entity) -> str | None:
-    if kind == "date":
-        iso = dst.attrs.get("deadline")
-        m = _ISO.search(iso if isinstance(iso, str) else f"{dst.name} {edge.fact}")
-        return m.group(1) if m else None
-    if kind == "version":
-        m = _VERSION.search(dst.name)
-        return m.group(1) if m else None
-    if kind == "port":
-        m = re.search(r"\d{2,5}", dst.name)
-        return m.group() if m else None
-    if kind == "host":
-        return dst.name if _HOST.fullmatch(dst.name) else None
-    return dst.name
-
-
-def _terms(name: str) -> list[str]:
-    """The technical words of a decision's name ("the settings subsystem on top of NVS":
-    NVS): what a later sentence names it by."""
-    return [w for w in re.findall(r"[\w.+#-]+", name) if re.search(r"[A-Z\d]", w) and len(w) > 1]
 
 
 class FollowUps:
@@ -244,36 +157,42 @@ class FollowUps:
         done: set[str] = set()
         out: list[Candidate] = []
         for i in range(len(sentences)):
-            out += _read(rec, sentences[max(0, i - 1) : i + 1], held, done, self.tz)
+            out += _read(rec, sentences[max(0, i - 2) : i + 1], held, done, self.tz)
         return out
 
 
 def _read(
     rec: NodeRecord, window: list[Sentence], held: list[Held], done: set[str], tz: tzinfo
 ) -> list[Candidate]:
-    """What ``window`` (a sentence and the one before it) says of the held facts."""
+    """What ``window`` (a sentence and the two before it) says of the held facts: a value by
+    the sentence and the one before it; a tool left may be named a sentence earlier ("we're
+    moving off OptaPlanner. The core devs are at Timefold now. We go to Timefold Solver 1.8.")."""
     last = window[-1]
+    wide = " ".join(s.text for s in window)
+    window = window[-2:]
     text = " ".join(s.text for s in window)
     zh = any(s.lang == "zh" for s in window)
-    # the sentence that gives the new value says it changed ("it's June 4 now"); the one
-    # before may name what ("the board deck deadline moved.")
-    if (
-        last.question
-        or last.hypothetical
-        or not (_CHANGE_ZH if zh else _CHANGE_EN).search(last.text)
-    ):
+    # the sentence that gives the new value says it changed ("it's June 4 now"; a tool's
+    # switch verb says so too: "we go to Timefold"); the one before may name what ("the board
+    # deck deadline moved.")
+    if last.question or last.hypothetical:
+        return []
+    changed = (_CHANGE_ZH if zh else _CHANGE_EN).search(last.text) is not None
+    switched = (_SWITCH_ZH if zh else _SWITCH_EN).search(last.text) is not None
+    if not (changed or switched):
         return []
     today = day_of(rec.node.event_time, tz).isoformat()
     own = {f"project:{rec.project_id}", f"agent:{rec.agent_id}"}
     by_kind: dict[str, list[tuple[tuple[int, int], Held, str | None]]] = {}
     for h in held:
-        if h.edge.id in done:
+        if h.edge.id in done or not (changed or h.kind in ("tool", "version")):
             continue
-        strong = _names_old(h, window, text)
-        hits = _topic_hits(h, text)
+        said = wide if h.kind in ("tool", "version") else text
+        strong = _names_old(h, window, said)
+        hits = _topic_hits(h, said)
         if not strong and not hits:
             continue
-        new = _new_value(h, last, text, today)
+        new = _new_value(h, last, said, today)
         if new is None and not _cancelled(h, last.text, zh):
             continue
         # the fact of the node's own project or agent before a global one of the same words
@@ -330,12 +249,11 @@ def _new_value(h: Held, last: Sentence, text: str, today: str) -> str | None:
         ]
         return days[0] if len(set(days)) == 1 else None
     if h.kind == "tool":
-        m = (_SWITCH_ZH if last.lang == "zh" else _SWITCH_EN).search(last.text)
-        if m is None:
-            return None
-        x = m.group("x").rstrip(".,;:)")
-        same = any(x.lower() == n.lower() or x.lower() in n.lower().split() for n in h.names)
-        return None if same or not x else x
+        return _switched(h, last, text)
+    if h.kind == "version" and (other := _switched(h, last, text, with_version=True)):
+        # "we're moving off OptaPlanner ... we go to Timefold Solver 1.8": the tool itself is
+        # replaced, and its version with it
+        return other
     pattern = {"version": _VERSION, "port": _PORT, "host": _HOST}[h.kind]
     values = []
     for m in pattern.finditer(last.text):
@@ -350,14 +268,42 @@ def _new_value(h: Held, last: Sentence, text: str, today: str) -> str | None:
     return values[0] if len(set(values)) == 1 else None
 
 
+def _switched(h: Held, last: Sentence, text: str, *, with_version: bool = False) -> str | None:
+    """The tool the sentence switches to from the held one, if it names one."""
+    m = (_SWITCH_ZH if last.lang == "zh" else _SWITCH_EN).search(last.text)
+    if m is None or last.text[m.end("x") : m.end("x") + 1] in ("/", ":"):
+        return None  # "换成opendronemap/odm:3.5.1": an image or a path, not a tool
+    if not _left_before(h, last.text[: m.start()], text[: len(text) - len(last.text)]):
+        return None  # "……换成 TiTiler，直接读 COG": COG is kept, not left
+    x = m.group("x").rstrip(".,;:)")
+    names = (*h.names, *h.topic)
+    if not x or any(x.lower() == n.lower() or x.lower() in n.lower().split() for n in names):
+        return None
+    version = _VERSION.match(last.text, m.end("x") + 1) if with_version else None
+    return f"{x} {version.group(1)}" if version else x
+
+
+def _left_before(h: Held, before_switch: str, sentence_before: str) -> bool:
+    """Whether the tool left is named before the switch to the new one, in its sentence or in
+    the one before ("rip out HTTPoison, we're moving the client to Tesla"), or the sentence
+    gives the fact's topic ("阴影那个决定改了：……改回 CSM")."""
+    said = f"{sentence_before} {before_switch}"
+    return any(_word(n).search(said) for n in h.names) or _topic_hits(h, said) > 0
+
+
 def _version_of(h: Held, said: str, at: int, text: str) -> bool:
     """Whether a version at ``at`` is the held tool's: the tool's name right before it ("UE
     5.4.4", "Zephyr 3.8"; not "Zephyr SDK 0.16.8"), or the old version said beside it ("从 5.3.2
     升到 5.4.4")."""
-    before = said[max(0, at - 24) : at].strip().lower()
+    before = _VERB_BEFORE.sub("", said[max(0, at - 24) : at].strip().lower()).strip()
     if any(before.endswith(w.lower()) for w in h.topic if w):
         return True
-    return _word(h.old).search(text) is not None
+    # a whole number is a version only right after its tool ("java 21", not "3 tests")
+    return "." in said[at : at + 12].split()[0] and _word(h.old).search(text) is not None
+
+
+# what may stand between a tool and its new version: "odm升3.5.1", "keycloak to 25"
+_VERB_BEFORE = re.compile(r"(?:升级?到?|到|改成|换成|\bto|\bis\s+now|\bnow|\bon|\bat|[:=])\s*$")
 
 
 def _cancelled(h: Held, said: str, zh: bool) -> bool:
@@ -384,6 +330,8 @@ def _changed(rec: NodeRecord, h: Held, new: str, lang: str) -> Candidate:
             h.target.type,
             attrs={**h.target.attrs, "deadline": new},
         )
+    elif h.kind == "version" and not _VERSION.fullmatch(new):
+        obj = EntityRef(new, h.target.type)  # another tool, with its version
     else:
         obj = EntityRef(_swap(h.target.name, h.old, new, scheme=h.kind == "host"), h.target.type)
     text = _text(h, new, lang)
@@ -437,6 +385,8 @@ def _text(h: Held, new: str, lang: str) -> str:
     """The memory of a change: the old fact's words with the new value, and what it was."""
     fact = h.edge.fact.rstrip("。. ")
     old = h.old
+    if h.kind == "version" and not _VERSION.fullmatch(new):
+        old = h.target.name  # the tool and its version were replaced: "OptaPlanner 9.44"
     if h.kind == "tool":
         old = next((n for n in h.names if _word(n).search(fact)), h.target.name)
     if h.edge.language == lang and _word(old).search(fact):
@@ -453,18 +403,3 @@ def _text(h: Held, new: str, lang: str) -> str:
 
 def _type_of(h: Held) -> str:
     return {"date": "constraint", "tool": "decision"}.get(h.kind, "config")
-
-
-def _swap(text: str, old: str, new: str, *, scheme: bool = False) -> str:
-    """``text`` with ``old`` replaced by ``new`` once (an address with its scheme)."""
-    return _word(old, scheme=scheme).sub(lambda _: new, text, count=1)
-
-
-def _word(value: str, *, scheme: bool = False) -> re.Pattern[str]:
-    """``value`` as a whole word: no Latin letter or digit joined to it (Chinese may be: "缓存用
-    Redis", "改回CSM"); ``scheme``: with the URL scheme said before it."""
-    lead = _SCHEME if scheme else ""
-    return re.compile(
-        rf"(?<![A-Za-z0-9_.-]){lead}{re.escape(value)}(?![A-Za-z0-9_-]|\.[A-Za-z0-9])",
-        re.IGNORECASE,
-    )
