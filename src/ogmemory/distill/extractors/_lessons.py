@@ -159,6 +159,13 @@ def _with_subject(text: str, question: str, zh: bool) -> str:
     return phrase[:1].upper() + phrase[1:] + text[pron.end("p") :]
 
 
+def _you_zh(text: str) -> str:
+    """The answer's 你 is the user it answers: "你这几面墙" is "这几面墙", "你的配置" is
+    "用户的配置"."""
+    text = re.sub(r"你(?=[这那])", "", text)
+    return text.replace("你们", "团队").replace("您", "用户").replace("你", "用户")
+
+
 def explanation(
     sentences: list[Sentence], ctx: NodeContext, question_id: str, question: str = ""
 ) -> Candidate | None:
@@ -178,7 +185,8 @@ def explanation(
             picked.append(_dated(s))
     zh = sentences[cause].lang == "zh"
     if zh:
-        text = finish_zh("".join(p.rstrip("。") + "。" for p in picked).replace("我", "")[:-1])
+        text = "".join(p.rstrip("。") + "。" for p in picked).replace("我", "")[:-1]
+        text = finish_zh(_you_zh(text))
     else:
         text = " ".join(finish_en(_addressed(_ME_EN.sub("", p))) for p in picked)
     if len(text) > 320:
