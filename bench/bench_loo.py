@@ -119,6 +119,21 @@ IDEAS: dict[str, dict[str, RecallConfig]] = {
             _OFF, several_candidates=60, several_subject_weight=0.5
         ),
     },
+    # how an item reads (the items7 round, RecallConfig's reach .. skip_speakers): each of
+    # its choices undone alone, and all of them ("before": items as they read before items7)
+    "items:": {
+        "items:default": _TURNS,
+        "items:context=0": replace(_TURNS, context_turns=0),
+        "items:context=1": replace(_TURNS, context_turns=1),
+        "items:notes=any": replace(_TURNS, notes_by_carrier=False),
+        "items:headers=off": replace(_TURNS, headers=False),
+        "items:skip=count": replace(_TURNS, skip_speakers=False),
+        "items:reach=2": replace(_TURNS, reach=2),
+        "items:fill=off": replace(_TURNS, fill=False),
+        "items:before": replace(
+            _TURNS, context_turns=0, notes_by_carrier=False, headers=False, skip_speakers=False
+        ),
+    },
     # main's settings before 2026-12-02, beside the default in the same window (latency)
     "before:": {
         "before:default": _TURNS,
