@@ -81,9 +81,9 @@ class RecallResult:
     stats: dict[str, Any] = field(default_factory=dict)
 
     def as_context(self) -> str:
-        """The items as one block of text for a prompt, numbered and a blank line apart (each
-        item's tokens were counted on its rendering with its number and one separator); items
-        without ``headers`` one a line."""
+        """The items as one block of text for a prompt, one after another (with ``headers``:
+        numbered and a blank line apart); each item's tokens were counted on its rendering
+        with its number and one separator."""
         sep = "\n\n" if any(item.headers for item in self.items) else "\n"
         return sep.join(item.render(i) for i, item in enumerate(self.items, 1))
 
