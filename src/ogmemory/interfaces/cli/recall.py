@@ -185,8 +185,7 @@ def recall(
             metavar="NAME",
             help="Retrieval recipe: 'default' (full text + vectors, graph expansion), "
             "'fulltext' (no vectors), 'flat' (no expansion, no neighbouring turns) or "
-            "'dialogue' (items as dialogue: a numbered header line each, the question a cited "
-            "turn answers beside it).",
+            "'dialogue' (items as dialogue, each under a numbered header line).",
         ),
     ] = "default",
     session: Annotated[
