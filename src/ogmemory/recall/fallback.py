@@ -67,8 +67,9 @@ def latest_from_files(
                 commit=None,
                 event_time=node.event_time,
                 doc_ids=(),
+                headers=config.headers,
             )
-            tokens = count_tokens(item.render()) + 1
+            tokens = count_tokens(item.render(len(items) + 1)) + 1
             if used + tokens > budget:
                 continue
             items.append(RecallItem(**{**item.__dict__, "tokens": tokens}))
