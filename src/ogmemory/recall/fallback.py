@@ -69,7 +69,8 @@ def latest_from_files(
                 doc_ids=(),
                 headers=config.headers,
             )
-            tokens = count_tokens(item.render(len(items) + 1)) + 1
+            # (counted under the widest number: the items are put in time order afterwards)
+            tokens = count_tokens(item.render(config.top)) + 1
             if used + tokens > budget:
                 continue
             items.append(RecallItem(**{**item.__dict__, "tokens": tokens}))
