@@ -37,6 +37,8 @@ from ogmemory.recall.config import RECIPES, RecallConfig
 _DOCS = replace(RECIPES["default"], lend=False)
 _TURNS = replace(RECIPES["default"], lend=True)
 _OFF = replace(_TURNS, several_candidates=0, several_subject_weight=0.0)
+#: items as the items7 round made them read, the default until recall8 (recipe "dialogue")
+_ITEMS7 = replace(RECIPES["dialogue"], lend=True)
 FAMILIES = {"docs:": variants(_DOCS, "docs:"), "turns:": variants(_TURNS, "turns:")}
 #: ideas, each judged against the turns' default only (``--ideas``; add a family here). Tried on
 #: 2026-12-01 and not kept (leave-one-out mean, 1-4 / multi-hop, default 0.919 / 0.790): at most
@@ -118,6 +120,27 @@ IDEAS: dict[str, dict[str, RecallConfig]] = {
         "several:cands=60,subject=0.5": replace(
             _OFF, several_candidates=60, several_subject_weight=0.5
         ),
+    },
+    # how an item reads (RecallConfig's reach .. skip_speakers), from items7's format (the
+    # default of then): each of its choices undone alone, and all of them ("before": items as
+    # they read before items7, the default since recall8, chosen here)
+    "items:": {
+        "items:default": _ITEMS7,
+        "items:context=0": replace(_ITEMS7, context_turns=0),
+        "items:context=1": replace(_ITEMS7, context_turns=1),
+        "items:notes=any": replace(_ITEMS7, notes_by_carrier=False),
+        "items:headers=off": replace(_ITEMS7, headers=False),
+        "items:skip=count": replace(_ITEMS7, skip_speakers=False),
+        "items:reach=2": replace(_ITEMS7, reach=2),
+        "items:fill=off": replace(_ITEMS7, fill=False),
+        "items:before": replace(
+            _ITEMS7, context_turns=0, notes_by_carrier=False, headers=False, skip_speakers=False
+        ),
+        # before, but keeping the header lines (and, second, the notes beside their own turn)
+        "items:before,headers": replace(
+            _ITEMS7, context_turns=0, notes_by_carrier=False, skip_speakers=False
+        ),
+        "items:context=0,skip=count": replace(_ITEMS7, context_turns=0, skip_speakers=False),
     },
     # main's settings before 2026-12-02, beside the default in the same window (latency)
     "before:": {

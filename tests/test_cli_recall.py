@@ -116,7 +116,7 @@ def test_recall_prints_items_with_cites_pointers_and_tokens(home: Path) -> None:
     assert out.startswith("Recall 'Where did Lena move?': ")
     assert "of 2000 tokens" in out
     assert "Berlin" in out
-    assert "session:s2@" in out and " tokens, cites " in out
+    assert "session:s2@" in out and " tokens · cites " in out
     assert "FALLBACK" not in out
 
 

@@ -181,11 +181,10 @@ def test_stdio_navigation_tools_follow_provenance(prepared: Prepared) -> None:
             head = recalled.splitlines()[0]
             used = int(head.split(" items, ")[1].split("/")[0])
             assert head.startswith("recall: ") and 0 < used <= 500
-            # an item opens with a header line holding its pointer, then its turns
-            block = next(b for b in recalled.split("\n\n") if "Python" in b)
-            header = next(x for x in block.splitlines() if x.startswith("["))
-            assert "↪ session:s-lang@" in header, block
-            commit = header.split("↪ session:s-lang@", 1)[1].split()[0]
+            # an item may span lines; its pointer ends its last line
+            after = recalled[recalled.index("Python") :]
+            assert "↪ session:s-lang@" in after
+            commit = after.split("↪ session:s-lang@", 1)[1].split()[0]
             # the pointer opens the evidence: the turn it names holds the cited message
             opened = await call(
                 session, "memory_open_session", session_id="s-lang", around=commit, radius=0

@@ -2,7 +2,12 @@
 an item carries the turns that answer and the context that helps, not a whole session; it is a
 window of one conversation in which a question travels with its answer; what it skips is
 counted as a reader counts it; items stand apart in ``memory_recall``; a reaction to someone's
-news is not shown as if it carried the news. Real SQLite, git and MCP over loopback HTTP."""
+news is not shown as if it carried the news. Real SQLite, git and MCP over loopback HTTP.
+
+Since the recall8 round these items are the recipe ``dialogue`` (the items7 round's format):
+by default items read as before it (no context turns, no header lines, skip lines that only
+count), which leaving one LoCoMo conversation out chose for evidence recall and size; the
+tests of the format ask for it, and the default's own tests say what it keeps."""
 
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from ogmemory import Memory, Settings
 from ogmemory.importers import parse_locomo, read_locomo
-from ogmemory.interfaces.mcp.format import RECALL_ENVELOPE
+from ogmemory.interfaces.mcp.format import RECALL_ENVELOPE, fmt_recall
 from ogmemory.interfaces.mcp.http import BackgroundMCPServer
 from ogmemory.recall.results import RecallItem, RecallResult
 from ogmemory.recall.tokens import count_tokens
@@ -88,7 +93,7 @@ QUESTIONS = [
 def test_an_item_carries_the_turns_that_answer_not_the_session(sample: Memory) -> None:
     """Defect 1: "Where is Tomas moving?" got three of Tomas's turns from the session (the move,
     the Portuguese lessons and "Biscuit is a perfect name!") and so on: most of the sample."""
-    result = sample.recall("Where is Tomas moving?")
+    result = sample.recall("Where is Tomas moving?", recipe="dialogue")
     first = result.items[0]
     assert "moving me to the Lisbon office" in first.text, first.text
     # the turns that answer, with the question between them, and nothing of other matters
@@ -106,7 +111,7 @@ def test_an_item_is_a_window_where_a_question_travels_with_its_answer(sample: Me
     "About eight kilometres without stopping." stood without "How far can you run right now?"."""
     checked = 0
     for question in QUESTIONS:
-        for item in sample.recall(question).items:
+        for item in sample.recall(question, recipe="dialogue").items:
             if item.kind != "turns":
                 continue
             order = _session_lines(sample, item.session_id or "")
@@ -177,12 +182,13 @@ def _mcp_recall(url: str, query: str, budget: int) -> str:
     return anyio.run(main)
 
 
-def test_memory_recall_shows_each_item_apart(sample_home: Path) -> None:
-    """Defect 4: memory_recall's items ran together; each now opens with a header line (its
-    number, day and pointer) and stands a blank line from the next, within budget."""
-    with BackgroundMCPServer(_settings(sample_home)) as server:
-        text = _mcp_recall(server.url, "What race is Priya training for?", 2000)
-        small = _mcp_recall(server.url, "What race is Priya training for?", 120)
+def test_memory_recall_shows_each_item_apart(sample: Memory, sample_home: Path) -> None:
+    """Defect 4: memory_recall's items ran together. With the recipe ``dialogue`` each opens
+    with a header line (its number, day and pointer) and stands a blank line from the next,
+    within budget; by default (as before items7) an item's day leads its first turn and its
+    pointer ends its last line, which is what tells items apart."""
+    result = sample.recall("What race is Priya training for?", recipe="dialogue")
+    text = fmt_recall(result)  # what memory_recall answers
     blocks = text.split("\n\n")
     head, items, footer = blocks[0].split("\n", 1)[0], blocks, blocks[-1].splitlines()[-1]
     n = int(re.match(r"recall: (\d+) items", head).group(1))  # type: ignore[union-attr]
@@ -199,6 +205,17 @@ def test_memory_recall_shows_each_item_apart(sample_home: Path) -> None:
             assert all(re.match(r"^(\w+: |… \(\d+ |  \()", x) for x in lines[1:]), block
     assert "To read an item's evidence" in footer
     assert count_tokens(text) <= 2000 + RECALL_ENVELOPE
+    # the default, over MCP: one item after another, each ending with its pointer
+    with BackgroundMCPServer(_settings(sample_home)) as server:
+        text = _mcp_recall(server.url, "What race is Priya training for?", 2000)
+        small = _mcp_recall(server.url, "What race is Priya training for?", 120)
+    lines = text.splitlines()
+    n = int(re.match(r"recall: (\d+) items", lines[0]).group(1))  # type: ignore[union-attr]
+    ends = [x for x in lines[1:-1] if re.search(r"  ↪ session:[\w.-]+@[0-9a-f]{7}$", x)]
+    assert n >= 2 and len(ends) == n and lines[-2] == ends[-1], text
+    assert re.match(r"^\[\d{4}-\d{2}-\d{2}\] \w+: ", lines[1]), text  # the day, then a turn
+    assert "To read an item's evidence" in lines[-1]
+    assert count_tokens(text) <= 2000 + RECALL_ENVELOPE
     assert count_tokens(small) <= 120 + RECALL_ENVELOPE
 
 
@@ -206,24 +223,30 @@ def test_a_reaction_is_not_shown_as_the_news_it_reacts_to(sample: Memory) -> Non
     """Defect 5: Priya's "Wow, congratulations!" is evidence of Tomas's move (with his turn); an
     item showed it alone under the note "Tomas's company is moving Tomas to the Lisbon office"."""
     for question in QUESTIONS:
-        for item in sample.recall(question).items:
+        for item in sample.recall(question, recipe="dialogue").items:
             if "Wow, congratulations" not in item.text:
                 continue
             lines = _turn_lines(item)
             at = next(i for i, x in enumerate(lines) if "Wow, congratulations" in x)
             # the news it answers stands right before it, in the same item
             assert at > 0 and "moving me to the Lisbon office" in lines[at - 1], item.text
-    moving = sample.recall("Tomas's company Lisbon office")
+    moving = sample.recall("Tomas's company Lisbon office", recipe="dialogue")
     for item in moving.items:
         if "Lisbon office (August 2023)" in item.text and item.kind == "turns":
             assert "Tomas: Priya, big news" in item.text, item.text
 
 
-def test_items_are_counted_as_the_prompt_shows_them(sample: Memory) -> None:
-    result = sample.recall("Which hobby might Tomas continue after moving to Lisbon?")
+@pytest.mark.parametrize("recipe", ["default", "dialogue"])
+def test_items_are_counted_as_the_prompt_shows_them(sample: Memory, recipe: str) -> None:
+    result = sample.recall(
+        "Which hobby might Tomas continue after moving to Lisbon?", recipe=recipe
+    )
     context = result.as_context()
-    assert context.startswith("[1] ")
-    assert all(f"\n\n[{n}] " in context for n in range(2, len(result.items) + 1))
+    if recipe == "dialogue":
+        assert context.startswith("[1] ")
+        assert all(f"\n\n[{n}] " in context for n in range(2, len(result.items) + 1))
+    else:  # one item after another, each ending with its pointer
+        assert context.count("  ↪ session:") == len(result.items) and "\n\n" not in context
     assert count_tokens(context) <= result.tokens <= result.budget
     # the cited turns resolve in the session named by the pointer, and so do the context ones
     for item in result.items:

@@ -33,7 +33,9 @@ def say(mem: Memory, sid: str, user: str, reply: str, day: str) -> None:
     mem.commit_turn(sid)
 
 
-_SKIP = re.compile(r"^… \(((\d+) turns? skipped: [^;]+)?(?:; )?(\d+ tool messages? skipped)?\)$")
+_SKIP = re.compile(
+    r"^… \(((\d+) turns? skipped(?:: [^;)]+)?)?(?:; )?(\d+ tool messages? skipped)?\)$"
+)
 
 
 def skipped_count(line: str) -> int | None:

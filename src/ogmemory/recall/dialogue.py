@@ -15,6 +15,8 @@ True
 True
 >>> describe_skip(["Priya", "Tomas", "Priya"], 2)
 '… (3 turns skipped: Priya 2, Tomas 1; 2 tool messages skipped)'
+>>> describe_skip(["Priya", "Tomas", "Priya"], 0, whose=False)
+'… (3 turns skipped)'
 """
 
 from __future__ import annotations
@@ -96,17 +98,17 @@ def reacts(text: str) -> bool:
     return short and (first.endswith(("!", "！")) or bool(_REACTION_WORDS.search(first)))
 
 
-def describe_skip(speakers: Sequence[str], tools: int) -> str:
+def describe_skip(speakers: Sequence[str], tools: int, *, whose: bool = True) -> str:
     """The line standing for turns left out: how many people's turns, and whose (speakers in
-    the order they first speak, with a count when more than one speaks), then tool messages.
-    ``speakers`` has one entry per skipped person's turn."""
+    the order they first speak, with a count when more than one speaks; ``whose=False``: only
+    how many), then tool messages. ``speakers`` has one entry per skipped person's turn."""
     counts = Counter(speakers)
     order = sorted(counts, key=speakers.index)
     n = len(speakers)
     parts: list[str] = []
     if n:
         who = order[0] if len(order) == 1 else ", ".join(f"{w} {counts[w]}" for w in order)
-        parts.append(f"{n} {'turn' if n == 1 else 'turns'} skipped: {who}")
+        parts.append(f"{n} {'turn' if n == 1 else 'turns'} skipped" + (f": {who}" if whose else ""))
     if tools:
         parts.append(f"{tools} tool {'message' if tools == 1 else 'messages'} skipped")
     return f"… ({'; '.join(parts)})"
@@ -142,9 +144,10 @@ def neighbour(store: IndexStore, t: Doc, step: int) -> Doc | None:
     return store.docs_by_id([ids[at]]).get(ids[at])
 
 
-def skip_line(store: IndexStore, a: Doc, b: Doc) -> str:
+def skip_line(store: IndexStore, a: Doc, b: Doc, *, whose: bool = True) -> str:
     """The line standing for the turns of the session between ``a`` and ``b`` (``""`` when
-    they are next to each other): people's turns by speaker, tool messages apart."""
+    they are next to each other): people's turns (by speaker, ``whose``), tool messages
+    apart."""
     if a.session_id != b.session_id or a.seq is None or b.seq is None or b.seq <= a.seq + 1:
         return ""
     ids = store.window_ids(a.session_id or "", a.seq, 0, b.seq - a.seq)
@@ -154,4 +157,4 @@ def skip_line(store: IndexStore, a: Doc, b: Doc) -> str:
     found = store.docs_by_id(between)
     docs = [found[i] for i in between if i in found]
     people = [speaker_of(d.text) or "someone" for d in docs if not is_tool_turn(d)]
-    return describe_skip(people, sum(1 for d in docs if is_tool_turn(d)))
+    return describe_skip(people, sum(1 for d in docs if is_tool_turn(d)), whose=whose)

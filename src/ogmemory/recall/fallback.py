@@ -67,8 +67,10 @@ def latest_from_files(
                 commit=None,
                 event_time=node.event_time,
                 doc_ids=(),
+                headers=config.headers,
             )
-            tokens = count_tokens(item.render()) + 1
+            # (counted under the widest number: the items are put in time order afterwards)
+            tokens = count_tokens(item.render(config.top)) + 1
             if used + tokens > budget:
                 continue
             items.append(RecallItem(**{**item.__dict__, "tokens": tokens}))

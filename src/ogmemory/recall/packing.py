@@ -42,16 +42,6 @@ __all__ = ["STOPWORDS", "Packer", "is_stale"]
 # caption, "[image: ...]")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\s+(?=\[)")
 _SPAN = re.compile(r"\([^()]*→[^()]*\)\s*$")  # a fact's validity, "(2026-01-10 → now)"
-#: A ranked turn of the same session joins an item only within this many people's turns of its
-#: first one (farther, it is an item of its own); None: at any distance, with a skip line
-#: between. On the LoCoMo dev conversations (items7 round) reach 2 scored 0.910 / multi-hop
-#: 0.751 / adversarial 0.759 and any distance 0.914 / 0.759 / 0.866 (main before the round
-#: 0.920 / 0.779 / 0.884); with recall7's wider pool for questions asking for several things
-#: beside it, reach 2 scored 0.902 / 0.739 and any distance 0.923 / 0.780 (lead, 2026-12-02):
-#: any distance, so evidence far apart in one session stays in one item.
-_REACH: int | None = None
-#: Turns shown beside an item's cited ones to make them readable, in the items shown whole.
-_CONTEXT_TURNS = 2
 #: Tokens of a context turn: what it asks, or its opening.
 _CONTEXT_CUT = 20
 _ASKING = {"?"}  # (a context turn that asks is excerpted to what it asks)
@@ -250,11 +240,11 @@ class Packer:
                     continue  # a tool's output stands as an item of its own, not in a dialogue
                 # a window of the conversation: a turn far from every shown one is an item of
                 # its own (under its own header), not a line after "… skipped"
-                if _REACH is not None and not within(self.store, seed, t, _REACH):
+                if config.reach is not None and not within(self.store, seed, t, config.reach):
                     continue
                 group.append(t)
                 ids.add(t.id)
-        if len(group) < config.max_cites and config.window > 0:
+        if config.fill and len(group) < config.max_cites and config.window > 0:
             near = self._window(seed, plan.used | plan.stale_turns)
             for t in self._related(seed, near, config.free_neighbours):
                 # a tool's output (or a bare call) beside a person's turn is no context for it
@@ -298,10 +288,13 @@ class Packer:
                 if (
                     len(attached) < 2
                     and _adds_information(a, t)
-                    and self._carrier_shown(plan, a, group, context)
+                    and (
+                        not config.notes_by_carrier or self._carrier_shown(plan, a, group, context)
+                    )
                 ):
                     attached.append(a)
-        if len(plan.items) < config.whole_items:  # (later items are excerpts: evidence first)
+        if config.context_turns > 0 and len(plan.items) < config.whole_items:
+            # (later items are excerpts: evidence first)
             self._add_context(plan, group, context)
         limit = config.excerpt_tokens if len(plan.items) >= config.whole_items else 0
         short = config.excerpt_tokens or 30
@@ -350,14 +343,17 @@ class Packer:
             for step in (-1, 1):
                 d = neighbour(self.store, t, step)
                 if d is not None and d.id == carrier:
-                    if not self._may_show(plan, d, {t.id: t for t in group} | context):
+                    shown = {t.id: t for t in group} | context
+                    if len(context) >= self.config.context_turns or not self._may_show(
+                        plan, d, shown
+                    ):
                         return False
                     context[d.id] = d
                     return True
         return False
 
     def _add_context(self, plan: _Plan, group: list[Doc], context: dict[str, Doc]) -> None:
-        """The turns that make the cited ones readable (at most ``_CONTEXT_TURNS``): the question
+        """The turns that make the cited ones readable (at most ``context_turns``): the question
         a cited turn answers (or the news it reacts to), then the reply to a cited question. A
         context turn the ranking holds becomes a cited one while the item has room."""
         wanted: list[Doc] = []
@@ -381,7 +377,7 @@ class Packer:
             ):
                 wanted.append(after)
                 shown[after.id] = after
-        for d in wanted[: max(_CONTEXT_TURNS - len(context), 0)]:
+        for d in wanted[: max(self.config.context_turns - len(context), 0)]:
             if (
                 d.id in plan.turn_rank
                 and d.id not in plan.used
@@ -402,20 +398,25 @@ class Packer:
         terms: set[str],
         limit: int,
     ) -> RecallItem:
-        day = day_label(members[0].event_time) if members[0].event_time else ""
+        headers, whose = self.config.headers, self.config.skip_speakers
+        # the item's day stands in its header (without one: before its first turn); a turn of
+        # another day than the line before says its own
+        first = day_label(members[0].event_time) if members[0].event_time else ""
+        day: str | None = first if headers else None
         cited_ids = {t.id for t in cited}
         lines: list[str] = []
         prev: Doc | None = None
         for t in members:
-            if prev is not None and (skip := skip_line(self.store, prev, t)):
+            if prev is not None and (skip := skip_line(self.store, prev, t, whose=whose)):
                 lines.append(skip)
             if t.id in cited_ids:
                 text = self._excerpt(t.text, terms, limit)
             else:  # context: what it asks, or its opening, not the whole turn
                 text = self._excerpt(t.text, _ASKING if asks(t.text) else terms, _CONTEXT_CUT)
-            # the item's day stands in its header; a turn of another day says its own
             own = day_label(t.event_time) if t.event_time else ""
             lines.append(strip_day(text) if own == day else text)
+            if not headers:
+                day = own
             prev = t
         return RecallItem(
             text="\n".join(lines + [f"  ({a.text})" for a in attached]),
@@ -428,6 +429,7 @@ class Packer:
             event_time=members[0].event_time,
             doc_ids=tuple(t.id for t in cited) + tuple(a.id for a in attached),
             context_ids=tuple(n for t in members if t.id not in cited_ids for n in t.node_ids),
+            headers=headers,
         )
 
     def _excerpt(self, text: str, terms: set[str], limit: int) -> str:
@@ -474,6 +476,7 @@ class Packer:
             commit=d.prov.get("commit"),
             event_time=d.event_time,
             doc_ids=(d.id,),
+            headers=self.config.headers,
         )
 
     def _fits(self, item: RecallItem, spent: int, budget: int, number: int) -> RecallItem | None:

@@ -368,8 +368,9 @@ class Recaller:
                     commit=d.prov.get("commit"),
                     event_time=d.event_time,
                     doc_ids=(d.id,),
+                    headers=config.headers,
                 )
-                tokens = self.count_tokens(item.render()) + 1
+                tokens = self.count_tokens(item.render(len(items) + 1)) + 1
                 if used + tokens > budget:
                     continue
                 items.append(replace(item, tokens=tokens))

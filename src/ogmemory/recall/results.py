@@ -29,6 +29,9 @@ class RecallItem:
     #: nodes shown beside the cited ones to make them readable (the question a cited turn
     #: answers, the reply to a cited question); they are not what the item rests on
     context_ids: tuple[str, ...] = ()
+    #: a header line per item (``RecallConfig.headers``); False: the item's text (the day
+    #: before its first turn) and its pointer, unnumbered, as before the items7 round
+    headers: bool = True
 
     @property
     def pointer(self) -> str:
@@ -39,7 +42,10 @@ class RecallItem:
     def render(self, number: int | None = None) -> str:
         """The item as a prompt reads it. Turns: a header line (``[n] <day> ↪ session:<id>@
         <commit7>``), then one line per turn (``Speaker: text``); a record: ``[n] <kind>:
-        <text>  ↪ ...`` on one line. ``number`` is its place in the answer."""
+        <text>  ↪ ...`` on one line. ``number`` is its place in the answer. Without
+        ``headers``: ``<text>  ↪ ...``, unnumbered."""
+        if not self.headers:
+            return f"{self.text}  {self.pointer}".rstrip()
         mark = f"[{number}] " if number is not None else ""
         if self.kind == "turns":
             day = day_label(self.event_time) if self.event_time is not None else ""
@@ -58,7 +64,8 @@ class RecallItem:
         return data
 
 
-_ITEM_FIELDS = tuple(f.name for f in fields(RecallItem))
+# (``headers`` is how the item renders, not what it is)
+_ITEM_FIELDS = tuple(f.name for f in fields(RecallItem) if f.name != "headers")
 
 
 @dataclass(frozen=True)
@@ -74,9 +81,11 @@ class RecallResult:
     stats: dict[str, Any] = field(default_factory=dict)
 
     def as_context(self) -> str:
-        """The items as one block of text for a prompt, numbered and a blank line apart (each
-        item's tokens were counted on its rendering with its number and one separator)."""
-        return "\n\n".join(item.render(i) for i, item in enumerate(self.items, 1))
+        """The items as one block of text for a prompt, one after another (with ``headers``:
+        numbered and a blank line apart); each item's tokens were counted on its rendering
+        with its number and one separator."""
+        sep = "\n\n" if any(item.headers for item in self.items) else "\n"
+        return sep.join(item.render(i) for i, item in enumerate(self.items, 1))
 
     def to_dict(self) -> dict[str, Any]:
         return {

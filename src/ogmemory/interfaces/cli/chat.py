@@ -180,7 +180,7 @@ class ChatLoop:
                 f"{len(result.items)} item(s), {result.tokens} tokens"
                 + (f" (fallback: {result.reason})" if result.fallback else "")
             ]
-            if result.items:  # the items as the model gets them (numbered, a header each)
+            if result.items:  # the items as the model gets them
                 lines.append(result.as_context())
             self.write("\n".join(lines))
 

@@ -127,8 +127,9 @@ def _pointer(session_id: str | None, commit: str | None) -> str:
 
 
 def _print_recall(result: RecallResult) -> None:
-    """Each item as the prompt gets it (its header line: number, day, pointer), what it is and
-    cites, then its text, indented: whole and copyable, which a table column would not allow."""
+    """Each item's header line (with recipe "dialogue" the one the prompt gets: number, day,
+    pointer), what it is and cites, then its text, indented: whole and copyable, which a table
+    column would not allow."""
     typer.echo(
         f"Recall {result.query!r}: {len(result.items)} item(s), "
         f"{result.tokens} of {result.budget} tokens"
@@ -141,10 +142,14 @@ def _print_recall(result: RecallResult) -> None:
     elif result.reason:
         typer.echo(f"Note: {result.reason}")
     for i, item in enumerate(result.items, 1):
-        # the item as the prompt reads it (header line, then its turns), and what it cites
-        head, _, body = item.render(i).partition("\n")
         cites = ", ".join(item.cites) or "-"
-        typer.echo(f"\n{head}\n    ({item.kind}, {item.tokens} tokens, cites {cites})")
+        if item.headers:  # the item as the prompt reads it (header line, then its turns)
+            head, _, body = item.render(i).partition("\n")
+            typer.echo(f"\n{head}\n    ({item.kind}, {item.tokens} tokens, cites {cites})")
+        else:  # the prompt reads its text, then its pointer
+            pointer = _pointer(item.session_id, item.commit)
+            typer.echo(f"\n[{i}] {item.kind} · {item.tokens} tokens · cites {cites} · {pointer}")
+            body = item.text
         if body:
             typer.echo(textwrap.indent(body, "    "))
 
@@ -179,7 +184,8 @@ def recall(
             "--recipe",
             metavar="NAME",
             help="Retrieval recipe: 'default' (full text + vectors, graph expansion), "
-            "'fulltext' (no vectors) or 'flat' (no expansion, no neighbouring turns).",
+            "'fulltext' (no vectors), 'flat' (no expansion, no neighbouring turns) or "
+            "'dialogue' (items as dialogue, each under a numbered header line).",
         ),
     ] = "default",
     session: Annotated[

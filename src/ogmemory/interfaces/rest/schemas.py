@@ -206,10 +206,12 @@ class RecallIn(_In):
         max_length=64,
         description="Recall as of this time (ISO-8601 date or datetime, or epoch seconds).",
     )
-    recipe: Literal["default", "fulltext", "flat"] = Field(
+    recipe: Literal["default", "fulltext", "flat", "dialogue"] = Field(
         default="default",
         description="Retrieval recipe: `default` (hybrid, expanded), "
-        "`fulltext` (no vectors), `flat` (no graph expansion).",
+        "`fulltext` (no vectors), `flat` (no graph expansion), `dialogue` (the default's "
+        "items as dialogue: a numbered header line each, the question a cited turn answers "
+        "beside it).",
     )
 
 
@@ -440,9 +442,11 @@ class RecallOut(_Out):
     stats: dict[str, Any] = Field(default_factory=dict)
     context: str = Field(
         default="",
-        description="The items as one text block for a prompt, numbered and a blank line "
-        "apart; an item of turns opens with a header line `[n] <day> · ↪ session:<id>@<commit>` "
-        "and shows one turn per line (`Speaker: text`).",
+        description="The items as one text block for a prompt: each item's text and its "
+        "pointer, one after another (an item of turns: one turn per line, `[<day>] Speaker: "
+        "text`, the pointer after the last); with the recipe `dialogue`, numbered and a blank "
+        "line apart, an item of turns opening with a header line `[n] <day> ↪ session:<id>@"
+        "<commit>`.",
     )
 
 
