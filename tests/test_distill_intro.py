@@ -40,6 +40,12 @@ def _read(home: Path, text: str) -> tuple[set[tuple[str, str]], list[str]]:
             "firmware engineer",
             "Lumen Drives",
         ),
+        (
+            "quick intro so you have context: Kai Brandt, I'm the firmware lead at Norvik.",
+            "Kai Brandt",
+            "firmware lead",
+            "Norvik",
+        ),
     ],
 )
 def test_name_here_after_a_greeting_or_a_long_label(

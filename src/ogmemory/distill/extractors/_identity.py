@@ -76,7 +76,7 @@ _NAME_EN = re.compile(
     rf"|{_LEAD}(?P<n3>{_WORD}\s+{_WORD}(?:\s+{_WORD})?)\s+(?i:here)(?=\s*[,.!;:—–-])"
     rf"|{_INTRO.format(h=_HELLO)}(?P<n4>{_WORD}\s+{_WORD}(?:\s+{_WORD})?),\s+(?=[a-z])"
     # "Lucía Ortega, I'm an application security engineer at ...": the name, then who they are
-    rf"|^(?:{_HELLO})?(?P<n5>{_WORD}\s+{_WORD}(?:\s+{_WORD})?),\s+(?=I['’]m\s|I\s+am\s)"
+    rf"|{_LEAD}(?P<n5>{_WORD}\s+{_WORD}(?:\s+{_WORD})?),\s+(?=I['’]m\s|I\s+am\s)"
 )
 _ROLE_AT = re.compile(
     rf"\b(?:(?i:i['’]m|i\s+am|i\s+work\s+as|i['’]m\s+working\s+as|working\s+as)\s+"
