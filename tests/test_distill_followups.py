@@ -320,3 +320,29 @@ def test_a_private_aside_of_a_working_session_is_no_recent_line(tmp_path: Path) 
     (score,) = run_sessions([path])
     assert score.junk == [], score.core
     assert any("swimming gala" in line for line in score.listing), score.listing  # a memory
+
+
+def test_an_address_is_an_address() -> None:
+    """A file or an API's name is no new address; the old address with another path is the old
+    one; an address said with a port it was not held with keeps to the host."""
+    ents = _entities(
+        Entity(id="project.kite", type="project", name="kite", scope="global", ingestion_time=0),
+        Entity(id="value.h", type="value", name="api.kite.io", scope="global", ingestion_time=0),
+    )
+    held = held_fact(
+        _edge("has_host", "value.h", "host:sync backend", "Sync goes to https://api.kite.io/v1."),
+        ents.get,
+    )
+    assert held is not None
+    day = date(2027, 2, 1)
+
+    def new(text: str) -> str | None:
+        (s,) = split_sentences(text, day)
+        return _new_value(held, s, s.text, "2027-02-01")
+
+    assert new("The sync backend moved, it touches dose_calc.c now.") is None
+    assert new("We're dropping storage.sync for the sync backend now.") is None
+    assert new(
+        "The sync backend moved: it's https://sync.kite.io/v2 now, api.kite.io/v1 goes."
+    ) == ("https://sync.kite.io/v2")
+    assert new("The sync backend is now at 10.1.2.3:8443.") == "10.1.2.3"

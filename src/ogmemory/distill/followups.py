@@ -43,6 +43,12 @@ from .types import Candidate, EntityRef
 __all__ = ["FollowUps", "Held", "held_fact"]
 
 _PORT = re.compile(r"(?<![A-Za-z0-9_.:/-])(\d{2,5})(?![A-Za-z0-9_.])")
+# what makes a dotted name an address: a scheme, an IP, a port, or a last label of the kind
+# hosts end in
+_ADDRESS = re.compile(
+    r"://|^\d{1,3}(?:\.\d{1,3}){3}|:\d{2,5}\b|\.(?:com|net|org|io|dev|app|cn|local|lan|internal|cloud"
+    r"|ai|co|uk|de|eu|me|tech|corp|intra|svc|cluster|home|test|example|edu|gov)\b"
+)
 # a value said as the one left behind: "not the 21st", "instead of March 19", "不再是 5236"
 _OLD_BEFORE = re.compile(
     r"(?i)(?:\bnot|\binstead\s+of|\bfrom|\bwas|\bold|\brather\s+than|原来|原先|从|不再是|不是|而不是|之前)"
@@ -148,7 +154,9 @@ class FollowUps:
         if rec.node.role != "user":
             return []
         text = content_text(rec.node.content)
-        if not text or not (_CHANGE_EN.search(text) or _CHANGE_ZH.search(text)):
+        if not text or not any(
+            p.search(text) for p in (_CHANGE_EN, _CHANGE_ZH, _CANCEL_EN, _CANCEL_ZH)
+        ):
             return []  # the cheap gate: most turns change nothing
         held = self.held(rec)
         if not held:
@@ -177,7 +185,9 @@ def _read(
     # deck deadline moved.")
     if last.question or last.hypothetical:
         return []
-    changed = (_CHANGE_ZH if zh else _CHANGE_EN).search(last.text) is not None
+    changed = any(
+        p.search(last.text) for p in ((_CHANGE_ZH, _CANCEL_ZH) if zh else (_CHANGE_EN, _CANCEL_EN))
+    )
     switched = (_SWITCH_ZH if zh else _SWITCH_EN).search(last.text) is not None
     if not (changed or switched):
         return []
@@ -258,6 +268,10 @@ def _new_value(h: Held, last: Sentence, text: str, today: str) -> str | None:
     values = []
     for m in pattern.finditer(last.text):
         value = m.group(1) if h.kind in ("version", "port") else m.group()
+        if h.kind == "host" and (not _ADDRESS.search(value) or h.old.lower() in value.lower()):
+            continue  # "storage.sync": an API's name; "api.tabwise.io/v1": the old one again
+        if h.kind == "host" and ":" not in h.old.split("//")[-1]:
+            value = re.sub(r":\d{2,5}$", "", value)  # the old one was said without its port
         if value == h.old or _OLD_BEFORE.search(last.text[max(0, m.start() - 16) : m.start()]):
             continue
         if h.kind == "port" and not 0 < int(value) < 65536:

@@ -18,9 +18,14 @@ ISO = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
 # no Latin letter or digit joined to a value; Chinese may be ("升3.5.1了", "从8088改成9443")
 VERSION = re.compile(r"(?<![A-Za-z0-9_.])v?(\d+(?:\.\d+){0,3})(?![A-Za-z0-9_.]*\d)")
 # an address: a URL, an IP, or a dotted name whose last label is a word ("hil-rig-03.lab.local")
+# (not a file: "dose_calc.c", "config.yaml")
+_FILE_EXT = (
+    r"(?:c|h|cc|cpp|hpp|py|go|rs|js|ts|tsx|jsx|md|ya?ml|json|toml|conf|cfg|ini|txt|sh|java|kt"
+    r"|swift|rb|php|sql|log|csv|lock|xml|html|css|ex|exs|hs|f90|sv|vue|dart|env|proto|mod)"
+)
 HOST = re.compile(
     r"\b(?:[a-z][a-z0-9+.-]*://)?(?:\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z0-9][\w-]*(?:\.[\w-]+)*"
-    r"\.[A-Za-z][\w-]*)(?::\d{2,5})?(?:/[\w./-]*)?"
+    rf"\.(?!{_FILE_EXT}\b)[A-Za-z][\w-]*)(?::\d{{2,5}})?(?:/[\w./-]*)?"
 )
 _SCHEME = r"(?:[a-z][a-z0-9+.-]*://)?"
 _GENERIC = frozenset(
@@ -30,7 +35,7 @@ _GENERIC = frozenset(
 CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,}")
 # the words of a fact's text that may name it: Chinese runs, and Latin words of four letters or
 # more ("launch", "billing"; not "the", "due")
-_FACT_WORD = re.compile(r"[\u4e00-\u9fff]{3,}|[A-Za-z][a-z]{3,}")
+_FACT_WORD = re.compile(r"[\u4e00-\u9fff]{3,}|[A-Za-z][a-z]{3,}|[A-Z][A-Za-z]{2,}")
 
 
 @dataclass(frozen=True)
@@ -67,7 +72,9 @@ def held_fact(edge: Edge, entity: Callable[[str], Entity | None]) -> Held | None
     words = re.split(r"[\s:_/]+", slot.split(":", 1)[1]) if ":" in slot else []
     if kind == "tool" and slot and ":" not in slot and slot not in ("tool", "-"):
         words = slot.split()  # "阴影", "cache": what the tool is for
-    if kind == "date" and not words:  # "deadline 是12月1号改版上线": what the fact says is due
+    if kind in ("date", "host") and not any(len(w) > 2 for w in words):
+        # "deadline 是12月1号改版上线": what the fact says is due; "Redis 7.2 地址 10.8.3.21":
+        # whose address it is (a slot of no words: "host:ip")
         words = _FACT_WORD.findall(ISO.sub(" ", edge.fact))
     topic = tuple(w for w in words if w and w.lower() not in _GENERIC and w != old)
     return Held(
@@ -125,9 +132,10 @@ def swap(text: str, old: str, new: str, *, scheme: bool = False) -> str:
 
 def word(value: str, *, scheme: bool = False) -> re.Pattern[str]:
     """``value`` as a whole word: no Latin letter or digit joined to it (Chinese may be: "缓存用
-    Redis", "改回CSM"); ``scheme``: with the URL scheme said before it."""
-    lead = _SCHEME if scheme else ""
+    Redis", "改回CSM"); ``scheme``: an address with the URL scheme before it and the path after
+    it ("https://api.tabwise.io/v1" for "api.tabwise.io")."""
+    lead, tail = (_SCHEME, r"(?:/[\w./-]*)?") if scheme else ("", "")
     return re.compile(
-        rf"(?<![A-Za-z0-9_.-]){lead}{re.escape(value)}(?![A-Za-z0-9_-]|\.[A-Za-z0-9])",
+        rf"(?<![A-Za-z0-9_.-]){lead}{re.escape(value)}{tail}(?![A-Za-z0-9_-]|\.[A-Za-z0-9])",
         re.IGNORECASE,
     )
