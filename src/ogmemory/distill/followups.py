@@ -4,12 +4,13 @@ People rarely restate a whole fact when it changes. They name it by a word of it
 is different: "the board deck deadline moved. it's June 4 now, not the 21st", "测试和生产现在都是
 6236 了，不再是 5236", "阴影那个决定改了：……改回级联阴影（CSM）", "the Switch port is cancelled".
 The extractors read a sentence alone and miss most of these, so the old value stays current.
-This pass reads every user sentence of a batch (with the sentence before it) against the facts
-current when it was said:
+This pass reads every user sentence of a batch (with the sentence before it; a tool left may be
+named two sentences back) against the facts current when it was said, in the scopes the
+sentence's session sees:
 
 * it must **name a held fact**: say its old value (a date that resolves to the old deadline,
   the old version, port, host or tool) or a word of what the fact is about (the words of its
-  slot: "deck", "rig", "阴影", "垂直切片");
+  slot: "deck", "rig", "阴影", "垂直切片"; of its text when the slot says nothing: "改版上线");
 * and say that it **changed** (a change word: moved, slipped, now, instead, bumped, 改, 换,
   推迟, 升到, 不再, ...) with a **new value of the same kind**: a later date for a deadline, another
   version, port or host, another tool after a switch verb ("switching to", "改回", "换成");
