@@ -346,3 +346,20 @@ def test_an_address_is_an_address() -> None:
         "The sync backend moved: it's https://sync.kite.io/v2 now, api.kite.io/v1 goes."
     ) == ("https://sync.kite.io/v2")
     assert new("The sync backend is now at 10.1.2.3:8443.") == "10.1.2.3"
+
+
+def test_a_fact_the_user_disabled_is_not_changed(tmp_path: Path) -> None:
+    """A deadline whose memory the user disabled is not read as held: a later 'it's April 2
+    now' gives no 'was' for it."""
+    mem = Memory(
+        settings=Settings(
+            home=tmp_path / "home", distill_on_turn=False, embedder=None, index_worker=False
+        )
+    )
+    say(mem, "s1", "2027-02-01", "The pilot launch is due on March 12.")
+    mem.sleep("light")
+    (first,) = [m.id for m in mem.memories() if "2027-03-12" in m.text]
+    mem.disable_memory(first)
+    say(mem, "s1", "2027-02-15", "Bad news on the pilot launch. It's April 2 now.")
+    mem.sleep("light")
+    assert not any("(was 2027-03-12)" in m.text for m in mem.memories())

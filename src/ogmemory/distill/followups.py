@@ -98,8 +98,10 @@ _KIND_NOUN = {
 class FollowUps:
     """The held facts of one batch (as it stands) and what each user node says of them.
 
-    ``edges()`` gives the batch's edges, ``entity(id)`` an entity as the batch sees it. The
-    held facts are read once and again only after a change was applied (:meth:`stale`)."""
+    ``edges()`` gives the batch's edges, ``entity(id)`` an entity as the batch sees it,
+    ``shown(edge)`` whether an enabled memory still supports the edge (a fact the user disabled
+    is not changed). The held facts are read once and again only after a change was applied
+    (:meth:`stale`)."""
 
     def __init__(
         self,
@@ -107,9 +109,11 @@ class FollowUps:
         entity: Callable[[str], Entity | None],
         *,
         tz: tzinfo = UTC,
+        shown: Callable[[Edge], bool] = lambda _: True,
     ) -> None:
         self._edges = edges
         self._entity = entity
+        self._shown = shown
         self.tz = tz
         self._held: list[Held] | None = None
 
@@ -123,7 +127,9 @@ class FollowUps:
             self._held = [
                 h
                 for e in self._edges()
-                if e.superseded_by is None and (h := held_fact(e, self._entity)) is not None
+                if e.superseded_by is None
+                and (h := held_fact(e, self._entity)) is not None
+                and self._shown(e)
             ]
         t = rec.node.event_time
         scopes = {"global", f"project:{rec.project_id}"}

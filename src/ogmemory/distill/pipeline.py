@@ -27,7 +27,7 @@ from ..entity.records import CommitInfo, NodeRecord, Provenance
 from ..errors import Conflict
 from ..knowledge.base import KnowledgeBase
 from ..knowledge.batch import KnowledgeBatch
-from ..knowledge.models import Evidence, MemoryItem
+from ..knowledge.models import Edge, Evidence, MemoryItem
 from ..knowledge.names import normalize_name
 from ..knowledge.schema import MemoryType, SchemaRegistry
 from ..knowledge.views import project_all, write_entity_views
@@ -191,7 +191,9 @@ class Distiller:
             for cand in candidates:
                 applier.apply(cand)
             # stage 4 against what is known: changes said of facts held before (followups)
-            reader = FollowUps(reconciler.live_edges, linker.entity, tz=self.tz)
+            reader = FollowUps(
+                reconciler.live_edges, linker.entity, tz=self.tz, shown=applier.supported
+            )
             if found := reader.apply(records, applier.apply):
                 stats["follow_ups"] = found
             for project_id, commit in commits:
@@ -466,6 +468,11 @@ class _Applier:
             self._ev_nodes[mem.id] = set(prov.node_ids)
         self.stats["memories_new"] += 1
         return mem.id
+
+    def supported(self, edge: Edge) -> bool:
+        """Whether an enabled memory supports ``edge`` (one with no support is the user's)."""
+        mems = [self.batch.get(MemoryItem, sid) for sid in edge.support]
+        return not edge.support or any(m is not None and m.active for m in mems)
 
     def _rewritten(self, memory_id: str, recs: Sequence[NodeRecord]) -> bool:
         """Whether the user edited the memory after these turns were recorded (a turn read
