@@ -363,3 +363,38 @@ def test_a_fact_the_user_disabled_is_not_changed(tmp_path: Path) -> None:
     say(mem, "s1", "2027-02-15", "Bad news on the pilot launch. It's April 2 now.")
     mem.sleep("light")
     assert not any("(was 2027-03-12)" in m.text for m in mem.memories())
+
+
+_STACK = """
+name: a stack list, then bumps
+sessions:
+  - id: k-1
+    project: wren
+    start: "2027-02-01T09:00:00Z"
+    turns:
+      - user: "setup so you don't guess: kotlin 1.9.22 on java 17, spring boot 3.2, ktor 2.3.7."
+        assistant: Noted.
+  - id: k-2
+    project: wren
+    start: "2027-02-20T09:00:00Z"
+    turns:
+      - user: the platform team dropped 17 from the base images, so we're on java 21 now.
+        assistant: Ok.
+gold:
+  - {id: kotlin, terms: [kotlin 1.9.22], facts: true}
+  - {id: spring boot, terms: [spring boot 3.2], facts: true}
+  - {id: java, terms: [java 21], facts: true}
+stale:
+  - {id: old java, object: java 17}
+junk:
+  - "(?i)so you don't guess"
+"""
+
+
+def test_a_stack_list_gives_versions_a_later_bump_changes(tmp_path: Path) -> None:
+    """Tools listed with their versions are version facts (a whole number only after a known
+    tool), and 'we're on java 21 now' changes the one of java; no 'so you ...' lead-in."""
+    missed, stale, listing = _run(tmp_path, _STACK)
+    assert missed == [], listing
+    assert stale == [], listing
+    assert not any("you don't guess" in line for line in listing), listing

@@ -11,6 +11,7 @@ import re
 
 from ..dates import names_a_time
 from ..types import Candidate, EntityRef, Fact
+from ._catalog import lookup
 from ._common import NodeContext, Sentence, gate
 from ._grammar import (
     finish_en,
@@ -146,6 +147,47 @@ _CONFIG_GATE_ZH = re.compile(r"\d|端口|版本|区域|地域|机房|部署|交�
 _DIGIT_OR_DOT = re.compile(r"\d|\w\.\w")
 
 
+# "kotlin 1.9.22 on java 17, spring boot 3.2", "node 20，pnpm 9，next 14.2": a list of tools
+# and their versions (a dotted version after any name, a whole one after a known tool)
+_PAIR = re.compile(
+    r"(?<![\w.-])(?P<tool>[A-Za-z][\w+#-]*(?:\s+[A-Za-z][\w+#-]*)?)\s*v?"
+    r"(?P<ver>\d+(?:\.\d+){0,3})(?![\w.]*\d)"
+    r"(?!\s*(?:%|ms|s\b|GB|MB|KB|TB|x\b|h\b|min|hours?|days?|km|m\b|kg|个|台|秒|块|倍))"
+)
+_NOT_TOOL = frozenset(
+    "on at to is in of for and with by from since about around only just over under than v"
+    " version release build step phase page chapter section table figure room floor sprint week"
+    " day days iteration item line port ports top first last next up down the a an take took"
+    " costs cost score gets got has have had was were are be latest new old current stable beta"
+    " rc solver db stack is our we use using".split()
+)
+
+
+def _stack_list(text: str, seen: set[str]) -> list[Fact]:
+    """Version facts of a list of two or more tools with their versions."""
+    pairs = []
+    for m in _PAIR.finditer(text):
+        words = m.group("tool").split()
+        while words and words[0].lower() in _NOT_TOOL:
+            words = words[1:]  # "on java 17", "is OptaPlanner 9.44"
+        tool, ver = " ".join(words), m.group("ver")
+        if not words or words[-1].lower() in _NOT_TOOL:
+            continue
+        if "." not in ver and lookup(tool) is None:
+            continue  # a whole number is a version only after a known tool ("java 17")
+        pairs.append((tool, ver))
+    if len(pairs) < 2:
+        return []
+    out = []
+    for tool, ver in pairs:
+        if tool.lower() not in seen:
+            seen.add(tool.lower())
+            out.append(
+                Fact("runs_on", EntityRef(f"{tool} {ver}", "value"), slot=f"version:{tool.lower()}")
+            )
+    return out
+
+
 def _config_facts(s: Sentence) -> list[Fact]:
     facts: list[Fact] = []
     zh = s.lang == "zh"
@@ -173,6 +215,7 @@ def _config_facts(s: Sentence) -> list[Fact]:
         facts.append(
             Fact("runs_on", EntityRef(f"{tool} {ver}", "value"), slot=f"version:{tool.lower()}")
         )
+    facts.extend(_stack_list(s.text, seen))
     for m in (_REGION_ZH if zh else _REGION_EN).finditer(s.text):
         r = m.group("r") or m.groupdict().get("r2") or m.groupdict().get("r3")
         # "failing over to the DR region": a region's role, not its name; "in eu-central-1

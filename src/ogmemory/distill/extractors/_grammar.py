@@ -329,7 +329,10 @@ _LABEL_LEAD_EN = re.compile(
     r"(?:\s+details)?|people\s+you['’]ll\s+(?:hear\s+about|meet|work\s+with)|people\s+on\s+the\s+team"
     r"|the\s+people|plan\s+for\s+(?:this|the|next)\s+\w+|some\s+stuff\s+that\s+happened)\s*:\s+(?=\S)"
     # "agency stuff today, but let me give you the background since it'll come up: ..."
-    r"|^[^:]{0,80}?\blet\s+me\s+(?:give|tell|fill)\s+you\b[^:]{0,60}:\s+(?=\S)",
+    r"|^[^:]{0,80}?\blet\s+me\s+(?:give|tell|fill)\s+you\b[^:]{0,60}:\s+(?=\S)"
+    # "toolchain so you don't guess: ...", "quick intro so you have context: ...": a lead-in
+    # said to the listener, no value in it
+    r"|^[^:\d]{0,40}\b(?:so|in\s+case|before)\s+you\b[^:\d]{0,40}:\s+(?=\S)",
     re.IGNORECASE,
 )
 
