@@ -227,8 +227,9 @@ def find_times(
 
 # a phrase whose day depends on when it was said: "next Tuesday", "tomorrow", "下周三", "明天"
 _RELATIVE = re.compile(
-    r"(?i)\b(?:next|last|this|coming|tomorrow|yesterday|today|tonight|ago|mon|tue|wed|thu|fri"
-    r"|sat|sun)|[下上本这明昨今后前]|周|星期|礼拜"
+    r"(?i)\b(?:next|last|this|coming|tomorrow|yesterday|today|tonight|ago|mon(?:day)?"
+    r"|tues?(?:day)?|wed(?:nesday)?|thu(?:rs)?(?:day)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)\b"
+    r"|[下上本这明昨今后前]|周|星期|礼拜"
 )
 
 

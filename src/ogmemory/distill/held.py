@@ -54,6 +54,8 @@ class Held:
 
 def held_fact(edge: Edge, entity: Callable[[str], Entity | None]) -> Held | None:
     """How this pass reads ``edge`` (``None``: a fact of no kind it changes)."""
+    if edge.relation not in _KIND_RELATIONS and not (edge.slot or "").startswith(_KIND_SLOTS):
+        return None  # a rule, a person, a preference: no entity looked up (run per batch)
     src, dst = entity(edge.src), entity(edge.dst)
     if src is None or dst is None or edge.relation == "called_off":
         return None
@@ -86,6 +88,13 @@ def held_fact(edge: Edge, entity: Callable[[str], Entity | None]) -> Held | None
         EntityRef(src.name, src.type, attrs=dict(src.attrs)),
         EntityRef(dst.name, dst.type, aliases=tuple(dst.aliases), attrs=dict(dst.attrs)),
     )
+
+
+# the relations and slots _kind reads a kind from
+_KIND_RELATIONS = frozenset(
+    {"has_deadline", "listens_on", "has_host", "runs_on", "uses", "decided", "deployed_to"}
+)
+_KIND_SLOTS = ("deadline", "port", "host", "version:")
 
 
 def _kind(edge: Edge, dst: Entity) -> str | None:
